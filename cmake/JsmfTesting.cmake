@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+# Test registration helpers: unit tests run on one process, MPI tests at several rank counts.
+find_package(GTest REQUIRED)
+
+# Open MPI refuses more ranks than cores unless told; and refuses root unless told.
+set(JSMF_OVERSUBSCRIBE "")
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpiexec_version
+                ERROR_QUIET)
+if(_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(JSMF_OVERSUBSCRIBE --oversubscribe)
+endif()
+set(JSMF_TEST_ENVIRONMENT
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+  # Containers often forbid the cross-memory-attach syscalls Open MPI's vader BTL uses.
+  OMPI_MCA_btl_vader_single_copy_mechanism=none)
+
+function(jsmf_add_unit_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE jsmf_core GTest::gtest GTest::gtest_main jsmf_warnings)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS unit
+                       ENVIRONMENT "${JSMF_TEST_ENVIRONMENT}")
+endfunction()
+
+function(jsmf_add_mpi_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 180)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE jsmf_core jsmf_mpi_gtest_main jsmf_warnings)
+  foreach(np IN LISTS ARG_RANKS)
+    add_test(NAME ${name}.np${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${JSMF_OVERSUBSCRIBE}
+              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${ARG_TIMEOUT} PROCESSORS ${np}
+                         LABELS mpi ENVIRONMENT "${JSMF_TEST_ENVIRONMENT}")
+  endforeach()
+endfunction()

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Exception kinds, exit codes and the one message format shared by every rank.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace jsmf {
+
+/// Process exit codes of the `jsmf` binary.
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int usage = 1;     ///< bad command line (CLI11's code)
+inline constexpr int input = 2;     ///< InputError: the user can fix the input
+inline constexpr int internal = 3;  ///< InternalError: a bug in jsmf
+inline constexpr int mpi = 4;       ///< MpiError: the MPI library failed
+}  // namespace exit_code
+
+/// Base of jsmf's exceptions; knows its exit code.
+class Error : public std::runtime_error {
+public:
+    Error(const std::string& what, int exit_code) : std::runtime_error(what), exit_code_(exit_code) {}
+    int exit_code() const { return exit_code_; }
+
+private:
+    int exit_code_;
+};
+
+/// Bad input the user can fix. `where` names the file and, when known, the line:
+/// "docword.kos.txt:17". The message reads "<where>: <what>".
+class InputError : public Error {
+public:
+    InputError(const std::string& where, const std::string& what)
+        : Error(where.empty() ? what : where + ": " + what, exit_code::input) {}
+    explicit InputError(const std::string& what) : Error(what, exit_code::input) {}
+};
+
+/// A broken invariant inside jsmf (a bug), raised by JSMF_REQUIRE.
+class InternalError : public Error {
+public:
+    explicit InternalError(const std::string& what) : Error(what, exit_code::internal) {}
+};
+
+/// A failed MPI/BLACS call: the call's text, its return code and where it was made.
+class MpiError : public Error {
+public:
+    MpiError(const std::string& call, int rc, const char* file, int line);
+};
+
+/// Thrown on every rank at once after the ranks agreed that a stage failed on some of
+/// them. `messages` holds one line per failing rank (identical ones merged), sorted by
+/// rank; it is meaningful on rank 0, where the failures were gathered.
+class StageFailed : public Error {
+public:
+    StageFailed(std::string stage, std::vector<std::string> messages, int exit_code);
+    const std::string& stage() const { return stage_; }
+    const std::vector<std::string>& messages() const { return messages_; }
+
+private:
+    std::string stage_;
+    std::vector<std::string> messages_;
+};
+
+/// The one message format: "jsmf: error: <what> [rank r of p, stage s]".
+std::string format_error(const std::string& what, int rank, int size, const std::string& stage);
+
+/// Exit code for an arbitrary exception (Error knows its own; others are internal).
+int exit_code_of(const std::exception& e);
+
+[[noreturn]] void throw_internal(const char* condition, const std::string& message,
+                                 const char* file, int line);
+
+}  // namespace jsmf
+
+/// Checks an invariant in every build type; throws InternalError with file and line.
+#define JSMF_REQUIRE(condition, message)                                               \
+    do {                                                                               \
+        if (!(condition)) ::jsmf::throw_internal(#condition, (message), __FILE__, __LINE__); \
+    } while (false)

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// The vocabulary: one word per line, line i names word id i (1-based in the file).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::corpus {
+
+/// Local. Reads a vocabulary file (UCI vocab.X.txt: one word per line, CRLF tolerated,
+/// a trailing newline optional). Throws InputError on an empty word (file:line), or
+/// when `expected_size` >= 0 and the number of words differs from it.
+std::vector<std::string> read_vocab(const std::string& path, Index expected_size = -1);
+
+/// Collective on `comm`. Rank 0 reads and checks the file (one message on failure),
+/// then broadcasts it (Boost.Serialization). Memory: the vocabulary on every rank.
+std::vector<std::string> load_vocab(const mpi::Comm& comm, const std::string& path, Index expected_size);
+
+/// Local. Writes one word per line.
+void write_vocab(const std::string& path, const std::vector<std::string>& words);
+
+}  // namespace jsmf::corpus

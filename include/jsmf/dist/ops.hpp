@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Reductions and products on a DistMatrix with replicated results.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "jsmf/dist/dist_matrix.hpp"
+
+namespace jsmf::dist {
+
+/// Collective on A.grid(). Σ_ij A_ij, compensated (Kahan) locally, replicated.
+double sum(const DistMatrix& A);
+/// Collective on A.grid(). min_ij A_ij, replicated (+inf for an empty matrix).
+double min_entry(const DistMatrix& A);
+/// Collective on A.grid(). max_ij |A_ij|, replicated.
+double max_abs(const DistMatrix& A);
+/// Collective on A.grid(). Row sums A·1 as a replicated vector. Memory: rows doubles.
+Eigen::VectorXd row_sums(const DistMatrix& A);
+/// Collective on A.grid(). y = A x for a replicated x; y replicated. Memory: rows doubles.
+Eigen::VectorXd multiply(const DistMatrix& A, const Eigen::VectorXd& x);
+/// Collective on A.grid(). y = Aᵀ x for a replicated x; y replicated.
+Eigen::VectorXd multiply_transposed(const DistMatrix& A, const Eigen::VectorXd& x);
+/// Collective on A.grid(). A probabilistic symmetry measure without an N×N temporary:
+/// ‖A x − Aᵀ x‖∞ / ‖|A| |x|‖∞ for a seeded random x in [−1, 1]^n. Zero for symmetric A;
+/// a nonzero asymmetry is detected with probability one.
+double asymmetry(const DistMatrix& A, std::uint64_t seed = 12345);
+/// Local. A *= alpha.
+void scale(DistMatrix& A, double alpha);
+
+}  // namespace jsmf::dist

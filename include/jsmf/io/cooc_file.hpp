@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The co-occurrence file (jsmf cooc's output, later stages' input).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jsmf/cooc/cooc.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/io/provenance.hpp"
+
+namespace jsmf::io {
+
+/// Schema (format_version 1):
+///   /                 attrs format="jsmf", kind="cooc", format_version, jsmf_version,
+///                     command_line, created, mpi_ranks, grid, and every option
+///   /vocab            N strings (UTF-8, variable length)
+///   /cooc/C           N×N float64, row-major, chunked along the blocks, shuffle+deflate
+///   /stats/unigram    N float64, p(x = i) = Σ_j C_ij
+///   /stats/doc_freq   N int64, documents (of the M used) that contain word i
+///   /stats            attrs num_docs (M), num_docs_read, num_docs_skipped,
+///                     num_docs_declared, num_tokens, num_tokens_read, pair_updates,
+///                     sum, min, asymmetry
+///   /timings          attrs: seconds per stage
+///
+/// Collective on result.C.grid(). C is written collectively with parallel HDF5; rank 0
+/// then adds the rest. Everything goes to "<path>.partial", renamed to `path` only when
+/// complete; on failure the partial file is removed and every rank throws StageFailed.
+/// `compression`: deflate level of /cooc/C, 0 (none) to 9.
+void write_cooc_file(const std::string& path, const cooc::CoocResult& result,
+                     const std::vector<std::string>& vocab, Index num_docs_declared,
+                     const Provenance& provenance, const StageTimes& times, int compression = 1);
+
+/// What read_cooc_file returns besides C.
+struct CoocFileInfo {
+    std::vector<std::string> vocab;
+    Eigen::VectorXd unigram;
+    Index num_docs = 0;
+};
+
+/// Collective on `grid`. Reads /cooc/C into a new DistMatrix with the given block size,
+/// plus the vocabulary and unigram (replicated). Throws StageFailed on a bad file.
+dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const dist::Grid>& grid,
+                                int block_size, CoocFileInfo& info);
+
+/// Collective on `comm`. Fails early (before hours of work) if `path` cannot be
+/// created: its directory is missing or not writable.
+void check_output_path(const mpi::Comm& comm, const std::string& path);
+
+}  // namespace jsmf::io

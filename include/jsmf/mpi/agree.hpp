@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// Collective error agreement: a failure on one rank never leaves the others waiting.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::mpi {
+
+/// Local. The one-line description of `e` in the message format of STYLE.md 2.5.
+std::string describe(const std::exception& e, const std::string& stage, const Comm& comm);
+
+/// Collective on `comm`. Every rank passes its own error description (empty means
+/// success) and exit code. One allreduce(MAX) decides; only on failure are the
+/// descriptions gathered to rank 0. Then every rank throws StageFailed together.
+void agree_or_throw(const Comm& comm, const std::string& stage, const std::string& error,
+                    int exit_code);
+
+/// Runs `local_work` on this rank, then agrees whether every rank succeeded.
+/// Collective on `comm`. `local_work` must not call collectives. On failure every
+/// rank throws StageFailed holding all failing ranks' messages (meaningful on rank 0).
+template <class LocalWork>
+void run_local_phase(const Comm& comm, const std::string& stage, LocalWork&& local_work) {
+    std::string error;
+    int code = 0;
+    try {
+        std::forward<LocalWork>(local_work)();
+    } catch (const std::exception& e) {
+        error = describe(e, stage, comm);
+        code = exit_code_of(e);
+    }
+    agree_or_throw(comm, stage, error, code);
+}
+
+/// Collective on `comm`. Like run_local_phase, but only `root` runs `check` (a
+/// decision on replicated data, reported once instead of by every rank).
+template <class Check>
+void check_on_root(const Comm& comm, const std::string& stage, Check&& check) {
+    run_local_phase(comm, stage, [&] {
+        if (comm.is_root()) std::forward<Check>(check)();
+    });
+}
+
+}  // namespace jsmf::mpi

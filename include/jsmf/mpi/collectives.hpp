@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Typed, checked collectives over plain MPI datatypes; counts above INT_MAX are chunked.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::mpi {
+
+/// The MPI datatype of a built-in arithmetic type.
+template <class T>
+MPI_Datatype datatype() {
+    if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+    else if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
+    else if constexpr (std::is_same_v<T, std::int64_t>) return MPI_INT64_T;
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return MPI_UINT64_T;
+    else if constexpr (std::is_same_v<T, std::int32_t>) return MPI_INT32_T;
+    else if constexpr (std::is_same_v<T, std::uint32_t>) return MPI_UINT32_T;
+    else if constexpr (std::is_same_v<T, char>) return MPI_CHAR;
+    else if constexpr (std::is_same_v<T, unsigned char>) return MPI_UNSIGNED_CHAR;
+    else static_assert(sizeof(T) == 0, "no MPI datatype for this type");
+}
+
+/// Largest count passed to one MPI call; larger arrays go in pieces.
+inline constexpr std::size_t max_chunk = static_cast<std::size_t>(INT_MAX) / 2;
+
+/// Collective on `comm`. Element-wise reduction of `data` in place, on every rank.
+template <class T>
+void allreduce_inplace(const Comm& comm, T* data, std::size_t count, MPI_Op op) {
+    for (std::size_t offset = 0; offset < count; offset += max_chunk) {
+        const int n = static_cast<int>(std::min(max_chunk, count - offset));
+        JSMF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, data + offset, n, datatype<T>(), op, comm.raw()));
+    }
+}
+
+template <class T>
+void allreduce_inplace(const Comm& comm, std::vector<T>& data, MPI_Op op) {
+    allreduce_inplace(comm, data.data(), data.size(), op);
+}
+
+/// Collective on `comm`. The reduction of one value, returned on every rank.
+template <class T>
+T allreduce(const Comm& comm, T value, MPI_Op op) {
+    allreduce_inplace(comm, &value, 1, op);
+    return value;
+}
+
+template <class T>
+T allreduce_sum(const Comm& comm, T value) { return allreduce(comm, value, MPI_SUM); }
+template <class T>
+T allreduce_max(const Comm& comm, T value) { return allreduce(comm, value, MPI_MAX); }
+template <class T>
+T allreduce_min(const Comm& comm, T value) { return allreduce(comm, value, MPI_MIN); }
+
+/// Collective on `comm`. Broadcasts an array from `root` (same count on every rank).
+template <class T>
+void broadcast(const Comm& comm, T* data, std::size_t count, int root) {
+    for (std::size_t offset = 0; offset < count; offset += max_chunk) {
+        const int n = static_cast<int>(std::min(max_chunk, count - offset));
+        JSMF_MPI_CHECK(MPI_Bcast(data + offset, n, datatype<T>(), root, comm.raw()));
+    }
+}
+
+/// Collective on `comm`. Broadcasts one value from `root`.
+template <class T>
+void broadcast(const Comm& comm, T& value, int root) { broadcast(comm, &value, 1, root); }
+
+/// Collective on `comm`. Broadcasts a string of any length from `root`.
+void broadcast(const Comm& comm, std::string& value, int root);
+
+/// Collective on `comm`. Broadcasts a vector of strings (e.g. a vocabulary) from `root`
+/// with Boost.MPI + Boost.Serialization. Memory: the serialized size on every rank.
+void broadcast(const Comm& comm, std::vector<std::string>& values, int root);
+
+/// Collective on `comm`. Gathers one string per rank to `root` (empty elsewhere).
+std::vector<std::string> gather_strings(const Comm& comm, const std::string& value, int root);
+
+/// Collective on `comm`. Exclusive prefix reduction (rank 0 receives zeros), in place.
+template <class T>
+void exscan_inplace(const Comm& comm, std::vector<T>& data, MPI_Op op) {
+    std::vector<T> out(data.size(), T{});
+    for (std::size_t offset = 0; offset < data.size(); offset += max_chunk) {
+        const int n = static_cast<int>(std::min(max_chunk, data.size() - offset));
+        JSMF_MPI_CHECK(MPI_Exscan(data.data() + offset, out.data() + offset, n, datatype<T>(), op,
+                                  comm.raw()));
+    }
+    if (comm.rank() == 0) std::fill(out.begin(), out.end(), T{});  // undefined on rank 0
+    data.swap(out);
+}
+
+}  // namespace jsmf::mpi

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Synthetic corpora drawn from a planted separable topic model, with the truth kept.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <string>
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/corpus/shard.hpp"
+
+namespace jsmf::synth {
+
+enum class TopicPrior {
+    dirichlet,        ///< w ~ Dirichlet(alpha·1)
+    logistic_normal,  ///< w = softmax(η), η ~ N(0, Σ), Σ_kl = σ² ρ^|k−l| (correlated topics)
+};
+
+struct SynthOptions {
+    Index num_docs = 2000;
+    Index num_words = 500;
+    int num_topics = 5;
+    int anchors_per_topic = 1;
+    /// Probability mass of each anchor word within its topic.
+    double anchor_mass = 0.02;
+    /// Concentration of the Dirichlet that draws each topic's non-anchor word weights.
+    double word_concentration = 0.1;
+    TopicPrior prior = TopicPrior::dirichlet;
+    double alpha = 0.1;        ///< Dirichlet prior (symmetric)
+    double sigma = 1.0;        ///< logistic-normal scale
+    double correlation = 0.5;  ///< logistic-normal ρ in Σ_kl = σ² ρ^|k−l|
+    double mean_doc_length = 100;  ///< Poisson mean of n_m
+    Seed seed = 1;
+    /// Samples for the Monte Carlo A of the logistic-normal prior (no closed form).
+    Index monte_carlo_samples = 200000;
+};
+
+/// A corpus and the model that generated it.
+struct SynthCorpus {
+    corpus::Shard docs;  ///< document m has key {0, m + 1}; empty documents are absent
+    Index num_docs = 0;  ///< D, including documents that came out empty
+    std::vector<std::string> vocab;
+    Eigen::MatrixXd B;            ///< N×K, column k = p(word | topic k), sums to 1
+    Eigen::MatrixXd A;            ///< K×K population E[w wᵀ], sums to 1
+    Eigen::MatrixXd A_empirical;  ///< K×K (1/D) Σ_m w_m w_mᵀ of the drawn documents
+    Eigen::MatrixXi anchors;      ///< K × anchors_per_topic word ids (0-based)
+};
+
+/// Local. Draws a corpus: B with `anchors_per_topic` anchor words per topic (an anchor
+/// has mass only in its own topic; anchor ids are a seeded random choice), topic
+/// proportions w_m from the prior, n_m ~ Poisson(mean_doc_length), and n_m tokens with
+/// z ~ w_m, x ~ B_z. Same options (seed included) => the same corpus, bit for bit, with
+/// the same standard library. Memory: the whole corpus (meant for test/demo sizes).
+SynthCorpus generate(const SynthOptions& options);
+
+/// Local. Writes docs as UCI docword (gzip when `path` ends in ".gz"). Throws InputError.
+void write_uci(const std::string& path, const corpus::Shard& docs, Index num_docs, Index num_words);
+
+}  // namespace jsmf::synth

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// The subcommands of the jsmf binary: each binds flags to an options struct, then runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "jsmf/cooc/cooc.hpp"
+#include "jsmf/mpi/comm.hpp"
+#include "jsmf/synth/synth.hpp"
+
+namespace jsmf::app {
+
+struct SynthCommand {
+    synth::SynthOptions options;
+    std::string directory = ".";
+    std::string name = "synth";
+    bool gzip = false;
+    std::string prior = "dirichlet";
+};
+CLI::App* add_synth_command(CLI::App& app, SynthCommand& command);
+/// Collective on `world` (rank 0 generates and writes; the others wait for its verdict).
+int run_synth(const SynthCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+struct CoocCommand {
+    std::vector<std::string> corpus;
+    std::string vocab;
+    std::string out;
+    cooc::CoocOptions options;
+    double buffer_mb = 64;
+    std::string exchange = "docs";
+    std::string grid;  ///< "RxC"; empty for the most-square grid
+    int compression = 1;
+};
+CLI::App* add_cooc_command(CLI::App& app, CoocCommand& command);
+/// Collective on `world`.
+int run_cooc(const CoocCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+}  // namespace jsmf::app

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// jsmf: one binary, subcommands; parse everywhere, print once, abort only as a last resort.
+#include <cstdio>
+#include <functional>
+
+#include "app/commands.hpp"
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/log.hpp"
+#include "jsmf/mpi/environment.hpp"
+
+namespace {
+using namespace jsmf;
+
+/// Runs `body` on every rank. A StageFailed means the ranks agreed on a failure: print
+/// the gathered messages once (rank 0) and exit with the same code everywhere. Any other
+/// exception escaped while ranks may be inside a collective: print it with the rank
+/// and MPI_Abort, the documented last resort (STYLE.md 2.5).
+int run_guarded(const mpi::Comm& world, const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const StageFailed& e) {
+        if (world.is_root()) {
+            for (const auto& message : e.messages()) std::fprintf(stderr, "%s\n", message.c_str());
+            std::fflush(stderr);
+        }
+        return e.exit_code();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", format_error(std::string("fatal: ") + e.what(), world.rank(), world.size(),
+                                                  "unknown").c_str());
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, exit_code_of(e));
+    }
+    return exit_code::internal;
+}
+
+std::string join_command_line(int argc, char** argv) {
+    std::string line;
+    for (int k = 0; k < argc; ++k) line += (k ? " " : "") + std::string(argv[k]);
+    return line;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    mpi::Environment environment(argc, argv);
+    const mpi::Comm world = mpi::Comm::world();
+    log::set_rank(world.rank(), world.size());
+    const std::string command_line = join_command_line(argc, argv);
+
+    CLI::App app{"jsmf: topics and topic correlations from huge corpora by spectral inference "
+                 "(joint stochastic matrix factorization)"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("jsmf ") + JSMF_VERSION);
+    bool quiet = false;
+    app.add_flag("-q,--quiet", quiet, "Print only warnings and errors");
+    app::SynthCommand synth;
+    app::CoocCommand cooc;
+    CLI::App* synth_app = app::add_synth_command(app, synth);
+    CLI::App* cooc_app = app::add_cooc_command(app, cooc);
+    try {
+        app.parse(argc, argv);  // same argv on every rank => same outcome everywhere
+    } catch (const CLI::ParseError& e) {
+        if (world.is_root()) return app.exit(e);
+        return e.get_exit_code();
+    }
+    log::set_quiet(quiet);
+    return run_guarded(world, [&] {
+        if (*synth_app) return app::run_synth(synth, world, command_line);
+        if (*cooc_app) return app::run_cooc(cooc, world, command_line);
+        return exit_code::usage;
+    });
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// Step 0: the unbiased word co-occurrence matrix C, built distributed.
+#include "jsmf/cooc/cooc.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "cooc/fragment_router.hpp"
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/dist/route.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::cooc {
+namespace {
+constexpr const char* kStage = "cooc";
+
+void check_options(const CoocOptions& options, Index num_words) {
+    if (options.min_tokens < 2) {
+        throw InputError("--min-tokens must be at least 2 (Eq. 5 divides by n(n-1)), got " +
+                         std::to_string(options.min_tokens));
+    }
+    if (options.min_distinct < 1) throw InputError("--min-distinct must be at least 1");
+    if (options.buffer_bytes < 1) throw InputError("the exchange buffer must be at least 1 byte");
+    if (options.buffer_bytes > (std::size_t{1} << 30)) throw InputError("the exchange buffer must be at most 1 GiB");
+    if (options.block_size < 1) throw InputError("--block-size must be at least 1");
+    if (num_words < 1) throw InputError("the vocabulary is empty");
+}
+
+// Local counters of one rank.
+struct Tally {
+    Index docs_read = 0, docs_used = 0, tokens_read = 0, tokens_used = 0, pair_updates = 0;
+};
+
+// Feeds documents to the router in rounds until every rank is done or one failed.
+// Returns this rank's error description (empty on success).
+template <class Router, class AddDocument>
+std::string stream_documents(Router& router, corpus::DocumentStream& docs, const mpi::Comm& comm,
+                             AddDocument&& add_document, int& exit_code) {
+    std::string error;
+    bool local_done = false;
+    corpus::Document doc;
+    for (;;) {
+        try {
+            while (!local_done && !router.full()) {
+                if (!docs.next(doc)) {
+                    local_done = true;
+                    break;
+                }
+                add_document(doc);
+            }
+        } catch (const std::exception& e) {
+            error = mpi::describe(e, kStage, comm);
+            exit_code = exit_code_of(e);
+            local_done = true;
+        }
+        const dist::RoundStatus status = router.exchange(local_done, !error.empty());
+        if (status.any_failed || status.all_done) return error;
+    }
+}
+}  // namespace
+
+bool contributes(const corpus::Document& doc, const CoocOptions& options) {
+    return doc.tokens() >= std::max<Index>(2, options.min_tokens) &&
+           static_cast<Index>(doc.distinct()) >= options.min_distinct;
+}
+
+CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Index num_words,
+                              corpus::DocumentStream& docs, const CoocOptions& options) {
+    const mpi::Comm comm = grid->borrow_comm();
+    mpi::run_local_phase(comm, kStage, [&] { check_options(options, num_words); });
+
+    CoocResult result{dist::DistMatrix(grid, num_words, num_words, options.block_size), {}};
+    dist::DistMatrix& C = result.C;
+    std::vector<std::int64_t> doc_freq(static_cast<std::size_t>(num_words), 0);
+    Tally tally;
+
+    // The part every exchange shares: validate ids, filter, count.
+    auto admit = [&](const corpus::Document& doc) -> double {
+        ++tally.docs_read;
+        const Index n = doc.tokens();
+        tally.tokens_read += n;
+        for (const auto word : doc.words) {
+            if (static_cast<Index>(word) >= num_words) {
+                throw InputError("word id " + std::to_string(word + 1) + " is outside the vocabulary of " +
+                                 std::to_string(num_words) + " words");
+            }
+        }
+        if (!contributes(doc, options)) return 0.0;
+        ++tally.docs_used;
+        tally.tokens_used += n;
+        for (const auto word : doc.words) ++doc_freq[word];
+        // 1 / (n(n−1)); the 1/M factor is applied once M is known.   Eq. 5, NIPS'15
+        return 1.0 / (static_cast<double>(n) * static_cast<double>(n - 1));
+    };
+
+    std::string error;
+    int code = 0;
+    if (options.exchange == Exchange::docs) {
+        detail::FragmentRouter router(C, options.buffer_bytes);
+        error = stream_documents(router, docs, comm, [&](const corpus::Document& doc) {
+            const double scale = admit(doc);
+            if (scale > 0) router.add(doc, scale);
+        }, code);
+        tally.pair_updates = router.updates();
+        result.stats.exchange_rounds = static_cast<Index>(router.rounds());
+    } else {
+        dist::ContributionRouter router(C, options.buffer_bytes);
+        error = stream_documents(router, docs, comm, [&](const corpus::Document& doc) {
+            const double scale = admit(doc);
+            if (scale <= 0) return;
+            for (std::size_t a = 0; a < doc.words.size(); ++a) {
+                const double h_a = doc.counts[a];
+                for (std::size_t b = 0; b < doc.words.size(); ++b) {
+                    const double h_b = doc.counts[b];
+                    // h_a h_b − [a = b] h_a, over n(n−1)   (Eq. 5)
+                    const double value = a == b ? (h_a * h_a - h_a) * scale : h_a * h_b * scale;
+                    router.add(doc.words[a], doc.words[b], value);
+                }
+            }
+        }, code);
+        tally.pair_updates = static_cast<Index>(router.contributions_received());
+        result.stats.exchange_rounds = static_cast<Index>(router.rounds());
+    }
+    mpi::agree_or_throw(comm, kStage, error, code);
+
+    // Totals (replicated).
+    CoocStats& stats = result.stats;
+    std::int64_t counts[5] = {tally.docs_read, tally.docs_used, tally.tokens_read, tally.tokens_used,
+                              tally.pair_updates};
+    mpi::allreduce_inplace(comm, counts, 5, MPI_SUM);
+    stats.num_docs_read = counts[0];
+    stats.num_docs = counts[1];
+    stats.num_docs_skipped = counts[0] - counts[1];
+    stats.num_tokens_read = counts[2];
+    stats.num_tokens = counts[3];
+    stats.pair_updates = counts[4];
+    stats.max_rank_pair_updates = mpi::allreduce_max(comm, static_cast<std::int64_t>(tally.pair_updates));
+    mpi::allreduce_inplace(comm, doc_freq, MPI_SUM);
+    stats.doc_freq = Eigen::Map<Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(doc_freq.data(), num_words);
+
+    mpi::check_on_root(comm, kStage, [&] {
+        if (stats.num_docs == 0) {
+            throw InputError("no document has at least " + std::to_string(options.min_tokens) + " tokens and " +
+                             std::to_string(options.min_distinct) + " distinct words (" +
+                             std::to_string(stats.num_docs_read) + " documents read)");
+        }
+    });
+    dist::scale(C, 1.0 / static_cast<double>(stats.num_docs));  // the 1/M of Eq. 5
+
+    stats.unigram = dist::row_sums(C);
+    stats.sum = dist::sum(C);
+    stats.min = dist::min_entry(C);
+    stats.asymmetry = dist::asymmetry(C);
+    mpi::check_on_root(comm, kStage, [&] {
+        // Each entry is a sum of nonnegative terms (the diagonal's h² − h >= 0 for integer
+        // h), so C >= 0 holds exactly; ΣC = 1 exactly in real arithmetic (each C_m sums to
+        // 1), and rounding stays far below 1e-12 with compensated summation.
+        if (!(std::abs(stats.sum - 1.0) <= 1e-12) || !(stats.min >= 0.0) || !(stats.asymmetry <= 1e-12)) {
+            throw InternalError("co-occurrence postcondition failed: sum = " + std::to_string(stats.sum) +
+                                ", min = " + std::to_string(stats.min) +
+                                ", asymmetry = " + std::to_string(stats.asymmetry));
+        }
+    });
+    return result;
+}
+
+}  // namespace jsmf::cooc

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Reading, checking, broadcasting and writing vocabularies.
+#include "jsmf/corpus/vocab.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::corpus {
+
+std::vector<std::string> read_vocab(const std::string& path, Index expected_size) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, std::string("cannot open vocabulary: ") + std::strerror(errno));
+    std::vector<std::string> words;
+    std::string line;
+    Index line_number = 0;
+    while (std::getline(in, line)) {
+        ++line_number;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) {
+            // A blank last line is only a trailing newline; a blank word elsewhere is an error.
+            if (in.peek() == std::ifstream::traits_type::eof()) break;
+            throw InputError(path + ":" + std::to_string(line_number), "empty word in vocabulary");
+        }
+        words.push_back(line);
+    }
+    if (in.bad()) throw InputError(path, "read error");
+    if (expected_size >= 0 && static_cast<Index>(words.size()) != expected_size) {
+        throw InputError(path, "vocabulary has " + std::to_string(words.size()) +
+                                   " words but the corpus header declares W = " + std::to_string(expected_size));
+    }
+    return words;
+}
+
+std::vector<std::string> load_vocab(const mpi::Comm& comm, const std::string& path, Index expected_size) {
+    std::vector<std::string> words;
+    mpi::check_on_root(comm, "read", [&] { words = read_vocab(path, expected_size); });
+    mpi::broadcast(comm, words, 0);
+    return words;
+}
+
+void write_vocab(const std::string& path, const std::vector<std::string>& words) {
+    std::ofstream out(path);
+    if (!out) throw InputError(path, std::string("cannot create: ") + std::strerror(errno));
+    for (const auto& word : words) out << word << '\n';
+    if (!out) throw InputError(path, "write error");
+}
+
+}  // namespace jsmf::corpus

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+// Thin RAII and checked calls over the HDF5 C API.
+#include "io/h5.hpp"
+
+#include <algorithm>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::io::h5 {
+namespace {
+herr_t collect_error(unsigned depth, const H5E_error2_t* error, void* out) {
+    auto& text = *static_cast<std::string*>(out);
+    if (depth < 3 && error->desc && *error->desc) text += std::string(text.empty() ? "" : "; ") + error->desc;
+    return 0;
+}
+
+std::string error_stack() {
+    std::string text;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_error, &text);
+    H5Eclear2(H5E_DEFAULT);
+    return text.empty() ? "no HDF5 detail" : text;
+}
+
+Handle dataspace(const std::vector<hsize_t>& dims) {
+    return Handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+}
+
+// Chunked + deflated creation properties for arrays worth compressing.
+Handle compressed_layout(const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk, int level = 4) {
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    hsize_t elements = 1;
+    for (auto d : dims) elements *= d;
+    if (elements >= 1024) {
+        H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
+        if (level > 0) {
+            H5Pset_shuffle(dcpl);
+            H5Pset_deflate(dcpl, static_cast<unsigned>(level));
+        }
+    }
+    return dcpl;
+}
+
+template <class T>
+void write_array(hid_t parent, const std::string& name, hid_t type, const T* data, std::vector<hsize_t> dims) {
+    std::vector<hsize_t> chunk = dims;
+    for (auto& c : chunk) c = std::max<hsize_t>(1, std::min<hsize_t>(c, dims.size() == 1 ? 65536 : 256));
+    Handle space = dataspace(dims);
+    Handle dcpl = compressed_layout(dims, chunk);
+    Handle set(check(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name,
+                     "cannot create dataset"),
+               H5Dclose);
+    check_status(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name, "cannot write dataset");
+}
+
+// This rank's rows of a block-cyclic matrix as a hyperslab union, columns [col, col+width).
+void select_my_rows(hid_t space, const dist::DistMatrix& A, hsize_t col, hsize_t width) {
+    H5Sselect_none(space);
+    const Index mb = A.block_rows(), pr = A.grid().rows();
+    const Index local_rows = A.local_rows();
+    const Index full_blocks = local_rows / mb;
+    if (full_blocks > 0) {
+        const hsize_t start[2] = {static_cast<hsize_t>(A.grid().my_row() * mb), col};
+        const hsize_t stride[2] = {static_cast<hsize_t>(pr * mb), 1};
+        const hsize_t count[2] = {static_cast<hsize_t>(full_blocks), 1};
+        const hsize_t block[2] = {static_cast<hsize_t>(mb), width};
+        H5Sselect_hyperslab(space, H5S_SELECT_OR, start, stride, count, block);
+    }
+    const Index rest = local_rows - full_blocks * mb;
+    if (rest > 0) {
+        const hsize_t start[2] = {static_cast<hsize_t>(A.global_row(full_blocks * mb)), col};
+        const hsize_t count[2] = {static_cast<hsize_t>(rest), width};
+        H5Sselect_hyperslab(space, H5S_SELECT_OR, start, nullptr, count, nullptr);
+    }
+}
+
+// Collective strip-by-strip transfer shared by write and read.
+template <class Transfer>
+void for_each_strip(const dist::DistMatrix& A, Transfer&& transfer) {
+    const Index nb = A.block_cols();
+    const Index my_strips = A.local_rows() > 0 ? (A.local_cols() + nb - 1) / nb : 0;
+    const mpi::Comm comm = A.grid().borrow_comm();
+    const Index strips = mpi::allreduce_max(comm, my_strips);  // collective I/O: same call count
+    for (Index s = 0; s < strips; ++s) {
+        if (s < my_strips) {
+            const Index first = s * nb;
+            const Index width = std::min(nb, A.local_cols() - first);
+            transfer(first, width);
+        } else {
+            transfer(0, 0);
+        }
+    }
+}
+}  // namespace
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+    if (this != &other) {
+        reset();
+        id_ = other.id_;
+        close_ = other.close_;
+        other.id_ = -1;
+    }
+    return *this;
+}
+
+void Handle::reset() noexcept {
+    if (id_ >= 0 && close_) close_(id_);
+    id_ = -1;
+}
+
+void Handle::close() {
+    if (id_ >= 0 && close_) {
+        const herr_t status = close_(id_);
+        id_ = -1;
+        if (status < 0) throw InputError("HDF5 close failed: " + error_stack());
+    }
+}
+
+hid_t check(hid_t id, const std::string& path, const std::string& what) {
+    if (id < 0) throw InputError(path, what + " (" + error_stack() + ")");
+    return id;
+}
+
+void check_status(herr_t status, const std::string& path, const std::string& what) {
+    if (status < 0) throw InputError(path, what + " (" + error_stack() + ")");
+}
+
+void quiet_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+Handle create_file_serial(const std::string& path) {
+    quiet_errors();
+    return Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), path, "cannot create HDF5 file"),
+                  H5Fclose);
+}
+
+Handle open_file_serial(const std::string& path, bool writable) {
+    quiet_errors();
+    return Handle(check(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), path,
+                        "cannot open HDF5 file"),
+                  H5Fclose);
+}
+
+Handle create_file_parallel(const std::string& path, MPI_Comm comm) {
+    quiet_errors();
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+    return Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), path, "cannot create HDF5 file"),
+                  H5Fclose);
+}
+
+Handle open_file_parallel(const std::string& path, MPI_Comm comm) {
+    quiet_errors();
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+    return Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl), path, "cannot open HDF5 file"), H5Fclose);
+}
+
+Handle create_group(hid_t parent, const std::string& name, const std::string& path) {
+    return Handle(check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path,
+                        "cannot create group " + name),
+                  H5Gclose);
+}
+
+bool exists(hid_t parent, const std::string& name) {
+    return H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+void write_attribute(hid_t object, const std::string& name, const std::string& value) {
+    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type, std::max<std::size_t>(1, value.size()));
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle attr(check(H5Acreate2(object, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), name,
+                      "cannot create attribute"),
+                H5Aclose);
+    std::string padded = value.empty() ? std::string(1, '\0') : value;
+    check_status(H5Awrite(attr, type, padded.data()), name, "cannot write attribute");
+}
+
+void write_attribute(hid_t object, const std::string& name, std::int64_t value) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle attr(check(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), name,
+                      "cannot create attribute"),
+                H5Aclose);
+    check_status(H5Awrite(attr, H5T_NATIVE_INT64, &value), name, "cannot write attribute");
+}
+
+void write_attribute(hid_t object, const std::string& name, double value) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle attr(check(H5Acreate2(object, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), name,
+                      "cannot create attribute"),
+                H5Aclose);
+    check_status(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value), name, "cannot write attribute");
+}
+
+std::string read_string_attribute(hid_t object, const std::string& name) {
+    Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    Handle type(H5Aget_type(attr), H5Tclose);
+    if (H5Tis_variable_str(type) > 0) {
+        char* text = nullptr;
+        Handle memtype(H5Tcopy(H5T_C_S1), H5Tclose);
+        H5Tset_size(memtype, H5T_VARIABLE);
+        check_status(H5Aread(attr, memtype, &text), name, "cannot read attribute");
+        std::string out = text ? text : "";
+        H5free_memory(text);
+        return out;
+    }
+    std::string out(H5Tget_size(type), '\0');
+    check_status(H5Aread(attr, type, out.data()), name, "cannot read attribute");
+    return out.substr(0, out.find('\0'));
+}
+
+std::int64_t read_int_attribute(hid_t object, const std::string& name) {
+    Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    std::int64_t value = 0;
+    check_status(H5Aread(attr, H5T_NATIVE_INT64, &value), name, "cannot read attribute");
+    return value;
+}
+
+double read_double_attribute(hid_t object, const std::string& name) {
+    Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    double value = 0;
+    check_status(H5Aread(attr, H5T_NATIVE_DOUBLE, &value), name, "cannot read attribute");
+    return value;
+}
+
+void write_doubles(hid_t parent, const std::string& name, const double* data, std::vector<hsize_t> dims) {
+    write_array(parent, name, H5T_NATIVE_DOUBLE, data, std::move(dims));
+}
+
+void write_int64s(hid_t parent, const std::string& name, const std::int64_t* data, std::vector<hsize_t> dims) {
+    write_array(parent, name, H5T_NATIVE_INT64, data, std::move(dims));
+}
+
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values) {
+    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    std::vector<const char*> pointers;
+    pointers.reserve(values.size());
+    for (const auto& v : values) pointers.push_back(v.c_str());
+    write_array(parent, name, type.id(), pointers.data(), {static_cast<hsize_t>(values.size())});
+}
+
+std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle space(H5Dget_space(set), H5Sclose);
+    const hssize_t n = H5Sget_simple_extent_npoints(space);
+    Handle file_type(H5Dget_type(set), H5Tclose);
+    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5Tget_cset(file_type));  // HDF5 converts no ASCII <-> UTF-8
+    std::vector<char*> pointers(static_cast<std::size_t>(n), nullptr);
+    check_status(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), name, "cannot read strings");
+    std::vector<std::string> out;
+    for (auto* p : pointers) out.emplace_back(p ? p : "");
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
+    return out;
+}
+
+template <class T>
+static std::vector<T> read_array(hid_t parent, const std::string& name, hid_t type) {
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle space(H5Dget_space(set), H5Sclose);
+    std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+    check_status(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), name, "cannot read dataset");
+    return out;
+}
+
+std::vector<double> read_doubles(hid_t parent, const std::string& name) {
+    return read_array<double>(parent, name, H5T_NATIVE_DOUBLE);
+}
+
+std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name) {
+    return read_array<std::int64_t>(parent, name, H5T_NATIVE_INT64);
+}
+
+std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name) {
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle space(H5Dget_space(set), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    return dims;
+}
+
+void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMatrix& A, const std::string& path,
+                       int compression) {
+    const std::vector<hsize_t> dims = {static_cast<hsize_t>(A.rows()), static_cast<hsize_t>(A.cols())};
+    // Chunks follow the block-cyclic blocks, so that each chunk has one owner and is
+    // compressed once, by the strip that writes it: block_cols wide, and block_rows tall
+    // (or up to 256 rows when one process row owns every row anyway).
+    const hsize_t chunk_rows = A.grid().rows() == 1 ? std::max<hsize_t>(A.block_rows(), 256) : A.block_rows();
+    const std::vector<hsize_t> chunk = {std::max<hsize_t>(1, std::min<hsize_t>(dims[0], chunk_rows)),
+                                        std::max<hsize_t>(1, std::min<hsize_t>(dims[1], A.block_cols()))};
+    Handle file_space = dataspace(dims);
+    Handle dcpl = compressed_layout(dims, chunk, compression);
+    Handle set(check(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                     path, "cannot create dataset " + name),
+               H5Dclose);
+    Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);  // required with compression filters
+    std::vector<double> strip;
+    const auto local = A.local();
+    for_each_strip(A, [&](Index first, Index width) {
+        Handle space(H5Dget_space(set), H5Sclose);
+        const hsize_t count = static_cast<hsize_t>(A.local_rows() * width);
+        Handle memory = dataspace({std::max<hsize_t>(1, count)});
+        if (strip.empty()) strip.resize(1);  // HDF5 wants a buffer even for an empty selection
+        if (width == 0) {
+            H5Sselect_none(space);
+            H5Sselect_none(memory);
+        } else {
+            select_my_rows(space, A, static_cast<hsize_t>(A.global_col(first)), static_cast<hsize_t>(width));
+            // HDF5 walks the selection row by row: pack this strip row-major.
+            strip.resize(count);
+            for (Index il = 0; il < A.local_rows(); ++il)
+                for (Index jj = 0; jj < width; ++jj) strip[static_cast<std::size_t>(il * width + jj)] = local(il, first + jj);
+        }
+        check_status(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, dxpl, strip.data()), path,
+                     "cannot write dataset " + name);
+    });
+    set.close();
+}
+
+void read_dist_matrix(hid_t parent, const std::string& name, dist::DistMatrix& A, const std::string& path) {
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), path, "no dataset " + name), H5Dclose);
+    {
+        Handle space(H5Dget_space(set), H5Sclose);
+        hsize_t dims[2] = {0, 0};
+        if (H5Sget_simple_extent_ndims(space) != 2) throw InputError(path, name + " is not a matrix");
+        H5Sget_simple_extent_dims(space, dims, nullptr);
+        if (dims[0] != static_cast<hsize_t>(A.rows()) || dims[1] != static_cast<hsize_t>(A.cols()))
+            throw InputError(path, name + " has an unexpected shape");
+    }
+    Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    std::vector<double> strip;
+    auto local = A.local();
+    for_each_strip(A, [&](Index first, Index width) {
+        Handle space(H5Dget_space(set), H5Sclose);
+        const hsize_t count = static_cast<hsize_t>(A.local_rows() * width);
+        Handle memory = dataspace({std::max<hsize_t>(1, count)});
+        strip.resize(std::max<hsize_t>(1, count));
+        if (width == 0) {
+            H5Sselect_none(space);
+            H5Sselect_none(memory);
+        } else {
+            select_my_rows(space, A, static_cast<hsize_t>(A.global_col(first)), static_cast<hsize_t>(width));
+        }
+        check_status(H5Dread(set, H5T_NATIVE_DOUBLE, memory, space, dxpl, strip.data()), path,
+                     "cannot read dataset " + name);
+        for (Index il = 0; il < A.local_rows() && width > 0; ++il)
+            for (Index jj = 0; jj < width; ++jj) local(il, first + jj) = strip[static_cast<std::size_t>(il * width + jj)];
+    });
+}
+
+}  // namespace jsmf::io::h5

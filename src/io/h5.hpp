@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Thin RAII and checked calls over the HDF5 C API (the only place that includes hdf5.h).
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jsmf/dist/dist_matrix.hpp"
+
+namespace jsmf::io::h5 {
+
+/// An owned hid_t with its close function; move-only (HighFive's manner, without refcounts).
+class Handle {
+public:
+    Handle() = default;
+    Handle(hid_t id, herr_t (*closer)(hid_t)) : id_(id), close_(closer) {}
+    Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
+    Handle& operator=(Handle&& other) noexcept;
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle() { reset(); }
+    hid_t id() const { return id_; }
+    operator hid_t() const { return id_; }  // NOLINT: reads like the C API it wraps
+    /// Closes now and reports failure (a failed close of a file means lost data).
+    void close();
+
+private:
+    void reset() noexcept;
+    hid_t id_ = -1;
+    herr_t (*close_)(hid_t) = nullptr;
+};
+
+/// Throws InputError("<path>: <what>: <HDF5 error stack>") when id < 0.
+hid_t check(hid_t id, const std::string& path, const std::string& what);
+void check_status(herr_t status, const std::string& path, const std::string& what);
+/// Silences HDF5's automatic error printing; errors are reported by jsmf instead.
+void quiet_errors();
+
+Handle create_file_serial(const std::string& path);
+Handle open_file_serial(const std::string& path, bool writable);
+/// Collective on `comm`: create with the MPI-IO driver.
+Handle create_file_parallel(const std::string& path, MPI_Comm comm);
+/// Collective on `comm`: open read-only with the MPI-IO driver.
+Handle open_file_parallel(const std::string& path, MPI_Comm comm);
+Handle create_group(hid_t parent, const std::string& name, const std::string& path);
+bool exists(hid_t parent, const std::string& name);
+
+void write_attribute(hid_t object, const std::string& name, const std::string& value);
+void write_attribute(hid_t object, const std::string& name, std::int64_t value);
+void write_attribute(hid_t object, const std::string& name, double value);
+std::string read_string_attribute(hid_t object, const std::string& name);
+std::int64_t read_int_attribute(hid_t object, const std::string& name);
+double read_double_attribute(hid_t object, const std::string& name);
+
+/// Serial writes of small replicated arrays (rows-major `dims`), chunked and deflated
+/// when larger than a few KiB.
+void write_doubles(hid_t parent, const std::string& name, const double* data, std::vector<hsize_t> dims);
+void write_int64s(hid_t parent, const std::string& name, const std::int64_t* data, std::vector<hsize_t> dims);
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+std::vector<std::string> read_strings(hid_t parent, const std::string& name);
+std::vector<double> read_doubles(hid_t parent, const std::string& name);
+std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name);
+std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name);
+
+/// Collective on A.grid(): writes the distributed matrix as a rows × cols float64
+/// dataset (row-major, as h5py reads it), chunked along A's blocks and deflated at
+/// `compression` (0 = none, 1..9), with collective MPI-IO. Each rank writes its
+/// block-cyclic piece one local block-column at a time, so the extra memory is
+/// local_rows × block_cols doubles.
+void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMatrix& A, const std::string& path,
+                       int compression);
+/// Collective on A.grid(): reads a dataset written by write_dist_matrix (any layout)
+/// into A, whose shape must match the dataset's.
+void read_dist_matrix(hid_t parent, const std::string& name, dist::DistMatrix& A, const std::string& path);
+
+}  // namespace jsmf::io::h5

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// The planted truth of a synthetic corpus.
+#include "jsmf/io/synth_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "io/h5.hpp"
+
+namespace jsmf::io {
+namespace {
+// Eigen is column-major; HDF5 files are row-major as h5py reads them.
+void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M) {
+    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> row_major = M;
+    h5::write_doubles(parent, name, row_major.data(), {static_cast<hsize_t>(M.rows()), static_cast<hsize_t>(M.cols())});
+}
+
+Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
+    const auto dims = h5::dataset_dims(parent, name);
+    const std::vector<double> data = h5::read_doubles(parent, name);
+    return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        data.data(), static_cast<Index>(dims.at(0)), static_cast<Index>(dims.at(1)));
+}
+}  // namespace
+
+void write_synth_truth(const std::string& path, const synth::SynthCorpus& corpus, const synth::SynthOptions& options,
+                       const Provenance& provenance) {
+    const std::string partial = path + ".partial";
+    try {
+        h5::Handle file = h5::create_file_serial(partial);
+        h5::write_attribute(file, "format", std::string("jsmf"));
+        h5::write_attribute(file, "kind", std::string("synth_truth"));
+        h5::write_attribute(file, "format_version", std::int64_t{kFormatVersion});
+        h5::write_attribute(file, "jsmf_version", std::string(JSMF_VERSION));
+        h5::write_attribute(file, "command_line", provenance.command_line);
+        h5::write_attribute(file, "created", provenance.created);
+        for (const auto& [name, value] : provenance.options) h5::write_attribute(file, name, value);
+        h5::write_strings(file, "vocab", corpus.vocab);
+        h5::Handle model = h5::create_group(file, "model", partial);
+        write_matrix(model, "B", corpus.B);
+        write_matrix(model, "A", corpus.A);
+        write_matrix(model, "A_empirical", corpus.A_empirical);
+        const Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> anchors =
+            corpus.anchors.cast<std::int64_t>();
+        h5::write_int64s(model, "anchors", anchors.data(),
+                         {static_cast<hsize_t>(anchors.rows()), static_cast<hsize_t>(anchors.cols())});
+        if (options.prior == synth::TopicPrior::logistic_normal)
+            h5::write_attribute(model, "monte_carlo_samples", std::int64_t{options.monte_carlo_samples});
+        model.close();
+        file.close();
+        if (std::rename(partial.c_str(), path.c_str()) != 0)
+            throw InputError(path, std::string("cannot rename into place: ") + std::strerror(errno));
+    } catch (...) {
+        std::remove(partial.c_str());
+        throw;
+    }
+}
+
+synth::SynthCorpus read_synth_truth(const std::string& path) {
+    h5::Handle file = h5::open_file_serial(path, false);
+    if (h5::read_string_attribute(file, "kind") != "synth_truth") throw InputError(path, "not a jsmf synth truth file");
+    synth::SynthCorpus out;
+    out.vocab = h5::read_strings(file, "vocab");
+    h5::Handle model(h5::check(H5Gopen2(file, "model", H5P_DEFAULT), path, "no /model"), H5Gclose);
+    out.B = read_matrix(model, "B");
+    out.A = read_matrix(model, "A");
+    out.A_empirical = read_matrix(model, "A_empirical");
+    const auto dims = h5::dataset_dims(model, "anchors");
+    const auto anchors = h5::read_int64s(model, "anchors");
+    out.anchors = Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                      anchors.data(), static_cast<Index>(dims.at(0)), static_cast<Index>(dims.at(1)))
+                      .cast<int>();
+    return out;
+}
+
+}  // namespace jsmf::io

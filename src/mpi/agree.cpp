@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Collective error agreement and the string collectives it needs.
+#include "jsmf/mpi/agree.hpp"
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::mpi {
+namespace {
+boost::mpi::communicator attach(const Comm& comm) {
+    return boost::mpi::communicator(comm.raw(), boost::mpi::comm_attach);
+}
+}  // namespace
+
+void broadcast(const Comm& comm, std::string& value, int root) {
+    std::uint64_t size = value.size();
+    broadcast(comm, size, root);
+    value.resize(size);
+    broadcast(comm, value.data(), value.size(), root);
+}
+
+void broadcast(const Comm& comm, std::vector<std::string>& values, int root) {
+    auto boost_comm = attach(comm);
+    boost::mpi::broadcast(boost_comm, values, root);
+}
+
+std::vector<std::string> gather_strings(const Comm& comm, const std::string& value, int root) {
+    auto boost_comm = attach(comm);
+    std::vector<std::string> out;
+    boost::mpi::gather(boost_comm, value, out, root);
+    return out;
+}
+
+std::string describe(const std::exception& e, const std::string& stage, const Comm& comm) {
+    return format_error(e.what(), comm.rank(), comm.size(), stage);
+}
+
+void agree_or_throw(const Comm& comm, const std::string& stage, const std::string& error,
+                    int exit_code) {
+    // Success costs one allreduce of a small integer (SLATE's reduce_info).
+    const int worst = allreduce_max(comm, error.empty() ? 0 : exit_code == 0 ? exit_code::internal
+                                                                             : exit_code);
+    if (worst == 0) return;
+    const auto all = gather_strings(comm, error, 0);
+    std::vector<std::string> messages;
+    for (const auto& message : all) {  // sorted by rank; merge identical ones (e.g. a
+        if (message.empty()) continue;  // corrupt .gz seen by several readers)
+        const auto key = message.substr(0, message.rfind(" [rank "));
+        bool seen = false;
+        for (const auto& kept : messages) seen = seen || kept.substr(0, kept.rfind(" [rank ")) == key;
+        if (!seen) messages.push_back(message);
+    }
+    throw StageFailed(stage, messages, worst);
+}
+
+}  // namespace jsmf::mpi

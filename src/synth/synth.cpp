@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// Synthetic corpora drawn from a planted separable topic model.
+#include "jsmf/synth/synth.hpp"
+
+#include <zlib.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <random>
+
+#include "jsmf/core/error.hpp"
+
+namespace jsmf::synth {
+namespace {
+using Engine = std::mt19937_64;
+
+void check(const SynthOptions& o) {
+    if (o.num_topics < 2) throw InputError("--topics must be at least 2");
+    if (o.anchors_per_topic < 1) throw InputError("--anchors-per-topic must be at least 1");
+    if (o.num_words < Index{o.num_topics} * o.anchors_per_topic + 1) {
+        throw InputError("--words must exceed topics x anchors-per-topic");
+    }
+    if (o.num_docs < 1) throw InputError("--docs must be at least 1");
+    if (!(o.anchor_mass > 0) || o.anchor_mass * o.anchors_per_topic >= 1) {
+        throw InputError("--anchor-mass x anchors-per-topic must be in (0, 1)");
+    }
+    if (!(o.word_concentration > 0)) throw InputError("--word-concentration must be positive");
+    if (!(o.alpha > 0)) throw InputError("--alpha must be positive");
+    if (!(o.sigma > 0)) throw InputError("--sigma must be positive");
+    if (!(o.correlation > -1 && o.correlation < 1)) throw InputError("--correlation must be in (-1, 1)");
+    if (!(o.mean_doc_length > 0)) throw InputError("--doc-length must be positive");
+}
+
+Eigen::VectorXd dirichlet(Engine& engine, const Eigen::VectorXd& concentration) {
+    Eigen::VectorXd x(concentration.size());
+    for (Index k = 0; k < x.size(); ++k) {
+        std::gamma_distribution<double> gamma(concentration(k), 1.0);
+        x(k) = gamma(engine);
+    }
+    const double total = x.sum();
+    if (total > 0) return x / total;
+    // All draws underflowed (tiny concentrations): put the mass on one coordinate.
+    std::uniform_int_distribution<Index> pick(0, x.size() - 1);
+    x.setZero();
+    x(pick(engine)) = 1;
+    return x;
+}
+
+// Σ_kl = σ² ρ^|k−l|: neighbouring topics co-occur (ρ > 0) or avoid each other (ρ < 0).
+Eigen::MatrixXd ar1_covariance(int K, double sigma, double rho) {
+    Eigen::MatrixXd sigma_matrix(K, K);
+    for (int k = 0; k < K; ++k)
+        for (int l = 0; l < K; ++l) sigma_matrix(k, l) = sigma * sigma * std::pow(rho, std::abs(k - l));
+    return sigma_matrix;
+}
+
+Eigen::VectorXd logistic_normal(Engine& engine, const Eigen::MatrixXd& L) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    Eigen::VectorXd z(L.rows());
+    for (Index k = 0; k < z.size(); ++k) z(k) = normal(engine);
+    Eigen::VectorXd eta = L * z;
+    eta.array() -= eta.maxCoeff();
+    Eigen::VectorXd w = eta.array().exp();
+    return w / w.sum();
+}
+
+// Samples from a discrete distribution by inverting its cumulative sums.
+class Categorical {
+public:
+    explicit Categorical(const Eigen::VectorXd& p) : cumulative_(static_cast<std::size_t>(p.size())) {
+        double run = 0;
+        for (Index i = 0; i < p.size(); ++i) cumulative_[static_cast<std::size_t>(i)] = run += p(i);
+    }
+    Index operator()(Engine& engine) const {
+        std::uniform_real_distribution<double> uniform(0.0, cumulative_.back());
+        const double u = uniform(engine);
+        const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+        return std::min<Index>(static_cast<Index>(it - cumulative_.begin()),
+                               static_cast<Index>(cumulative_.size()) - 1);
+    }
+
+private:
+    std::vector<double> cumulative_;
+};
+}  // namespace
+
+SynthCorpus generate(const SynthOptions& o) {
+    check(o);
+    const int K = o.num_topics;
+    const Index N = o.num_words;
+    SynthCorpus out;
+    out.num_docs = o.num_docs;
+    // Independent streams for the model and for the documents, so that changing the
+    // number of documents leaves B and the anchors unchanged.
+    Engine model_engine(o.seed);
+    Engine doc_engine(o.seed ^ 0x9e3779b97f4a7c15ULL);
+    Engine monte_carlo_engine(o.seed ^ 0xd1b54a32d192ed03ULL);
+
+    // Anchors: a seeded random choice of K·a distinct words.
+    std::vector<Index> word_order(static_cast<std::size_t>(N));
+    std::iota(word_order.begin(), word_order.end(), 0);
+    std::shuffle(word_order.begin(), word_order.end(), model_engine);
+    out.anchors.resize(K, o.anchors_per_topic);
+    std::vector<bool> is_anchor(static_cast<std::size_t>(N), false);
+    for (int k = 0; k < K; ++k) {
+        for (int a = 0; a < o.anchors_per_topic; ++a) {
+            const Index word = word_order[static_cast<std::size_t>(k * o.anchors_per_topic + a)];
+            out.anchors(k, a) = static_cast<int>(word);
+            is_anchor[static_cast<std::size_t>(word)] = true;
+        }
+    }
+    std::vector<Index> ordinary;
+    for (Index i = 0; i < N; ++i)
+        if (!is_anchor[static_cast<std::size_t>(i)]) ordinary.push_back(i);
+
+    // B: each topic gives anchor_mass to each of its anchors, the rest to ordinary words.
+    out.B = Eigen::MatrixXd::Zero(N, K);
+    const double ordinary_mass = 1.0 - o.anchor_mass * o.anchors_per_topic;
+    for (int k = 0; k < K; ++k) {
+        const Eigen::VectorXd weights = dirichlet(
+            model_engine, Eigen::VectorXd::Constant(static_cast<Index>(ordinary.size()), o.word_concentration));
+        for (std::size_t t = 0; t < ordinary.size(); ++t) out.B(ordinary[t], k) = ordinary_mass * weights(static_cast<Index>(t));
+        for (int a = 0; a < o.anchors_per_topic; ++a) out.B(out.anchors(k, a), k) = o.anchor_mass;
+    }
+
+    // The prior and its second moment A = E[w wᵀ].
+    const Eigen::VectorXd alpha = Eigen::VectorXd::Constant(K, o.alpha);
+    Eigen::MatrixXd L;
+    if (o.prior == TopicPrior::dirichlet) {
+        const double a0 = alpha.sum();
+        out.A = alpha * alpha.transpose() / (a0 * (a0 + 1));
+        out.A.diagonal() += alpha / (a0 * (a0 + 1));   // E[w_k²] = α_k(α_k + 1)/(α₀(α₀ + 1))
+    } else {
+        L = ar1_covariance(K, o.sigma, o.correlation).llt().matrixL();
+        out.A = Eigen::MatrixXd::Zero(K, K);
+        for (Index s = 0; s < o.monte_carlo_samples; ++s) {
+            const Eigen::VectorXd w = logistic_normal(monte_carlo_engine, L);
+            out.A += w * w.transpose();
+        }
+        out.A /= static_cast<double>(o.monte_carlo_samples);
+    }
+
+    // Documents.
+    std::vector<Categorical> topic_words;
+    for (int k = 0; k < K; ++k) topic_words.emplace_back(out.B.col(k));
+    std::poisson_distribution<Index> length(o.mean_doc_length);
+    out.A_empirical = Eigen::MatrixXd::Zero(K, K);
+    std::map<std::uint32_t, std::uint32_t> bag;
+    corpus::Document doc;
+    for (Index m = 0; m < o.num_docs; ++m) {
+        const Eigen::VectorXd w = o.prior == TopicPrior::dirichlet ? dirichlet(doc_engine, alpha)
+                                                                   : logistic_normal(doc_engine, L);
+        out.A_empirical += w * w.transpose();
+        const Categorical topic(w);
+        const Index n = length(doc_engine);
+        bag.clear();
+        for (Index t = 0; t < n; ++t) ++bag[static_cast<std::uint32_t>(topic_words[topic(doc_engine)](doc_engine))];
+        if (bag.empty()) continue;  // an empty document has no lines in UCI format
+        doc.clear();
+        doc.key = {0, m + 1};
+        for (const auto& [word, count] : bag) {
+            doc.words.push_back(word);
+            doc.counts.push_back(count);
+        }
+        out.docs.append(doc);
+    }
+    out.A_empirical /= static_cast<double>(o.num_docs);
+
+    out.vocab.reserve(static_cast<std::size_t>(N));
+    for (Index i = 0; i < N; ++i) {
+        // Names show the planted structure: "anchor3_0" is topic 3's first anchor.
+        out.vocab.push_back("w" + std::to_string(i));
+    }
+    for (int k = 0; k < K; ++k)
+        for (int a = 0; a < o.anchors_per_topic; ++a)
+            out.vocab[static_cast<std::size_t>(out.anchors(k, a))] = "anchor" + std::to_string(k) + "_" + std::to_string(a);
+    return out;
+}
+
+void write_uci(const std::string& path, const corpus::Shard& docs, Index num_docs, Index num_words) {
+    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    std::string text = std::to_string(num_docs) + "\n" + std::to_string(num_words) + "\n" +
+                       std::to_string(docs.num_entries()) + "\n";
+    std::FILE* plain = nullptr;
+    gzFile zipped = nullptr;
+    if (gz) zipped = gzopen(path.c_str(), "wb6");
+    else plain = std::fopen(path.c_str(), "wb");
+    if (!plain && !zipped) throw InputError(path, "cannot create file");
+    bool ok = true;
+    auto flush = [&] {
+        if (gz) ok = ok && gzwrite(zipped, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size());
+        else ok = ok && std::fwrite(text.data(), 1, text.size(), plain) == text.size();
+        text.clear();
+    };
+    char line[96];
+    for (Index m = 0; m < docs.num_docs(); ++m) {
+        const auto begin = docs.doc_offsets[static_cast<std::size_t>(m)];
+        const auto end = docs.doc_offsets[static_cast<std::size_t>(m) + 1];
+        for (auto e = begin; e < end; ++e) {
+            const int len = std::snprintf(line, sizeof line, "%lld %lld %u\n",
+                                          static_cast<long long>(docs.keys[static_cast<std::size_t>(m)].id),
+                                          static_cast<long long>(docs.words[static_cast<std::size_t>(e)]) + 1,
+                                          docs.counts[static_cast<std::size_t>(e)]);
+            text.append(line, static_cast<std::size_t>(len));
+        }
+        if (text.size() > (1u << 20)) flush();
+    }
+    flush();
+    if (gz) ok = gzclose(zipped) == Z_OK && ok;
+    else ok = std::fclose(plain) == 0 && ok;
+    if (!ok) throw InputError(path, "write error");
+}
+
+}  // namespace jsmf::synth

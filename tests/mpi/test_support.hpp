@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// Helpers for MPI tests: every grid shape of the running ranks, a shared temp directory.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jsmf/dist/grid.hpp"
+#include "jsmf/mpi/collectives.hpp"
+#include "support/temp_dir.hpp"
+
+namespace jsmf::test {
+
+/// Every factorization rows x cols of the number of ranks (1x4, 2x2, 4x1 for 4 ranks).
+inline std::vector<std::pair<int, int>> grid_shapes(int p) {
+    std::vector<std::pair<int, int>> shapes;
+    for (int r = 1; r <= p; ++r)
+        if (p % r == 0) shapes.emplace_back(r, p / r);
+    return shapes;
+}
+
+/// Collective on `comm`: rank 0 makes a temp directory and shares its path; rank 0
+/// removes it at scope exit (after a barrier, so no rank still uses it).
+class SharedTempDir {
+public:
+    explicit SharedTempDir(const mpi::Comm& comm) : comm_(comm) {
+        std::string path;
+        if (comm.is_root()) {
+            owner_ = std::make_unique<TempDir>();
+            path = owner_->path();
+        }
+        mpi::broadcast(comm, path, 0);
+        path_ = path;
+    }
+    ~SharedTempDir() { MPI_Barrier(comm_.raw()); }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+    const std::string& path() const { return path_; }
+
+private:
+    const mpi::Comm& comm_;
+    std::unique_ptr<TempDir> owner_;
+    std::string path_;
+};
+
+}  // namespace jsmf::test

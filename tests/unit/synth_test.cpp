@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Synthetic corpora: reproducible by seed, separable B, A consistent with the documents.
+#include <gtest/gtest.h>
+
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/io/synth_file.hpp"
+#include "jsmf/synth/synth.hpp"
+#include "support/temp_dir.hpp"
+
+namespace jsmf::synth {
+namespace {
+
+SynthOptions small(Seed seed) {
+    SynthOptions o;
+    o.num_docs = 300;
+    o.num_words = 80;
+    o.num_topics = 4;
+    o.anchors_per_topic = 2;
+    o.mean_doc_length = 30;
+    o.seed = seed;
+    return o;
+}
+
+TEST(Synth, SameSeedSameCorpusAndFiles) {
+    test::TempDir dir;
+    const SynthCorpus a = generate(small(7));
+    const SynthCorpus b = generate(small(7));
+    EXPECT_EQ(a.docs.words, b.docs.words);
+    EXPECT_EQ(a.docs.counts, b.docs.counts);
+    EXPECT_EQ(a.B, b.B);
+    EXPECT_EQ(a.anchors, b.anchors);
+    write_uci(dir.file("a.txt"), a.docs, a.num_docs, 80);
+    write_uci(dir.file("b.txt"), b.docs, b.num_docs, 80);
+    EXPECT_EQ(test::read_bytes(dir.file("a.txt")), test::read_bytes(dir.file("b.txt")));
+    const SynthCorpus c = generate(small(8));
+    EXPECT_NE(a.docs.words, c.docs.words);
+    EXPECT_NE(a.B, c.B);
+}
+
+TEST(Synth, BIsColumnStochasticAndSeparable) {
+    const SynthCorpus corpus = generate(small(3));
+    const double eps = std::numeric_limits<double>::epsilon();
+    for (int k = 0; k < 4; ++k) {
+        EXPECT_NEAR(corpus.B.col(k).sum(), 1.0, 80 * eps);
+        for (int a = 0; a < 2; ++a) {
+            const int anchor = corpus.anchors(k, a);
+            // An anchor word has mass in its own topic only.
+            for (int l = 0; l < 4; ++l) {
+                if (l == k) EXPECT_GT(corpus.B(anchor, l), 0.0);
+                else EXPECT_EQ(corpus.B(anchor, l), 0.0);
+            }
+        }
+    }
+    EXPECT_GE(corpus.B.minCoeff(), 0.0);
+}
+
+TEST(Synth, DirichletSecondMomentMatchesTheDocuments) {
+    SynthOptions o = small(5);
+    o.num_docs = 20000;
+    o.mean_doc_length = 2;
+    const SynthCorpus corpus = generate(o);
+    EXPECT_NEAR(corpus.A.sum(), 1.0, 1e-14);
+    // A_empirical is a mean of 20000 draws of w wᵀ (entries in [0, 1]): its standard
+    // error is below 0.5/sqrt(20000) = 0.0035; allow 4 standard errors.
+    EXPECT_LE((corpus.A - corpus.A_empirical).cwiseAbs().maxCoeff(), 0.014);
+}
+
+TEST(Synth, LogisticNormalIsCorrelated) {
+    SynthOptions o = small(9);
+    o.prior = TopicPrior::logistic_normal;
+    o.correlation = 0.9;
+    o.num_docs = 5000;
+    o.monte_carlo_samples = 20000;
+    const SynthCorpus corpus = generate(o);
+    EXPECT_NEAR(corpus.A.sum(), 1.0, 1e-12);
+    // Σ_kl = ρ^|k−l|: neighbouring topics co-occur more than distant ones.
+    EXPECT_GT(corpus.A(0, 1), corpus.A(0, 3));
+    EXPECT_LE((corpus.A - corpus.A_empirical).cwiseAbs().maxCoeff(), 0.02);
+}
+
+TEST(Synth, WrittenCorpusReadsBackAndTruthRoundTrips) {
+    test::TempDir dir;
+    const SynthOptions o = small(4);
+    const SynthCorpus corpus = generate(o);
+    write_uci(dir.file("docword.t.txt.gz"), corpus.docs, corpus.num_docs, o.num_words);
+    const auto file = corpus::inspect_uci_file(dir.file("docword.t.txt.gz"));
+    EXPECT_TRUE(file.gzipped);
+    EXPECT_EQ(file.header.num_docs, o.num_docs);
+    EXPECT_EQ(file.header.num_nonzeros, corpus.docs.num_entries());
+    corpus::UciReader reader({file}, corpus::plan_uci_pieces({file}, 0, 1));
+    const corpus::Shard back = corpus::read_all(reader);
+    EXPECT_EQ(back.words, corpus.docs.words);
+    EXPECT_EQ(back.counts, corpus.docs.counts);
+
+    io::write_synth_truth(dir.file("truth.h5"), corpus, o, io::Provenance{});
+    const SynthCorpus truth = io::read_synth_truth(dir.file("truth.h5"));
+    EXPECT_EQ(truth.B, corpus.B);
+    EXPECT_EQ(truth.A, corpus.A);
+    EXPECT_EQ(truth.anchors, corpus.anchors);
+    EXPECT_EQ(truth.vocab, corpus.vocab);
+}
+
+TEST(Synth, RejectsImpossibleOptions) {
+    SynthOptions o = small(1);
+    o.num_topics = 1;
+    EXPECT_THROW(generate(o), InputError);
+    o = small(1);
+    o.num_words = 8;  // 4 topics x 2 anchors leave no ordinary word
+    EXPECT_THROW(generate(o), InputError);
+}
+
+}  // namespace
+}  // namespace jsmf::synth
