@@ -56,46 +56,85 @@ void FragmentRouter::add(const corpus::Document& doc, double scale) {
 }
 
 void FragmentRouter::accumulate(const char* at, const char* end) {
-    double* local = C_.data();
-    const std::int64_t ld = C_.ld();
+    // Parse every fragment of the round once, into local indices.
+    struct Fragment {
+        std::size_t rows, cols;     // offsets into local_rows_/row_values_ and local_cols_/col_values_
+        std::size_t num_rows, num_cols;
+        const std::uint32_t* row_words;
+        const std::uint32_t* col_words;
+        double scale;
+    };
+    std::vector<Fragment> fragments;
+    local_rows_.clear();
+    row_values_.clear();
+    local_cols_.clear();
+    col_values_.clear();
+    diagonal_row_.clear();
     while (at < end) {
         std::uint32_t sizes[2];
-        double scale = 0;
+        Fragment f{};
         std::memcpy(sizes, at, sizeof sizes);
         at += sizeof sizes;
-        std::memcpy(&scale, at, sizeof scale);
-        at += sizeof scale;
-        const std::size_t nr = sizes[0], nc = sizes[1];
-        const auto* rows = reinterpret_cast<const std::uint32_t*>(at);
-        const auto* row_h = rows + nr;
-        const auto* cols = row_h + nr;
-        const auto* col_h = cols + nc;
-        at += (2 * nr + 2 * nc) * sizeof(std::uint32_t);
-
-        local_rows_.resize(nr);
-        row_values_.resize(nr);
-        for (std::size_t a = 0; a < nr; ++a) {
-            local_rows_[a] = C_.local_row(rows[a]);
-            row_values_[a] = row_h[a];
+        std::memcpy(&f.scale, at, sizeof f.scale);
+        at += sizeof f.scale;
+        f.num_rows = sizes[0];
+        f.num_cols = sizes[1];
+        f.row_words = reinterpret_cast<const std::uint32_t*>(at);
+        const auto* row_h = f.row_words + f.num_rows;
+        f.col_words = row_h + f.num_rows;
+        const auto* col_h = f.col_words + f.num_cols;
+        at += (2 * f.num_rows + 2 * f.num_cols) * sizeof(std::uint32_t);
+        f.rows = local_rows_.size();
+        f.cols = local_cols_.size();
+        for (std::size_t a = 0; a < f.num_rows; ++a) {
+            local_rows_.push_back(C_.local_row(f.row_words[a]));
+            row_values_.push_back(row_h[a]);
         }
-        // Scattered rank-1 update of C's local block: column by column, rows ascending.
-        for (std::size_t b = 0; b < nc; ++b) {
-            double* column = local + C_.local_col(cols[b]) * ld;
-            const double s_h = scale * col_h[b];
-            for (std::size_t a = 0; a < nr; ++a) column[local_rows_[a]] += row_values_[a] * s_h;
+        for (std::size_t b = 0; b < f.num_cols; ++b) {
+            local_cols_.push_back(C_.local_col(f.col_words[b]));
+            col_values_.push_back(f.scale * col_h[b]);
+            diagonal_row_.push_back(-1);
         }
-        // − diag(h) / (n(n−1)): words present in both lists (both sorted by word id).
-        for (std::size_t a = 0, b = 0; a < nr && b < nc;) {
-            if (rows[a] < cols[b]) ++a;
-            else if (cols[b] < rows[a]) ++b;
-            else {
-                local[local_rows_[a] + C_.local_col(cols[b]) * ld] -= scale * row_h[a];
-                ++a;
-                ++b;
-            }
+        // Words in both lists (both sorted by word id) get the − diag(h) term.
+        for (std::size_t a = 0, b = 0; a < f.num_rows && b < f.num_cols;) {
+            if (f.row_words[a] < f.col_words[b]) ++a;
+            else if (f.col_words[b] < f.row_words[a]) ++b;
+            else diagonal_row_[f.cols + b++] = static_cast<std::int64_t>(a++);
         }
-        updates_ += static_cast<std::int64_t>(nr * nc);
+        fragments.push_back(f);
+        updates_ += static_cast<std::int64_t>(f.num_rows * f.num_cols);
     }
+
+    // Scattered rank-1 updates C(R, K) += s h_R h_Kᵀ, one column panel at a time so that
+    // the panel stays in cache while every fragment touching it is applied. (One
+    // fragment at a time would touch u² cache lines spread over the whole local block.)
+    double* local = C_.data();
+    const std::int64_t ld = C_.ld();
+    const std::int64_t panel = std::max<std::int64_t>(1, (std::int64_t{1} << 19) / (8 * std::max<std::int64_t>(1, ld)));
+    std::vector<std::size_t> cursor(fragments.size(), 0);  // next column of each fragment
+    for (std::int64_t panel_end = panel; !fragments.empty(); panel_end += panel) {
+        bool any_left = false;
+        for (std::size_t k = 0; k < fragments.size(); ++k) {
+            const Fragment& f = fragments[k];
+            const std::int64_t* rows = local_rows_.data() + f.rows;
+            const double* h_rows = row_values_.data() + f.rows;
+            std::size_t b = cursor[k];
+            // Local columns ascend with global ones, so each fragment's columns are met in order.
+            for (; b < f.num_cols && local_cols_[f.cols + b] < panel_end; ++b) {
+                double* column = local + local_cols_[f.cols + b] * ld;
+                const double s_h = col_values_[f.cols + b];
+                for (std::size_t a = 0; a < f.num_rows; ++a) column[rows[a]] += h_rows[a] * s_h;
+                // − diag(h)/(n(n−1)) right away, subtracting the very t = s·h just scaled:
+                // fl(x + fl(h·t)) >= t for h >= 1, so the entry stays >= 0 exactly.
+                const std::int64_t d = diagonal_row_[f.cols + b];
+                if (d >= 0) column[rows[d]] -= s_h;
+            }
+            cursor[k] = b;
+            any_left = any_left || b < f.num_cols;
+        }
+        if (!any_left) break;
+    }
+
 }
 
 dist::RoundStatus FragmentRouter::exchange(bool local_done, bool local_failed) {

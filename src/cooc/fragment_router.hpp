@@ -41,8 +41,10 @@ private:
     dist::ByteMailbox mailbox_;
     std::size_t per_destination_bytes_;
     std::vector<std::vector<std::uint32_t>> row_words_, row_counts_, col_words_, col_counts_;
-    std::vector<std::int64_t> local_rows_;   // scratch for accumulate
-    std::vector<double> row_values_;
+    // Scratch for accumulate: local indices and values of one round's fragments.
+    std::vector<std::int64_t> local_rows_, local_cols_;
+    std::vector<double> row_values_, col_values_;
+    std::vector<std::int64_t> diagonal_row_;  // per column: position of the same word among the rows, or −1
     std::int64_t updates_ = 0;
     std::size_t rounds_ = 0;
 };

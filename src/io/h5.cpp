@@ -305,7 +305,9 @@ void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMa
     for_each_strip(A, [&](Index first, Index width) {
         Handle space(H5Dget_space(set), H5Sclose);
         const hsize_t count = static_cast<hsize_t>(A.local_rows() * width);
-        Handle memory = dataspace({std::max<hsize_t>(1, count)});
+        // A 2-D memory space of the selection's shape lets HDF5 copy rows, not elements.
+        Handle memory = dataspace({std::max<hsize_t>(1, static_cast<hsize_t>(A.local_rows())),
+                                   std::max<hsize_t>(1, static_cast<hsize_t>(width))});
         if (strip.empty()) strip.resize(1);  // HDF5 wants a buffer even for an empty selection
         if (width == 0) {
             H5Sselect_none(space);
@@ -340,7 +342,8 @@ void read_dist_matrix(hid_t parent, const std::string& name, dist::DistMatrix& A
     for_each_strip(A, [&](Index first, Index width) {
         Handle space(H5Dget_space(set), H5Sclose);
         const hsize_t count = static_cast<hsize_t>(A.local_rows() * width);
-        Handle memory = dataspace({std::max<hsize_t>(1, count)});
+        Handle memory = dataspace({std::max<hsize_t>(1, static_cast<hsize_t>(A.local_rows())),
+                                   std::max<hsize_t>(1, static_cast<hsize_t>(width))});
         strip.resize(std::max<hsize_t>(1, count));
         if (width == 0) {
             H5Sselect_none(space);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs what jsmf needs to build and run: Debian 12 packages only. Idempotent: does
+# nothing when everything is present. Not root, or no apt: prints the exact command.
+# Set JSMF_SKIP_SETUP=1 to skip (e.g. on a cluster with modules).
+set -euo pipefail
+[[ ${JSMF_SKIP_SETUP:-0} == 1 ]] && exit 0
+
+packages=(
+  g++ make cmake pkg-config
+  libopenmpi-dev openmpi-bin            # MPI
+  libscalapack-openmpi-dev              # ScaLAPACK + BLACS for Open MPI
+  libopenblas-dev                       # BLAS/LAPACK
+  libeigen3-dev                         # local dense/sparse algebra
+  libboost-mpi-dev libboost-serialization-dev
+  libhdf5-openmpi-dev hdf5-tools        # parallel HDF5 (+ h5ls/h5dump)
+  libcli11-dev libspdlog-dev libfmt-dev
+  libgtest-dev libbenchmark-dev zlib1g-dev
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "jsmf setup: not a Debian-like system; install the equivalents of:" >&2
+  echo "  ${packages[*]}" >&2
+  echo "then run again with JSMF_SKIP_SETUP=1." >&2
+  exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]} == 0)); then
+  echo "jsmf setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  echo "jsmf setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+  echo "jsmf setup: done"
+else
+  echo "jsmf setup: these packages are missing; install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
