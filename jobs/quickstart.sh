@@ -15,7 +15,7 @@ mkdir -p "$out"
 
 # The default corpus: 10 topics over 2,000 words, 5,000 documents of ~150 tokens.
 "$jsmf" synth --dir "$out" --name demo --docs 5000 --words 2000 --topics 10 --doc-length 150 --seed 1
-oversubscribe=$([[ $np -gt $(nproc) ]] && echo --oversubscribe || true)
+oversubscribe=$([[ $np -gt $(getconf _NPROCESSORS_ONLN) ]] && echo --oversubscribe || true)
 mpirun -np "$np" $oversubscribe "$jsmf" cooc \
   --corpus "$out/docword.demo.txt" --vocab "$out/vocab.demo.txt" --out "$out/C.demo.h5"
 echo

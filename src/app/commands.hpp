@@ -29,7 +29,7 @@ struct CoocCommand {
     std::string vocab;
     std::string out;
     cooc::CoocOptions options;
-    double buffer_mb = 64;
+    double buffer_mb = 32;
     std::string exchange = "docs";
     std::string grid;  ///< "RxC"; empty for the most-square grid
     int compression = 1;

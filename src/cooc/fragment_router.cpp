@@ -22,7 +22,10 @@ FragmentRouter::FragmentRouter(dist::DistMatrix& C, std::size_t buffer_bytes)
       row_words_(C.grid().rows()),
       row_counts_(C.grid().rows()),
       col_words_(C.grid().cols()),
-      col_counts_(C.grid().cols()) {}
+      col_counts_(C.grid().cols()) {
+    // Room for a full share plus one typical document, so filling never reallocates.
+    mailbox_.reserve(per_destination_bytes_ + 4096);
+}
 
 void FragmentRouter::add(const corpus::Document& doc, double scale) {
     const dist::Grid& grid = C_.grid();

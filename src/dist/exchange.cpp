@@ -15,6 +15,10 @@ std::size_t ByteMailbox::largest() const {
     return most;
 }
 
+void ByteMailbox::reserve(std::size_t bytes) {
+    for (auto& box : outbox_) box.reserve(bytes);
+}
+
 std::size_t ByteMailbox::total() const {
     std::size_t sum = 0;
     for (const auto& box : outbox_) sum += box.size();
@@ -48,7 +52,7 @@ std::vector<char> ByteMailbox::exchange(const mpi::Comm& comm) {
     JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE,
                                  received.data(), recv_counts.data(), recv_displs.data(), MPI_BYTE,
                                  comm.raw()));
-    return received;
+    return received;  // `send` is freed here: the staging copy never outlives the call
 }
 
 RoundStatus agree_round(const mpi::Comm& comm, bool local_done, bool local_failed) {

@@ -21,7 +21,9 @@ ContributionRouter::ContributionRouter(DistMatrix& target, std::size_t buffer_by
     : target_(target),
       mailbox_(target.grid().size()),
       per_destination_bytes_(std::max<std::size_t>(sizeof(Record),
-                                                   buffer_bytes / target.grid().size())) {}
+                                                   buffer_bytes / target.grid().size())) {
+    mailbox_.reserve(per_destination_bytes_ + sizeof(Record));
+}
 
 void ContributionRouter::add(Index i, Index j, double value) {
     JSMF_REQUIRE(i >= 0 && i < target_.rows() && j >= 0 && j < target_.cols(),

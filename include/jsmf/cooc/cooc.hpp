@@ -29,8 +29,11 @@ struct CoocOptions {
     Index min_tokens = 2;
     /// Documents with fewer distinct words are skipped. The authors' code uses 3.
     Index min_distinct = 1;
-    /// Bound on this rank's send buffers; receive buffers are bounded the same way.
-    std::size_t buffer_bytes = std::size_t{64} << 20;
+    /// Bound on this rank's send buffers (B); what arrives in one round is bounded the
+    /// same way (plus one document per sender). Peak exchange memory is about 4 B:
+    /// send buffers, their staging copy during the exchange, what arrived, and its
+    /// parsed local indices.
+    std::size_t buffer_bytes = std::size_t{32} << 20;
     /// Block size of C's 2D block-cyclic layout (rows and columns).
     int block_size = 64;
     Exchange exchange = Exchange::docs;
@@ -69,7 +72,7 @@ struct CoocResult {
 /// StageFailed (stage "cooc"). Postconditions (checked; InternalError if broken):
 /// C symmetric, C >= 0, ΣC = 1.
 ///
-/// Per-rank memory: C's local block (N²/p doubles) + about 2 x buffer_bytes + one
+/// Per-rank memory: C's local block (N²/p doubles) + about 4 x buffer_bytes + one
 /// document + N doubles and N int64 (unigram, D1); independent of the corpus size.
 /// Communication per rank: with Exchange::docs about nnz·(1/P_r + 1/P_c)·8 bytes in
 /// total, with Exchange::pairs about 16·Σ_m u_m²/p bytes.

@@ -20,13 +20,17 @@ class ByteMailbox {
 public:
     explicit ByteMailbox(int num_ranks) : outbox_(static_cast<std::size_t>(num_ranks)) {}
     std::vector<char>& to(int rank) { return outbox_[static_cast<std::size_t>(rank)]; }
+    /// Local. Reserves `bytes` in every outbox once, so that filling them never
+    /// reallocates (a doubling vector would briefly hold 1.5x its contents).
+    void reserve(std::size_t bytes);
     std::size_t largest() const;
     std::size_t total() const;
     bool empty() const { return total() == 0; }
 
     /// Collective on `comm`. Sends every outbox to its rank (MPI_Alltoallv), clears
     /// them, and returns what this rank received, concatenated in source-rank order.
-    /// Each outbox must stay below 1 GiB (MPI int counts).
+    /// Each outbox must stay below 1 GiB (MPI int counts). Memory during the call: the
+    /// outboxes, one contiguous copy of them, and what arrives.
     std::vector<char> exchange(const mpi::Comm& comm);
 
 private:
