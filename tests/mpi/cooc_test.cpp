@@ -105,6 +105,36 @@ TEST(Cooc, MatchesSerialReferenceForEveryLayoutAndBuffer) {
     }
 }
 
+TEST(Cooc, HandComputedCorpusOnMoreRanksThanWords) {
+    // The 3-word corpus of tests/unit/cooc_reference_test.cpp, worked by hand there:
+    // C = [[1/9,1/9,0],[1/9,0,1/6],[0,1/6,1/3]]. With 4 ranks some own no entry of C.
+    const auto world = mpi::Comm::world();
+    corpus::Shard all;
+    const std::vector<std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>>> docs = {
+        {{0, 1}, {2, 1}}, {{1, 2}, {1, 1}}, {{2}, {3}}, {{0}, {1}}};
+    for (std::size_t m = 0; m < docs.size(); ++m) {
+        corpus::Document doc;
+        doc.key = {0, static_cast<std::int64_t>(m) + 1};
+        doc.words = docs[m].first;
+        doc.counts = docs[m].second;
+        all.append(doc);
+    }
+    Eigen::MatrixXd expected(3, 3);
+    expected << 1.0 / 9, 1.0 / 9, 0, 1.0 / 9, 0, 1.0 / 6, 0, 1.0 / 6, 1.0 / 3;
+    const corpus::Shard mine = my_share(all, world);
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        for (const int block : {1, 2, 64}) {
+            CoocOptions options;
+            options.block_size = block;
+            corpus::ShardStream stream(mine);
+            const CoocResult result = build_cooccurrence(dist::Grid::create(world, pr, pc), 3, stream, options);
+            EXPECT_LE((dist::gather_all(result.C) - expected).cwiseAbs().maxCoeff(), 4e-16) << pr << "x" << pc;
+            EXPECT_EQ(result.stats.num_docs, 3);
+            EXPECT_EQ(result.stats.num_docs_skipped, 1);
+        }
+    }
+}
+
 TEST(Cooc, FiltersMatchReference) {
     const auto world = mpi::Comm::world();
     const int N = 29;
