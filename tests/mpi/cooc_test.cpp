@@ -185,18 +185,8 @@ TEST(Cooc, WordOutsideVocabularyFailsOnEveryRank) {
         mine.append(doc);
     }
     corpus::ShardStream stream(mine);
-    try {
-        build_cooccurrence(grid, 10, stream, CoocOptions{});
-        FAIL() << "expected StageFailed";
-    } catch (const StageFailed& e) {
-        EXPECT_EQ(e.exit_code(), exit_code::input);
-        if (world.is_root()) {
-            ASSERT_EQ(e.messages().size(), 1u);
-            const std::string rank_tag = "[rank " + std::to_string(world.size() - 1) + " of " + std::to_string(world.size());
-            EXPECT_NE(e.messages()[0].find(rank_tag), std::string::npos) << e.messages()[0];
-            EXPECT_NE(e.messages()[0].find("word id 13 is outside the vocabulary"), std::string::npos);
-        }
-    }
+    test::expect_stage_failed(world, [&] { build_cooccurrence(grid, 10, stream, CoocOptions{}); },
+                              {test::rank_tag(world.size() - 1, world.size()), "word id 13 is outside the vocabulary"});
 }
 
 TEST(Cooc, BadOptionsAreInputErrors) {
@@ -282,20 +272,9 @@ TEST(CoocFromFiles, BadLineInTheLastRanksShareStopsEveryRankWithOneMessage) {
     }
     world.barrier();
     for (const auto* name : {"bad.txt", "bad.txt.gz"}) {
-        try {
-            build_from_files(world, {dir.file(name)}, CoocOptions{});
-            FAIL() << "expected StageFailed for " << name;
-        } catch (const StageFailed& e) {
-            EXPECT_EQ(e.exit_code(), exit_code::input);
-            if (world.is_root()) {
-                ASSERT_EQ(e.messages().size(), 1u) << name;
-                const std::string& message = e.messages()[0];
-                EXPECT_NE(message.find(std::string(name) + ":" + std::to_string(line_number) + ": count must be positive"),
-                          std::string::npos) << message;
-                EXPECT_NE(message.find("[rank " + std::to_string(world.size() - 1) + " of " + std::to_string(world.size())),
-                          std::string::npos) << message;
-            }
-        }
+        test::expect_stage_failed(world, [&] { build_from_files(world, {dir.file(name)}, CoocOptions{}); },
+                                  {std::string(name) + ":" + std::to_string(line_number) + ": count must be positive",
+                                   test::rank_tag(world.size() - 1, world.size())});
     }
 }
 
@@ -305,16 +284,8 @@ TEST(CoocFromFiles, HeaderCountMismatchIsReportedOnce) {
     const corpus::Shard all = random_corpus(30, 12, 8);
     if (world.is_root()) test::write_text(dir.file("nnz.txt"), uci_text(all, 12, +2));
     world.barrier();
-    try {
-        build_from_files(world, {dir.file("nnz.txt")}, CoocOptions{});
-        FAIL() << "expected StageFailed";
-    } catch (const StageFailed& e) {
-        if (world.is_root()) {
-            ASSERT_EQ(e.messages().size(), 1u);
-            EXPECT_NE(e.messages()[0].find("header says NNZ = " + std::to_string(all.num_entries() + 2)), std::string::npos)
-                << e.messages()[0];
-        }
-    }
+    test::expect_stage_failed(world, [&] { build_from_files(world, {dir.file("nnz.txt")}, CoocOptions{}); },
+                              {"header says NNZ = " + std::to_string(all.num_entries() + 2)});
 }
 
 TEST(CoocFromFiles, DocumentSplitAcrossTheFileIsRejected) {
@@ -330,15 +301,8 @@ TEST(CoocFromFiles, DocumentSplitAcrossTheFileIsRejected) {
     ++nnz;
     if (world.is_root()) test::write_text(dir.file("split.txt"), "40\n10\n" + std::to_string(nnz) + "\n" + body);
     world.barrier();
-    try {
-        build_from_files(world, {dir.file("split.txt")}, CoocOptions{});
-        FAIL() << "expected StageFailed";
-    } catch (const StageFailed& e) {
-        if (world.is_root()) {
-            ASSERT_EQ(e.messages().size(), 1u);
-            EXPECT_NE(e.messages()[0].find("document 1 appears"), std::string::npos) << e.messages()[0];
-        }
-    }
+    test::expect_stage_failed(world, [&] { build_from_files(world, {dir.file("split.txt")}, CoocOptions{}); },
+                              {"document 1 appears"});
 }
 
 TEST(CoocFromFiles, SynthCorpusSumsToOne) {

@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "jsmf/core/error.hpp"
 #include "jsmf/dist/grid.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "support/temp_dir.hpp"
@@ -43,5 +46,28 @@ private:
     std::unique_ptr<TempDir> owner_;
     std::string path_;
 };
+
+/// Collective: runs `body` on every rank and expects every rank to throw StageFailed
+/// with exit code `code`; on rank 0, exactly one message, containing every fragment.
+template <class Body>
+void expect_stage_failed(const mpi::Comm& comm, Body&& body, const std::vector<std::string>& fragments,
+                         int code = exit_code::input) {
+    try {
+        body();
+        ADD_FAILURE() << "expected StageFailed on rank " << comm.rank();
+    } catch (const StageFailed& e) {
+        EXPECT_EQ(e.exit_code(), code);
+        if (comm.is_root()) {
+            ASSERT_EQ(e.messages().size(), 1u);
+            for (const auto& fragment : fragments)
+                EXPECT_NE(e.messages()[0].find(fragment), std::string::npos) << e.messages()[0] << "\nmissing: " << fragment;
+        }
+    }
+}
+
+/// "[rank r of p": the tag of a message from rank r.
+inline std::string rank_tag(int rank, int size) {
+    return "[rank " + std::to_string(rank) + " of " + std::to_string(size);
+}
 
 }  // namespace jsmf::test
