@@ -34,6 +34,7 @@ for k in 2 4 8; do
 done
 
 buffer_mb=${JSMF_BENCH_BUFFER_MB:-8}  # below one copy's traffic, so every size is buffer-bound
+calc() { awk "BEGIN { print $1 }"; }  # arithmetic without bc
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 printf '\n== %s: co-occurrence build (read + accumulate + checks), C kept in memory; --buffer-mb %s\n' "$name" "$buffer_mb"
 printf '%-7s %-22s %5s %9s %12s %16s %14s %9s\n' corpus tool ranks seconds docs/s/rank pair-upd/s/rank peak-MiB/rank speedup
@@ -43,14 +44,14 @@ for k in 1 2 4 8; do
   docs=$(field docs "$line")
   updates=$(field pair_updates "$line")
   printf '%-7s %-22s %5d %9.3f %12.0f %16.3g %14.0f %9s\n' "x$k" "baseline Eigen H*H^T" 1 "$base" \
-    "$(bc -l <<<"$docs / $base")" "$(bc -l <<<"$updates / $base")" "$(bc -l <<<"$(field peak_rss_bytes "$line") / 1048576")" "1.00"
+    "$(calc "$docs / $base")" "$(calc "$updates / $base")" "$(calc "$(field peak_rss_bytes "$line") / 1048576")" "1.00"
   for np in 1 2; do
     line=$(mpirun -np "$np" "$build/jsmf" -q cooc --corpus "$work/x$k.txt" --vocab "$vocab" --out "$work/C.h5" \
              --compression 0 --buffer-mb "$buffer_mb")
     secs=$(field build_seconds "$line")
     printf '%-7s %-22s %5d %9.3f %12.0f %16.3g %14.0f %9.2f\n' "x$k" "jsmf cooc" "$np" "$secs" \
-      "$(bc -l <<<"$docs / ($secs * $np)")" "$(bc -l <<<"$updates / ($secs * $np)")" \
-      "$(bc -l <<<"$(field peak_rss_bytes "$line") / 1048576")" "$(bc -l <<<"$base / $secs")"
+      "$(calc "$docs / ($secs * $np)")" "$(calc "$updates / ($secs * $np)")" \
+      "$(calc "$(field peak_rss_bytes "$line") / 1048576")" "$(calc "$base / $secs")"
   done
 done
 printf '\n== writing C to HDF5 (x1, 2 ranks): seconds by deflate level\n'
