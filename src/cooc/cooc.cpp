@@ -68,6 +68,10 @@ bool contributes(const corpus::Document& doc, const CoocOptions& options) {
 CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Index num_words,
                               corpus::DocumentStream& docs, const CoocOptions& options) {
     const mpi::Comm comm = grid->borrow_comm();
+    mpi::require_same_on_all_ranks(
+        comm, {num_words, options.min_tokens, options.min_distinct, static_cast<std::int64_t>(options.buffer_bytes),
+               options.block_size, static_cast<std::int64_t>(options.exchange)},
+        "build_cooccurrence");
     mpi::run_local_phase(comm, kStage, [&] { check_options(options, num_words); });
 
     CoocResult result{dist::DistMatrix(grid, num_words, num_words, options.block_size), {}};

@@ -35,6 +35,16 @@ std::vector<std::string> gather_strings(const Comm& comm, const std::string& val
     return out;
 }
 
+void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what) {
+    const std::int64_t count = static_cast<std::int64_t>(values.size());
+    if (allreduce_min(comm, count) != allreduce_max(comm, count))
+        throw InternalError(what + ": ranks passed different numbers of collective arguments");
+    std::vector<std::int64_t> low = values, high = values;
+    allreduce_inplace(comm, low, MPI_MIN);
+    allreduce_inplace(comm, high, MPI_MAX);
+    if (low != high) throw InternalError(what + ": collective arguments differ across ranks");
+}
+
 std::string describe(const std::exception& e, const std::string& stage, const Comm& comm) {
     return format_error(e.what(), comm.rank(), comm.size(), stage);
 }

@@ -7,6 +7,7 @@
 #include "jsmf/dist/dist_matrix.hpp"
 #include "jsmf/dist/ops.hpp"
 #include "jsmf/dist/route.hpp"
+#include "jsmf/mpi/agree.hpp"
 #include "test_support.hpp"
 
 namespace jsmf::dist {
@@ -118,6 +119,14 @@ TEST(ContributionRouter, AFailedRankStopsEveryRankAtTheNextRound) {
         ASSERT_LT(rounds, 10) << "ranks did not learn of the failure";
     }
     EXPECT_EQ(rounds, 3);
+}
+
+TEST(Agree, DifferingCollectiveArgumentsAreCaughtOnEveryRank) {
+    const auto world = mpi::Comm::world();
+    EXPECT_NO_THROW(mpi::require_same_on_all_ranks(world, {3, 7}, "same"));
+    if (world.size() > 1) {
+        EXPECT_THROW(mpi::require_same_on_all_ranks(world, {3, world.rank()}, "differ"), InternalError);
+    }
 }
 
 TEST(Ops, SumsProductsAndSymmetryMatchDense) {

@@ -2,9 +2,11 @@
 // Collective error agreement: a failure on one rank never leaves the others waiting.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "jsmf/mpi/comm.hpp"
 
@@ -18,6 +20,13 @@ std::string describe(const std::exception& e, const std::string& stage, const Co
 /// descriptions gathered to rank 0. Then every rank throws StageFailed together.
 void agree_or_throw(const Comm& comm, const std::string& stage, const std::string& error,
                     int exit_code);
+
+/// Collective on `comm`. Checks that `values` (the arguments of a collective call, e.g.
+/// sizes and options) are the same on every rank: two allreduces of a few integers.
+/// Ranks that disagree would hang or silently compute garbage; this throws
+/// InternalError on every rank instead (KaMPIng's is_same_on_all_ranks, always on
+/// because it costs microseconds).
+void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what);
 
 /// Runs `local_work` on this rank, then agrees whether every rank succeeded.
 /// Collective on `comm`. `local_work` must not call collectives. On failure every
