@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// The K largest algebraic eigenpairs of a symmetric DistMatrix (truncated eigensolver).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/dist/dist_matrix.hpp"
+
+namespace jsmf::dist {
+
+struct EigOptions {
+    int num_eigenpairs = 0;       ///< K; required, 1 <= K < N
+    int oversampling = -1;        ///< extra block vectors; -1: max(10, K/5)
+    double tolerance = 1e-9;      ///< stop when ‖C u_k − θ_k u_k‖ <= tolerance · |θ_1| for k <= K
+    int max_iterations = 300;     ///< filter + Rayleigh–Ritz rounds
+    int chebyshev_degree = 8;     ///< matrix products per filter application
+    int lanczos_steps = 24;       ///< for the lower spectral bound
+    Seed seed = 7;                ///< random start (and extra) vectors
+};
+
+struct EigResult {
+    Eigen::VectorXd values;       ///< K eigenvalues, descending (largest algebraic first)
+    Eigen::MatrixXd vectors;      ///< N × K orthonormal eigenvectors, replicated
+    Eigen::VectorXd residuals;    ///< ‖C u_k − θ_k u_k‖ per pair
+    double lower_bound = 0;       ///< the estimate of λ_min the filter damped down to
+    int iterations = 0;           ///< filter + Rayleigh–Ritz rounds
+    int block_products = 0;       ///< C·X products (each N × block)
+    bool converged = false;       ///< a status, not an exception
+};
+
+/// Collective on C.grid(). The K largest *algebraic* eigenpairs of symmetric C.
+///
+/// Chebyshev-filtered block subspace iteration (Zhou & Saad): co-occurrence matrices are
+/// indefinite, often with negative eigenvalues larger in magnitude than λ_K, so a plain
+/// subspace iteration would find the wrong ones. A short Lanczos run bounds λ_min from
+/// below; each round applies the degree-m Chebyshev polynomial that damps [λ_min, θ_p]
+/// (θ_p the smallest Ritz value of the block) and grows everything above it, then
+/// orthonormalizes and does Rayleigh–Ritz on the small p×p problem. Products C·X are
+/// local DGEMMs on the block-cyclic pieces plus one N×p allreduce; X (N×p, p = K +
+/// oversampling) is replicated and identical on every rank.
+///
+/// `warm_start` (N × k, any k <= p; e.g. the previous AP iteration's vectors) seeds the
+/// block, which cuts the rounds needed when C changed little.
+/// Per-rank memory: local(C) + about 5·N·p doubles. Communication per product: N·p doubles.
+EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options,
+                         const Eigen::MatrixXd* warm_start = nullptr);
+
+/// Collective on C.grid(). Y = C X for a replicated N × p block X; Y replicated.
+Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X);
+
+/// Collective on C.grid(). A lower estimate of λ_min(C) from `steps` Lanczos steps
+/// (smallest Ritz value minus its residual bound, widened by 1% of the spread).
+double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed);
+
+}  // namespace jsmf::dist
