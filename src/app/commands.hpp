@@ -38,4 +38,23 @@ CLI::App* add_cooc_command(CLI::App& app, CoocCommand& command);
 /// Collective on `world`.
 int run_cooc(const CoocCommand& command, const mpi::Comm& world, const std::string& command_line);
 
+struct RectifyCommand {
+    std::string in;
+    std::string out;
+    int topics = 0;
+    std::string method = "ap";
+    int iterations = 150;
+    double tolerance = 0;
+    int block_size = 64;
+    std::string grid;
+    int compression = 1;
+    double progress_seconds = 5;
+};
+CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
+/// Collective on `world`.
+int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+/// Local: "RxC" (or empty for the most-square shape) checked against the rank count.
+void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols);
+
 }  // namespace jsmf::app

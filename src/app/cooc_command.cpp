@@ -16,7 +16,8 @@
 
 namespace jsmf::app {
 namespace {
-// Local: "RxC" (or empty for the most-square shape) checked against the rank count.
+}  // namespace
+
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols) {
     if (shape.empty()) {
         dist::most_square_shape(num_ranks, rows, cols);
@@ -33,6 +34,7 @@ void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& c
     }
 }
 
+namespace {
 std::string mib(std::int64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
@@ -114,7 +116,11 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
                           {"buffer_bytes", std::to_string(options.buffer_bytes)},
                           {"exchange", c.exchange},
                           {"compression", std::to_string(c.compression)}};
-    io::write_cooc_file(c.out, result, vocab, declared_docs, provenance, times, c.compression);
+    io::CoocFileInfo info;
+    info.vocab = vocab;
+    info.stats = result.stats;
+    info.num_docs_declared = declared_docs;
+    io::write_cooc_file(c.out, result.C, info, provenance, times, c.compression);
     times.add("write", clock.seconds());
 
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));

@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
     app::CoocCommand cooc;
     CLI::App* synth_app = app::add_synth_command(app, synth);
     CLI::App* cooc_app = app::add_cooc_command(app, cooc);
+    app::RectifyCommand rectify;
+    CLI::App* rectify_app = app::add_rectify_command(app, rectify);
     try {
         app.parse(argc, argv);  // same argv on every rank => same outcome everywhere
     } catch (const CLI::ParseError& e) {
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
     return run_guarded(world, [&] {
         if (*synth_app) return app::run_synth(synth, world, command_line);
         if (*cooc_app) return app::run_cooc(cooc, world, command_line);
+        if (*rectify_app) return app::run_rectify(rectify, world, command_line);
         return exit_code::usage;
     });
 }

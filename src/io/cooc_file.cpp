@@ -57,10 +57,9 @@ void check_output_path(const mpi::Comm& comm, const std::string& path) {
     });
 }
 
-void write_cooc_file(const std::string& path, const cooc::CoocResult& result, const std::vector<std::string>& vocab,
-                     Index num_docs_declared, const Provenance& provenance, const StageTimes& times,
-                     int compression) {
-    const dist::DistMatrix& C = result.C;
+void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const CoocFileInfo& info,
+                     const Provenance& provenance, const StageTimes& times, int compression,
+                     const RectificationRecord* rectification) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const std::string partial = path + ".partial";
     // 1. C, collectively. HDF5 calls here are collective: a failure is the same on
@@ -83,25 +82,40 @@ void write_cooc_file(const std::string& path, const cooc::CoocResult& result, co
         mpi::check_on_root(comm, kStage, [&] {
             h5::Handle file = h5::open_file_serial(partial, true);
             write_root_attributes(file, "cooc", provenance);
-            h5::write_strings(file, "vocab", vocab);
+            if (rectification) h5::write_attribute(file, "rectification", rectification->method);
+            h5::write_strings(file, "vocab", info.vocab);
             h5::Handle stats = h5::create_group(file, "stats", partial);
-            const auto& s = result.stats;
+            const auto& s = info.stats;
             h5::write_doubles(stats, "unigram", s.unigram.data(), {static_cast<hsize_t>(s.unigram.size())});
             h5::write_int64s(stats, "doc_freq", s.doc_freq.data(), {static_cast<hsize_t>(s.doc_freq.size())});
-            h5::write_attribute(stats, "num_docs", std::int64_t{s.num_docs});
-            h5::write_attribute(stats, "num_docs_read", std::int64_t{s.num_docs_read});
-            h5::write_attribute(stats, "num_docs_skipped", std::int64_t{s.num_docs_skipped});
-            h5::write_attribute(stats, "num_docs_declared", std::int64_t{num_docs_declared});
-            h5::write_attribute(stats, "num_tokens", std::int64_t{s.num_tokens});
-            h5::write_attribute(stats, "num_tokens_read", std::int64_t{s.num_tokens_read});
-            h5::write_attribute(stats, "pair_updates", std::int64_t{s.pair_updates});
+            for (const auto& [name, value] : std::vector<std::pair<const char*, Index>>{
+                     {"num_docs", s.num_docs}, {"num_docs_read", s.num_docs_read},
+                     {"num_docs_skipped", s.num_docs_skipped}, {"num_docs_declared", info.num_docs_declared},
+                     {"num_tokens", s.num_tokens}, {"num_tokens_read", s.num_tokens_read},
+                     {"pair_updates", s.pair_updates}})
+                h5::write_attribute(stats, name, std::int64_t{value});
             h5::write_attribute(stats, "sum", s.sum);
             h5::write_attribute(stats, "min", s.min);
             h5::write_attribute(stats, "asymmetry", s.asymmetry);
+            stats.close();
+            if (rectification) {
+                const RectificationRecord& r = *rectification;
+                h5::Handle group = h5::create_group(file, "rectification", partial);
+                h5::write_attribute(group, "method", r.method);
+                h5::write_attribute(group, "topics", std::int64_t{r.num_topics});
+                h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
+                h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
+                const hsize_t n = r.change.size();
+                for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
+                         {"change", &r.change}, {"clipped_mass", &r.clipped_mass}, {"sum", &r.sum},
+                         {"eig_residual", &r.eig_residual}, {"seconds", &r.seconds}})
+                    h5::write_doubles(group, name, values->data(), {n});
+                h5::write_int64s(group, "eig_iterations", r.eig_iterations.data(), {n});
+                h5::write_int64s(group, "eig_products", r.eig_products.data(), {n});
+            }
             h5::Handle timings = h5::create_group(file, "timings", partial);
             for (const auto& [stage, seconds] : times.entries()) h5::write_attribute(timings, stage, seconds);
             timings.close();
-            stats.close();
             file.close();
             if (std::rename(partial.c_str(), path.c_str()) != 0) {
                 throw InputError(path, std::string("cannot rename the finished file into place: ") + std::strerror(errno));
@@ -126,17 +140,41 @@ dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<c
         n = static_cast<std::int64_t>(dims[0]);
         info.vocab = h5::read_strings(file, "vocab");
         h5::Handle stats(h5::check(H5Gopen2(file, "stats", H5P_DEFAULT), path, "no /stats group"), H5Gclose);
-        info.num_docs = h5::read_int_attribute(stats, "num_docs");
+        auto& st = info.stats;
+        st.num_docs = h5::read_int_attribute(stats, "num_docs");
+        st.num_docs_read = h5::read_int_attribute(stats, "num_docs_read");
+        st.num_docs_skipped = h5::read_int_attribute(stats, "num_docs_skipped");
+        info.num_docs_declared = h5::read_int_attribute(stats, "num_docs_declared");
+        st.num_tokens = h5::read_int_attribute(stats, "num_tokens");
+        st.num_tokens_read = h5::read_int_attribute(stats, "num_tokens_read");
+        st.pair_updates = h5::read_int_attribute(stats, "pair_updates");
         const std::vector<double> unigram = h5::read_doubles(stats, "unigram");
-        info.unigram = Eigen::Map<const Eigen::VectorXd>(unigram.data(), static_cast<Index>(unigram.size()));
+        st.unigram = Eigen::Map<const Eigen::VectorXd>(unigram.data(), static_cast<Index>(unigram.size()));
+        const std::vector<std::int64_t> doc_freq = h5::read_int64s(stats, "doc_freq");
+        st.doc_freq = Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(doc_freq.data(),
+                                                                                         static_cast<Index>(doc_freq.size()));
+        if (H5Aexists(file, "rectification") > 0) info.rectification = h5::read_string_attribute(file, "rectification");
+        if (static_cast<Index>(info.vocab.size()) != n || st.unigram.size() != n || st.doc_freq.size() != n)
+            throw InputError(path, "/vocab, /stats and /cooc/C disagree on the number of words");
     });
-    Index unigram_size = info.unigram.size();
-    mpi::broadcast(comm, unigram_size, 0);
-    info.unigram.resize(unigram_size);
-    mpi::broadcast(comm, info.unigram.data(), static_cast<std::size_t>(unigram_size), 0);
     mpi::broadcast(comm, n, 0);
     mpi::broadcast(comm, info.vocab, 0);
-    mpi::broadcast(comm, info.num_docs, 0);
+    mpi::broadcast(comm, info.rectification, 0);
+    std::int64_t counts[8] = {info.stats.num_docs, info.stats.num_docs_read, info.stats.num_docs_skipped,
+                              info.num_docs_declared, info.stats.num_tokens, info.stats.num_tokens_read,
+                              info.stats.pair_updates, 0};
+    mpi::broadcast(comm, counts, 8, 0);
+    info.stats.num_docs = counts[0];
+    info.stats.num_docs_read = counts[1];
+    info.stats.num_docs_skipped = counts[2];
+    info.num_docs_declared = counts[3];
+    info.stats.num_tokens = counts[4];
+    info.stats.num_tokens_read = counts[5];
+    info.stats.pair_updates = counts[6];
+    info.stats.unigram.resize(n);
+    info.stats.doc_freq.resize(n);
+    mpi::broadcast(comm, info.stats.unigram.data(), static_cast<std::size_t>(n), 0);
+    mpi::broadcast(comm, info.stats.doc_freq.data(), static_cast<std::size_t>(n), 0);
     dist::DistMatrix C(grid, n, n, block_size);
     std::string error;
     int code = 0;

@@ -42,6 +42,14 @@ cooc::CoocResult tiny_result(const std::shared_ptr<const dist::Grid>& grid, int 
     return result;
 }
 
+CoocFileInfo info_of(const cooc::CoocResult& result, int n, Index declared) {
+    CoocFileInfo info;
+    info.vocab.assign(static_cast<std::size_t>(n), "w");
+    info.stats = result.stats;
+    info.num_docs_declared = declared;
+    return info;
+}
+
 TEST(DistMatrixFile, WriteInOneLayoutReadInAnother) {
     const auto world = mpi::Comm::world();
     test::SharedTempDir dir(world);
@@ -52,16 +60,18 @@ TEST(DistMatrixFile, WriteInOneLayoutReadInAnother) {
             cooc::CoocResult result = tiny_result(grid, n, 4);
             fill(result.C, M);
             const std::string path = dir.file("m.h5");
-            write_cooc_file(path, result, std::vector<std::string>(static_cast<std::size_t>(n), "w"), 9, Provenance{},
-                            StageTimes{}, pr == 1 ? 1 : 0);
+            write_cooc_file(path, result.C, info_of(result, n, 9), Provenance{}, StageTimes{}, pr == 1 ? 1 : 0);
             // Read back on the transposed grid with another block size.
             const auto other = dist::Grid::create(world, pc, pr);
             CoocFileInfo info;
             const dist::DistMatrix back = read_cooc_file(path, other, 7, info);
             EXPECT_EQ(dist::gather_all(back), M) << pr << "x" << pc << " n " << n;  // bit for bit
             EXPECT_EQ(info.vocab.size(), static_cast<std::size_t>(n));
-            EXPECT_EQ(info.num_docs, 7);
-            EXPECT_EQ(info.unigram, result.stats.unigram);
+            EXPECT_EQ(info.stats.num_docs, 7);
+            EXPECT_EQ(info.num_docs_declared, 9);
+            EXPECT_EQ(info.stats.unigram, result.stats.unigram);
+            EXPECT_EQ(info.stats.doc_freq, result.stats.doc_freq);
+            EXPECT_TRUE(info.rectification.empty());
         }
     }
 }
@@ -80,16 +90,24 @@ TEST(CoocFile, SchemaAsDocumented) {
     StageTimes times;
     times.add("cooc", 1.5);
     const std::string path = dir.file("c.h5");
-    write_cooc_file(path, result, std::vector<std::string>(20, "word"), 11, provenance, times);
+    RectificationRecord rectification;
+    rectification.method = "ap";
+    rectification.num_topics = 3;
+    rectification.iterations = 2;
+    rectification.change = {0.5, 0.25};
+    rectification.clipped_mass = rectification.sum = rectification.eig_residual = rectification.seconds = {0, 0};
+    rectification.eig_iterations = rectification.eig_products = {1, 1};
+    write_cooc_file(path, result.C, info_of(result, 20, 11), provenance, times, 1, &rectification);
     EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
     if (world.is_root()) {
         // Read with the plain HDF5 C API, as any h5py/MATLAB user would see it.
         const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         ASSERT_GE(file, 0);
-        for (const char* name : {"/cooc/C", "/vocab", "/stats/unigram", "/stats/doc_freq"})
+        for (const char* name : {"/cooc/C", "/vocab", "/stats/unigram", "/stats/doc_freq", "/rectification/change",
+                                 "/rectification/eig_iterations"})
             EXPECT_GT(H5Lexists(file, name, H5P_DEFAULT), 0) << name;
         for (const char* name : {"format", "kind", "format_version", "jsmf_version", "command_line", "created",
-                                 "mpi_ranks", "grid", "min_tokens"})
+                                 "mpi_ranks", "grid", "min_tokens", "rectification"})
             EXPECT_GT(H5Aexists(file, name), 0) << name;
         const hid_t set = H5Dopen2(file, "/cooc/C", H5P_DEFAULT);
         const hid_t space = H5Dget_space(set);
@@ -130,8 +148,7 @@ TEST(CoocFile, FailedWriteLeavesNoFile) {
     if (world.is_root()) std::filesystem::create_directory(path + "/");
     if (world.is_root()) test::write_text(path + "/keep", "x");  // non-empty: rename cannot replace it
     world.barrier();
-    EXPECT_THROW(write_cooc_file(path, result, std::vector<std::string>(12, "w"), 1, Provenance{}, StageTimes{}),
-                 StageFailed);
+    EXPECT_THROW(write_cooc_file(path, result.C, info_of(result, 12, 1), Provenance{}, StageTimes{}), StageFailed);
     world.barrier();
     EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
 }

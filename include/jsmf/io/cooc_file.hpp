@@ -12,35 +12,51 @@
 
 namespace jsmf::io {
 
+/// The rectification that produced a file's C (absent for a raw co-occurrence).
+struct RectificationRecord {
+    std::string method;          ///< "ap", "dc" or "none"
+    int num_topics = 0;
+    int iterations = 0;
+    bool converged = false;
+    /// Per-iteration trace, one entry per iteration (AP): written as datasets.
+    std::vector<double> change, clipped_mass, sum, eig_residual, seconds;
+    std::vector<std::int64_t> eig_iterations, eig_products;
+};
+
+/// Everything a co-occurrence file holds besides C.
+struct CoocFileInfo {
+    std::vector<std::string> vocab;
+    cooc::CoocStats stats;       ///< unigram, doc_freq and the counts (sum/min/asymmetry of C)
+    Index num_docs_declared = 0;
+    std::string rectification;   ///< the method, or empty for a raw C (read only)
+};
+
 /// Schema (format_version 1):
 ///   /                 attrs format="jsmf", kind="cooc", format_version, jsmf_version,
-///                     command_line, created, mpi_ranks, grid, and every option
+///                     command_line, created, mpi_ranks, grid, and every option;
+///                     rectification="ap"|"dc"|"none" when C was rectified
 ///   /vocab            N strings (UTF-8, variable length)
 ///   /cooc/C           N×N float64, row-major, chunked along the blocks, shuffle+deflate
-///   /stats/unigram    N float64, p(x = i) = Σ_j C_ij
+///   /stats/unigram    N float64, p(x = i) = Σ_j C_ij (of the C in this file)
 ///   /stats/doc_freq   N int64, documents (of the M used) that contain word i
 ///   /stats            attrs num_docs (M), num_docs_read, num_docs_skipped,
 ///                     num_docs_declared, num_tokens, num_tokens_read, pair_updates,
 ///                     sum, min, asymmetry
+///   /rectification    (rectified files) attrs method, topics, iterations, converged;
+///                     datasets change, clipped_mass, sum, eig_iterations,
+///                     eig_products, eig_residual, seconds (one entry per iteration)
 ///   /timings          attrs: seconds per stage
 ///
-/// Collective on result.C.grid(). C is written collectively with parallel HDF5; rank 0
-/// then adds the rest. Everything goes to "<path>.partial", renamed to `path` only when
+/// Collective on C.grid(). C is written collectively with parallel HDF5; rank 0 then
+/// adds the rest. Everything goes to "<path>.partial", renamed to `path` only when
 /// complete; on failure the partial file is removed and every rank throws StageFailed.
 /// `compression`: deflate level of /cooc/C, 0 (none) to 9.
-void write_cooc_file(const std::string& path, const cooc::CoocResult& result,
-                     const std::vector<std::string>& vocab, Index num_docs_declared,
-                     const Provenance& provenance, const StageTimes& times, int compression = 1);
-
-/// What read_cooc_file returns besides C.
-struct CoocFileInfo {
-    std::vector<std::string> vocab;
-    Eigen::VectorXd unigram;
-    Index num_docs = 0;
-};
+void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const CoocFileInfo& info,
+                     const Provenance& provenance, const StageTimes& times, int compression = 1,
+                     const RectificationRecord* rectification = nullptr);
 
 /// Collective on `grid`. Reads /cooc/C into a new DistMatrix with the given block size,
-/// plus the vocabulary and unigram (replicated). Throws StageFailed on a bad file.
+/// and the rest of the file into `info` (replicated). Throws StageFailed on a bad file.
 dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const dist::Grid>& grid,
                                 int block_size, CoocFileInfo& info);
 

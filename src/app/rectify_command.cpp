@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// `jsmf rectify`: read C, rectify it (AP, or none for the Baseline), write the result and its trace.
+#include <algorithm>
+#include <cstdio>
+
+#include "app/commands.hpp"
+#include "jsmf/core/log.hpp"
+#include "jsmf/core/memory.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/dist/grid.hpp"
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+#include "jsmf/rectify/ap.hpp"
+
+namespace jsmf::app {
+
+CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
+    CLI::App* sub = app.add_subcommand("rectify", "Rectify C: low rank, PSD, nonnegative, sums to 1 (AP), or not (Baseline)");
+    sub->add_option("--in", c.in, "Co-occurrence file from jsmf cooc")->required();
+    sub->add_option("--out", c.out, "Output HDF5 file (same schema, with /rectification)")->required();
+    sub->add_option("--topics", c.topics, "Number of topics K (the rank of the rectified C)")->required();
+    sub->add_option("--method", c.method, "ap: alternating projection; none: Baseline (no rectification)")
+        ->check(CLI::IsMember({"ap", "none"}))
+        ->capture_default_str();
+    sub->add_option("--iterations", c.iterations, "AP iterations (the papers use 150)")->capture_default_str();
+    sub->add_option("--tolerance", c.tolerance, "Stop AP when the relative change is below this (0: run all)")
+        ->capture_default_str();
+    sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
+    sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
+    sub->add_option("--compression", c.compression, "Deflate level of C in the file, 0 (none) to 9")
+        ->check(CLI::Range(0, 9))
+        ->capture_default_str();
+    sub->add_option("--progress-seconds", c.progress_seconds, "At most one progress line per this many seconds")
+        ->capture_default_str();
+    return sub;
+}
+
+int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::string& command_line) {
+    Stopwatch total;
+    StageTimes times;
+    int grid_rows = 0, grid_cols = 0;
+    mpi::run_local_phase(world, "setup", [&] {
+        parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
+        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
+        if (c.iterations < 0) throw InputError("--iterations must be non-negative");
+    });
+    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
+    io::check_output_path(world, c.out);
+
+    Stopwatch clock;
+    io::CoocFileInfo info;
+    dist::DistMatrix C = io::read_cooc_file(c.in, grid, c.block_size, info);
+    times.add("read", clock.seconds());
+    const Index N = C.rows();
+    mpi::check_on_root(world, "rectify", [&] {
+        if (c.topics < 2 || c.topics >= N)
+            throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(c.topics));
+        if (!info.rectification.empty()) log::warn("rectify: {} was already rectified ({})", c.in, info.rectification);
+    });
+    log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
+              c.block_size, c.method, c.topics);
+
+    io::RectificationRecord record;
+    record.method = c.method;
+    record.num_topics = c.topics;
+    clock.restart();
+    if (c.method == "ap") {
+        rectify::ApOptions options;
+        options.num_topics = c.topics;
+        options.max_iterations = c.iterations;
+        options.tolerance = c.tolerance;
+        Stopwatch since_print;
+        bool printed = false;
+        auto progress = [&](const rectify::ApState& state, const dist::DistMatrix&) {
+            const int done = state.iterations_done;
+            const bool last = done == c.iterations;
+            if (printed && !last && since_print.seconds() < c.progress_seconds) return;
+            printed = true;
+            since_print.restart();
+            const auto& it = state.trace.back();
+            const double per_iteration = clock.seconds() / done;
+            log::info("rectify: iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
+                      "residual {:.1e})  {:.2f} s/it  ETA {:.0f} s",
+                      done, c.iterations, it.change, it.clipped_mass, it.eig_iterations, it.eig_products,
+                      it.eig_residual, per_iteration, per_iteration * (c.iterations - done));
+        };
+        const rectify::ApResult result = rectify::alternating_projection(C, options, progress);
+        record.iterations = result.state.iterations_done;
+        record.converged = result.converged;
+        for (const auto& it : result.state.trace) {
+            record.change.push_back(it.change);
+            record.clipped_mass.push_back(it.clipped_mass);
+            record.sum.push_back(it.sum);
+            record.eig_residual.push_back(it.eig_residual);
+            record.seconds.push_back(it.seconds);
+            record.eig_iterations.push_back(it.eig_iterations);
+            record.eig_products.push_back(it.eig_products);
+        }
+    }
+    times.add("rectify", clock.seconds());
+
+    // The statistics of the C being written.
+    info.stats.unigram = dist::row_sums(C);
+    info.stats.sum = dist::sum(C);
+    info.stats.min = dist::min_entry(C);
+    info.stats.asymmetry = dist::asymmetry(C);
+    clock.restart();
+    io::Provenance provenance;
+    provenance.command_line = command_line;
+    provenance.created = io::now_iso8601();
+    provenance.mpi_ranks = world.size();
+    provenance.grid = std::to_string(grid->rows()) + "x" + std::to_string(grid->cols());
+    provenance.options = {{"input", c.in},
+                          {"topics", std::to_string(c.topics)},
+                          {"method", c.method},
+                          {"iterations", std::to_string(c.iterations)},
+                          {"tolerance", std::to_string(c.tolerance)},
+                          {"block_size", std::to_string(c.block_size)},
+                          {"compression", std::to_string(c.compression)}};
+    io::write_cooc_file(c.out, C, info, provenance, times, c.compression, &record);
+    times.add("write", clock.seconds());
+    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    log::info("rectify: sum = 1 {:+.1e}, min = {:.1e}; {} iterations in {:.2f} s; total {:.2f} s; peak memory "
+              "{:.1f} MiB per rank", info.stats.sum - 1, info.stats.min, record.iterations,
+              times.entries()[1].second, total.seconds(), peak / (1 << 20));
+    log::info("rectify: wrote {}", c.out);
+    if (world.is_root()) {
+        std::printf("jsmf-rectify ranks=%d words=%lld topics=%d method=%s iterations=%d rectify_seconds=%.6f "
+                    "total_seconds=%.6f peak_rss_bytes=%lld\n",
+                    world.size(), static_cast<long long>(N), c.topics, c.method.c_str(), record.iterations,
+                    times.entries()[1].second, total.seconds(), static_cast<long long>(peak));
+        std::fflush(stdout);
+    }
+    return exit_code::ok;
+}
+
+}  // namespace jsmf::app
