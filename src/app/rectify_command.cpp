@@ -7,6 +7,7 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
+#include "jsmf/dist/blas_check.hpp"
 #include "jsmf/dist/grid.hpp"
 #include "jsmf/dist/ops.hpp"
 #include "jsmf/io/cooc_file.hpp"
@@ -48,6 +49,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     });
     const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
+    if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     Stopwatch clock;
     io::CoocFileInfo info;

@@ -140,7 +140,9 @@ EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const E
     Eigen::MatrixXd W = multiply_block(C, X);
     result.block_products = 1;
     Eigen::VectorXd theta = rayleigh_ritz(X, W);
-    result.lower_bound = lowest_eigenvalue_bound(C, options.lanczos_steps, options.seed);
+    result.lower_bound = std::isfinite(options.lower_bound)
+                             ? options.lower_bound
+                             : lowest_eigenvalue_bound(C, options.lanczos_steps, options.seed);
 
     auto residual_norms = [&] {
         return ((W - X * theta.asDiagonal()).colwise().norm()).transpose().eval();

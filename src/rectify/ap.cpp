@@ -78,7 +78,14 @@ ApResult alternating_projection(dist::DistMatrix& C, const ApOptions& options, c
     for (int t = result.state.iterations_done; t < options.max_iterations; ++t) {
         Stopwatch clock;
         const Eigen::MatrixXd* warm = result.state.vectors.rows() == N ? &result.state.vectors : nullptr;
+        // λ_min (which the filter must damp down to) moves most in the first iterations:
+        // estimate it with Lanczos in the first three and every 5th after, and otherwise
+        // reuse the last estimate widened by 10%. Part of the state, so resume is exact.
+        const double last = result.state.lower_bound;
+        eig.lower_bound = t < 3 || t % 5 == 0 || !std::isfinite(last) ? std::numeric_limits<double>::quiet_NaN()
+                                                                        : last - 0.1 * std::abs(last);
         const dist::EigResult top = dist::top_eigenpairs(C, eig, warm);       // line 3
+        if (!std::isfinite(eig.lower_bound)) result.state.lower_bound = top.lower_bound;
         const Eigen::VectorXd lambda_plus = top.values.cwiseMax(0.0);        // line 4
         // Σ(U Λ₊ Uᵀ) = Σ_k λ₊_k (1ᵀu_k)²: the NOR shift without forming the matrix.
         const Eigen::VectorXd column_sums = top.vectors.colwise().sum().transpose();

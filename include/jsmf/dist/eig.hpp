@@ -4,6 +4,8 @@
 
 #include <Eigen/Core>
 
+#include <limits>
+
 #include "jsmf/core/types.hpp"
 #include "jsmf/dist/dist_matrix.hpp"
 
@@ -16,6 +18,9 @@ struct EigOptions {
     int max_iterations = 300;     ///< filter + Rayleigh–Ritz rounds
     int chebyshev_degree = 8;     ///< matrix products per filter application
     int lanczos_steps = 24;       ///< for the lower spectral bound
+    /// A known lower bound of λ_min (e.g. from the previous AP iteration); NaN: estimate
+    /// it with `lanczos_steps` Lanczos steps.
+    double lower_bound = std::numeric_limits<double>::quiet_NaN();
     Seed seed = 7;                ///< random start (and extra) vectors
 };
 

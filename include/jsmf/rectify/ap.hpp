@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "jsmf/dist/dist_matrix.hpp"
@@ -37,6 +38,7 @@ struct ApIteration {
 struct ApState {
     int iterations_done = 0;
     Eigen::MatrixXd vectors;     ///< the last U (N × K), the next eigensolve's warm start
+    double lower_bound = std::numeric_limits<double>::quiet_NaN();  ///< last λ_min estimate
     std::vector<ApIteration> trace;
 };
 
