@@ -49,6 +49,7 @@ struct RectifyCommand {
     std::string grid;
     int compression = 1;
     double progress_seconds = 5;
+    std::string eigensolver = "subspace";
 };
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.

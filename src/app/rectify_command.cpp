@@ -33,6 +33,10 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
     sub->add_option("--compression", c.compression, "Deflate level of C in the file, 0 (none) to 9")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
+    sub->add_option("--eigensolver", c.eigensolver,
+                    "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
+        ->check(CLI::IsMember({"subspace", "direct"}))
+        ->capture_default_str();
     sub->add_option("--progress-seconds", c.progress_seconds, "At most one progress line per this many seconds")
         ->capture_default_str();
     return sub;
@@ -73,6 +77,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         options.num_topics = c.topics;
         options.max_iterations = c.iterations;
         options.tolerance = c.tolerance;
+        options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
         Stopwatch since_print;
         bool printed = false;
         auto progress = [&](const rectify::ApState& state, const dist::DistMatrix&) {
@@ -120,7 +125,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                           {"iterations", std::to_string(c.iterations)},
                           {"tolerance", std::to_string(c.tolerance)},
                           {"block_size", std::to_string(c.block_size)},
-                          {"compression", std::to_string(c.compression)}};
+                          {"compression", std::to_string(c.compression)},
+                          {"eigensolver", c.eigensolver}};
     io::write_cooc_file(c.out, C, info, provenance, times, c.compression, &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));

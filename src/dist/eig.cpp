@@ -118,6 +118,7 @@ double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed) {
 }
 
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const Eigen::MatrixXd* warm_start) {
+    if (options.method == EigMethod::direct) return top_eigenpairs_direct(C, options);
     const Index n = C.rows();
     const int K = options.num_eigenpairs;
     const mpi::Comm comm = C.grid().borrow_comm();
@@ -176,6 +177,61 @@ EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const E
     result.values = theta.head(K);
     result.vectors = X.leftCols(K);
     result.residuals = residuals.head(K);
+    return result;
+}
+
+EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options) {
+    const Index n = C.rows();
+    const int K = options.num_eigenpairs;
+    const mpi::Comm comm = C.grid().borrow_comm();
+    mpi::run_local_phase(comm, "eig", [&] {
+        if (C.rows() != C.cols()) throw InputError("eigensolver: the matrix is not square");
+        if (K < 1 || K >= n) throw InputError("eigensolver: need 1 <= K < N, got K = " + std::to_string(K));
+        if (C.block_rows() != C.block_cols()) throw InputError("PDSYEVR needs square blocks");
+    });
+    const int N = static_cast<int>(n);
+    const int wanted = static_cast<int>(std::min<Index>(n, std::max<Index>(K, 2 * Index{C.block_rows()})));
+    DistMatrix A(C.grid_ptr(), n, n, C.block_rows());  // PDSYEVR destroys its input
+    A.local() = C.local();
+    DistMatrix Z(C.grid_ptr(), n, n, C.block_rows());
+    Eigen::VectorXd w(n);
+    const int one = 1, il = N - wanted + 1, iu = N;
+    const double vl = 0, vu = 0;
+    int m = 0, nz = 0, info = 0, lwork = -1, liwork = -1;
+    double work_query = 0;
+    int iwork_query = 0;
+    pdsyevr_("V", "I", "U", &N, A.data(), &one, &one, A.desc().data(), &vl, &vu, &il, &iu, &m, &nz, w.data(),
+             Z.data(), &one, &one, Z.desc().data(), &work_query, &lwork, &iwork_query, &liwork, &info);
+    lwork = static_cast<int>(work_query) + 1;
+    liwork = iwork_query + 1;
+    std::vector<double> work(static_cast<std::size_t>(lwork));
+    std::vector<int> iwork(static_cast<std::size_t>(liwork));
+    pdsyevr_("V", "I", "U", &N, A.data(), &one, &one, A.desc().data(), &vl, &vu, &il, &iu, &m, &nz, w.data(),
+             Z.data(), &one, &one, Z.desc().data(), work.data(), &lwork, iwork.data(), &liwork, &info);
+    mpi::check_on_root(comm, "eig", [&] {
+        if (info != 0 || m != wanted)
+            throw InternalError("PDSYEVR failed: info = " + std::to_string(info) + ", " + std::to_string(m) + " of " +
+                                std::to_string(wanted) + " eigenpairs");
+    });
+    // The top K are the last K of the m ascending ones: columns m−K .. m−1 of Z.
+    EigResult result;
+    result.values.resize(K);
+    result.vectors = Eigen::MatrixXd::Zero(n, K);
+    for (int k = 0; k < K; ++k) {
+        const Index column = m - 1 - k;  // descending order
+        result.values(k) = w(column);
+        if (Z.owner_col(column) != C.grid().my_col()) continue;
+        const Index jl = Z.local_col(column);
+        for (Index il_ = 0; il_ < Z.local_rows(); ++il_) result.vectors(Z.global_row(il_), k) = Z.local()(il_, jl);
+    }
+    // Each entry was set by exactly one rank (its owner): a sum assembles them.
+    mpi::allreduce_inplace(comm, result.vectors.data(), static_cast<std::size_t>(result.vectors.size()), MPI_SUM);
+    const Eigen::MatrixXd W = multiply_block(C, result.vectors);
+    result.residuals = (W - result.vectors * result.values.asDiagonal()).colwise().norm().transpose();
+    result.block_products = 1;
+    result.iterations = 1;
+    const double scale = std::max(std::abs(result.values(0)), std::numeric_limits<double>::min());
+    result.converged = result.residuals.maxCoeff() <= std::max(options.tolerance, 1e-10) * scale;
     return result;
 }
 

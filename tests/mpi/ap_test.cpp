@@ -77,6 +77,18 @@ TEST(Ap, FiveIterationsMatchDenseApForEveryLayout) {
     }
 }
 
+TEST(Ap, DirectEigensolverGivesTheSameAp) {
+    const auto world = mpi::Comm::world();
+    const Fixture f;
+    auto built = f.build(dist::Grid::most_square(world), 4);
+    const Eigen::MatrixXd expected = dense_ap(dist::gather_all(built.C), f.K, 3);
+    ApOptions options = options_for(f.K, 3);
+    options.eig.method = dist::EigMethod::direct;
+    alternating_projection(built.C, options);
+    const Eigen::MatrixXd C = dist::gather_all(built.C);
+    EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff());
+}
+
 TEST(Ap, OutputIsRankKPsdNonnegativeAndSumsToOne) {
     const auto world = mpi::Comm::world();
     const Fixture f;

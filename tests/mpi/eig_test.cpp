@@ -71,6 +71,20 @@ TEST(Eig, LargestAlgebraicOfIndefiniteMatrices) {
     }
 }
 
+TEST(Eig, DirectSolverAgreesWithDense) {
+    const auto world = mpi::Comm::world();
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const auto grid = Grid::create(world, pr, pc);
+        const int K = 5;
+        const Eigen::MatrixXd M = indefinite(70, K, 42);
+        DistMatrix C(grid, 70, 70, 4);
+        fill(C, M);
+        EigOptions options;
+        options.num_eigenpairs = K;
+        expect_matches_dense(M, top_eigenpairs_direct(C, options), K, "direct " + std::to_string(pr) + "x" + std::to_string(pc));
+    }
+}
+
 TEST(Eig, CooccurrenceMatrixOfASyntheticCorpus) {
     const auto world = mpi::Comm::world();
     synth::SynthOptions o;

@@ -11,7 +11,11 @@
 
 namespace jsmf::dist {
 
+/// Which truncated eigensolver: the iterative one (default) or ScaLAPACK's direct one.
+enum class EigMethod { subspace, direct };
+
 struct EigOptions {
+    EigMethod method = EigMethod::subspace;
     int num_eigenpairs = 0;       ///< K; required, 1 <= K < N
     int oversampling = -1;        ///< extra block vectors; -1: max(10, K/5)
     double tolerance = 1e-9;      ///< stop when ‖C u_k − θ_k u_k‖ <= tolerance · |θ_1| for k <= K
@@ -46,10 +50,19 @@ struct EigResult {
 /// oversampling) is replicated and identical on every rank.
 ///
 /// `warm_start` (N × k, any k <= p; e.g. the previous AP iteration's vectors) seeds the
-/// block, which cuts the rounds needed when C changed little.
+/// block, which cuts the rounds needed when C changed little. With
+/// options.method == direct this calls top_eigenpairs_direct (and ignores warm_start).
 /// Per-rank memory: local(C) + about 5·N·p doubles. Communication per product: N·p doubles.
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options,
                          const Eigen::MatrixXd* warm_start = nullptr);
+
+/// Collective on C.grid(). The same K largest algebraic eigenpairs by ScaLAPACK's direct
+/// PDSYEVR (RANGE='I'): the fallback and a second oracle. It asks for max(K, 2·block)
+/// pairs, because PDSYEVR 2.2.1 silently returns wrong vectors for fewer, and checks
+/// the residuals (converged = false when they are not small).
+/// Per-rank memory: 3 × local(C) (a copy of C that PDSYEVR destroys, the N×N Z) plus
+/// ScaLAPACK's workspace; slow (O(N³)): for tests and small N.
+EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options);
 
 /// Collective on C.grid(). Y = C X for a replicated N × p block X; Y replicated.
 Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X);

@@ -14,6 +14,11 @@ void Cblacs_gridexit(int context);
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc);
+// ScaLAPACK: selected eigenpairs of a symmetric distributed matrix (MRRR).
+void pdsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a, const int* ia,
+              const int* ja, const int* desca, const double* vl, const double* vu, const int* il, const int* iu,
+              int* m, int* nz, double* w, double* z, const int* iz, const int* jz, const int* descz, double* work,
+              const int* lwork, int* iwork, const int* liwork, int* info);
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,
                const int* irsrc, const int* icsrc, const int* ictxt, const int* lld, int* info);
