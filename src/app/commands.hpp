@@ -50,6 +50,8 @@ struct RectifyCommand {
     int compression = 1;
     double progress_seconds = 5;
     std::string eigensolver = "subspace";
+    int permutations = 30;
+    Seed seed = 1;
 };
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.

@@ -14,6 +14,7 @@
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "jsmf/rectify/ap.hpp"
+#include "jsmf/rectify/dc.hpp"
 
 namespace jsmf::app {
 
@@ -22,8 +23,9 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
     sub->add_option("--in", c.in, "Co-occurrence file from jsmf cooc")->required();
     sub->add_option("--out", c.out, "Output HDF5 file (same schema, with /rectification)")->required();
     sub->add_option("--topics", c.topics, "Number of topics K (the rank of the rectified C)")->required();
-    sub->add_option("--method", c.method, "ap: alternating projection; none: Baseline (no rectification)")
-        ->check(CLI::IsMember({"ap", "none"}))
+    sub->add_option("--method", c.method,
+                    "ap: alternating projection; dc: diagonal completion; none: Baseline (no rectification)")
+        ->check(CLI::IsMember({"ap", "dc", "none"}))
         ->capture_default_str();
     sub->add_option("--iterations", c.iterations, "AP iterations (the papers use 150)")->capture_default_str();
     sub->add_option("--tolerance", c.tolerance, "Stop AP when the relative change is below this (0: run all)")
@@ -33,6 +35,8 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
     sub->add_option("--compression", c.compression, "Deflate level of C in the file, 0 (none) to 9")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
+    sub->add_option("--permutations", c.permutations, "DC: random permutations T")->capture_default_str();
+    sub->add_option("--seed", c.seed, "DC: seed of the permutations")->capture_default_str();
     sub->add_option("--eigensolver", c.eigensolver,
                     "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
         ->check(CLI::IsMember({"subspace", "direct"}))
@@ -106,6 +110,24 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
             record.eig_products.push_back(it.eig_products);
         }
     }
+    if (c.method == "dc") {
+        rectify::DcOptions options;
+        options.num_topics = c.topics;
+        options.permutations = c.permutations;
+        options.seed = c.seed;
+        options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
+        Stopwatch since_print;
+        const rectify::DcResult result = rectify::diagonal_completion(C, options, [&](int done, int total_count) {
+            if (done != total_count && since_print.seconds() < c.progress_seconds) return;
+            since_print.restart();
+            const double per = clock.seconds() / done;
+            log::info("rectify: permutation {}/{}  {:.2f} s each  ETA {:.0f} s", done, total_count, per,
+                      per * (total_count - done));
+        });
+        record.iterations = result.permutations;
+        record.converged = true;
+        if (result.clipped > 0) log::warn("rectify: {} completed diagonal entries were negative and set to 0", result.clipped);
+    }
     times.add("rectify", clock.seconds());
 
     // The statistics of the C being written.
@@ -126,7 +148,9 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                           {"tolerance", std::to_string(c.tolerance)},
                           {"block_size", std::to_string(c.block_size)},
                           {"compression", std::to_string(c.compression)},
-                          {"eigensolver", c.eigensolver}};
+                          {"eigensolver", c.eigensolver},
+                          {"permutations", std::to_string(c.permutations)},
+                          {"seed", std::to_string(c.seed)}};
     io::write_cooc_file(c.out, C, info, provenance, times, c.compression, &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));

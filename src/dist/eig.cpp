@@ -45,16 +45,16 @@ Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W) {
 
 // Y = p_m(C) X with the scaled Chebyshev recurrence of Zhou & Saad (2007, Alg. 3.2):
 // damps [a, b], grows (λ − c)/e outside it; a0 > b (the top of the spectrum) scales.
-Eigen::MatrixXd chebyshev_filter(const DistMatrix& C, Eigen::MatrixXd X, int degree, double a, double b, double a0,
-                                 int& products) {
+Eigen::MatrixXd chebyshev_filter(const SymmetricOperator& op, Eigen::MatrixXd X, int degree, double a, double b,
+                                 double a0, int& products) {
     const double e = (b - a) / 2, c = (b + a) / 2;
     double sigma = e / (a0 - c);
     const double tau = 2 / sigma;
-    Eigen::MatrixXd Y = (multiply_block(C, X) - c * X) * (sigma / e);
+    Eigen::MatrixXd Y = (op(X) - c * X) * (sigma / e);
     ++products;
     for (int i = 2; i <= degree; ++i) {
         const double sigma_new = 1 / (tau - sigma);
-        Eigen::MatrixXd Y_new = (multiply_block(C, Y) - c * Y) * (2 * sigma_new / e) - (sigma * sigma_new) * X;
+        Eigen::MatrixXd Y_new = (op(Y) - c * Y) * (2 * sigma_new / e) - (sigma * sigma_new) * X;
         ++products;
         X = std::move(Y);
         Y = std::move(Y_new);
@@ -86,15 +86,15 @@ Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X) {
     return Y;
 }
 
-double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed) {
-    const Index n = C.rows();
+namespace {
+double lowest_bound(const SymmetricOperator& op, Index n, int steps, Seed seed) {
     steps = static_cast<int>(std::min<Index>(steps, n));
     Eigen::MatrixXd V(n, steps + 1);
     V.col(0) = random_block(n, 1, seed ^ 0x5bd1e995ULL).col(0).normalized();
     Eigen::VectorXd alpha(steps), beta(steps);
     int done = 0;
     for (int j = 0; j < steps; ++j) {
-        Eigen::VectorXd w = multiply(C, V.col(j));
+        Eigen::VectorXd w = op(V.col(j));
         alpha(j) = w.dot(V.col(j));
         // Full reorthogonalization (twice): steps is small, and it keeps T honest.
         for (int pass = 0; pass < 2; ++pass) w -= V.leftCols(j + 1) * (V.leftCols(j + 1).transpose() * w);
@@ -116,14 +116,25 @@ double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed) {
     const double residual = std::abs(beta(done - 1) * tridiagonal.eigenvectors()(done - 1, 0));
     return theta_min - residual - 0.01 * (theta_max - theta_min);
 }
+}  // namespace
+
+double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed) {
+    return lowest_bound([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(), steps, seed);
+}
 
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const Eigen::MatrixXd* warm_start) {
     if (options.method == EigMethod::direct) return top_eigenpairs_direct(C, options);
-    const Index n = C.rows();
-    const int K = options.num_eigenpairs;
-    const mpi::Comm comm = C.grid().borrow_comm();
-    mpi::run_local_phase(comm, "eig", [&] {
+    mpi::run_local_phase(C.grid().borrow_comm(), "eig", [&] {
         if (C.rows() != C.cols()) throw InputError("eigensolver: the matrix is not square");
+    });
+    return top_eigenpairs([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(),
+                          C.grid().borrow_comm(), options, warm_start);
+}
+
+EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
+                         const Eigen::MatrixXd* warm_start) {
+    const int K = options.num_eigenpairs;
+    mpi::run_local_phase(comm, "eig", [&] {
         if (K < 1 || K >= n) throw InputError("eigensolver: need 1 <= K < N, got K = " + std::to_string(K));
         if (options.chebyshev_degree < 1) throw InputError("eigensolver: Chebyshev degree must be at least 1");
         if (warm_start && warm_start->rows() != n) throw InputError("eigensolver: warm start has the wrong height");
@@ -138,12 +149,11 @@ EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const E
         X.leftCols(k) = warm_start->leftCols(k);
     }
     X = orthonormalize(X);
-    Eigen::MatrixXd W = multiply_block(C, X);
+    Eigen::MatrixXd W = op(X);
     result.block_products = 1;
     Eigen::VectorXd theta = rayleigh_ritz(X, W);
-    result.lower_bound = std::isfinite(options.lower_bound)
-                             ? options.lower_bound
-                             : lowest_eigenvalue_bound(C, options.lanczos_steps, options.seed);
+    result.lower_bound = std::isfinite(options.lower_bound) ? options.lower_bound
+                                                            : lowest_bound(op, n, options.lanczos_steps, options.seed);
 
     auto residual_norms = [&] {
         return ((W - X * theta.asDiagonal()).colwise().norm()).transpose().eval();
@@ -162,9 +172,9 @@ EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const E
             // Degenerate block (e.g. all Ritz values equal): one plain product instead.
             X = orthonormalize(W);
         } else {
-            X = orthonormalize(chebyshev_filter(C, X, options.chebyshev_degree, a, b, theta(0), result.block_products));
+            X = orthonormalize(chebyshev_filter(op, X, options.chebyshev_degree, a, b, theta(0), result.block_products));
         }
-        W = multiply_block(C, X);
+        W = op(X);
         ++result.block_products;
         theta = rayleigh_ritz(X, W);
         residuals = residual_norms();

@@ -135,6 +135,25 @@ double asymmetry(const DistMatrix& A, std::uint64_t seed) {
     return denominator > 0 ? difference.lpNorm<Eigen::Infinity>() / denominator : 0.0;
 }
 
+Eigen::VectorXd diagonal(const DistMatrix& A) {
+    JSMF_REQUIRE(A.rows() == A.cols(), "diagonal needs a square matrix");
+    Eigen::VectorXd d = Eigen::VectorXd::Zero(A.rows());
+    for (Index jl = 0; jl < A.local_cols(); ++jl) {
+        const Index j = A.global_col(jl);
+        if (A.owner_row(j) == A.grid().my_row()) d(j) = A.local()(A.local_row(j), jl);
+    }
+    reduce(A, d);  // each entry has exactly one owner
+    return d;
+}
+
+void set_diagonal(DistMatrix& A, const Eigen::VectorXd& d) {
+    JSMF_REQUIRE(A.rows() == A.cols() && d.size() == A.rows(), "set_diagonal: size mismatch");
+    for (Index jl = 0; jl < A.local_cols(); ++jl) {
+        const Index j = A.global_col(jl);
+        if (A.owner_row(j) == A.grid().my_row()) A.local()(A.local_row(j), jl) = d(j);
+    }
+}
+
 void scale(DistMatrix& A, double alpha) { A.local() *= alpha; }
 
 }  // namespace jsmf::dist

@@ -4,10 +4,12 @@
 
 #include <Eigen/Core>
 
+#include <functional>
 #include <limits>
 
 #include "jsmf/core/types.hpp"
 #include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::dist {
 
@@ -54,6 +56,15 @@ struct EigResult {
 /// options.method == direct this calls top_eigenpairs_direct (and ignores warm_start).
 /// Per-rank memory: local(C) + about 5·N·p doubles. Communication per product: N·p doubles.
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options,
+                         const Eigen::MatrixXd* warm_start = nullptr);
+
+/// A symmetric operator X ↦ A X on replicated n × p blocks. Collective: every rank calls
+/// it with the same X and gets the same result.
+using SymmetricOperator = std::function<Eigen::MatrixXd(const Eigen::MatrixXd&)>;
+
+/// Collective (through `op`, and on `comm` for the argument checks). The same method as
+/// above on an operator of dimension n: e.g. G Gᵀ for an off-diagonal block G of C (DC).
+EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
                          const Eigen::MatrixXd* warm_start = nullptr);
 
 /// Collective on C.grid(). The same K largest algebraic eigenpairs by ScaLAPACK's direct

@@ -24,6 +24,10 @@ Eigen::VectorXd multiply_transposed(const DistMatrix& A, const Eigen::VectorXd& 
 /// ‖A x − Aᵀ x‖∞ / ‖|A| |x|‖∞ for a seeded random x in [−1, 1]^n. Zero for symmetric A;
 /// a nonzero asymmetry is detected with probability one.
 double asymmetry(const DistMatrix& A, std::uint64_t seed = 12345);
+/// Collective on A.grid(). diag(A) as a replicated vector (square A).
+Eigen::VectorXd diagonal(const DistMatrix& A);
+/// Local. Sets A_ii = d_i on the ranks that own them (square A, replicated d).
+void set_diagonal(DistMatrix& A, const Eigen::VectorXd& d);
 /// Local. A *= alpha.
 void scale(DistMatrix& A, double alpha);
 

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// Rectification by diagonal completion (DC): the authors' method, as specified in issue 3.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <functional>
+
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/dist/eig.hpp"
+
+namespace jsmf::rectify {
+
+struct DcOptions {
+    int num_topics = 0;       ///< K; required, and each half must exceed it: 2K < N
+    int permutations = 30;    ///< T
+    Seed seed = 1;            ///< the permutations
+    dist::EigOptions eig;     ///< for the top-K left singular vectors of each G
+};
+
+struct DcResult {
+    Eigen::VectorXd old_diagonal;   ///< diag(C) before
+    Eigen::VectorXd new_diagonal;   ///< the median completion (negative medians clipped to 0)
+    int permutations = 0;
+    int eig_products = 0;           ///< operator applications over all halves
+    int clipped = 0;                ///< medians that were negative
+};
+
+/// Called on every rank after each permutation (the app prints progress from rank 0).
+using DcProgress = std::function<void(int done, int total)>;
+
+/// Diagonal completion, in place on C. For T seeded random permutations, split the
+/// permuted indices into halves; for each half H (the other O) with diagonal block
+/// F = C[H, H] and off-diagonal block G = C[H, O], let U = the top-K left singular
+/// vectors of G (eigenvectors of G Gᵀ), P = Uᵀ(F − diag F), and complete
+///   d_j = (u_j · P_j) / (1 − u_j · u_j)   (u_j row j of U, P_j column j of P),
+/// which holds exactly when the columns of F lie in span(U), as for a rank-K C. Then
+/// diag(C) ← the element-wise median of the T completions (clipped at 0: C_ii is a
+/// probability), and C ← C / ΣC.
+/// Collective on C.grid(). G Gᵀ is applied as two masked block products with C, so no
+/// submatrix is formed. Per-rank memory: local(C) + N·T doubles + the eigensolver's.
+DcResult diagonal_completion(dist::DistMatrix& C, const DcOptions& options, const DcProgress& progress = {});
+
+}  // namespace jsmf::rectify

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// DC restores the diagonal of a planted low-rank matrix whose diagonal was corrupted.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <random>
+
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/rectify/dc.hpp"
+#include "test_support.hpp"
+
+namespace jsmf::rectify {
+namespace {
+
+// C = B A Bᵀ with B (N×K) column-stochastic and positive, A (K×K) positive definite with
+// positive entries summing to 1: a joint-stochastic rank-K matrix, as the model says.
+Eigen::MatrixXd planted(int N, int K, std::uint64_t seed) {
+    std::mt19937_64 engine(seed);
+    std::uniform_real_distribution<double> uniform(0.1, 1.0);
+    Eigen::MatrixXd B(N, K);
+    for (int k = 0; k < K; ++k) {
+        for (int i = 0; i < N; ++i) B(i, k) = uniform(engine);
+        B.col(k) /= B.col(k).sum();
+    }
+    Eigen::MatrixXd R(K, K);
+    for (int k = 0; k < K; ++k)
+        for (int l = 0; l < K; ++l) R(k, l) = uniform(engine);
+    Eigen::MatrixXd A = R * R.transpose() + K * Eigen::MatrixXd::Identity(K, K);
+    A /= A.sum();
+    return B * A * B.transpose();
+}
+
+void fill(dist::DistMatrix& C, const Eigen::MatrixXd& M) {
+    for (Index jl = 0; jl < C.local_cols(); ++jl)
+        for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = M(C.global_row(il), C.global_col(jl));
+}
+
+TEST(Dc, RestoresTheDiagonalOfAPlantedLowRankMatrix) {
+    const auto world = mpi::Comm::world();
+    const int N = 60, K = 4;
+    const Eigen::MatrixXd truth = planted(N, K, 17);
+    // The eigensolver stops at residual tol·σ₁² of G Gᵀ, so the K-th singular vector (and
+    // with it each completion) is accurate to about tol·(σ₁/σ_K)². Bound the error by 10x
+    // that, with the conditioning taken from the planted matrix itself (here ~5e3).
+    const double tol = 1e-12;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spectrum(truth);
+    const double kappa = std::pow(spectrum.eigenvalues()(N - 1) / spectrum.eigenvalues()(N - K), 2);
+    const double bound = 10 * tol * kappa;
+    ASSERT_LT(bound, 1e-6) << "the planted matrix is too ill-conditioned for a meaningful test";
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        for (const double corruption : {0.0, 3.0}) {  // diagonal zeroed, or inflated 3x
+            Eigen::MatrixXd corrupted = truth;
+            corrupted.diagonal() *= corruption;
+            dist::DistMatrix C(dist::Grid::create(world, pr, pc), N, N, 7);
+            fill(C, corrupted);
+            DcOptions options;
+            options.num_topics = K;
+            options.permutations = 5;
+            options.eig.tolerance = tol;
+            const DcResult result = diagonal_completion(C, options);
+            const std::string what = std::to_string(pr) + "x" + std::to_string(pc) + " corruption " + std::to_string(corruption);
+            // Exact rank K: every completion is exact up to the eigensolver's accuracy.
+            EXPECT_LE((result.new_diagonal - truth.diagonal()).cwiseAbs().maxCoeff(), bound * truth.diagonal().maxCoeff())
+                << what;
+            EXPECT_EQ(result.clipped, 0) << what;
+            // The restored C sums to 1 already, so normalizing leaves it equal to the truth.
+            EXPECT_LE((dist::gather_all(C) - truth).cwiseAbs().maxCoeff(), bound * truth.maxCoeff()) << what;
+            // And the corruption really was large: far beyond the bound.
+            EXPECT_GT((result.old_diagonal - truth.diagonal()).cwiseAbs().maxCoeff(), 1e3 * bound * truth.diagonal().maxCoeff());
+            EXPECT_NEAR(dist::sum(C), 1.0, 1e-12) << what;
+        }
+    }
+}
+
+TEST(Dc, TooManyTopicsFailOnEveryRank) {
+    const auto world = mpi::Comm::world();
+    dist::DistMatrix C(dist::Grid::most_square(world), 10, 10, 4);
+    DcOptions options;
+    options.num_topics = 5;  // halves of 5 cannot hold 5 singular vectors plus a completion
+    test::expect_stage_failed(world, [&] { diagonal_completion(C, options); }, {"2K < N"});
+}
+
+}  // namespace
+}  // namespace jsmf::rectify
