@@ -52,6 +52,9 @@ struct RectifyCommand {
     std::string eigensolver = "subspace";
     int permutations = 30;
     Seed seed = 1;
+    std::string checkpoint;
+    int checkpoint_every = 10;
+    std::string resume;
 };
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.

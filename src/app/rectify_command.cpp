@@ -41,6 +41,9 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
                     "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
         ->check(CLI::IsMember({"subspace", "direct"}))
         ->capture_default_str();
+    sub->add_option("--checkpoint", c.checkpoint, "AP: write a resumable checkpoint to this file (atomically)");
+    sub->add_option("--checkpoint-every", c.checkpoint_every, "AP: iterations between checkpoints")->capture_default_str();
+    sub->add_option("--resume", c.resume, "AP: continue from this checkpoint (same --topics; C is read from it)");
     sub->add_option("--progress-seconds", c.progress_seconds, "At most one progress line per this many seconds")
         ->capture_default_str();
     return sub;
@@ -59,9 +62,42 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     io::check_output_path(world, c.out);
     if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
+    if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
+    mpi::run_local_phase(world, "setup", [&] {
+        if ((!c.checkpoint.empty() || !c.resume.empty()) && c.method != "ap")
+            throw InputError("--checkpoint and --resume apply to --method ap");
+        if (c.checkpoint_every < 1) throw InputError("--checkpoint-every must be at least 1");
+    });
     Stopwatch clock;
     io::CoocFileInfo info;
-    dist::DistMatrix C = io::read_cooc_file(c.in, grid, c.block_size, info);
+    // On --resume, C (un-normalized, mid-run) comes from the checkpoint instead of --in.
+    dist::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
+    rectify::ApState resume_state;
+    if (!c.resume.empty()) {
+        io::RectificationRecord saved;
+        io::CheckpointRecord checkpoint;
+        io::read_checkpoint(world, c.resume, saved, checkpoint);
+        mpi::check_on_root(world, "rectify", [&] {
+            if (saved.num_topics != c.topics)
+                throw InputError(c.resume, "the checkpoint has K = " + std::to_string(saved.num_topics) +
+                                               ", not --topics " + std::to_string(c.topics));
+        });
+        resume_state.iterations_done = checkpoint.iterations_done;
+        resume_state.lower_bound = checkpoint.lower_bound;
+        resume_state.vectors = checkpoint.vectors;
+        for (std::size_t k = 0; k < saved.change.size(); ++k) {
+            rectify::ApIteration it;
+            it.change = saved.change[k];
+            it.clipped_mass = saved.clipped_mass[k];
+            it.sum = saved.sum[k];
+            it.eig_residual = saved.eig_residual[k];
+            it.seconds = saved.seconds[k];
+            it.eig_iterations = static_cast<int>(saved.eig_iterations[k]);
+            it.eig_products = static_cast<int>(saved.eig_products[k]);
+            resume_state.trace.push_back(it);
+        }
+        log::info("rectify: resuming from {} after {} iterations", c.resume, resume_state.iterations_done);
+    }
     times.add("read", clock.seconds());
     const Index N = C.rows();
     mpi::check_on_root(world, "rectify", [&] {
@@ -84,31 +120,48 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
         Stopwatch since_print;
         bool printed = false;
-        auto progress = [&](const rectify::ApState& state, const dist::DistMatrix&) {
+        auto trace_record = [&](const rectify::ApState& state) {
+            io::RectificationRecord r = record;
+            r.iterations = state.iterations_done;
+            for (const auto& it : state.trace) {
+                r.change.push_back(it.change);
+                r.clipped_mass.push_back(it.clipped_mass);
+                r.sum.push_back(it.sum);
+                r.eig_residual.push_back(it.eig_residual);
+                r.seconds.push_back(it.seconds);
+                r.eig_iterations.push_back(it.eig_iterations);
+                r.eig_products.push_back(it.eig_products);
+            }
+            return r;
+        };
+        auto progress = [&](const rectify::ApState& state, const dist::DistMatrix& current) {
             const int done = state.iterations_done;
+            if (!c.checkpoint.empty() && done % c.checkpoint_every == 0 && done < c.iterations) {
+                // Collective: every rank reaches the same iteration count together.
+                Stopwatch write_clock;
+                io::CheckpointRecord checkpoint{done, state.lower_bound, state.vectors};
+                const io::RectificationRecord so_far = trace_record(state);
+                io::write_cooc_file(c.checkpoint, current, info, io::Provenance{command_line, io::now_iso8601(),
+                                    world.size(), std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()), {}},
+                                    StageTimes{}, 0, &so_far, &checkpoint);
+                log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
+                          write_clock.seconds());
+            }
             const bool last = done == c.iterations;
             if (printed && !last && since_print.seconds() < c.progress_seconds) return;
             printed = true;
             since_print.restart();
             const auto& it = state.trace.back();
-            const double per_iteration = clock.seconds() / done;
+            const double per_iteration = clock.seconds() / std::max(1, done - resume_state.iterations_done);
             log::info("rectify: iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
                       "residual {:.1e})  {:.2f} s/it  ETA {:.0f} s",
                       done, c.iterations, it.change, it.clipped_mass, it.eig_iterations, it.eig_products,
-                      it.eig_residual, per_iteration, per_iteration * (c.iterations - done));
+                      it.eig_residual, per_iteration, per_iteration * std::max(0, c.iterations - done));
         };
-        const rectify::ApResult result = rectify::alternating_projection(C, options, progress);
-        record.iterations = result.state.iterations_done;
+        const rectify::ApResult result = rectify::alternating_projection(
+            C, options, progress, c.resume.empty() ? nullptr : &resume_state);
+        record = trace_record(result.state);
         record.converged = result.converged;
-        for (const auto& it : result.state.trace) {
-            record.change.push_back(it.change);
-            record.clipped_mass.push_back(it.clipped_mass);
-            record.sum.push_back(it.sum);
-            record.eig_residual.push_back(it.eig_residual);
-            record.seconds.push_back(it.seconds);
-            record.eig_iterations.push_back(it.eig_iterations);
-            record.eig_products.push_back(it.eig_products);
-        }
     }
     if (c.method == "dc") {
         rectify::DcOptions options;

@@ -59,7 +59,7 @@ void check_output_path(const mpi::Comm& comm, const std::string& path) {
 
 void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression,
-                     const RectificationRecord* rectification) {
+                     const RectificationRecord* rectification, const CheckpointRecord* checkpoint) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const std::string partial = path + ".partial";
     // 1. C, collectively. HDF5 calls here are collective: a failure is the same on
@@ -112,6 +112,14 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
                     h5::write_doubles(group, name, values->data(), {n});
                 h5::write_int64s(group, "eig_iterations", r.eig_iterations.data(), {n});
                 h5::write_int64s(group, "eig_products", r.eig_products.data(), {n});
+            }
+            if (checkpoint) {
+                h5::Handle group = h5::create_group(file, "checkpoint", partial);
+                h5::write_attribute(group, "iterations_done", std::int64_t{checkpoint->iterations_done});
+                h5::write_attribute(group, "lower_bound", checkpoint->lower_bound);
+                const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> U = checkpoint->vectors;
+                h5::write_doubles(group, "vectors", U.data(),
+                                  {static_cast<hsize_t>(U.rows()), static_cast<hsize_t>(U.cols())});
             }
             h5::Handle timings = h5::create_group(file, "timings", partial);
             for (const auto& [stage, seconds] : times.entries()) h5::write_attribute(timings, stage, seconds);
@@ -187,6 +195,63 @@ dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<c
     }
     mpi::agree_or_throw(comm, "read", error, code);
     return C;
+}
+
+void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& r, CheckpointRecord& c) {
+    std::int64_t sizes[5] = {0, 0, 0, 0, 0};  // iterations_done, trace length, U rows, U cols, topics
+    std::vector<double> doubles;               // lower_bound, then the trace columns, then U
+    std::vector<std::int64_t> ints;            // eig_iterations, eig_products
+    mpi::check_on_root(comm, "read", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        if (!h5::exists(file, "checkpoint") || !h5::exists(file, "rectification"))
+            throw InputError(path, "not a jsmf checkpoint (no /checkpoint or /rectification)");
+        h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
+        h5::Handle trace(h5::check(H5Gopen2(file, "rectification", H5P_DEFAULT), path, "no /rectification"), H5Gclose);
+        r.method = h5::read_string_attribute(trace, "method");
+        sizes[0] = h5::read_int_attribute(group, "iterations_done");
+        sizes[4] = h5::read_int_attribute(trace, "topics");
+        doubles.push_back(h5::read_double_attribute(group, "lower_bound"));
+        const auto change = h5::read_doubles(trace, "change");
+        sizes[1] = static_cast<std::int64_t>(change.size());
+        for (const char* name : {"change", "clipped_mass", "sum", "eig_residual", "seconds"}) {
+            const auto column = h5::read_doubles(trace, name);
+            if (static_cast<std::int64_t>(column.size()) != sizes[1]) throw InputError(path, "inconsistent trace");
+            doubles.insert(doubles.end(), column.begin(), column.end());
+        }
+        for (const char* name : {"eig_iterations", "eig_products"}) {
+            const auto column = h5::read_int64s(trace, name);
+            if (static_cast<std::int64_t>(column.size()) != sizes[1]) throw InputError(path, "inconsistent trace");
+            ints.insert(ints.end(), column.begin(), column.end());
+        }
+        const auto dims = h5::dataset_dims(group, "vectors");
+        if (dims.size() != 2) throw InputError(path, "/checkpoint/vectors is not a matrix");
+        sizes[2] = static_cast<std::int64_t>(dims[0]);
+        sizes[3] = static_cast<std::int64_t>(dims[1]);
+        const auto U = h5::read_doubles(group, "vectors");
+        doubles.insert(doubles.end(), U.begin(), U.end());
+        if (sizes[1] != sizes[0]) throw InputError(path, "the trace length differs from iterations_done");
+    });
+    mpi::broadcast(comm, sizes, 5, 0);
+    mpi::broadcast(comm, r.method, 0);
+    doubles.resize(static_cast<std::size_t>(1 + 5 * sizes[1] + sizes[2] * sizes[3]));
+    ints.resize(static_cast<std::size_t>(2 * sizes[1]));
+    mpi::broadcast(comm, doubles.data(), doubles.size(), 0);
+    mpi::broadcast(comm, ints.data(), ints.size(), 0);
+    const std::size_t n = static_cast<std::size_t>(sizes[1]);
+    c.iterations_done = static_cast<int>(sizes[0]);
+    c.lower_bound = doubles[0];
+    auto column = [&](int k) { return std::vector<double>(doubles.begin() + 1 + k * n, doubles.begin() + 1 + (k + 1) * n); };
+    r.change = column(0);
+    r.clipped_mass = column(1);
+    r.sum = column(2);
+    r.eig_residual = column(3);
+    r.seconds = column(4);
+    r.eig_iterations.assign(ints.begin(), ints.begin() + static_cast<std::ptrdiff_t>(n));
+    r.eig_products.assign(ints.begin() + static_cast<std::ptrdiff_t>(n), ints.end());
+    r.num_topics = static_cast<int>(sizes[4]);
+    r.iterations = c.iterations_done;
+    c.vectors = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        doubles.data() + 1 + 5 * n, sizes[2], sizes[3]);
 }
 
 }  // namespace jsmf::io

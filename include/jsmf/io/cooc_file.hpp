@@ -23,6 +23,13 @@ struct RectificationRecord {
     std::vector<std::int64_t> eig_iterations, eig_products;
 };
 
+/// An AP checkpoint's resume state (with the C of the file and its /rectification trace).
+struct CheckpointRecord {
+    int iterations_done = 0;
+    double lower_bound = 0;      ///< the last λ_min estimate (NaN when none yet)
+    Eigen::MatrixXd vectors;     ///< N × K: the warm start of the next iteration
+};
+
 /// Everything a co-occurrence file holds besides C.
 struct CoocFileInfo {
     std::vector<std::string> vocab;
@@ -45,6 +52,9 @@ struct CoocFileInfo {
 ///   /rectification    (rectified files) attrs method, topics, iterations, converged;
 ///                     datasets change, clipped_mass, sum, eig_iterations,
 ///                     eig_products, eig_residual, seconds (one entry per iteration)
+///   /checkpoint       (checkpoints) attrs iterations_done, lower_bound; dataset
+///                     vectors (N×K): with the un-normalized C and the trace so far,
+///                     everything `jsmf rectify --resume` needs
 ///   /timings          attrs: seconds per stage
 ///
 /// Collective on C.grid(). C is written collectively with parallel HDF5; rank 0 then
@@ -53,7 +63,12 @@ struct CoocFileInfo {
 /// `compression`: deflate level of /cooc/C, 0 (none) to 9.
 void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression = 1,
-                     const RectificationRecord* rectification = nullptr);
+                     const RectificationRecord* rectification = nullptr, const CheckpointRecord* checkpoint = nullptr);
+
+/// Collective on `comm`. Reads /rectification and /checkpoint of a checkpoint file
+/// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one.
+void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& rectification,
+                     CheckpointRecord& checkpoint);
 
 /// Collective on `grid`. Reads /cooc/C into a new DistMatrix with the given block size,
 /// and the rest of the file into `info` (replicated). Throws StageFailed on a bad file.
