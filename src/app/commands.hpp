@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "jsmf/cooc/cooc.hpp"
+#include "jsmf/dist/grid.hpp"
+#include "jsmf/io/provenance.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/synth/synth.hpp"
 
@@ -59,6 +61,10 @@ struct RectifyCommand {
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.
 int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+/// Local. Provenance of a result made now by `world` on `grid`, with these options.
+io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const dist::Grid& grid,
+                               std::vector<std::pair<std::string, std::string>> options);
 
 /// Local: "RxC" (or empty for the most-square shape) checked against the rank count.
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols);

@@ -18,6 +18,17 @@ namespace jsmf::app {
 namespace {
 }  // namespace
 
+io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const dist::Grid& grid,
+                               std::vector<std::pair<std::string, std::string>> options) {
+    io::Provenance provenance;
+    provenance.command_line = command_line;
+    provenance.created = io::now_iso8601();
+    provenance.mpi_ranks = world.size();
+    provenance.grid = std::to_string(grid.rows()) + "x" + std::to_string(grid.cols());
+    provenance.options = std::move(options);
+    return provenance;
+}
+
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols) {
     if (shape.empty()) {
         dist::most_square_shape(num_ranks, rows, cols);
@@ -101,21 +112,16 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
 
     const auto& s = result.stats;
     clock.restart();
-    io::Provenance provenance;
-    provenance.command_line = command_line;
-    provenance.created = io::now_iso8601();
-    provenance.mpi_ranks = world.size();
-    provenance.grid = std::to_string(grid->rows()) + "x" + std::to_string(grid->cols());
     std::string corpus_list;
     for (const auto& path : c.corpus) corpus_list += (corpus_list.empty() ? "" : ";") + path;
-    provenance.options = {{"corpus", corpus_list},
+    const io::Provenance provenance = make_provenance(command_line, world, *grid, {{"corpus", corpus_list},
                           {"vocab_file", c.vocab},
                           {"min_tokens", std::to_string(options.min_tokens)},
                           {"min_distinct", std::to_string(options.min_distinct)},
                           {"block_size", std::to_string(options.block_size)},
                           {"buffer_bytes", std::to_string(options.buffer_bytes)},
                           {"exchange", c.exchange},
-                          {"compression", std::to_string(c.compression)}};
+                          {"compression", std::to_string(c.compression)}});
     io::CoocFileInfo info;
     info.vocab = vocab;
     info.stats = result.stats;

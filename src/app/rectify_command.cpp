@@ -141,8 +141,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                 Stopwatch write_clock;
                 io::CheckpointRecord checkpoint{done, state.lower_bound, state.vectors};
                 const io::RectificationRecord so_far = trace_record(state);
-                io::write_cooc_file(c.checkpoint, current, info, io::Provenance{command_line, io::now_iso8601(),
-                                    world.size(), std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()), {}},
+                io::write_cooc_file(c.checkpoint, current, info, make_provenance(command_line, world, *grid, {}),
                                     StageTimes{}, 0, &so_far, &checkpoint);
                 log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
                           write_clock.seconds());
@@ -162,6 +161,11 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
             C, options, progress, c.resume.empty() ? nullptr : &resume_state);
         record = trace_record(result.state);
         record.converged = result.converged;
+        const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),
+                                               [](const rectify::ApIteration& it) { return !it.eig_converged; });
+        if (unconverged > 0)
+            log::warn("rectify: the eigensolver stopped at its round limit in {} of {} iterations (see "
+                      "/rectification/eig_residual)", unconverged, result.state.trace.size());
     }
     if (c.method == "dc") {
         rectify::DcOptions options;
@@ -189,12 +193,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     info.stats.min = dist::min_entry(C);
     info.stats.asymmetry = dist::asymmetry(C);
     clock.restart();
-    io::Provenance provenance;
-    provenance.command_line = command_line;
-    provenance.created = io::now_iso8601();
-    provenance.mpi_ranks = world.size();
-    provenance.grid = std::to_string(grid->rows()) + "x" + std::to_string(grid->cols());
-    provenance.options = {{"input", c.in},
+    const io::Provenance provenance = make_provenance(command_line, world, *grid, {{"input", c.in},
                           {"topics", std::to_string(c.topics)},
                           {"method", c.method},
                           {"iterations", std::to_string(c.iterations)},
@@ -203,7 +202,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                           {"compression", std::to_string(c.compression)},
                           {"eigensolver", c.eigensolver},
                           {"permutations", std::to_string(c.permutations)},
-                          {"seed", std::to_string(c.seed)}};
+                          {"seed", std::to_string(c.seed)}});
     io::write_cooc_file(c.out, C, info, provenance, times, c.compression, &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));

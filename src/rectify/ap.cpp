@@ -101,6 +101,7 @@ ApResult alternating_projection(dist::DistMatrix& C, const ApOptions& options, c
         it.sum = totals[3];
         it.eig_iterations = top.iterations;
         it.eig_products = top.block_products;
+        it.eig_converged = top.converged;
         it.eig_residual = top.residuals.maxCoeff() / std::max(std::abs(top.values(0)), std::numeric_limits<double>::min());
         it.seconds = mpi::allreduce_max(comm, clock.seconds());  // replicated, as the trace must be
         result.state.trace.push_back(it);

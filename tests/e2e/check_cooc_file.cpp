@@ -4,6 +4,8 @@
 // Usage: check_cooc_file C.h5 DOCWORD VOCAB RANKS
 #include <hdf5.h>
 
+#include "h5_checks.hpp"
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -13,36 +15,9 @@
 #include "jsmf/corpus/vocab.hpp"
 
 namespace {
-int failures = 0, passes = 0;
-
-void check(bool ok, const std::string& what) {
-    if (ok) ++passes;
-    else {
-        ++failures;
-        std::fprintf(stderr, "FAIL: %s\n", what.c_str());
-    }
-}
-
-std::string string_attr(hid_t object, const char* name) {
-    if (H5Aexists(object, name) <= 0) return "<missing>";
-    const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
-    const hid_t type = H5Aget_type(attr);
-    std::string out(H5Tget_size(type), '\0');
-    H5Aread(attr, type, out.data());
-    H5Tclose(type);
-    H5Aclose(attr);
-    return out.substr(0, out.find('\0'));
-}
-
-std::int64_t int_attr(hid_t object, const char* name) {
-    if (H5Aexists(object, name) <= 0) return -1;
-    std::int64_t value = -1;
-    const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
-    H5Aread(attr, H5T_NATIVE_INT64, &value);
-    H5Aclose(attr);
-    return value;
-}
-
+using jsmf::test::int_attr;
+using jsmf::test::string_attr;
+jsmf::test::Checks check;
 template <class T>
 std::vector<T> read_all(hid_t file, const char* name, hid_t type, std::vector<hsize_t>& dims) {
     const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
@@ -146,6 +121,5 @@ int main(int argc, char** argv) {
     H5Dvlen_reclaim(type, space, H5P_DEFAULT, words.data());
     H5Tclose(type), H5Sclose(space), H5Dclose(set);
     H5Fclose(file);
-    std::printf("check_cooc_file: %d passed, %d failed\n", passes, failures);
-    return failures == 0 ? 0 : 1;
+    return check.finish("check_cooc_file");
 }

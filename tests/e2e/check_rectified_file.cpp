@@ -5,38 +5,17 @@
 // Usage: check_rectified_file FILE METHOD TOPICS ITERATIONS
 #include <hdf5.h>
 
+#include "h5_checks.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace {
-int failures = 0, passes = 0;
-void check(bool ok, const std::string& what) {
-    if (ok) ++passes;
-    else {
-        ++failures;
-        std::fprintf(stderr, "FAIL: %s\n", what.c_str());
-    }
-}
-std::string string_attr(hid_t object, const char* name) {
-    if (H5Aexists(object, name) <= 0) return "<missing>";
-    const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
-    const hid_t type = H5Aget_type(attr);
-    std::string out(H5Tget_size(type), '\0');
-    H5Aread(attr, type, out.data());
-    H5Tclose(type);
-    H5Aclose(attr);
-    return out.substr(0, out.find('\0'));
-}
-std::int64_t int_attr(hid_t object, const char* name) {
-    std::int64_t value = -1;
-    if (H5Aexists(object, name) <= 0) return value;
-    const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
-    H5Aread(attr, H5T_NATIVE_INT64, &value);
-    H5Aclose(attr);
-    return value;
-}
+using jsmf::test::int_attr;
+using jsmf::test::string_attr;
+jsmf::test::Checks check;
 hssize_t points(hid_t file, const char* name) {
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return -1;
     const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
@@ -98,6 +77,5 @@ int main(int argc, char** argv) {
         check(top >= 0.99 * all, "rank-K part carries >= 99% of ||C||_F^2 (" + std::to_string(top / all) + ")");
         check(lambda(0) >= -1e-3 * lambda(lambda.size() - 1), "no significant negative eigenvalue");
     }
-    std::printf("check_rectified_file: %d passed, %d failed\n", passes, failures);
-    return failures == 0 ? 0 : 1;
+    return check.finish("check_rectified_file");
 }

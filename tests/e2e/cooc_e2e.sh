@@ -5,14 +5,7 @@
 # Usage: cooc_e2e.sh JSMF CHECK_COOC_FILE MPIEXEC
 set -u
 jsmf=$1 checker=$2 mpiexec=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok()   { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-run()  { local np=$1; shift; timeout 90 "$mpiexec" -np "$np" --oversubscribe "$jsmf" "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # 1. A synthetic corpus, its C at 2 ranks, checked against a one-process reference.
 if "$jsmf" synth --dir "$work" --name e2e --docs 1500 --words 200 --topics 4 --gzip --seed 3 2>"$work/synth.err"; then
@@ -82,5 +75,4 @@ run 2 cooc --corpus "$corpus" >/dev/null 2>"$work/err"
 rc=$?
 [[ $rc -ne 0 && $(grep -c -- '--vocab is required' "$work/err") -eq 1 ]] && ok "missing flag" || fail "missing flag: rc=$rc"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -5,21 +5,15 @@
 # Usage: rectify_e2e.sh JSMF CHECK_RECTIFIED_FILE MPIEXEC
 set -u
 jsmf=$1 checker=$2 mpiexec=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok()   { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-run()  { local np=$1; shift; timeout 120 "$mpiexec" -np "$np" --oversubscribe "$jsmf" -q "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
 
 "$jsmf" -q synth --dir "$work" --name r --docs 1200 --words 150 --topics 5 --seed 4 || fail synth
-run 2 cooc --corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt" --out "$work/C.h5" >/dev/null || fail cooc
+run_quiet 2 cooc --corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt" --out "$work/C.h5" >/dev/null || fail cooc
 
 for method in ap dc none; do
   iterations=$([[ $method == ap ]] && echo 8 || ([[ $method == dc ]] && echo 4 || echo 0))
-  if run 2 rectify --in "$work/C.h5" --out "$work/$method.h5" --topics 5 --method "$method" \
+  if run_quiet 2 rectify --in "$work/C.h5" --out "$work/$method.h5" --topics 5 --method "$method" \
        --iterations 8 --permutations 4 >/dev/null 2>"$work/err"; then
     ok "rectify --method $method"
     "$checker" "$work/$method.h5" "$method" 5 "$iterations" && ok "$method file" || fail "$method file"
@@ -30,11 +24,11 @@ done
 
 # Checkpoint after iteration 4 of 8, then resume: the same C, bit for bit, at 1 and 3 ranks.
 for np in 1 3; do
-  run "$np" rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 --iterations 8 >/dev/null 2>&1
-  run "$np" rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 --iterations 8 \
+  run_quiet "$np" rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 --iterations 8 >/dev/null 2>&1
+  run_quiet "$np" rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 --iterations 8 \
       --checkpoint "$work/ck.h5" --checkpoint-every 4 >/dev/null 2>&1
   [[ -s $work/ck.h5 && ! -e $work/ck.h5.partial ]] && ok "np=$np checkpoint written" || fail "np=$np no checkpoint"
-  run "$np" rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 8 \
+  run_quiet "$np" rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 8 \
       --resume "$work/ck.h5" >/dev/null 2>&1 || fail "np=$np resume failed"
   if h5diff "$work/straight.h5" "$work/resumed.h5" /cooc/C /cooc/C >/dev/null &&
      h5diff "$work/straight.h5" "$work/resumed.h5" /rectification/change /rectification/change >/dev/null; then
@@ -47,7 +41,7 @@ done
 expect_error() {  # np fragment args...
   local np=$1 fragment=$2; shift 2
   rm -f "$work/bad.h5"
-  run "$np" rectify "$@" --out "$work/bad.h5" >/dev/null 2>"$work/err"
+  run_quiet "$np" rectify "$@" --out "$work/bad.h5" >/dev/null 2>"$work/err"
   local rc=$? messages
   messages=$(grep -c '^jsmf: error:' "$work/err")
   if [[ $rc -eq 2 && $messages -eq 1 && ! -e $work/bad.h5 ]] && grep -qF -- "$fragment" "$work/err"; then
@@ -64,5 +58,4 @@ done
 expect_error 2 "2K < N" --in "$work/C.h5" --topics 80 --method dc
 expect_error 2 "not a jsmf checkpoint" --in "$work/C.h5" --topics 5 --resume "$work/C.h5"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

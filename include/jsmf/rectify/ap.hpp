@@ -31,6 +31,7 @@ struct ApIteration {
     int eig_iterations = 0;
     int eig_products = 0;
     double eig_residual = 0;     ///< max_k ‖C u_k − θ_k u_k‖ / |θ_1|
+    bool eig_converged = true;   ///< the eigensolver met its tolerance
     double seconds = 0;
 };
 

@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: MIT
+# Shared by the e2e scripts (sourced): environment, a scratch folder, counted checks.
+# Expects $mpiexec and $jsmf to be set by the caller.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok()   { passed=$((passed + 1)); echo "ok: $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+# run NP ARGS...: jsmf under mpirun, bounded in time so that a hang is a failure.
+run()  { local np=$1; shift; timeout 120 "$mpiexec" -np "$np" --oversubscribe "$jsmf" "$@"; }
+# finish: the closing line CTest and CI read, and the exit code.
+finish() { echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; }
