@@ -135,6 +135,26 @@ double asymmetry(const DistMatrix& A, std::uint64_t seed) {
     return denominator > 0 ? difference.lpNorm<Eigen::Infinity>() / denominator : 0.0;
 }
 
+Eigen::VectorXd row_squared_norms(const DistMatrix& A) {
+    Eigen::VectorXd local_sums = Eigen::VectorXd::Zero(A.local_rows());
+    for (Index jl = 0; jl < A.local_cols(); ++jl) local_sums += A.local().col(jl).cwiseAbs2();
+    Eigen::VectorXd out = Eigen::VectorXd::Zero(A.rows());
+    for (Index il = 0; il < A.local_rows(); ++il) out(A.global_row(il)) = local_sums(il);
+    reduce(A, out);  // each row's pieces come from the ranks of one process row
+    return out;
+}
+
+Eigen::VectorXd row(const DistMatrix& A, Index i) {
+    JSMF_REQUIRE(i >= 0 && i < A.rows(), "row: index out of range");
+    Eigen::VectorXd out = Eigen::VectorXd::Zero(A.cols());
+    if (A.owner_row(i) == A.grid().my_row()) {
+        const Index il = A.local_row(i);
+        for (Index jl = 0; jl < A.local_cols(); ++jl) out(A.global_col(jl)) = A.local()(il, jl);
+    }
+    reduce(A, out);  // each entry has exactly one owner
+    return out;
+}
+
 Eigen::VectorXd diagonal(const DistMatrix& A) {
     JSMF_REQUIRE(A.rows() == A.cols(), "diagonal needs a square matrix");
     Eigen::VectorXd d = Eigen::VectorXd::Zero(A.rows());

@@ -24,6 +24,10 @@ Eigen::VectorXd multiply_transposed(const DistMatrix& A, const Eigen::VectorXd& 
 /// ‖A x − Aᵀ x‖∞ / ‖|A| |x|‖∞ for a seeded random x in [−1, 1]^n. Zero for symmetric A;
 /// a nonzero asymmetry is detected with probability one.
 double asymmetry(const DistMatrix& A, std::uint64_t seed = 12345);
+/// Collective on A.grid(). Σ_j A_ij² per row, replicated. Memory: rows doubles.
+Eigen::VectorXd row_squared_norms(const DistMatrix& A);
+/// Collective on A.grid(). Row i of A as a replicated vector. Memory: cols doubles.
+Eigen::VectorXd row(const DistMatrix& A, Index i);
 /// Collective on A.grid(). diag(A) as a replicated vector (square A).
 Eigen::VectorXd diagonal(const DistMatrix& A);
 /// Local. Sets A_ii = d_i on the ranks that own them (square A, replicated d).

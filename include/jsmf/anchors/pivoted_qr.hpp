@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Step 2: anchor words by sparse implicit column-pivoted QR (practical-jsmf Alg. 2).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+#include "jsmf/dist/dist_matrix.hpp"
+
+namespace jsmf::anchors {
+
+struct AnchorResult {
+    std::vector<Index> anchors;  ///< S = (s_1, ..., s_K), word ids in the order chosen
+    Eigen::VectorXd diag_r;      ///< r_k = ‖residual of p_{s_k}‖ when chosen (Alg. 2 line 5)
+    Index zero_rows = 0;         ///< words whose row of C sums to 0 (never anchors)
+};
+
+/// Alg. 2 of practical-jsmf on P = C̄ᵀ, C̄ = diag(C1)⁻¹ C the row-normalized C, without
+/// forming C̄ or modifying C: u_i = ‖C̄_i‖² = ‖C_i‖²/p_i² (p = C1); then K times
+/// { n = argmax u (the root decides and broadcasts); q_k = (p_n − Σ_l ⟨q_l, p_n⟩ q_l)/r_k
+/// with p_n = C_n/p_n and r_k = √u_n; u ← u − (q_kᵀP)∘(q_kᵀP), where q_kᵀP = (1/p)∘(C q_k) }.
+/// Words with p_i = 0 never occurred in a used document: their rows of C̄ are taken as 0
+/// (counted in zero_rows), so they are never chosen.
+/// Collective on C.grid(). Per-rank memory: local(C) + K·N doubles (the q's, replicated).
+/// Communication: per step one row broadcast (N doubles) and one matrix-vector product.
+AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
+
+}  // namespace jsmf::anchors

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Anchor words by sparse implicit column-pivoted QR (practical-jsmf Alg. 2).
+#include "jsmf/anchors/pivoted_qr.hpp"
+
+#include <cmath>
+
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::anchors {
+
+AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    const Index N = C.rows();
+    mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(row_sums.size())}, "find_anchors");
+    mpi::run_local_phase(comm, "anchors", [&] {
+        if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
+        if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
+        if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N));
+    });
+    AnchorResult result;
+    // 1/p_i, with 0 for words that never occur (their rows of C̄ are taken as zero).
+    Eigen::VectorXd inverse_p(N);
+    for (Index i = 0; i < N; ++i) {
+        inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
+        result.zero_rows += row_sums(i) > 0 ? 0 : 1;
+    }
+    Eigen::VectorXd u = dist::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());   // line 2
+    Eigen::MatrixXd Q(N, K);
+    std::vector<bool> chosen(static_cast<std::size_t>(N), false);
+    result.diag_r.resize(K);
+    for (int k = 0; k < K; ++k) {
+        Index n = -1;
+        if (comm.is_root()) {                                                              // line 4
+            double best = -1;
+            for (Index i = 0; i < N; ++i) {
+                if (!chosen[static_cast<std::size_t>(i)] && u(i) > best) {
+                    best = u(i);
+                    n = i;
+                }
+            }
+        }
+        mpi::broadcast(comm, n, 0);  // the root decides, every rank follows
+        chosen[static_cast<std::size_t>(n)] = true;
+        result.anchors.push_back(n);
+        const double r = std::sqrt(std::max(u(n), 0.0));                                   // line 5
+        result.diag_r(k) = r;
+        const Eigen::VectorXd p_n = dist::row(C, n) * inverse_p(n);                        // column n of P = C̄ᵀ
+        Eigen::VectorXd q = p_n;
+        for (int l = 0; l < k; ++l) q -= Q.col(l).dot(p_n) * Q.col(l);                     // line 6
+        q /= r > 0 ? r : 1.0;
+        Q.col(k) = q;
+        const Eigen::VectorXd qP = dist::multiply(C, q).cwiseProduct(inverse_p);          // q_kᵀP = (C̄ q_k)ᵀ
+        u -= qP.cwiseAbs2();                                                               // line 7
+    }
+    return result;
+}
+
+}  // namespace jsmf::anchors
