@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Steps 3–4: topics B by simplex-constrained least squares and Bayes' rule, and A (Alg. 4).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/recover/scls.hpp"
+
+namespace jsmf::recover {
+
+enum class Solver { active_set, expgrad, admm };
+
+struct RecoverOptions {
+    Solver solver = Solver::active_set;   ///< the authors' default, and jsmf's
+    SclsOptions scls;
+};
+
+struct TopicModel {
+    Eigen::MatrixXd B;          ///< N × K, column k = p(word | topic k)
+    Eigen::MatrixXd B_breve;    ///< K × N, column i = p(topic | word i) (the SCLS solutions)
+    Eigen::MatrixXd A;          ///< K × K, p(topic1, topic2) = D⁻¹ C_SS D⁻¹ (Alg. 4)
+    Index words_solved = 0;     ///< non-anchor words with positive frequency
+    Index words_converged = 0;  ///< of those, how many met the solver's tolerance
+    int max_iterations_used = 0;
+};
+
+/// Recovers B and A from C (rectified), its row sums p = C1, and the anchors S.
+/// For every non-anchor word i, min_{y ∈ Δ} ‖U y − v_i‖² with U = C̄_{S,:}ᵀ, v_i = C̄_{i,:}ᵀ
+/// depends on the data only through G = UᵀU and f_i = Uᵀv_i = (C̄ U)_i: all f_i come from
+/// one distributed product, every rank solves its share of the words, and the solutions
+/// are all-gathered. Anchor s_k gets e_k; words with p_i = 0 get 0. Then Bayes' rule:
+/// B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with D = diag(B_{S,:}).
+/// Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles (replicated).
+TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
+                          const RecoverOptions& options);
+
+}  // namespace jsmf::recover

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Steps 3–4: topics B and topic correlations A from the anchors.
+#include "jsmf/recover/recover.hpp"
+
+#include <algorithm>
+
+#include "jsmf/dist/eig.hpp"
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::recover {
+
+TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, const std::vector<Index>& S,
+                          const RecoverOptions& options) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    const Index N = C.rows();
+    const int K = static_cast<int>(S.size());
+    mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(options.solver)}, "recover_topics");
+    mpi::run_local_phase(comm, "recover", [&] {
+        if (p.size() != N) throw InputError("recover: the row sums do not match C");
+        if (K < 2) throw InputError("recover: need at least 2 anchors");
+        for (const Index s : S) {
+            if (s < 0 || s >= N) throw InputError("recover: anchor id out of range");
+            if (!(p(s) > 0)) throw InputError("recover: anchor word " + std::to_string(s) + " never occurs");
+        }
+    });
+    Eigen::VectorXd inverse_p(N);
+    for (Index i = 0; i < N; ++i) inverse_p(i) = p(i) > 0 ? 1.0 / p(i) : 0.0;
+    // U = C̄_{S,:}ᵀ (N × K) and C_SS, from K row broadcasts.
+    Eigen::MatrixXd U(N, K), C_SS(K, K);
+    for (int k = 0; k < K; ++k) {
+        const Eigen::VectorXd row = dist::row(C, S[static_cast<std::size_t>(k)]);
+        U.col(k) = row * inverse_p(S[static_cast<std::size_t>(k)]);
+        for (int l = 0; l < K; ++l) C_SS(k, l) = row(S[static_cast<std::size_t>(l)]);
+    }
+    const Eigen::MatrixXd G = U.transpose() * U;
+    // f_i = Uᵀ C̄_iᵀ = (C̄ U)_i = (1/p_i) (C U)_i: one distributed product for all words.
+    const Eigen::MatrixXd F = inverse_p.asDiagonal() * dist::multiply_block(C, U);
+
+    // Each rank solves the words i ≡ rank (mod size); the rest of B̆ stays 0 and a sum
+    // assembles it. Anchors and never-seen words are not solved.
+    std::vector<bool> is_anchor(static_cast<std::size_t>(N), false);
+    for (int k = 0; k < K; ++k) is_anchor[static_cast<std::size_t>(S[static_cast<std::size_t>(k)])] = true;
+    TopicModel model;
+    model.B_breve = Eigen::MatrixXd::Zero(K, N);
+    std::int64_t counts[3] = {0, 0, 0};  // solved, converged, max iterations
+    const AdmmDrSolver admm(G, options.scls);
+    for (Index i = comm.rank(); i < N; i += comm.size()) {
+        if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
+        const Eigen::VectorXd f = F.row(i).transpose();
+        const SclsSolution s = options.solver == Solver::active_set ? solve_active_set(G, f)
+                               : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
+                                                                     : admm.solve(f);
+        model.B_breve.col(i) = s.y;
+        ++counts[0];
+        counts[1] += s.converged ? 1 : 0;
+        counts[2] = std::max<std::int64_t>(counts[2], s.iterations);
+    }
+    if (comm.is_root())  // anchor s_k gets e_k (set once, so the sum leaves it exact)
+        for (int k = 0; k < K; ++k) model.B_breve(k, S[static_cast<std::size_t>(k)]) = 1.0;
+    mpi::allreduce_inplace(comm, model.B_breve.data(), static_cast<std::size_t>(model.B_breve.size()), MPI_SUM);
+    mpi::allreduce_inplace(comm, counts, 2, MPI_SUM);
+    model.words_solved = counts[0];
+    model.words_converged = counts[1];
+    model.max_iterations_used = static_cast<int>(mpi::allreduce_max(comm, counts[2]));
+
+    // Bayes' rule: B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i'   (Alg. 3 lines 15–17).
+    model.B = (model.B_breve * p.asDiagonal()).transpose();
+    for (int k = 0; k < K; ++k) {
+        const double total = model.B.col(k).sum();
+        if (total > 0) model.B.col(k) /= total;
+    }
+    // A = D⁻¹ C_SS D⁻¹, D = diag(B_{S,:})   (Alg. 4).
+    Eigen::VectorXd d(K);
+    for (int k = 0; k < K; ++k) d(k) = model.B(S[static_cast<std::size_t>(k)], k);
+    model.A = d.cwiseInverse().asDiagonal() * C_SS * d.cwiseInverse().asDiagonal();
+    return model;
+}
+
+}  // namespace jsmf::recover
