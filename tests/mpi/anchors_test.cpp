@@ -50,16 +50,6 @@ AnchorResult plain_alg2(const Eigen::MatrixXd& C, int K) {
     return result;
 }
 
-cooc::CoocResult build(const std::shared_ptr<const dist::Grid>& grid, const synth::SynthCorpus& corpus, Index N) {
-    const auto comm = grid->borrow_comm();
-    corpus::Shard mine;
-    for (Index m = comm.rank(); m < corpus.docs.num_docs(); m += comm.size()) mine.append(corpus.docs.document(m));
-    corpus::ShardStream stream(mine);
-    cooc::CoocOptions options;
-    options.block_size = 8;
-    return cooc::build_cooccurrence(grid, N, stream, options);
-}
-
 TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
     const auto world = mpi::Comm::world();
     synth::SynthOptions o;
@@ -69,7 +59,7 @@ TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
     o.mean_doc_length = 25;
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const cooc::CoocResult built = build(dist::Grid::create(world, pr, pc), corpus, o.num_words);
+        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
         const AnchorResult expected = plain_alg2(dist::gather_all(built.C), 6);
         const AnchorResult found = find_anchors(built.C, built.stats.unigram, 6);
         EXPECT_EQ(found.anchors, expected.anchors) << pr << "x" << pc;
@@ -92,7 +82,7 @@ TEST(Anchors, FindThePlantedAnchorsAfterAp) {
     o.word_concentration = 1.0;
     o.anchor_mass = 0.03;
     const synth::SynthCorpus corpus = synth::generate(o);
-    cooc::CoocResult built = build(dist::Grid::most_square(world), corpus, o.num_words);
+    cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
     rectify::ApOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;

@@ -42,13 +42,7 @@ struct Fixture {
         all = synth::generate(o).docs;
     }
     cooc::CoocResult build(const std::shared_ptr<const dist::Grid>& grid, int block) const {
-        const auto comm = grid->borrow_comm();
-        corpus::Shard mine;
-        for (Index m = comm.rank(); m < all.num_docs(); m += comm.size()) mine.append(all.document(m));
-        corpus::ShardStream stream(mine);
-        cooc::CoocOptions options;
-        options.block_size = block;
-        return cooc::build_cooccurrence(grid, N, stream, options);
+        return test::build_cooc(grid, all, N, block);
     }
 };
 

@@ -38,13 +38,6 @@ corpus::Shard random_corpus(int num_docs, int num_words, std::uint64_t seed) {
     return shard;
 }
 
-// This rank's documents: every p-th one.
-corpus::Shard my_share(const corpus::Shard& all, const mpi::Comm& comm) {
-    corpus::Shard mine;
-    for (Index m = comm.rank(); m < all.num_docs(); m += comm.size()) mine.append(all.document(m));
-    return mine;
-}
-
 // Sums of at most M terms per entry, added in a different order: the 1e-12
 // relative bound is far above the ~M·ε rounding of these small corpora.
 constexpr double kRelative = 1e-12;
@@ -80,7 +73,7 @@ TEST(Cooc, MatchesSerialReferenceForEveryLayoutAndBuffer) {
     const auto world = mpi::Comm::world();
     const int N = 37;
     const corpus::Shard all = random_corpus(90, N, 2024);
-    const corpus::Shard mine = my_share(all, world);
+    const corpus::Shard mine = test::share_of(all, world);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const auto grid = dist::Grid::create(world, pr, pc);
         for (const int block : {1, 5, 64}) {                 // 5 does not divide 37: uneven edge blocks
@@ -121,7 +114,7 @@ TEST(Cooc, HandComputedCorpusOnMoreRanksThanWords) {
     }
     Eigen::MatrixXd expected(3, 3);
     expected << 1.0 / 9, 1.0 / 9, 0, 1.0 / 9, 0, 1.0 / 6, 0, 1.0 / 6, 1.0 / 3;
-    const corpus::Shard mine = my_share(all, world);
+    const corpus::Shard mine = test::share_of(all, world);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         for (const int block : {1, 2, 64}) {
             CoocOptions options;
@@ -139,7 +132,7 @@ TEST(Cooc, FiltersMatchReference) {
     const auto world = mpi::Comm::world();
     const int N = 29;
     const corpus::Shard all = random_corpus(70, N, 99);
-    const corpus::Shard mine = my_share(all, world);
+    const corpus::Shard mine = test::share_of(all, world);
     const auto grid = dist::Grid::most_square(world);
     CoocOptions options;
     options.block_size = 4;
@@ -159,7 +152,7 @@ TEST(Cooc, ResultDoesNotDependOnRankCount) {
     const corpus::Shard all = random_corpus(60, N, 5);
     CoocOptions options;
     options.block_size = 3;
-    const corpus::Shard mine = my_share(all, world);
+    const corpus::Shard mine = test::share_of(all, world);
     corpus::ShardStream mine_stream(mine);
     const Eigen::MatrixXd distributed =
         dist::gather_all(build_cooccurrence(dist::Grid::most_square(world), N, mine_stream, options).C);

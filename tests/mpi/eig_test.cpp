@@ -93,13 +93,7 @@ TEST(Eig, CooccurrenceMatrixOfASyntheticCorpus) {
     o.num_topics = 6;
     o.mean_doc_length = 40;
     const synth::SynthCorpus corpus = synth::generate(o);
-    corpus::Shard mine;
-    for (Index m = world.rank(); m < corpus.docs.num_docs(); m += world.size()) mine.append(corpus.docs.document(m));
-    corpus::ShardStream stream(mine);
-    cooc::CoocOptions co;
-    co.block_size = 16;
-    const auto grid = Grid::most_square(world);
-    const cooc::CoocResult built = cooc::build_cooccurrence(grid, o.num_words, stream, co);
+    const cooc::CoocResult built = test::build_cooc(Grid::most_square(world), corpus.docs, o.num_words, 16);
     const Eigen::MatrixXd M = gather_all(built.C);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(M);
     ASSERT_LT(dense.eigenvalues()(0), 0.0) << "a real C is indefinite";

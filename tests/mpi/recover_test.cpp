@@ -37,12 +37,7 @@ Fit fit(const synth::SynthCorpus& corpus, const synth::SynthOptions& o, Solver s
         int max_iterations = 2000) {
     const auto world = mpi::Comm::world();
     const auto grid = dist::Grid::most_square(world);
-    corpus::Shard mine;
-    for (Index m = world.rank(); m < corpus.docs.num_docs(); m += world.size()) mine.append(corpus.docs.document(m));
-    corpus::ShardStream stream(mine);
-    cooc::CoocOptions co;
-    co.block_size = 16;
-    cooc::CoocResult built = cooc::build_cooccurrence(grid, o.num_words, stream, co);
+    cooc::CoocResult built = test::build_cooc(grid, corpus.docs, o.num_words, 16);
     rectify::ApOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/corpus/shard.hpp"
 #include "jsmf/dist/grid.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "support/temp_dir.hpp"
@@ -63,6 +65,23 @@ void expect_stage_failed(const mpi::Comm& comm, Body&& body, const std::vector<s
                 EXPECT_NE(e.messages()[0].find(fragment), std::string::npos) << e.messages()[0] << "\nmissing: " << fragment;
         }
     }
+}
+
+/// Local. This rank's share of a corpus every rank holds: documents m ≡ rank (mod size).
+inline corpus::Shard share_of(const corpus::Shard& all, const mpi::Comm& comm) {
+    corpus::Shard mine;
+    for (Index m = comm.rank(); m < all.num_docs(); m += comm.size()) mine.append(all.document(m));
+    return mine;
+}
+
+/// Collective on `grid`: C of the whole corpus `all` (each rank streaming its share).
+inline cooc::CoocResult build_cooc(const std::shared_ptr<const dist::Grid>& grid, const corpus::Shard& all,
+                                   Index num_words, int block_size) {
+    const corpus::Shard mine = share_of(all, grid->borrow_comm());
+    corpus::ShardStream stream(mine);
+    cooc::CoocOptions options;
+    options.block_size = block_size;
+    return cooc::build_cooccurrence(grid, num_words, stream, options);
 }
 
 /// "[rank r of p": the tag of a message from rank r.
