@@ -37,12 +37,19 @@ std::vector<std::string> gather_strings(const Comm& comm, const std::string& val
 
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what) {
     const std::int64_t count = static_cast<std::int64_t>(values.size());
-    if (allreduce_min(comm, count) != allreduce_max(comm, count))
-        throw InternalError(what + ": ranks passed different numbers of collective arguments");
     std::vector<std::int64_t> low = values, high = values;
-    allreduce_inplace(comm, low, MPI_MIN);
-    allreduce_inplace(comm, high, MPI_MAX);
-    if (low != high) throw InternalError(what + ": collective arguments differ across ranks");
+    const bool same_count = allreduce_min(comm, count) == allreduce_max(comm, count);
+    if (same_count) {
+        allreduce_inplace(comm, low, MPI_MIN);
+        allreduce_inplace(comm, high, MPI_MAX);
+    }
+    if (same_count && low == high) return;
+    // The verdict is replicated, so every rank throws together: one message, from rank 0,
+    // and a clean collective exit instead of the MPI_Abort backstop.
+    const std::string message = format_error(
+        "internal error: " + what + ": collective arguments differ across ranks", comm.rank(), comm.size(), what);
+    throw StageFailed(what, comm.is_root() ? std::vector<std::string>{message} : std::vector<std::string>{},
+                      exit_code::internal);
 }
 
 std::string describe(const std::exception& e, const std::string& stage, const Comm& comm) {

@@ -23,9 +23,9 @@ void agree_or_throw(const Comm& comm, const std::string& stage, const std::strin
 
 /// Collective on `comm`. Checks that `values` (the arguments of a collective call, e.g.
 /// sizes and options) are the same on every rank: two allreduces of a few integers.
-/// Ranks that disagree would hang or silently compute garbage; this throws
-/// InternalError on every rank instead (KaMPIng's is_same_on_all_ranks, always on
-/// because it costs microseconds).
+/// Ranks that disagree would hang or silently compute garbage; this throws StageFailed
+/// (exit code internal, one message on rank 0) on every rank instead (KaMPIng's
+/// is_same_on_all_ranks, always on because it costs microseconds).
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what);
 
 /// Runs `local_work` on this rank, then agrees whether every rank succeeded.
