@@ -10,7 +10,10 @@
 
 namespace jsmf::anchors {
 
-AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K) {
+namespace {
+/// Alg. 2; `fixed` (when not null) replaces the argmax of line 4 by the given pivots.
+AnchorResult pivoted_qr(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
+                        const std::vector<Index>* fixed) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(row_sums.size())}, "find_anchors");
@@ -18,6 +21,16 @@ AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
         if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N));
+        if (!fixed) return;
+        std::vector<bool> seen(static_cast<std::size_t>(N), false);
+        for (const Index s : *fixed) {
+            if (s < 0 || s >= N) throw InputError("anchors: word id " + std::to_string(s) + " is out of range");
+            if (seen[static_cast<std::size_t>(s)])
+                throw InputError("anchors: word id " + std::to_string(s) + " is given twice");
+            if (!(row_sums(s) > 0))
+                throw InputError("anchors: word id " + std::to_string(s) + " never occurs in the used documents");
+            seen[static_cast<std::size_t>(s)] = true;
+        }
     });
     AnchorResult result;
     // 1/p_i, with 0 for words that never occur (their rows of C̄ are taken as zero).
@@ -31,8 +44,8 @@ AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_
     std::vector<bool> chosen(static_cast<std::size_t>(N), false);
     result.diag_r.resize(K);
     for (int k = 0; k < K; ++k) {
-        Index n = -1;
-        if (comm.is_root()) {                                                              // line 4
+        Index n = fixed ? (*fixed)[static_cast<std::size_t>(k)] : -1;
+        if (comm.is_root() && !fixed) {                                                              // line 4
             double best = -1;
             for (Index i = 0; i < N; ++i) {
                 if (!chosen[static_cast<std::size_t>(i)] && u(i) > best) {
@@ -55,6 +68,16 @@ AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_
         u -= qP.cwiseAbs2();                                                               // line 7
     }
     return result;
+}
+}  // namespace
+
+AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K) {
+    return pivoted_qr(C, row_sums, K, nullptr);
+}
+
+AnchorResult anchors_from_words(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums,
+                                const std::vector<Index>& anchors) {
+    return pivoted_qr(C, row_sums, static_cast<int>(anchors.size()), &anchors);
 }
 
 }  // namespace jsmf::anchors

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/stages.hpp"
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/dist/grid.hpp"
 #include "jsmf/io/provenance.hpp"
@@ -27,12 +28,9 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& command);
 int run_synth(const SynthCommand& command, const mpi::Comm& world, const std::string& command_line);
 
 struct CoocCommand {
-    std::vector<std::string> corpus;
-    std::string vocab;
+    CoocSettings input;
+    int block_size = 64;
     std::string out;
-    cooc::CoocOptions options;
-    double buffer_mb = 32;
-    std::string exchange = "docs";
     std::string grid;  ///< "RxC"; empty for the most-square grid
     int compression = 1;
 };
@@ -44,16 +42,10 @@ struct RectifyCommand {
     std::string in;
     std::string out;
     int topics = 0;
-    std::string method = "ap";
-    int iterations = 150;
-    double tolerance = 0;
+    RectifySettings rectify;
     int block_size = 64;
     std::string grid;
     int compression = 1;
-    double progress_seconds = 5;
-    std::string eigensolver = "subspace";
-    int permutations = 30;
-    Seed seed = 1;
     std::string checkpoint;
     int checkpoint_every = 10;
     std::string resume;
@@ -61,6 +53,37 @@ struct RectifyCommand {
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.
 int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+struct FitCommand {
+    CoocSettings input;          ///< the corpus, unless --cooc is given
+    std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
+    std::string out;
+    std::string topics = "10";   ///< "10" or "10,25,50"
+    RectifySettings rectify;
+    std::string anchors = "qr";  ///< qr (Alg. 2) | fastanchor (Arora et al.)
+    int projection_dim = 1000;
+    std::string anchor_words;    ///< a file of anchor words, one per line
+    std::string solver = "active-set";
+    int solver_iterations = 500;
+    double solver_tolerance = 1e-5;
+    std::string recover_a = "diagonal";
+    bool alpha = false;
+    int top_words = 20;
+    int block_size = 64;
+    std::string grid;
+};
+CLI::App* add_fit_command(CLI::App& app, FitCommand& command);
+/// Collective on `world`.
+int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+struct ShowCommand {
+    std::string file;
+    int top_words = 10;
+    int pairs = 10;
+};
+CLI::App* add_show_command(CLI::App& app, ShowCommand& command);
+/// Rank 0 reads and prints; the others wait for its verdict.
+int run_show(const ShowCommand& command, const mpi::Comm& world);
 
 /// Local. Provenance of a result made now by `world` on `grid`, with these options.
 io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const dist::Grid& grid,

@@ -58,6 +58,10 @@ int main(int argc, char** argv) {
     CLI::App* cooc_app = app::add_cooc_command(app, cooc);
     app::RectifyCommand rectify;
     CLI::App* rectify_app = app::add_rectify_command(app, rectify);
+    app::FitCommand fit;
+    CLI::App* fit_app = app::add_fit_command(app, fit);
+    app::ShowCommand show;
+    CLI::App* show_app = app::add_show_command(app, show);
     try {
         app.parse(argc, argv);  // same argv on every rank => same outcome everywhere
     } catch (const CLI::ParseError& e) {
@@ -69,6 +73,8 @@ int main(int argc, char** argv) {
         if (*synth_app) return app::run_synth(synth, world, command_line);
         if (*cooc_app) return app::run_cooc(cooc, world, command_line);
         if (*rectify_app) return app::run_rectify(rectify, world, command_line);
+        if (*fit_app) return app::run_fit(fit, world, command_line);
+        if (*show_app) return app::run_show(show, world);
         return exit_code::usage;
     });
 }

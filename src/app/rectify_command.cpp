@@ -13,8 +13,6 @@
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
-#include "jsmf/rectify/ap.hpp"
-#include "jsmf/rectify/dc.hpp"
 
 namespace jsmf::app {
 
@@ -23,40 +21,27 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
     sub->add_option("--in", c.in, "Co-occurrence file from jsmf cooc")->required();
     sub->add_option("--out", c.out, "Output HDF5 file (same schema, with /rectification)")->required();
     sub->add_option("--topics", c.topics, "Number of topics K (the rank of the rectified C)")->required();
-    sub->add_option("--method", c.method,
-                    "ap: alternating projection; dc: diagonal completion; none: Baseline (no rectification)")
-        ->check(CLI::IsMember({"ap", "dc", "none"}))
-        ->capture_default_str();
-    sub->add_option("--iterations", c.iterations, "AP iterations (the papers use 150)")->capture_default_str();
-    sub->add_option("--tolerance", c.tolerance, "Stop AP when the relative change is below this (0: run all)")
-        ->capture_default_str();
+    add_rectify_options(sub, c.rectify, "--method");
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
     sub->add_option("--compression", c.compression, "Deflate level of C in the file, 0 (none) to 9")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
-    sub->add_option("--permutations", c.permutations, "DC: random permutations T")->capture_default_str();
-    sub->add_option("--seed", c.seed, "DC: seed of the permutations")->capture_default_str();
-    sub->add_option("--eigensolver", c.eigensolver,
-                    "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
-        ->check(CLI::IsMember({"subspace", "direct"}))
-        ->capture_default_str();
     sub->add_option("--checkpoint", c.checkpoint, "AP: write a resumable checkpoint to this file (atomically)");
     sub->add_option("--checkpoint-every", c.checkpoint_every, "AP: iterations between checkpoints")->capture_default_str();
     sub->add_option("--resume", c.resume, "AP: continue from this checkpoint (same --topics; C is read from it)");
-    sub->add_option("--progress-seconds", c.progress_seconds, "At most one progress line per this many seconds")
-        ->capture_default_str();
     return sub;
 }
 
 int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::string& command_line) {
     Stopwatch total;
     StageTimes times;
+    const RectifySettings& r = c.rectify;
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        if (c.iterations < 0) throw InputError("--iterations must be non-negative");
+        if (r.iterations < 0) throw InputError("--iterations must be non-negative");
     });
     const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
@@ -64,7 +49,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
 
     if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
     mpi::run_local_phase(world, "setup", [&] {
-        if ((!c.checkpoint.empty() || !c.resume.empty()) && c.method != "ap")
+        if ((!c.checkpoint.empty() || !c.resume.empty()) && r.method != "ap")
             throw InputError("--checkpoint and --resume apply to --method ap");
         if (c.checkpoint_every < 1) throw InputError("--checkpoint-every must be at least 1");
     });
@@ -106,85 +91,27 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         if (!info.rectification.empty()) log::warn("rectify: {} was already rectified ({})", c.in, info.rectification);
     });
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
-              c.block_size, c.method, c.topics);
+              c.block_size, r.method, c.topics);
 
-    io::RectificationRecord record;
-    record.method = c.method;
-    record.num_topics = c.topics;
+    Options options = rectify_provenance(r);
+    options.insert(options.begin(), {{"input", c.in}, {"topics", std::to_string(c.topics)}});
+    options.emplace_back("block_size", std::to_string(c.block_size));
+    options.emplace_back("compression", std::to_string(c.compression));
+    // Checkpoints: collective, every rank reaches the same iteration count together.
+    const ApHook write_checkpoint = [&](const rectify::ApState& state, const dist::DistMatrix& current) {
+        const int done = state.iterations_done;
+        if (c.checkpoint.empty() || done % c.checkpoint_every != 0 || done >= r.iterations) return;
+        Stopwatch write_clock;
+        io::CheckpointRecord checkpoint{done, state.lower_bound, state.vectors};
+        io::RectificationRecord so_far = run_rectify_trace(r.method, c.topics, state);
+        io::write_cooc_file(c.checkpoint, current, info, make_provenance(command_line, world, *grid, options),
+                            StageTimes{}, 0, &so_far, &checkpoint);
+        log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
+                  write_clock.seconds());
+    };
     clock.restart();
-    if (c.method == "ap") {
-        rectify::ApOptions options;
-        options.num_topics = c.topics;
-        options.max_iterations = c.iterations;
-        options.tolerance = c.tolerance;
-        options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
-        Stopwatch since_print;
-        bool printed = false;
-        auto trace_record = [&](const rectify::ApState& state) {
-            io::RectificationRecord r = record;
-            r.iterations = state.iterations_done;
-            for (const auto& it : state.trace) {
-                r.change.push_back(it.change);
-                r.clipped_mass.push_back(it.clipped_mass);
-                r.sum.push_back(it.sum);
-                r.eig_residual.push_back(it.eig_residual);
-                r.seconds.push_back(it.seconds);
-                r.eig_iterations.push_back(it.eig_iterations);
-                r.eig_products.push_back(it.eig_products);
-            }
-            return r;
-        };
-        auto progress = [&](const rectify::ApState& state, const dist::DistMatrix& current) {
-            const int done = state.iterations_done;
-            if (!c.checkpoint.empty() && done % c.checkpoint_every == 0 && done < c.iterations) {
-                // Collective: every rank reaches the same iteration count together.
-                Stopwatch write_clock;
-                io::CheckpointRecord checkpoint{done, state.lower_bound, state.vectors};
-                const io::RectificationRecord so_far = trace_record(state);
-                io::write_cooc_file(c.checkpoint, current, info, make_provenance(command_line, world, *grid, {}),
-                                    StageTimes{}, 0, &so_far, &checkpoint);
-                log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
-                          write_clock.seconds());
-            }
-            const bool last = done == c.iterations;
-            if (printed && !last && since_print.seconds() < c.progress_seconds) return;
-            printed = true;
-            since_print.restart();
-            const auto& it = state.trace.back();
-            const double per_iteration = clock.seconds() / std::max(1, done - resume_state.iterations_done);
-            log::info("rectify: iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
-                      "residual {:.1e})  {:.2f} s/it  ETA {:.0f} s",
-                      done, c.iterations, it.change, it.clipped_mass, it.eig_iterations, it.eig_products,
-                      it.eig_residual, per_iteration, per_iteration * std::max(0, c.iterations - done));
-        };
-        const rectify::ApResult result = rectify::alternating_projection(
-            C, options, progress, c.resume.empty() ? nullptr : &resume_state);
-        record = trace_record(result.state);
-        record.converged = result.converged;
-        const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),
-                                               [](const rectify::ApIteration& it) { return !it.eig_converged; });
-        if (unconverged > 0)
-            log::warn("rectify: the eigensolver stopped at its round limit in {} of {} iterations (see "
-                      "/rectification/eig_residual)", unconverged, result.state.trace.size());
-    }
-    if (c.method == "dc") {
-        rectify::DcOptions options;
-        options.num_topics = c.topics;
-        options.permutations = c.permutations;
-        options.seed = c.seed;
-        options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
-        Stopwatch since_print;
-        const rectify::DcResult result = rectify::diagonal_completion(C, options, [&](int done, int total_count) {
-            if (done != total_count && since_print.seconds() < c.progress_seconds) return;
-            since_print.restart();
-            const double per = clock.seconds() / done;
-            log::info("rectify: permutation {}/{}  {:.2f} s each  ETA {:.0f} s", done, total_count, per,
-                      per * (total_count - done));
-        });
-        record.iterations = result.permutations;
-        record.converged = true;
-        if (result.clipped > 0) log::warn("rectify: {} completed diagonal entries were negative and set to 0", result.clipped);
-    }
+    const io::RectificationRecord record =
+        run_rectify_stage(C, c.topics, r, write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());
 
     // The statistics of the C being written.
@@ -193,17 +120,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     info.stats.min = dist::min_entry(C);
     info.stats.asymmetry = dist::asymmetry(C);
     clock.restart();
-    const io::Provenance provenance = make_provenance(command_line, world, *grid, {{"input", c.in},
-                          {"topics", std::to_string(c.topics)},
-                          {"method", c.method},
-                          {"iterations", std::to_string(c.iterations)},
-                          {"tolerance", std::to_string(c.tolerance)},
-                          {"block_size", std::to_string(c.block_size)},
-                          {"compression", std::to_string(c.compression)},
-                          {"eigensolver", c.eigensolver},
-                          {"permutations", std::to_string(c.permutations)},
-                          {"seed", std::to_string(c.seed)}});
-    io::write_cooc_file(c.out, C, info, provenance, times, c.compression, &record);
+    io::write_cooc_file(c.out, C, info, make_provenance(command_line, world, *grid, options), times, c.compression,
+                        &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     // DGEMM-type work of the AP iterations run here: each eigensolver product C·X is
@@ -217,17 +135,17 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     const double n_iter = std::max<double>(1, static_cast<double>(record.eig_products.size()));
     const double p_block = c.topics + std::max(10, c.topics / 5);
     const double nn = static_cast<double>(N) * static_cast<double>(N);
-    const double flops = c.method == "ap" ? (products * 2 * nn * p_block + n_iter * 2 * nn * c.topics) : 0.0;
+    const double flops = r.method == "ap" ? (products * 2 * nn * p_block + n_iter * 2 * nn * c.topics) : 0.0;
     const double rectify_seconds = times.entries()[1].second;
     log::info("rectify: sum = 1 {:+.1e}, min = {:.1e}; {} iterations in {:.2f} s; total {:.2f} s; peak memory "
-              "{:.1f} MiB per rank", info.stats.sum - 1, info.stats.min, record.iterations,
-              times.entries()[1].second, total.seconds(), peak / (1 << 20));
+              "{} per rank", info.stats.sum - 1, info.stats.min, record.iterations, rectify_seconds, total.seconds(),
+              mib(peak));
     log::info("rectify: wrote {}", c.out);
     if (world.is_root()) {
         std::printf("jsmf-rectify ranks=%d words=%lld topics=%d method=%s eigensolver=%s iterations=%d "
                     "rectify_seconds=%.6f seconds_per_iteration=%.6f eig_rounds_per_iteration=%.3f "
                     "eig_products_per_iteration=%.3f gflops_per_rank=%.3f total_seconds=%.6f peak_rss_bytes=%lld\n",
-                    world.size(), static_cast<long long>(N), c.topics, c.method.c_str(), c.eigensolver.c_str(),
+                    world.size(), static_cast<long long>(N), c.topics, r.method.c_str(), r.eigensolver.c_str(),
                     record.iterations, rectify_seconds, rectify_seconds / n_iter, rounds / n_iter, products / n_iter,
                     flops / world.size() / rectify_seconds / 1e9, total.seconds(), static_cast<long long>(peak));
         std::fflush(stdout);

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "io/h5.hpp"
+#include "io/sections.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -24,17 +25,6 @@ std::string directory_of(const std::string& path) {
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-void write_root_attributes(hid_t file, const std::string& kind, const Provenance& p) {
-    h5::write_attribute(file, "format", std::string("jsmf"));
-    h5::write_attribute(file, "kind", kind);
-    h5::write_attribute(file, "format_version", std::int64_t{kFormatVersion});
-    h5::write_attribute(file, "jsmf_version", std::string(JSMF_VERSION));
-    h5::write_attribute(file, "command_line", p.command_line);
-    h5::write_attribute(file, "created", p.created);
-    h5::write_attribute(file, "mpi_ranks", std::int64_t{p.mpi_ranks});
-    h5::write_attribute(file, "grid", p.grid);
-    for (const auto& [name, value] : p.options) h5::write_attribute(file, name, value);
-}
 }  // namespace
 
 std::string now_iso8601() {
@@ -83,51 +73,17 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
             h5::Handle file = h5::open_file_serial(partial, true);
             write_root_attributes(file, "cooc", provenance);
             if (rectification) h5::write_attribute(file, "rectification", rectification->method);
-            h5::write_strings(file, "vocab", info.vocab);
-            h5::Handle stats = h5::create_group(file, "stats", partial);
-            const auto& s = info.stats;
-            h5::write_doubles(stats, "unigram", s.unigram.data(), {static_cast<hsize_t>(s.unigram.size())});
-            h5::write_int64s(stats, "doc_freq", s.doc_freq.data(), {static_cast<hsize_t>(s.doc_freq.size())});
-            for (const auto& [name, value] : std::vector<std::pair<const char*, Index>>{
-                     {"num_docs", s.num_docs}, {"num_docs_read", s.num_docs_read},
-                     {"num_docs_skipped", s.num_docs_skipped}, {"num_docs_declared", info.num_docs_declared},
-                     {"num_tokens", s.num_tokens}, {"num_tokens_read", s.num_tokens_read},
-                     {"pair_updates", s.pair_updates}})
-                h5::write_attribute(stats, name, std::int64_t{value});
-            h5::write_attribute(stats, "sum", s.sum);
-            h5::write_attribute(stats, "min", s.min);
-            h5::write_attribute(stats, "asymmetry", s.asymmetry);
-            stats.close();
-            if (rectification) {
-                const RectificationRecord& r = *rectification;
-                h5::Handle group = h5::create_group(file, "rectification", partial);
-                h5::write_attribute(group, "method", r.method);
-                h5::write_attribute(group, "topics", std::int64_t{r.num_topics});
-                h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
-                h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
-                const hsize_t n = r.change.size();
-                for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
-                         {"change", &r.change}, {"clipped_mass", &r.clipped_mass}, {"sum", &r.sum},
-                         {"eig_residual", &r.eig_residual}, {"seconds", &r.seconds}})
-                    h5::write_doubles(group, name, values->data(), {n});
-                h5::write_int64s(group, "eig_iterations", r.eig_iterations.data(), {n});
-                h5::write_int64s(group, "eig_products", r.eig_products.data(), {n});
-            }
+            write_vocab_and_stats(file, info, partial);
+            if (rectification) write_rectification(file, *rectification, partial);
             if (checkpoint) {
                 h5::Handle group = h5::create_group(file, "checkpoint", partial);
                 h5::write_attribute(group, "iterations_done", std::int64_t{checkpoint->iterations_done});
                 h5::write_attribute(group, "lower_bound", checkpoint->lower_bound);
-                const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> U = checkpoint->vectors;
-                h5::write_doubles(group, "vectors", U.data(),
-                                  {static_cast<hsize_t>(U.rows()), static_cast<hsize_t>(U.cols())});
+                h5::write_matrix(group, "vectors", checkpoint->vectors);
             }
-            h5::Handle timings = h5::create_group(file, "timings", partial);
-            for (const auto& [stage, seconds] : times.entries()) h5::write_attribute(timings, stage, seconds);
-            timings.close();
+            write_timings(file, times, partial);
             file.close();
-            if (std::rename(partial.c_str(), path.c_str()) != 0) {
-                throw InputError(path, std::string("cannot rename the finished file into place: ") + std::strerror(errno));
-            }
+            rename_into_place(partial, path);
         });
     } catch (...) {
         if (comm.is_root()) std::remove(partial.c_str());  // complete or absent
@@ -207,22 +163,15 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, Rectificati
             throw InputError(path, "not a jsmf checkpoint (no /checkpoint or /rectification)");
         h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
         h5::Handle trace(h5::check(H5Gopen2(file, "rectification", H5P_DEFAULT), path, "no /rectification"), H5Gclose);
-        r.method = h5::read_string_attribute(trace, "method");
+        r = read_rectification(trace);
         sizes[0] = h5::read_int_attribute(group, "iterations_done");
-        sizes[4] = h5::read_int_attribute(trace, "topics");
+        sizes[4] = r.num_topics;
+        sizes[1] = static_cast<std::int64_t>(r.change.size());
         doubles.push_back(h5::read_double_attribute(group, "lower_bound"));
-        const auto change = h5::read_doubles(trace, "change");
-        sizes[1] = static_cast<std::int64_t>(change.size());
-        for (const char* name : {"change", "clipped_mass", "sum", "eig_residual", "seconds"}) {
-            const auto column = h5::read_doubles(trace, name);
-            if (static_cast<std::int64_t>(column.size()) != sizes[1]) throw InputError(path, "inconsistent trace");
-            doubles.insert(doubles.end(), column.begin(), column.end());
-        }
-        for (const char* name : {"eig_iterations", "eig_products"}) {
-            const auto column = h5::read_int64s(trace, name);
-            if (static_cast<std::int64_t>(column.size()) != sizes[1]) throw InputError(path, "inconsistent trace");
-            ints.insert(ints.end(), column.begin(), column.end());
-        }
+        for (const auto* column : {&r.change, &r.clipped_mass, &r.sum, &r.eig_residual, &r.seconds})
+            doubles.insert(doubles.end(), column->begin(), column->end());
+        ints = r.eig_iterations;
+        ints.insert(ints.end(), r.eig_products.begin(), r.eig_products.end());
         const auto dims = h5::dataset_dims(group, "vectors");
         if (dims.size() != 2) throw InputError(path, "/checkpoint/vectors is not a matrix");
         sizes[2] = static_cast<std::int64_t>(dims[0]);

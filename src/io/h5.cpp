@@ -242,6 +242,35 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
     write_array(parent, name, type.id(), pointers.data(), {static_cast<hsize_t>(values.size())});
 }
 
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values,
+                   std::vector<hsize_t> dims) {
+    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    std::vector<const char*> pointers;
+    pointers.reserve(values.size());
+    for (const auto& v : values) pointers.push_back(v.c_str());
+    write_array(parent, name, type.id(), pointers.data(), std::move(dims));
+}
+
+void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M) {
+    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> row_major = M;
+    write_doubles(parent, name, row_major.data(), {static_cast<hsize_t>(M.rows()), static_cast<hsize_t>(M.cols())});
+}
+
+Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
+    const std::vector<hsize_t> dims = dataset_dims(parent, name);
+    if (dims.size() != 2) throw InputError(name, "expected a 2-D dataset");
+    const std::vector<double> values = read_doubles(parent, name);
+    return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        values.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]));
+}
+
+void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path) {
+    check_status(H5Lcreate_soft(target.c_str(), parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), path,
+                 "cannot link " + name + " to " + target);
+}
+
 std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
     Handle space(H5Dget_space(set), H5Sclose);

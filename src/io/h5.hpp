@@ -60,6 +60,14 @@ double read_double_attribute(hid_t object, const std::string& name);
 void write_doubles(hid_t parent, const std::string& name, const double* data, std::vector<hsize_t> dims);
 void write_int64s(hid_t parent, const std::string& name, const std::int64_t* data, std::vector<hsize_t> dims);
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+/// Row-major strings of shape `dims` (their product = values.size()).
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values,
+                   std::vector<hsize_t> dims);
+/// An Eigen matrix as a row-major rows × cols float64 dataset (how h5py and numpy see it).
+void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M);
+Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name);
+/// A soft link `name` → `target` (an absolute path in the same file).
+void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path);
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);
 std::vector<double> read_doubles(hid_t parent, const std::string& name);
 std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name);

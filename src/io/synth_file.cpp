@@ -9,20 +9,8 @@
 #include "io/h5.hpp"
 
 namespace jsmf::io {
-namespace {
-// Eigen is column-major; HDF5 files are row-major as h5py reads them.
-void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M) {
-    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> row_major = M;
-    h5::write_doubles(parent, name, row_major.data(), {static_cast<hsize_t>(M.rows()), static_cast<hsize_t>(M.cols())});
-}
-
-Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
-    const auto dims = h5::dataset_dims(parent, name);
-    const std::vector<double> data = h5::read_doubles(parent, name);
-    return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-        data.data(), static_cast<Index>(dims.at(0)), static_cast<Index>(dims.at(1)));
-}
-}  // namespace
+using h5::read_matrix;
+using h5::write_matrix;
 
 void write_synth_truth(const std::string& path, const synth::SynthCorpus& corpus, const synth::SynthOptions& options,
                        const Provenance& provenance) {

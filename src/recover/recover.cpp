@@ -2,7 +2,11 @@
 // Steps 3–4: topics B and topic correlations A from the anchors.
 #include "jsmf/recover/recover.hpp"
 
+#include <Eigen/Cholesky>
+
 #include <algorithm>
+
+#include "jsmf/core/timer.hpp"
 
 #include "jsmf/dist/eig.hpp"
 #include "jsmf/dist/ops.hpp"
@@ -46,17 +50,26 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
     model.B_breve = Eigen::MatrixXd::Zero(K, N);
     std::int64_t counts[3] = {0, 0, 0};  // solved, converged, max iterations
     const AdmmDrSolver admm(G, options.scls);
-    for (Index i = comm.rank(); i < N; i += comm.size()) {
+    Stopwatch solve_clock;
+    std::int64_t solved = 0, converged = 0, most_iterations = 0;
+    const Index first = comm.rank(), step = comm.size();
+    // The words are independent and the solvers thread-safe: threads share a rank's words.
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : solved, converged) reduction(max : most_iterations)
+    for (Index i = first; i < N; i += step) {
         if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
         const Eigen::VectorXd f = F.row(i).transpose();
         const SclsSolution s = options.solver == Solver::active_set ? solve_active_set(G, f)
                                : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
                                                                      : admm.solve(f);
         model.B_breve.col(i) = s.y;
-        ++counts[0];
-        counts[1] += s.converged ? 1 : 0;
-        counts[2] = std::max<std::int64_t>(counts[2], s.iterations);
+        ++solved;
+        converged += s.converged ? 1 : 0;
+        most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
     }
+    counts[0] = solved;
+    counts[1] = converged;
+    counts[2] = most_iterations;
+    model.solve_seconds = mpi::allreduce_max(comm, solve_clock.seconds());
     if (comm.is_root())  // anchor s_k gets e_k (set once, so the sum leaves it exact)
         for (int k = 0; k < K; ++k) model.B_breve(k, S[static_cast<std::size_t>(k)]) = 1.0;
     mpi::allreduce_inplace(comm, model.B_breve.data(), static_cast<std::size_t>(model.B_breve.size()), MPI_SUM);
@@ -76,6 +89,39 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
     for (int k = 0; k < K; ++k) d(k) = model.B(S[static_cast<std::size_t>(k)], k);
     model.A = d.cwiseInverse().asDiagonal() * C_SS * d.cwiseInverse().asDiagonal();
     return model;
+}
+
+Eigen::MatrixXd recover_a_least_squares(const dist::DistMatrix& C, const Eigen::MatrixXd& B) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    mpi::require_same_on_all_ranks(comm, {C.rows(), B.rows(), B.cols()}, "recover_a_least_squares");
+    mpi::run_local_phase(comm, "recover", [&] {
+        if (B.rows() != C.rows()) throw InputError("recover: B does not match C");
+    });
+    const Eigen::MatrixXd CB = dist::multiply_block(C, B);
+    const Eigen::LDLT<Eigen::MatrixXd> BtB(B.transpose() * B);
+    const Eigen::MatrixXd left = BtB.solve(B.transpose() * CB);        // (BᵀB)⁻¹ Bᵀ C B
+    const Eigen::MatrixXd A = BtB.solve(left.transpose()).transpose();  // … (BᵀB)⁻¹
+    return 0.5 * (A + A.transpose());  // symmetric up to rounding; make it exact
+}
+
+AlphaResult recover_alpha(const Eigen::MatrixXd& A) {
+    const Index K = A.rows();
+    JSMF_REQUIRE(K >= 2 && A.cols() == K, "recover_alpha: A must be K x K with K >= 2");
+    const Eigen::VectorXd row_sums = A.rowwise().sum();
+    if (!(row_sums.array() > 0).all()) throw InputError("alpha: a row of A does not sum to a positive value");
+    const Eigen::VectorXd a = row_sums / row_sums.sum();                 // line 1 (normalized: ΣA may be ≠ 1)
+    const Eigen::MatrixXd A_bar = row_sums.cwiseInverse().asDiagonal() * A;  // line 2
+    const Eigen::MatrixXd one_a = Eigen::VectorXd::Ones(K) * a.transpose();
+    const Eigen::MatrixXd H = Eigen::MatrixXd::Identity(K, K) - one_a;
+    const double t_star = (A_bar - one_a).cwiseProduct(H).sum() / H.squaredNorm();
+    constexpr double max_alpha0 = 1e12;
+    AlphaResult result;
+    const double t = std::clamp(t_star, 1.0 / (max_alpha0 + 1), 1.0);
+    result.at_bound = t != t_star;
+    result.alpha0 = 1.0 / t - 1.0;
+    result.alpha = result.alpha0 * a;
+    result.residual = (one_a + t * H - A_bar).norm();
+    return result;
 }
 
 }  // namespace jsmf::recover

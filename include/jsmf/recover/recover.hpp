@@ -25,6 +25,7 @@ struct TopicModel {
     Index words_solved = 0;     ///< non-anchor words with positive frequency
     Index words_converged = 0;  ///< of those, how many met the solver's tolerance
     int max_iterations_used = 0;
+    double solve_seconds = 0;   ///< wall time of the SCLS solves (the slowest rank)
 };
 
 /// Recovers B and A from C (rectified), its row sums p = C1, and the anchors S.
@@ -36,5 +37,27 @@ struct TopicModel {
 /// Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles (replicated).
 TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
                           const RecoverOptions& options);
+
+/// The Arora et al. baseline's A: argmin_A ‖C − B A Bᵀ‖_F = B⁺ C B⁺ᵀ with
+/// B⁺ = (BᵀB)⁻¹Bᵀ (B of full column rank). It is not constrained: entries can be
+/// negative. C B comes from one distributed product; the rest is K × K.
+/// Collective on C.grid(). Per-rank memory: local(C) + 2·N·K doubles.
+Eigen::MatrixXd recover_a_least_squares(const dist::DistMatrix& C, const Eigen::MatrixXd& B);
+
+struct AlphaResult {
+    Eigen::VectorXd alpha;   ///< α = α₀ a
+    double alpha0 = 0;       ///< Σ_k α_k
+    double residual = 0;     ///< ‖Ā − M(α₀)‖_F of the fit (Ā the row-normalized A)
+    bool at_bound = false;   ///< the fit wanted α₀ ≤ 0 or α₀ = ∞; α₀ is clamped to [0, 1e12]
+};
+
+/// RECOVER-ALPHA (practical-jsmf Alg. 4): fits the row-normalized second moment of
+/// Dir(α), M_kl = (α₀ a_l + δ_kl)/(α₀ + 1) with a = A1, to the row-normalized A in the
+/// Frobenius norm, over α₀ > 0. With t = 1/(α₀ + 1) the model is M = 1aᵀ + t(I − 1aᵀ),
+/// linear in t, so the paper's objective has the closed-form minimizer
+/// t* = ⟨Ā − 1aᵀ, I − 1aᵀ⟩ / ‖I − 1aᵀ‖²_F, which is what the paper's gradient iteration
+/// converges to (it reports agreement with an exhaustive line search to 1e-3); the
+/// exact value needs no step size or stopping rule. Local.
+AlphaResult recover_alpha(const Eigen::MatrixXd& A);
 
 }  // namespace jsmf::recover

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// `jsmf show`: a model file as plain text: anchors, top words with p(z), correlated topic pairs.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "app/commands.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/mpi/agree.hpp"
+
+namespace jsmf::app {
+
+CLI::App* add_show_command(CLI::App& app, ShowCommand& c) {
+    CLI::App* sub = app.add_subcommand("show", "Print a model file: anchors, top words per topic, correlated topics");
+    sub->add_option("file", c.file, "Model file from jsmf fit")->required();
+    sub->add_option("--top-words", c.top_words, "Words per topic")->capture_default_str();
+    sub->add_option("--pairs", c.pairs, "Most correlated topic pairs to list")->capture_default_str();
+    return sub;
+}
+
+namespace {
+
+struct Pair {
+    int k = 0, l = 0;
+    double correlation = 0;
+};
+
+/// Pearson correlations of the topic proportions implied by A = E[w wᵀ]:
+/// cov = A − ppᵀ with p = A1, var_k = A_kk − p_k². Pairs sorted by correlation, highest first.
+std::vector<Pair> topic_correlations(const Eigen::MatrixXd& A) {
+    const Eigen::VectorXd p = A.rowwise().sum();
+    std::vector<Pair> pairs;
+    for (int k = 0; k < A.rows(); ++k) {
+        for (int l = k + 1; l < A.cols(); ++l) {
+            const double var = (A(k, k) - p(k) * p(k)) * (A(l, l) - p(l) * p(l));
+            if (!(var > 0)) continue;
+            pairs.push_back({k, l, (A(k, l) - p(k) * p(l)) / std::sqrt(var)});
+        }
+    }
+    std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.correlation > b.correlation; });
+    return pairs;
+}
+
+std::string words_of(const io::FittedModel& m, const std::vector<std::string>& vocab, int k, int n) {
+    std::string text;
+    for (const Index i : io::top_word_ids(m.B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
+    return text;
+}
+
+void print_model(const io::FittedModel& m, const io::ModelFile& file, const ShowCommand& c) {
+    const int K = m.num_topics;
+    const auto& r = m.rectification;
+    std::printf("\n== K = %d ==\n", K);
+    char last_change[48] = "";
+    if (!r.change.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.change.back());
+    std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
+                r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
+                static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
+    const Eigen::VectorXd pz = m.A.rowwise().sum();
+    std::vector<int> order(static_cast<std::size_t>(K));
+    for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pz(a) > pz(b); });
+    std::printf("%5s %7s  %-18s %s\n", "topic", "p(z)", "anchor", "top words");
+    for (const int k : order) {
+        const std::string anchor = file.vocab[static_cast<std::size_t>(m.anchors[static_cast<std::size_t>(k)])];
+        std::printf("%5d %7.4f  %-18s %s\n", k + 1, pz(k), anchor.c_str(), words_of(m, file.vocab, k, c.top_words).c_str());
+    }
+    const std::vector<Pair> pairs = topic_correlations(m.A);
+    const int shown = std::min<int>(c.pairs, static_cast<int>(pairs.size()));
+    if (shown > 0) {
+        std::printf("most correlated topic pairs (Pearson correlation of topic proportions, from A):\n");
+        for (int n = 0; n < shown; ++n) {
+            const Pair& p = pairs[static_cast<std::size_t>(n)];
+            std::printf("  %3d ~ %-3d %+.3f   %s | %s\n", p.k + 1, p.l + 1, p.correlation,
+                        words_of(m, file.vocab, p.k, 3).c_str(), words_of(m, file.vocab, p.l, 3).c_str());
+        }
+    }
+    if (m.has_alpha) {
+        std::printf("alpha (Dirichlet fit to A): alpha0 = %.4g;", m.alpha.sum());
+        for (int k = 0; k < K; ++k) std::printf(" %.3g", m.alpha(k));
+        std::printf("\n");
+    }
+}
+
+}  // namespace
+
+int run_show(const ShowCommand& c, const mpi::Comm& world) {
+    mpi::check_on_root(world, "show", [&] {
+        if (c.top_words < 1 || c.pairs < 0) throw InputError("--top-words must be >= 1 and --pairs >= 0");
+        const io::ModelFile file = io::read_model_file(c.file);
+        std::printf("jsmf model %s: %zu words, created %s\n  by: %s\n", c.file.c_str(), file.vocab.size(),
+                    file.created.c_str(), file.command_line.c_str());
+        for (const auto& m : file.models) print_model(m, file, c);
+        std::fflush(stdout);
+    });
+    return exit_code::ok;
+}
+
+}  // namespace jsmf::app

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// The co-occurrence and rectification stages as the subcommands run them.
+#include "app/stages.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "jsmf/core/log.hpp"
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/corpus/vocab.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/rectify/dc.hpp"
+
+namespace jsmf::app {
+
+std::string mib(double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1 << 20));
+    return text;
+}
+
+void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
+    auto* corpus = sub->add_option("--corpus", c.corpus,
+                                   "UCI docword file(s), plain or .gz; several files are dealt out to ranks");
+    auto* vocab = sub->add_option("--vocab", c.vocab, "UCI vocab file (one word per line)");
+    if (required) {
+        corpus->required();
+        vocab->required();
+    }
+    sub->add_option("--min-tokens", c.options.min_tokens, "Skip documents with fewer tokens (authors' code: 5)")
+        ->capture_default_str();
+    sub->add_option("--min-distinct", c.options.min_distinct,
+                    "Skip documents with fewer distinct words (authors' code: 3)")
+        ->capture_default_str();
+    sub->add_option("--buffer-mb", c.buffer_mb, "Per-rank exchange buffer in MiB (bounds memory)")->capture_default_str();
+    sub->add_option("--exchange", c.exchange, "docs: ship document fragments (fast); pairs: ship (i,j,v) triplets")
+        ->check(CLI::IsMember({"docs", "pairs"}))
+        ->capture_default_str();
+}
+
+CoocOutcome run_cooc_stage(const CoocSettings& c, const std::shared_ptr<const dist::Grid>& grid, int block_size,
+                           StageTimes& times) {
+    const mpi::Comm world = grid->borrow_comm();
+    cooc::CoocOptions options = c.options;
+    options.block_size = block_size;
+    options.exchange = c.exchange == "docs" ? cooc::Exchange::docs : cooc::Exchange::pairs;
+    mpi::run_local_phase(world, "setup", [&] {
+        if (!(c.buffer_mb > 0)) throw InputError("--buffer-mb must be positive");
+        options.buffer_bytes = static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20)));
+    });
+    Stopwatch clock;
+    const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, c.corpus);
+    const Index num_words = files.front().header.num_words;
+    Index declared_docs = 0, declared_nnz = 0;
+    for (const auto& f : files) {
+        declared_docs += f.header.num_docs;
+        declared_nnz += f.header.num_nonzeros;
+    }
+    std::vector<std::string> vocab = corpus::load_vocab(world, c.vocab, num_words);
+    log::info("cooc: {} file(s), D = {}, W = {}, NNZ = {}; {} ranks on a {}x{} grid, block {}", files.size(),
+              declared_docs, num_words, declared_nnz, world.size(), grid->rows(), grid->cols(), block_size);
+    times.add("inspect", clock.seconds());
+
+    clock.restart();
+    corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
+    cooc::CoocResult result = cooc::build_cooccurrence(grid, num_words, reader, options);
+    const double build_seconds = clock.seconds();
+    corpus::check_uci_totals(world, reader);
+    times.add("cooc", clock.seconds());
+
+    const auto& s = result.stats;
+    const double per_rank = build_seconds * world.size();
+    log::info("cooc: {} documents read, M = {} used, {} skipped (< {} tokens or < {} distinct words); {} tokens",
+              s.num_docs_read, s.num_docs, s.num_docs_skipped, options.min_tokens, options.min_distinct, s.num_tokens);
+    log::info("cooc: C is {} x {}; sum = 1 {:+.1e}, min = {:.1e}, asymmetry = {:.1e}", num_words, num_words, s.sum - 1,
+              s.min, s.asymmetry);
+    log::info("cooc: build {:.3f} s in {} exchange round(s): {:.0f} docs/s/rank, {:.3g} pair-updates/s/rank "
+              "(busiest rank {:.3g} updates)",
+              build_seconds, s.exchange_rounds, s.num_docs_read / per_rank, s.pair_updates / per_rank,
+              static_cast<double>(s.max_rank_pair_updates));
+    io::CoocFileInfo info;
+    info.vocab = std::move(vocab);
+    info.stats = std::move(result.stats);
+    info.num_docs_declared = declared_docs;
+    return CoocOutcome{std::move(result.C), std::move(info), build_seconds};
+}
+
+Options cooc_provenance(const CoocSettings& c, int block_size) {
+    std::string corpus_list;
+    for (const auto& path : c.corpus) corpus_list += (corpus_list.empty() ? "" : ";") + path;
+    return {{"corpus", corpus_list},
+            {"vocab_file", c.vocab},
+            {"min_tokens", std::to_string(c.options.min_tokens)},
+            {"min_distinct", std::to_string(c.options.min_distinct)},
+            {"block_size", std::to_string(block_size)},
+            {"buffer_bytes", std::to_string(static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20))))},
+            {"exchange", c.exchange}};
+}
+
+void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& method_flag) {
+    sub->add_option(method_flag, c.method,
+                    "ap: alternating projection; dc: diagonal completion; none: Baseline (no rectification)")
+        ->check(CLI::IsMember({"ap", "dc", "none"}))
+        ->capture_default_str();
+    sub->add_option("--iterations", c.iterations, "AP iterations (the papers use 150)")->capture_default_str();
+    sub->add_option("--tolerance", c.tolerance, "Stop AP when the relative change is below this (0: run all)")
+        ->capture_default_str();
+    sub->add_option("--eigensolver", c.eigensolver,
+                    "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
+        ->check(CLI::IsMember({"subspace", "direct"}))
+        ->capture_default_str();
+    sub->add_option("--permutations", c.permutations, "DC: random permutations T")->capture_default_str();
+    sub->add_option("--seed", c.seed, "Seed of DC's permutations and of FastAnchorWords' projection")
+        ->capture_default_str();
+    sub->add_option("--progress-seconds", c.progress_seconds, "At most one progress line per this many seconds")
+        ->capture_default_str();
+}
+
+Options rectify_provenance(const RectifySettings& c) {
+    return {{"method", c.method},
+            {"iterations", std::to_string(c.iterations)},
+            {"tolerance", std::to_string(c.tolerance)},
+            {"eigensolver", c.eigensolver},
+            {"permutations", std::to_string(c.permutations)},
+            {"seed", std::to_string(c.seed)}};
+}
+
+namespace {
+}  // namespace
+
+io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ApState& state) {
+    io::RectificationRecord r;
+    r.method = method;
+    r.num_topics = topics;
+    r.iterations = state.iterations_done;
+    for (const auto& it : state.trace) {
+        r.change.push_back(it.change);
+        r.clipped_mass.push_back(it.clipped_mass);
+        r.sum.push_back(it.sum);
+        r.eig_residual.push_back(it.eig_residual);
+        r.seconds.push_back(it.seconds);
+        r.eig_iterations.push_back(it.eig_iterations);
+        r.eig_products.push_back(it.eig_products);
+    }
+    return r;
+}
+
+namespace {
+io::RectificationRecord run_ap(dist::DistMatrix& C, int topics, const RectifySettings& c, const ApHook& hook,
+                               const rectify::ApState* resume) {
+    rectify::ApOptions options;
+    options.num_topics = topics;
+    options.max_iterations = c.iterations;
+    options.tolerance = c.tolerance;
+    options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
+    Stopwatch clock, since_print;
+    bool printed = false;
+    const int resumed_at = resume ? resume->iterations_done : 0;
+    auto progress = [&](const rectify::ApState& state, const dist::DistMatrix& current) {
+        if (hook) hook(state, current);
+        const int done = state.iterations_done;
+        const bool last = done == c.iterations;
+        if (printed && !last && since_print.seconds() < c.progress_seconds) return;
+        printed = true;
+        since_print.restart();
+        const auto& it = state.trace.back();
+        const double per_iteration = clock.seconds() / std::max(1, done - resumed_at);
+        log::info("rectify: K = {} iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
+                  "residual {:.1e})  {:.2f} s/it  ETA {:.0f} s",
+                  topics, done, c.iterations, it.change, it.clipped_mass, it.eig_iterations, it.eig_products,
+                  it.eig_residual, per_iteration, per_iteration * std::max(0, c.iterations - done));
+    };
+    const rectify::ApResult result = rectify::alternating_projection(C, options, progress, resume);
+    io::RectificationRecord record = run_rectify_trace(c.method, topics, result.state);
+    record.converged = result.converged;
+    const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),
+                                           [](const rectify::ApIteration& it) { return !it.eig_converged; });
+    if (unconverged > 0)
+        log::warn("rectify: the eigensolver stopped at its round limit in {} of {} iterations (see "
+                  "/rectification/eig_residual)", unconverged, result.state.trace.size());
+    return record;
+}
+
+io::RectificationRecord run_dc(dist::DistMatrix& C, int topics, const RectifySettings& c) {
+    rectify::DcOptions options;
+    options.num_topics = topics;
+    options.permutations = c.permutations;
+    options.seed = c.seed;
+    options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
+    Stopwatch clock, since_print;
+    const rectify::DcResult result = rectify::diagonal_completion(C, options, [&](int done, int total_count) {
+        if (done != total_count && since_print.seconds() < c.progress_seconds) return;
+        since_print.restart();
+        const double per = clock.seconds() / done;
+        log::info("rectify: permutation {}/{}  {:.2f} s each  ETA {:.0f} s", done, total_count, per,
+                  per * (total_count - done));
+    });
+    io::RectificationRecord record;
+    record.method = c.method;
+    record.num_topics = topics;
+    record.iterations = result.permutations;
+    record.converged = true;
+    if (result.clipped > 0) log::warn("rectify: {} completed diagonal entries were negative and set to 0", result.clipped);
+    return record;
+}
+}  // namespace
+
+io::RectificationRecord run_rectify_stage(dist::DistMatrix& C, int topics, const RectifySettings& c,
+                                          const ApHook& hook, const rectify::ApState* resume) {
+    if (c.method == "ap") return run_ap(C, topics, c, hook, resume);
+    if (c.method == "dc") return run_dc(C, topics, c);
+    io::RectificationRecord record;  // none: the Baseline
+    record.method = c.method;
+    record.num_topics = topics;
+    record.converged = true;
+    return record;
+}
+
+}  // namespace jsmf::app

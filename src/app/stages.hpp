@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// Pipeline stages shared by the subcommands: their flags and their runs with progress logs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jsmf/cooc/cooc.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/rectify/ap.hpp"
+
+namespace jsmf::app {
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+/// Stage 0–1: the corpus and the co-occurrence flags.
+struct CoocSettings {
+    std::vector<std::string> corpus;
+    std::string vocab;
+    cooc::CoocOptions options;
+    double buffer_mb = 32;
+    std::string exchange = "docs";
+};
+/// Adds --corpus, --vocab (required when `required`), --min-tokens, --min-distinct,
+/// --buffer-mb and --exchange.
+void add_cooc_options(CLI::App* sub, CoocSettings& s, bool required);
+
+struct CoocOutcome {
+    dist::DistMatrix C;
+    io::CoocFileInfo info;
+    double build_seconds = 0;   ///< accumulation alone (for throughput figures)
+};
+/// Collective on `grid`. Reads the corpus in shards and builds C with `block_size`
+/// blocks; adds "inspect" and "cooc" to `times`; logs the statistics.
+CoocOutcome run_cooc_stage(const CoocSettings& s, const std::shared_ptr<const dist::Grid>& grid, int block_size,
+                           StageTimes& times);
+/// Local. The provenance entries of the co-occurrence options.
+Options cooc_provenance(const CoocSettings& s, int block_size);
+
+/// Stage 2: rectification flags.
+struct RectifySettings {
+    std::string method = "ap";
+    int iterations = 150;
+    double tolerance = 0;
+    std::string eigensolver = "subspace";
+    int permutations = 30;
+    Seed seed = 1;
+    double progress_seconds = 5;
+};
+/// Adds --rectify-flag-name (the method), --iterations, --tolerance, --eigensolver,
+/// --permutations, --seed and --progress-seconds.
+void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& method_flag);
+/// Local. The provenance entries of the rectification options.
+Options rectify_provenance(const RectifySettings& s);
+
+/// Called after every AP iteration (e.g. to write a checkpoint); collective.
+using ApHook = std::function<void(const rectify::ApState&, const dist::DistMatrix&)>;
+/// Collective on C.grid(). Rectifies C in place with K topics, logging progress from
+/// rank 0 at most every progress_seconds; returns the record that goes to the file.
+io::RectificationRecord run_rectify_stage(dist::DistMatrix& C, int topics, const RectifySettings& s,
+                                          const ApHook& hook = {}, const rectify::ApState* resume = nullptr);
+
+/// Local. The record of an AP run so far (for checkpoints).
+io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ApState& state);
+
+/// Local. "12.3 MiB".
+std::string mib(double bytes);
+
+}  // namespace jsmf::app

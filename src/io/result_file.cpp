@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// The model file: small (N×K, K×K) arrays, written by rank 0, atomically.
+#include "jsmf/io/result_file.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "io/h5.hpp"
+#include "io/sections.hpp"
+
+namespace jsmf::io {
+namespace {
+
+std::string group_name(int K) { return "K" + std::to_string(K); }
+
+std::vector<std::int64_t> as_int64(const std::vector<Index>& ids) { return {ids.begin(), ids.end()}; }
+
+void write_topics(hid_t parent, const FittedModel& m, const std::vector<std::string>& vocab, int top_words,
+                  const std::string& path) {
+    const int T = static_cast<int>(std::min<Index>(top_words, m.B.rows()));
+    std::vector<std::string> words;
+    std::vector<std::int64_t> ids;
+    std::vector<double> probs;
+    for (int k = 0; k < m.num_topics; ++k) {
+        for (const Index i : top_word_ids(m.B, k, T)) {
+            words.push_back(vocab[static_cast<std::size_t>(i)]);
+            ids.push_back(i);
+            probs.push_back(m.B(i, k));
+        }
+    }
+    h5::Handle topics = h5::create_group(parent, "topics", path);
+    const std::vector<hsize_t> dims = {static_cast<hsize_t>(m.num_topics), static_cast<hsize_t>(T)};
+    h5::write_strings(topics, "top_words", words, dims);
+    h5::write_int64s(topics, "top_word_ids", ids.data(), dims);
+    h5::write_doubles(topics, "top_word_probs", probs.data(), dims);
+}
+
+void write_model(hid_t parent, const FittedModel& m, const std::vector<std::string>& vocab, const std::string& path) {
+    h5::Handle model = h5::create_group(parent, "model", path);
+    h5::write_matrix(model, "B", m.B);
+    h5::write_matrix(model, "B_breve", m.B_breve);
+    h5::write_matrix(model, "A", m.A);
+    {
+        h5::Handle A(h5::check(H5Dopen2(model, "A", H5P_DEFAULT), path, "no A"), H5Dclose);
+        h5::write_attribute(A, "method", m.a_method);
+    }
+    const std::vector<std::int64_t> anchors = as_int64(m.anchors);
+    std::vector<std::string> anchor_words;
+    for (const Index s : m.anchors) anchor_words.push_back(vocab[static_cast<std::size_t>(s)]);
+    h5::write_int64s(model, "anchors", anchors.data(), {anchors.size()});
+    h5::write_strings(model, "anchor_words", anchor_words);
+    h5::write_doubles(model, "diag_r", m.diag_r.data(), {static_cast<hsize_t>(m.diag_r.size())});
+    if (m.has_alpha) {
+        h5::write_doubles(model, "alpha", m.alpha.data(), {static_cast<hsize_t>(m.alpha.size())});
+        h5::Handle alpha(h5::check(H5Dopen2(model, "alpha", H5P_DEFAULT), path, "no alpha"), H5Dclose);
+        h5::write_attribute(alpha, "alpha0", m.alpha0);
+        h5::write_attribute(alpha, "residual", m.alpha_residual);
+        h5::write_attribute(alpha, "at_bound", std::int64_t{m.alpha_at_bound ? 1 : 0});
+    }
+    h5::write_attribute(model, "anchor_method", m.anchor_method);
+    h5::write_attribute(model, "zero_rows", std::int64_t{m.zero_rows});
+    h5::write_attribute(model, "solver", m.solver);
+    h5::write_attribute(model, "words_solved", std::int64_t{m.words_solved});
+    h5::write_attribute(model, "words_converged", std::int64_t{m.words_converged});
+    h5::write_attribute(model, "solver_max_iterations", std::int64_t{m.solver_max_iterations});
+    h5::write_attribute(model, "solve_seconds", m.solve_seconds);
+}
+
+}  // namespace
+
+std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
+    std::vector<Index> ids(static_cast<std::size_t>(B.rows()));
+    std::iota(ids.begin(), ids.end(), Index{0});
+    const auto count = static_cast<std::ptrdiff_t>(std::min<Index>(n, B.rows()));
+    std::partial_sort(ids.begin(), ids.begin() + count, ids.end(), [&](Index a, Index b) {
+        return B(a, k) > B(b, k) || (B(a, k) == B(b, k) && a < b);
+    });
+    ids.resize(static_cast<std::size_t>(count));
+    return ids;
+}
+
+void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
+                      const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
+                      int top_words) {
+    write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
+        write_root_attributes(file, "model", provenance);
+        std::string topics;
+        for (const auto& m : models) topics += (topics.empty() ? "" : ",") + std::to_string(m.num_topics);
+        h5::write_attribute(file, "topics", topics);
+        write_vocab_and_stats(file, info, partial);
+        write_timings(file, times, partial);
+        for (const auto& m : models) {
+            h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
+            h5::write_attribute(group, "topics", std::int64_t{m.num_topics});
+            write_model(group, m, info.vocab, partial);
+            write_rectification(group, m.rectification, partial);
+            write_topics(group, m, info.vocab, top_words, partial);
+            write_timings(group, m.times, partial);
+        }
+        if (models.size() == 1) {
+            const std::string base = "/" + group_name(models.front().num_topics) + "/";
+            for (const char* name : {"model", "rectification", "topics"}) h5::link_soft(file, name, base + name, partial);
+        }
+    });
+}
+
+ModelFile read_model_file(const std::string& path) {
+    h5::Handle file = h5::open_file_serial(path, false);
+    if (!H5Aexists(file, "kind") || h5::read_string_attribute(file, "format") != "jsmf" ||
+        h5::read_string_attribute(file, "kind") != "model")
+        throw InputError(path, "not a jsmf model file (jsmf fit writes them)");
+    ModelFile out;
+    out.vocab = h5::read_strings(file, "vocab");
+    out.command_line = h5::read_string_attribute(file, "command_line");
+    out.created = h5::read_string_attribute(file, "created");
+    const std::vector<double> unigram = h5::read_doubles(file, "stats/unigram");
+    out.unigram = Eigen::Map<const Eigen::VectorXd>(unigram.data(), static_cast<Index>(unigram.size()));
+    const std::string topics = h5::read_string_attribute(file, "topics");
+    std::size_t start = 0;
+    while (start < topics.size()) {
+        const std::size_t comma = std::min(topics.find(',', start), topics.size());
+        const int K = std::stoi(topics.substr(start, comma - start));
+        start = comma + 1;
+        h5::Handle group(h5::check(H5Gopen2(file, group_name(K).c_str(), H5P_DEFAULT), path, "no group " + group_name(K)),
+                         H5Gclose);
+        h5::Handle model(h5::check(H5Gopen2(group, "model", H5P_DEFAULT), path, "no model group"), H5Gclose);
+        FittedModel m;
+        m.num_topics = K;
+        m.B = h5::read_matrix(model, "B");
+        m.B_breve = h5::read_matrix(model, "B_breve");
+        m.A = h5::read_matrix(model, "A");
+        for (const auto id : h5::read_int64s(model, "anchors")) m.anchors.push_back(id);
+        const std::vector<double> diag_r = h5::read_doubles(model, "diag_r");
+        m.diag_r = Eigen::Map<const Eigen::VectorXd>(diag_r.data(), static_cast<Index>(diag_r.size()));
+        m.anchor_method = h5::read_string_attribute(model, "anchor_method");
+        m.solver = h5::read_string_attribute(model, "solver");
+        m.words_solved = h5::read_int_attribute(model, "words_solved");
+        m.words_converged = h5::read_int_attribute(model, "words_converged");
+        m.zero_rows = h5::read_int_attribute(model, "zero_rows");
+        m.has_alpha = h5::exists(model, "alpha");
+        if (m.has_alpha) {
+            const std::vector<double> alpha = h5::read_doubles(model, "alpha");
+            m.alpha = Eigen::Map<const Eigen::VectorXd>(alpha.data(), static_cast<Index>(alpha.size()));
+        }
+        h5::Handle rect(h5::check(H5Gopen2(group, "rectification", H5P_DEFAULT), path, "no rectification"), H5Gclose);
+        m.rectification = read_rectification(rect);
+        const auto N = static_cast<Index>(out.vocab.size());
+        if (m.B.rows() != N || m.B.cols() != K || m.A.rows() != K || m.A.cols() != K ||
+            static_cast<int>(m.anchors.size()) != K)
+            throw InputError(path, "/" + group_name(K) + "/model: shapes disagree with K and the vocabulary");
+        out.models.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace jsmf::io

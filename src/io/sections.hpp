@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Parts shared by jsmf's files (co-occurrence, checkpoint, model): written by one rank.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "io/h5.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::io {
+
+/// format, kind, format_version, jsmf_version, command_line, created, mpi_ranks, grid and
+/// every option, as attributes of `file`.
+void write_root_attributes(hid_t file, const std::string& kind, const Provenance& provenance);
+/// /vocab and /stats (unigram, doc_freq and the counts as attributes).
+void write_vocab_and_stats(hid_t file, const CoocFileInfo& info, const std::string& path);
+/// A `rectification` group under `parent`: method, topics, iterations, converged, trace.
+void write_rectification(hid_t parent, const RectificationRecord& record, const std::string& path);
+/// A `timings` group under `parent`: one attribute per stage, in seconds.
+void write_timings(hid_t parent, const StageTimes& times, const std::string& path);
+/// Reads what write_rectification wrote.
+RectificationRecord read_rectification(hid_t group);
+
+/// Collective on `comm`. Rank 0 creates "<path>.partial", runs `fill` on it and renames
+/// it to `path`; the others wait for the verdict. On failure the partial file is removed
+/// and every rank throws StageFailed: the result is complete or absent.
+void write_on_root_atomically(const mpi::Comm& comm, const std::string& path,
+                              const std::function<void(hid_t file, const std::string& partial)>& fill);
+/// Local. Renames a finished "<path>.partial" into place (throws InputError).
+void rename_into_place(const std::string& partial, const std::string& path);
+
+}  // namespace jsmf::io
