@@ -57,7 +57,8 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
     std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
                 r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
                 static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
-    const Eigen::VectorXd pz = m.A.rowwise().sum();
+    // p(z) = A1, normalized: A = D⁻¹C_SS D⁻¹ sums to 1 only when the model holds exactly.
+    const Eigen::VectorXd pz = m.A.rowwise().sum() / m.A.sum();
     std::vector<int> order(static_cast<std::size_t>(K));
     for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pz(a) > pz(b); });
