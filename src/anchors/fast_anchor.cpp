@@ -14,8 +14,9 @@
 namespace jsmf::anchors {
 namespace {
 
-/// N × d sparse random signs (Achlioptas), identical on every rank for the same seed.
-Eigen::MatrixXd projection_matrix(Index N, int d, Seed seed) {
+}  // namespace
+
+Eigen::MatrixXd random_projection(Index N, int d, Seed seed) {
     std::mt19937_64 engine(seed);
     const double scale = std::sqrt(3.0 / d);
     Eigen::MatrixXd R(N, d);
@@ -27,6 +28,8 @@ Eigen::MatrixXd projection_matrix(Index N, int d, Seed seed) {
     }
     return R;
 }
+
+namespace {
 
 /// The candidate with the largest squared row norm of `residual`, or -1.
 Index farthest(const Eigen::MatrixXd& residual, const std::vector<bool>& candidate, double& squared_distance) {
@@ -120,7 +123,7 @@ AnchorResult find_anchors_fast(const dist::DistMatrix& C, const Eigen::VectorXd&
         inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
     }
     // Y = C̄ R = diag(1/p) (C R): the projected rows of C̄, replicated.
-    const Eigen::MatrixXd Y = inverse_p.asDiagonal() * dist::multiply_block(C, projection_matrix(N, d, options.seed));
+    const Eigen::MatrixXd Y = inverse_p.asDiagonal() * dist::multiply_block(C, random_projection(N, d, options.seed));
     result.diag_r.resize(K);
     std::vector<Index> anchors(static_cast<std::size_t>(K), -1);
     if (comm.is_root()) {

@@ -58,7 +58,7 @@ struct FitCommand {
     CoocSettings input;          ///< the corpus, unless --cooc is given
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;
-    std::string topics = "10";   ///< "10" or "10,25,50"
+    std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words
     RectifySettings rectify;
     std::string anchors = "qr";  ///< qr (Alg. 2) | fastanchor (Arora et al.)
     int projection_dim = 1000;

@@ -13,6 +13,10 @@ struct FastAnchorOptions {
     bool cleanup = true;        ///< the second phase: replace each anchor by the farthest point from the others' span
 };
 
+/// Local. The N × d projection matrix: sparse random signs (Achlioptas) scaled by √(3/d),
+/// column by column from mt19937_64(seed): identical on every rank and every platform.
+Eigen::MatrixXd random_projection(Index N, int d, Seed seed);
+
 /// FastAnchorWords (Arora et al. 2013, Alg. 4): project the rows of C̄ = diag(C1)⁻¹ C to
 /// d dimensions with a seeded sparse random matrix (Achlioptas: ±√3 with probability
 /// 1/6 each, 0 otherwise; from mt19937_64, so the same seed gives the same anchors with

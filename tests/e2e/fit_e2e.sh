@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: jsmf synth -> jsmf fit (corpus or --cooc; one K or several; each anchor
+# finder, solver and A method) -> the model file read back with the HDF5 C API and held
+# against the planted truth; the same model at 1, 2 and 4 ranks; jsmf show; bad options
+# fail once, cleanly, at every rank count.
+# Usage: fit_e2e.sh JSMF CHECK_MODEL_FILE MPIEXEC
+set -u
+jsmf=$1 checker=$2 mpiexec=$3
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
+
+# A separable corpus whose anchors are identifiable (see anchors_test): 300 words, K = 5.
+"$jsmf" -q synth --dir "$work" --name f --docs 8000 --words 300 --topics 5 --word-concentration 1.0 \
+  --anchor-mass 0.03 --doc-length 60 --seed 3 || fail synth
+corpus=(--corpus "$work/docword.f.txt" --vocab "$work/vocab.f.txt")
+truth=$work/truth.f.h5
+# Stated bounds for this corpus size: a topic column within 0.2 in L1 (of [0, 2]) after
+# matching, A within 0.15 in L1 in total (A sums to 1).
+b_bound=0.2 a_bound=0.15
+
+for np in 1 2 4; do
+  if run_quiet "$np" fit "${corpus[@]}" --topics 5 --iterations 30 --out "$work/m$np.h5" >/dev/null 2>"$work/err"; then
+    ok "np=$np fit"
+    "$checker" "$work/m$np.h5" 5 "$truth" $b_bound $a_bound && ok "np=$np model file" || fail "np=$np model file"
+  else
+    fail "np=$np fit: $(cat "$work/err")"
+  fi
+done
+for np in 2 4; do
+  "$checker" --compare "$work/m1.h5" "$work/m$np.h5" 5 && ok "np=$np model equals np=1" || fail "np=$np differs from np=1"
+done
+
+# From a precomputed C: the same model.
+run_quiet 2 cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
+run_quiet 2 fit --cooc "$work/C.h5" --topics 5 --iterations 30 --out "$work/from_c.h5" >/dev/null 2>&1 || fail "fit --cooc"
+"$checker" --compare "$work/m1.h5" "$work/from_c.h5" 5 && ok "fit --cooc equals fit --corpus" ||
+  fail "fit --cooc differs from fit --corpus"
+
+# Several K, and the alternatives: FastAnchorWords, ADMM-DR, least-squares A, alpha.
+if run_quiet 2 fit "${corpus[@]}" --topics 5,7 --iterations 30 --anchors fastanchor --projection-dim 100 \
+     --solver admm --solver-iterations 2000 --recover-a ls --alpha --out "$work/multi.h5" >/dev/null 2>"$work/err"; then
+  ok "fit --topics 5,7 with fastanchor, admm, ls, alpha"
+  "$checker" "$work/multi.h5" 5 "$truth" $b_bound $a_bound && ok "K=5 of the multi-K file" || fail "K=5 of the multi-K file"
+  "$checker" "$work/multi.h5" 7 - 0 0 && ok "K=7 of the multi-K file" || fail "K=7 of the multi-K file"
+  [[ $(h5dump -a /K5/model/A/method "$work/multi.h5" | grep -c least_squares) -eq 1 ]] && ok "A method recorded" ||
+    fail "A method not recorded"
+  h5ls "$work/multi.h5/K7/model/alpha" >/dev/null 2>&1 && ok "alpha written" || fail "no alpha"
+else
+  fail "multi-K fit: $(cat "$work/err")"
+fi
+
+# User anchors: the planted anchor words, in reverse order, are used as given.
+for k in 4 3 2 1 0; do echo "anchor${k}_0"; done >"$work/anchors.txt"
+printf '# planted\n\n' >>"$work/anchors.txt"
+if run_quiet 2 fit "${corpus[@]}" --anchor-words "$work/anchors.txt" --iterations 30 --out "$work/given.h5" \
+     >/dev/null 2>"$work/err"; then
+  words=$(h5dump -d /K5/model/anchor_words "$work/given.h5" | grep -o 'anchor[0-9]_0' | tr '\n' ' ')
+  [[ $words == "anchor4_0 anchor3_0 anchor2_0 anchor1_0 anchor0_0 " ]] && ok "given anchors kept in order" ||
+    fail "given anchors: '$words'"
+  "$checker" "$work/given.h5" 5 "$truth" $b_bound $a_bound && ok "model from given anchors" || fail "model from given anchors"
+else
+  fail "fit --anchor-words: $(cat "$work/err")"
+fi
+
+# jsmf show: the anchors and topics, readable; a non-model file is refused.
+if run 2 show "$work/m1.h5" --top-words 5 >"$work/show.txt" 2>&1 && grep -q '== K = 5 ==' "$work/show.txt" &&
+   [[ $(grep -c 'anchor[0-9]_0 ' "$work/show.txt") -ge 5 ]] && grep -q 'most correlated topic pairs' "$work/show.txt"; then
+  ok "jsmf show"
+else
+  fail "jsmf show: $(head -5 "$work/show.txt")"
+fi
+run 1 show "$work/C.h5" >/dev/null 2>"$work/err"
+[[ $? -eq 2 ]] && grep -q 'not a jsmf model file' "$work/err" && ok "show refuses a cooc file" || fail "show on a cooc file"
+
+expect_error() {  # np fragment args...
+  local np=$1 fragment=$2; shift 2
+  rm -f "$work/bad.h5"
+  run_quiet "$np" fit "$@" --iterations 2 --out "$work/bad.h5" >/dev/null 2>"$work/err"
+  local rc=$? messages
+  messages=$(grep -c '^jsmf: error:' "$work/err")
+  if [[ $rc -eq 2 && $messages -eq 1 && ! -e $work/bad.h5 && ! -e $work/bad.h5.partial ]] &&
+     grep -qF -- "$fragment" "$work/err"; then
+    ok "np=$np '$fragment'"
+  else
+    fail "np=$np expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
+  fi
+}
+printf 'anchor0_0\nnosuchword\n' >"$work/unknown.txt"
+for np in 1 2 4; do
+  expect_error "$np" "2 <= K < N = 300" "${corpus[@]}" --topics 300
+  expect_error "$np" "K must be at least 2" "${corpus[@]}" --topics 1
+  expect_error "$np" "unknown.txt:2: 'nosuchword' is not in the vocabulary" "${corpus[@]}" --anchor-words "$work/unknown.txt"
+  expect_error "$np" "cannot open HDF5 file" --cooc "$work/missing.h5" --topics 5
+  expect_error "$np" "give either --corpus and --vocab, or --cooc" "${corpus[@]}" --cooc "$work/C.h5"
+done
+expect_error 2 "--projection-dim must be at least K = 5" "${corpus[@]}" --topics 5 --anchors fastanchor --projection-dim 3
+expect_error 2 "lists 5 anchor words, but --topics is 6" "${corpus[@]}" --topics 6 --anchor-words "$work/anchors.txt"
+
+finish
