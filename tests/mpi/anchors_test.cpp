@@ -151,7 +151,7 @@ TEST(Anchors, GivenAnchorsGetTheDiagROfTheirOrder) {
 
 // FastAnchorWords written plainly: explicit C̄, explicit projection, and each distance
 // to an affine span as a least-squares residual (not the Gram–Schmidt updates under test).
-std::vector<Index> plain_fast_anchor(const Eigen::MatrixXd& C, int K, int d, Seed seed) {
+std::vector<Index> plain_fast_anchor(const Eigen::MatrixXd& C, int K, int d, Seed seed, bool cleanup) {
     const Index N = C.rows();
     Eigen::MatrixXd C_bar = Eigen::MatrixXd::Zero(N, N);
     std::vector<bool> candidate(static_cast<std::size_t>(N));
@@ -184,7 +184,7 @@ std::vector<Index> plain_fast_anchor(const Eigen::MatrixXd& C, int K, int d, See
     };
     std::vector<Index> S;
     for (int k = 0; k < K; ++k) S.push_back(farthest(S, S));
-    for (int k = 0; k < K; ++k) {  // cleanup
+    for (int k = 0; k < K && cleanup; ++k) {
         std::vector<Index> others = S;
         others.erase(others.begin() + k);
         S[static_cast<std::size_t>(k)] = farthest(others, others);
@@ -202,9 +202,15 @@ TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
-        const AnchorResult found = find_anchors_fast(built.C, built.stats.unigram, 5, {30, 9, true});
-        EXPECT_EQ(found.anchors, plain_fast_anchor(dist::gather_all(built.C), 5, 30, 9)) << pr << "x" << pc;
-        EXPECT_EQ(found.diag_r.size(), 5);
+        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        // K = 9 > the 4 planted topics: the cleanup pass then moves some anchors.
+        const std::vector<Index> greedy = plain_fast_anchor(dense, 9, 30, 9, false);
+        const std::vector<Index> cleaned = plain_fast_anchor(dense, 9, 30, 9, true);
+        ASSERT_NE(greedy, cleaned) << "the data must exercise the cleanup pass";
+        EXPECT_EQ(find_anchors_fast(built.C, built.stats.unigram, 9, {30, 9, false}).anchors, greedy) << pr << "x" << pc;
+        const AnchorResult found = find_anchors_fast(built.C, built.stats.unigram, 9, {30, 9, true});
+        EXPECT_EQ(found.anchors, cleaned) << pr << "x" << pc;
+        EXPECT_EQ(found.diag_r.size(), 9);
     }
     const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
     test::expect_stage_failed(world, [&] { find_anchors_fast(built.C, built.stats.unigram, 5, {4, 1, true}); },
