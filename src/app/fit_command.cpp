@@ -174,6 +174,7 @@ io::FittedModel fit_one(dist::DistMatrix& C, int K, const FitCommand& c, const s
         m.alpha_residual = alpha.residual;
         m.alpha_at_bound = alpha.at_bound;
     }
+    m.unigram = p;
     m.B = std::move(model.B);
     m.B_breve = std::move(model.B_breve);
     m.times.add("recover_A", clock.seconds());

@@ -44,6 +44,7 @@ void write_model(hid_t parent, const FittedModel& m, const std::vector<std::stri
         h5::Handle A(h5::check(H5Dopen2(model, "A", H5P_DEFAULT), path, "no A"), H5Dclose);
         h5::write_attribute(A, "method", m.a_method);
     }
+    h5::write_doubles(model, "unigram", m.unigram.data(), {static_cast<hsize_t>(m.unigram.size())});
     const std::vector<std::int64_t> anchors = as_int64(m.anchors);
     std::vector<std::string> anchor_words;
     for (const Index s : m.anchors) anchor_words.push_back(vocab[static_cast<std::size_t>(s)]);
@@ -130,6 +131,8 @@ ModelFile read_model_file(const std::string& path) {
         m.B_breve = h5::read_matrix(model, "B_breve");
         m.A = h5::read_matrix(model, "A");
         for (const auto id : h5::read_int64s(model, "anchors")) m.anchors.push_back(id);
+        const std::vector<double> p = h5::read_doubles(model, "unigram");
+        m.unigram = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Index>(p.size()));
         const std::vector<double> diag_r = h5::read_doubles(model, "diag_r");
         m.diag_r = Eigen::Map<const Eigen::VectorXd>(diag_r.data(), static_cast<Index>(diag_r.size()));
         m.anchor_method = h5::read_string_attribute(model, "anchor_method");

@@ -169,6 +169,14 @@ int main(int argc, char** argv) {
               "anchor_words[k] = vocab[anchors[k]]");
         check(std::abs(B_breve(static_cast<Eigen::Index>(k), anchors[k]) - 1) < 1e-15, "anchor s_k has p(z=k|s_k) = 1");
     }
+    // Bayes' rule: B_ik ∝ B̆_ki p_i with p = model/unigram.
+    const Eigen::MatrixXd p = read_matrix(file, g + "model/unigram");
+    check(p.rows() == N && std::abs(p.sum() - 1) < 1e-9, "model/unigram: N entries summing to 1");
+    if (p.rows() == N) {
+        Eigen::MatrixXd bayes = (B_breve * p.col(0).asDiagonal()).transpose();
+        for (Eigen::Index k = 0; k < K; ++k) bayes.col(k) /= bayes.col(k).sum();
+        check((bayes - B).cwiseAbs().maxCoeff() < 1e-12, "B is Bayes' rule on B_breve and model/unigram");
+    }
     check(dims_of(file, g + "model/diag_r") == std::vector<hsize_t>{static_cast<hsize_t>(K)}, "model/diag_r has K entries");
     const auto top_dims = dims_of(file, g + "topics/top_words");
     check(top_dims == std::vector<hsize_t>{static_cast<hsize_t>(K), 20}, "topics/top_words is K x 20");

@@ -20,6 +20,7 @@ struct FittedModel {
     Eigen::MatrixXd B;               ///< N × K, p(word | topic)
     Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
     Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
+    Eigen::VectorXd unigram;         ///< N, p(x = i) = row sums of the rectified C (Bayes' rule used it)
     std::string a_method;            ///< "diagonal" (Alg. 4) or "least_squares" (Arora et al.)
     std::vector<Index> anchors;      ///< K word ids
     Eigen::VectorXd diag_r;          ///< K: the anchor finder's r_k
@@ -48,6 +49,7 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 ///   /K<K>/             one group per K, attrs topics
 ///     model/B          N×K float64, p(word | topic);  model/B_breve K×N, p(topic | word)
 ///     model/A          K×K float64, p(topic1, topic2); attr method
+///     model/unigram    N float64, p(x = i) of the rectified C (used by Bayes' rule)
 ///     model/anchors    K int64 word ids;  model/anchor_words K strings;  model/diag_r K
 ///     model/alpha      K float64 (with --alpha; attrs alpha0, residual, at_bound)
 ///     model            attrs anchor_method, zero_rows, solver, words_solved,
