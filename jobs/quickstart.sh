@@ -14,8 +14,12 @@ np=${JSMF_NP:-2}
 out=${JSMF_OUT:-$root/build/demo}
 mkdir -p "$out"
 
-# The default corpus: 10 topics over 2,000 words, 5,000 documents of ~150 tokens.
-"$jsmf" synth --dir "$out" --name demo --docs 5000 --words 2000 --topics 10 --doc-length 150 --seed 1
+# The default corpus: 10 correlated topics (logistic-normal, rho^|k-l| with rho = 0.6, so
+# neighbouring topics k, k+1 co-occur) over 2,000 words, each with one planted anchor word
+# ("anchorK_0"); 5,000 documents of ~150 tokens. jsmf show should list the planted anchors
+# and, among the most correlated pairs, neighbouring topics.
+"$jsmf" synth --dir "$out" --name demo --docs 5000 --words 2000 --topics 10 --doc-length 150 \
+  --word-concentration 1.0 --anchor-mass 0.03 --prior logistic-normal --correlation 0.6 --seed 1
 oversubscribe=$([[ $np -gt $(getconf _NPROCESSORS_ONLN) ]] && echo --oversubscribe || true)
 mpirun -np "$np" $oversubscribe "$jsmf" fit \
   --corpus "$out/docword.demo.txt" --vocab "$out/vocab.demo.txt" --topics 10 --iterations 50 --alpha \
