@@ -111,12 +111,6 @@ std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& 
     return {ids.begin(), ids.end()};
 }
 
-dist::DistMatrix copy_of(const dist::DistMatrix& C) {
-    dist::DistMatrix copy(C.grid_ptr(), C.rows(), C.cols(), C.block_rows(), C.block_cols());
-    copy.local() = C.local();
-    return copy;
-}
-
 recover::Solver solver_of(const std::string& name) {
     if (name == "expgrad") return recover::Solver::expgrad;
     if (name == "admm") return recover::Solver::admm;
@@ -272,7 +266,7 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
         log::info("fit: K = {} ({} of {}): rectify {}, anchors {}, solver {}", K, k + 1, topics.size(), c.rectify.method,
                   given_anchors.empty() ? c.anchors : "words", c.solver);
         if (k + 1 < topics.size()) {
-            dist::DistMatrix work = copy_of(C);
+            dist::DistMatrix work = dist::copy(C);
             models.push_back(fit_one(work, K, c, given_anchors));
         } else {
             models.push_back(fit_one(C, K, c, given_anchors));

@@ -52,6 +52,12 @@ void DistMatrix::fill(double value) {
     std::fill(local_.begin(), local_.end(), value);
 }
 
+DistMatrix copy(const DistMatrix& A) {
+    DistMatrix out(A.grid_ptr(), A.rows(), A.cols(), A.block_rows(), A.block_cols());
+    out.local() = A.local();
+    return out;
+}
+
 Eigen::MatrixXd gather_all(const DistMatrix& A) {
     const Grid& grid = A.grid();
     const mpi::Comm comm = grid.borrow_comm();

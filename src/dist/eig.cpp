@@ -201,8 +201,7 @@ EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options) 
     });
     const int N = static_cast<int>(n);
     const int wanted = static_cast<int>(std::min<Index>(n, std::max<Index>(K, 2 * Index{C.block_rows()})));
-    DistMatrix A(C.grid_ptr(), n, n, C.block_rows());  // PDSYEVR destroys its input
-    A.local() = C.local();
+    DistMatrix A = copy(C);  // PDSYEVR destroys its input
     DistMatrix Z(C.grid_ptr(), n, n, C.block_rows());
     Eigen::VectorXd w(n);
     const int one = 1, il = N - wanted + 1, iu = N;

@@ -112,8 +112,7 @@ dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<c
         st.num_tokens = h5::read_int_attribute(stats, "num_tokens");
         st.num_tokens_read = h5::read_int_attribute(stats, "num_tokens_read");
         st.pair_updates = h5::read_int_attribute(stats, "pair_updates");
-        const std::vector<double> unigram = h5::read_doubles(stats, "unigram");
-        st.unigram = Eigen::Map<const Eigen::VectorXd>(unigram.data(), static_cast<Index>(unigram.size()));
+        st.unigram = h5::read_vector(stats, "unigram");
         const std::vector<std::int64_t> doc_freq = h5::read_int64s(stats, "doc_freq");
         st.doc_freq = Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(doc_freq.data(),
                                                                                          static_cast<Index>(doc_freq.size()));

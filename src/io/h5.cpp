@@ -232,16 +232,6 @@ void write_int64s(hid_t parent, const std::string& name, const std::int64_t* dat
     write_array(parent, name, H5T_NATIVE_INT64, data, std::move(dims));
 }
 
-void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values) {
-    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    std::vector<const char*> pointers;
-    pointers.reserve(values.size());
-    for (const auto& v : values) pointers.push_back(v.c_str());
-    write_array(parent, name, type.id(), pointers.data(), {static_cast<hsize_t>(values.size())});
-}
-
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values,
                    std::vector<hsize_t> dims) {
     Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -269,6 +259,15 @@ Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
 void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path) {
     check_status(H5Lcreate_soft(target.c_str(), parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), path,
                  "cannot link " + name + " to " + target);
+}
+
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values) {
+    write_strings(parent, name, values, {static_cast<hsize_t>(values.size())});
+}
+
+Eigen::VectorXd read_vector(hid_t parent, const std::string& name) {
+    const std::vector<double> values = read_doubles(parent, name);
+    return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Index>(values.size()));
 }
 
 std::vector<std::string> read_strings(hid_t parent, const std::string& name) {

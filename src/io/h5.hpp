@@ -66,6 +66,8 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
 /// An Eigen matrix as a row-major rows × cols float64 dataset (how h5py and numpy see it).
 void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M);
 Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name);
+/// Any float64 dataset, flattened, as an Eigen vector.
+Eigen::VectorXd read_vector(hid_t parent, const std::string& name);
 /// A soft link `name` → `target` (an absolute path in the same file).
 void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path);
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);

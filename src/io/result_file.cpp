@@ -114,8 +114,7 @@ ModelFile read_model_file(const std::string& path) {
     out.vocab = h5::read_strings(file, "vocab");
     out.command_line = h5::read_string_attribute(file, "command_line");
     out.created = h5::read_string_attribute(file, "created");
-    const std::vector<double> unigram = h5::read_doubles(file, "stats/unigram");
-    out.unigram = Eigen::Map<const Eigen::VectorXd>(unigram.data(), static_cast<Index>(unigram.size()));
+    out.unigram = h5::read_vector(file, "stats/unigram");
     const std::string topics = h5::read_string_attribute(file, "topics");
     std::size_t start = 0;
     while (start < topics.size()) {
@@ -131,10 +130,8 @@ ModelFile read_model_file(const std::string& path) {
         m.B_breve = h5::read_matrix(model, "B_breve");
         m.A = h5::read_matrix(model, "A");
         for (const auto id : h5::read_int64s(model, "anchors")) m.anchors.push_back(id);
-        const std::vector<double> p = h5::read_doubles(model, "unigram");
-        m.unigram = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Index>(p.size()));
-        const std::vector<double> diag_r = h5::read_doubles(model, "diag_r");
-        m.diag_r = Eigen::Map<const Eigen::VectorXd>(diag_r.data(), static_cast<Index>(diag_r.size()));
+        m.unigram = h5::read_vector(model, "unigram");
+        m.diag_r = h5::read_vector(model, "diag_r");
         m.anchor_method = h5::read_string_attribute(model, "anchor_method");
         m.solver = h5::read_string_attribute(model, "solver");
         m.words_solved = h5::read_int_attribute(model, "words_solved");
@@ -142,8 +139,7 @@ ModelFile read_model_file(const std::string& path) {
         m.zero_rows = h5::read_int_attribute(model, "zero_rows");
         m.has_alpha = h5::exists(model, "alpha");
         if (m.has_alpha) {
-            const std::vector<double> alpha = h5::read_doubles(model, "alpha");
-            m.alpha = Eigen::Map<const Eigen::VectorXd>(alpha.data(), static_cast<Index>(alpha.size()));
+            m.alpha = h5::read_vector(model, "alpha");
         }
         h5::Handle rect(h5::check(H5Gopen2(group, "rectification", H5P_DEFAULT), path, "no rectification"), H5Gclose);
         m.rectification = read_rectification(rect);

@@ -94,6 +94,10 @@ private:
 /// over `procs` processes, held by process `proc` (numroc).
 Index local_extent(Index n, int block, int proc, int procs);
 
+/// Local (no communication). A deep copy: same grid, shape, blocks and entries.
+/// Memory: one more local(A).
+DistMatrix copy(const DistMatrix& A);
+
 /// Collective on A.grid(). The whole matrix on every rank, for tests and small
 /// diagnostics only. Memory: rows*cols doubles on every rank.
 Eigen::MatrixXd gather_all(const DistMatrix& A);
