@@ -126,10 +126,11 @@ AnchorResult find_anchors_fast(const dist::DistMatrix& C, const Eigen::VectorXd&
     const Eigen::MatrixXd Y = inverse_p.asDiagonal() * dist::multiply_block(C, random_projection(N, d, options.seed));
     result.diag_r.resize(K);
     std::vector<Index> anchors(static_cast<std::size_t>(K), -1);
-    if (comm.is_root()) {
+    // The root's greedy must not leave the others waiting in the broadcast: agree first.
+    mpi::check_on_root(comm, "anchors", [&] {
         greedy_farthest_points(Y, candidate, K, options.cleanup, result);
         anchors = result.anchors;
-    }
+    });
     mpi::broadcast(comm, anchors.data(), anchors.size(), 0);
     mpi::broadcast(comm, result.diag_r.data(), static_cast<std::size_t>(K), 0);
     result.anchors = anchors;

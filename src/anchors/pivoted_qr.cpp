@@ -16,7 +16,12 @@ AnchorResult pivoted_qr(const dist::DistMatrix& C, const Eigen::VectorXd& row_su
                         const std::vector<Index>* fixed) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
-    mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(row_sums.size())}, "find_anchors");
+    // The given pivots must be the same everywhere (a weighted sum suffices to catch a mix-up).
+    std::int64_t fixed_checksum = 0;
+    if (fixed)
+        for (std::size_t k = 0; k < fixed->size(); ++k) fixed_checksum += static_cast<std::int64_t>(k + 1) * ((*fixed)[k] + 1);
+    mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(row_sums.size()), fixed_checksum},
+                                   "find_anchors");
     mpi::run_local_phase(comm, "anchors", [&] {
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");

@@ -53,19 +53,28 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
     Stopwatch solve_clock;
     std::int64_t solved = 0, converged = 0, most_iterations = 0;
     const Index first = comm.rank(), step = comm.size();
+    std::string error;  // an exception must not escape a thread, nor leave other ranks waiting
     // The words are independent and the solvers thread-safe: threads share a rank's words.
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : solved, converged) reduction(max : most_iterations)
     for (Index i = first; i < N; i += step) {
         if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
-        const Eigen::VectorXd f = F.row(i).transpose();
-        const SclsSolution s = options.solver == Solver::active_set ? solve_active_set(G, f)
-                               : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
-                                                                     : admm.solve(f);
-        model.B_breve.col(i) = s.y;
-        ++solved;
-        converged += s.converged ? 1 : 0;
-        most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
+        try {
+            const Eigen::VectorXd f = F.row(i).transpose();
+            const SclsSolution s = options.solver == Solver::active_set ? solve_active_set(G, f)
+                                   : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
+                                                                         : admm.solve(f);
+            model.B_breve.col(i) = s.y;
+            ++solved;
+            converged += s.converged ? 1 : 0;
+            most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
+        } catch (const std::exception& e) {
+#pragma omp critical(jsmf_recover_error)
+            if (error.empty()) error = "recover: word " + std::to_string(i) + ": " + e.what();
+        }
     }
+    mpi::run_local_phase(comm, "recover", [&] {
+        if (!error.empty()) throw InternalError(error);
+    });
     counts[0] = solved;
     counts[1] = converged;
     counts[2] = most_iterations;

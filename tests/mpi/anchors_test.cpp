@@ -147,6 +147,11 @@ TEST(Anchors, GivenAnchorsGetTheDiagROfTheirOrder) {
     Eigen::VectorXd p = built.stats.unigram;
     p(5) = 0;
     test::expect_stage_failed(world, [&] { anchors_from_words(built.C, p, {5, 6}); }, {"word id 5 never occurs"});
+    if (world.size() > 1) {  // ranks that were given different anchors stop together
+        const std::vector<Index> mine = world.is_root() ? std::vector<Index>{1, 2} : std::vector<Index>{2, 1};
+        test::expect_stage_failed(world, [&] { anchors_from_words(built.C, built.stats.unigram, mine); },
+                                  {"collective arguments differ across ranks"}, exit_code::internal);
+    }
 }
 
 // FastAnchorWords written plainly: explicit C̄, explicit projection, and each distance
