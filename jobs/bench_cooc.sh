@@ -8,23 +8,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 corpus_dir=${1:-$root/../shared/data/kos}
 name=${2:-kos}
-bash "$root/jobs/build.sh" >/dev/null
-source "$root/jobs/env.sh"
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1   # ranks x threads <= cores
-build=$root/build
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-echo "== machine"
-echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB"
-echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+source "$root/jobs/bench_common.sh"
 bandwidth=$("$build/cooc_kernel_bench" --benchmark_filter=Triad 2>/dev/null |
             sed -n 's/.*bytes_per_second=\([0-9.]*\)G.*/\1/p')
 echo "memory bandwidth (triad, 1 core): ${bandwidth} GB/s"
 
-docword=$corpus_dir/docword.$name.txt.gz
-[[ -f $docword ]] || docword=$corpus_dir/docword.$name.txt
-vocab=$corpus_dir/vocab.$name.txt
 [[ $docword == *.gz ]] && zcat "$docword" > "$work/x1.txt" || cp "$docword" "$work/x1.txt"
 # kos x k: k copies with document ids shifted, so D grows and N stays.
 for k in 2 4 8; do

@@ -12,22 +12,7 @@ name=${2:-kos}
 iterations=${ITERATIONS:-150}
 topics=${TOPICS:-10 100}
 ranks=${RANKS:-1 2}
-bash "$root/jobs/build.sh" >/dev/null
-source "$root/jobs/env.sh"
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-jsmf=$root/build/jsmf
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
-calc() { awk "BEGIN { print $1 }"; }
-
-echo "== machine"
-echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
-echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-docword=$corpus_dir/docword.$name.txt.gz
-[[ -f $docword ]] || docword=$corpus_dir/docword.$name.txt
-vocab=$corpus_dir/vocab.$name.txt
-
+source "$root/jobs/bench_common.sh"
 echo
 echo "== jsmf fit --corpus $name, AP $iterations iterations, anchors qr, solver active-set (seconds)"
 printf '%-5s %4s %7s %9s %8s %9s %9s %7s %9s %9s\n' ranks K cooc rectify anchors recover_B recover_A write total peak-MiB
@@ -48,8 +33,8 @@ done
 echo
 echo "== B recovery per solver on the rectified C (fit --cooc R.h5 --rectify none), 1 rank"
 printf '%4s %-11s %9s %12s %10s %9s\n' K solver solve-s words/s converged solved
+mpirun -np 2 "$jsmf" -q cooc --corpus "$docword" --vocab "$vocab" --out "$work/C.h5" --compression 0 >/dev/null
 for K in $topics; do
-  mpirun -np 2 "$jsmf" -q cooc --corpus "$docword" --vocab "$vocab" --out "$work/C.h5" --compression 0 >/dev/null
   mpirun -np 2 "$jsmf" -q rectify --in "$work/C.h5" --out "$work/R.$K.h5" --topics "$K" --iterations "$iterations" \
     --compression 0 >/dev/null
   for solver in active-set expgrad admm; do

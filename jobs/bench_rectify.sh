@@ -14,23 +14,10 @@ iterations=${ITERATIONS:-150}
 topics=${TOPICS:-10 50 100}
 ranks=${RANKS:-1 2}
 direct_iterations=${DIRECT_ITERATIONS:-2}
-bash "$root/jobs/build.sh" >/dev/null
-source "$root/jobs/env.sh"
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-build=$root/build
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
-calc() { awk "BEGIN { print $1 }"; }
-
-echo "== machine"
-echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
-echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+source "$root/jobs/bench_common.sh"
 peak=$("$build/dgemm_bench" --benchmark_filter='Square/4000' 2>/dev/null | sed -n 's/.*GFLOP\/s=\([0-9.]*\).*/\1/p')
 echo "DGEMM peak, one core (N=4000): ${peak} GFLOP/s"
 
-docword=$corpus_dir/docword.$name.txt.gz
-[[ -f $docword ]] || docword=$corpus_dir/docword.$name.txt
 mpirun -np 2 "$build/jsmf" -q cooc --corpus "$docword" --vocab "$corpus_dir/vocab.$name.txt" --out "$work/C.h5" \
   --compression 0 >/dev/null
 echo

@@ -54,13 +54,19 @@ AnchorResult plain_alg2(const Eigen::MatrixXd& C, int K, const std::vector<Index
     return result;
 }
 
-TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
-    const auto world = mpi::Comm::world();
+// A small corpus for comparisons with the plain implementations.
+synth::SynthOptions small_corpus() {
     synth::SynthOptions o;
     o.num_docs = 600;
     o.num_words = 70;
     o.num_topics = 4;
     o.mean_doc_length = 25;
+    return o;
+}
+
+TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
+    const auto world = mpi::Comm::world();
+    const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
@@ -71,7 +77,7 @@ TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
     }
 }
 
-TEST(Anchors, FindThePlantedAnchorsAfterAp) {
+TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
     const auto world = mpi::Comm::world();
     synth::SynthOptions o;
     o.num_docs = 4000;
@@ -91,10 +97,13 @@ TEST(Anchors, FindThePlantedAnchorsAfterAp) {
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;
     rectify::alternating_projection(built.C, ap);
-    const AnchorResult found = find_anchors(built.C, dist::row_sums(built.C), o.num_topics);
-    std::set<Index> planted, got(found.anchors.begin(), found.anchors.end());
+    const Eigen::VectorXd p = dist::row_sums(built.C);
+    std::set<Index> planted;
     for (int k = 0; k < o.num_topics; ++k) planted.insert(corpus.anchors(k, 0));
-    EXPECT_EQ(got, planted);
+    const AnchorResult qr = find_anchors(built.C, p, o.num_topics);
+    EXPECT_EQ(std::set<Index>(qr.anchors.begin(), qr.anchors.end()), planted) << "Alg. 2";
+    const AnchorResult fast = find_anchors_fast(built.C, p, o.num_topics, {100, 1, true});
+    EXPECT_EQ(std::set<Index>(fast.anchors.begin(), fast.anchors.end()), planted) << "FastAnchorWords";
 }
 
 TEST(Anchors, UnusedWordsAreNeverChosen) {
@@ -118,11 +127,7 @@ TEST(Anchors, UnusedWordsAreNeverChosen) {
 
 TEST(Anchors, GivenAnchorsGetTheDiagROfTheirOrder) {
     const auto world = mpi::Comm::world();
-    synth::SynthOptions o;
-    o.num_docs = 600;
-    o.num_words = 70;
-    o.num_topics = 4;
-    o.mean_doc_length = 25;
+    const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
@@ -199,11 +204,7 @@ std::vector<Index> plain_fast_anchor(const Eigen::MatrixXd& C, int K, int d, See
 
 TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
     const auto world = mpi::Comm::world();
-    synth::SynthOptions o;
-    o.num_docs = 600;
-    o.num_words = 70;
-    o.num_topics = 4;
-    o.mean_doc_length = 25;
+    const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
@@ -220,28 +221,6 @@ TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
     const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
     test::expect_stage_failed(world, [&] { find_anchors_fast(built.C, built.stats.unigram, 5, {4, 1, true}); },
                               {"--projection-dim must be at least K = 5"});
-}
-
-TEST(Anchors, FastAnchorWordsFindsThePlantedAnchorsAfterAp) {
-    const auto world = mpi::Comm::world();
-    synth::SynthOptions o;
-    o.num_docs = 4000;
-    o.num_words = 200;
-    o.num_topics = 5;
-    o.mean_doc_length = 60;
-    o.seed = 3;
-    o.word_concentration = 1.0;
-    o.anchor_mass = 0.03;
-    const synth::SynthCorpus corpus = synth::generate(o);
-    cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
-    rectify::ApOptions ap;
-    ap.num_topics = o.num_topics;
-    ap.max_iterations = 30;
-    rectify::alternating_projection(built.C, ap);
-    const AnchorResult found = find_anchors_fast(built.C, dist::row_sums(built.C), o.num_topics, {100, 1, true});
-    std::set<Index> planted, got(found.anchors.begin(), found.anchors.end());
-    for (int k = 0; k < o.num_topics; ++k) planted.insert(corpus.anchors(k, 0));
-    EXPECT_EQ(got, planted);
 }
 
 }  // namespace

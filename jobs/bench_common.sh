@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the bench_*.sh scripts: build, environment (one thread per rank), a scratch
+# folder removed on exit, the corpus paths, the machine header, and two small helpers.
+# Expects: root, corpus_dir, name.
+bash "$root/jobs/build.sh" >/dev/null
+source "$root/jobs/env.sh"
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1   # ranks x threads <= cores
+build=$root/build
+jsmf=$build/jsmf
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+docword=$corpus_dir/docword.$name.txt.gz
+[[ -f $docword ]] || docword=$corpus_dir/docword.$name.txt
+vocab=$corpus_dir/vocab.$name.txt
+# field NAME LINE: the value of NAME=value in a machine-readable jsmf line.
+field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
+calc() { awk "BEGIN { print $1 }"; }
+
+echo "== machine"
+echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
+echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
