@@ -125,7 +125,8 @@ TEST(Recover, LeastSquaresAOfAnExactFactorizationIsA) {
         for (Index jl = 0; jl < C.local_cols(); ++jl)
             for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = dense(C.global_row(il), C.global_col(jl));
         const Eigen::MatrixXd A = recover_a_least_squares(C, truth.B);
-        EXPECT_LT((A - truth.A).cwiseAbs().maxCoeff(), 1e-9 * truth.A.cwiseAbs().maxCoeff()) << pr << "x" << pc;
+        // Rounding only, amplified by cond(BᵀB): measured about 4e-15 of max|A| at 1–4 ranks.
+        EXPECT_LT((A - truth.A).cwiseAbs().maxCoeff(), 1e-12 * truth.A.cwiseAbs().maxCoeff()) << pr << "x" << pc;
         EXPECT_EQ(A, A.transpose());
     }
 }
