@@ -27,9 +27,10 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
     sub->add_option("--compression", c.compression, "Deflate level of C in the file, 0 (none) to 9")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
-    sub->add_option("--checkpoint", c.checkpoint, "AP: write a resumable checkpoint to this file (atomically)");
-    sub->add_option("--checkpoint-every", c.checkpoint_every, "AP: iterations between checkpoints")->capture_default_str();
-    sub->add_option("--resume", c.resume, "AP: continue from this checkpoint (same --topics; C is read from it)");
+    sub->add_option("--checkpoint", c.checkpoint, "AP, DR, DP: write a resumable checkpoint to this file (atomically)");
+    sub->add_option("--checkpoint-every", c.checkpoint_every, "AP, DR, DP: iterations between checkpoints")->capture_default_str();
+    sub->add_option("--resume", c.resume,
+                    "AP, DR, DP: continue from this checkpoint (same --method and --topics; C is read from it)");
     return sub;
 }
 
@@ -49,15 +50,15 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
 
     if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
     mpi::run_local_phase(world, "setup", [&] {
-        if ((!c.checkpoint.empty() || !c.resume.empty()) && r.method != "ap")
-            throw InputError("--checkpoint and --resume apply to --method ap");
+        if ((!c.checkpoint.empty() || !c.resume.empty()) && !is_projection(r.method))
+            throw InputError("--checkpoint and --resume apply to --method ap, dr and dp");
         if (c.checkpoint_every < 1) throw InputError("--checkpoint-every must be at least 1");
     });
     Stopwatch clock;
     io::CoocFileInfo info;
     // On --resume, C (un-normalized, mid-run) comes from the checkpoint instead of --in.
     dist::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
-    rectify::ApState resume_state;
+    rectify::ProjectionState resume_state;
     if (!c.resume.empty()) {
         io::RectificationRecord saved;
         io::CheckpointRecord checkpoint;
@@ -66,12 +67,18 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
             if (saved.num_topics != c.topics)
                 throw InputError(c.resume, "the checkpoint has K = " + std::to_string(saved.num_topics) +
                                                ", not --topics " + std::to_string(c.topics));
+            if (saved.method != r.method)
+                throw InputError(c.resume, "the checkpoint is of --method " + saved.method + ", not " + r.method);
         });
         resume_state.iterations_done = checkpoint.iterations_done;
-        resume_state.lower_bound = checkpoint.lower_bound;
-        resume_state.vectors = checkpoint.vectors;
+        resume_state.js_increment = checkpoint.js_increment;
+        for (std::size_t k = 0; k < checkpoint.blocks.size(); ++k)
+            resume_state.eig.push_back({checkpoint.blocks[k], checkpoint.lower_bounds[k]});
+        if (r.method == "dp")
+            for (const char* name : {"increment_psd", "increment_nn"})
+                resume_state.increments.push_back(io::read_checkpoint_matrix(c.resume, name, grid, c.block_size));
         for (std::size_t k = 0; k < saved.change.size(); ++k) {
-            rectify::ApIteration it;
+            rectify::ProjectionIteration it;
             it.change = saved.change[k];
             it.clipped_mass = saved.clipped_mass[k];
             it.sum = saved.sum[k];
@@ -79,6 +86,9 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
             it.seconds = saved.seconds[k];
             it.eig_iterations = static_cast<int>(saved.eig_iterations[k]);
             it.eig_products = static_cast<int>(saved.eig_products[k]);
+            it.eig_converged = saved.eig_converged[k] != 0;
+            it.eig_missed = static_cast<int>(saved.eig_missed[k]);
+            it.eig_bound_corrections = static_cast<int>(saved.eig_bound_corrections[k]);
             resume_state.trace.push_back(it);
         }
         log::info("rectify: resuming from {} after {} iterations", c.resume, resume_state.iterations_done);
@@ -98,11 +108,19 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     options.emplace_back("block_size", std::to_string(c.block_size));
     options.emplace_back("compression", std::to_string(c.compression));
     // Checkpoints: collective, every rank reaches the same iteration count together.
-    const ApHook write_checkpoint = [&](const rectify::ApState& state, const dist::DistMatrix& current) {
+    const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const dist::DistMatrix& current) {
         const int done = state.iterations_done;
         if (c.checkpoint.empty() || done % c.checkpoint_every != 0 || done >= r.iterations) return;
         Stopwatch write_clock;
-        io::CheckpointRecord checkpoint{done, state.lower_bound, state.vectors};
+        io::CheckpointRecord checkpoint;
+        checkpoint.iterations_done = done;
+        checkpoint.js_increment = state.js_increment;
+        for (const auto& warm : state.eig) {
+            checkpoint.blocks.push_back(warm.block);
+            checkpoint.lower_bounds.push_back(warm.lower_bound);
+        }
+        if (state.increments.size() == 2)
+            checkpoint.increments = {{"increment_psd", &state.increments[0]}, {"increment_nn", &state.increments[1]}};
         io::RectificationRecord so_far = run_rectify_trace(r.method, c.topics, state);
         io::write_cooc_file(c.checkpoint, current, info, make_provenance(command_line, world, *grid, options),
                             StageTimes{}, 0, &so_far, &checkpoint);
@@ -124,9 +142,9 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                         &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    // DGEMM-type work of the AP iterations run here: each eigensolver product C·X is
-    // 2·N²·p flops (p = K + oversampling), the reconstruction U Λ₊ Uᵀ 2·N²·K. (The
-    // Lanczos bound's matrix-vector products are memory-bound and not counted.)
+    // DGEMM-type work of the iterations run here: each eigensolver product C·X is
+    // 2·N²·p flops (p = K + oversampling), each reconstruction U Λ₊ Uᵀ 2·N²·K (DR has two
+    // of each). (The Lanczos runs' matrix-vector products are memory-bound and not counted.)
     double rounds = 0, products = 0;
     for (std::size_t k = 0; k < record.eig_products.size(); ++k) {
         rounds += static_cast<double>(record.eig_iterations[k]);
@@ -135,7 +153,10 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     const double n_iter = std::max<double>(1, static_cast<double>(record.eig_products.size()));
     const double p_block = c.topics + std::max(10, c.topics / 5);
     const double nn = static_cast<double>(N) * static_cast<double>(N);
-    const double flops = r.method == "ap" ? (products * 2 * nn * p_block + n_iter * 2 * nn * c.topics) : 0.0;
+    const double reconstructions = r.method == "dr" ? 2 : 1;
+    const double flops = is_projection(r.method)
+                             ? (products * 2 * nn * p_block + reconstructions * n_iter * 2 * nn * c.topics)
+                             : 0.0;
     const double rectify_seconds = times.entries()[1].second;
     log::info("rectify: sum = 1 {:+.1e}, min = {:.1e}; {} iterations in {:.2f} s; total {:.2f} s; peak memory "
               "{} per rank", info.stats.sum - 1, info.stats.min, record.iterations, rectify_seconds, total.seconds(),

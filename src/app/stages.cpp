@@ -99,11 +99,12 @@ Options cooc_provenance(const CoocSettings& c, int block_size) {
 
 void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& method_flag) {
     sub->add_option(method_flag, c.method,
-                    "ap: alternating projection; dc: diagonal completion; none: Baseline (no rectification)")
-        ->check(CLI::IsMember({"ap", "dc", "none"}))
+                    "ap: alternating projection; dr: Douglas-Rachford; dp: Dykstra; dc: diagonal completion; "
+                    "none: Baseline (no rectification)")
+        ->check(CLI::IsMember({"ap", "dr", "dp", "dc", "none"}))
         ->capture_default_str();
-    sub->add_option("--iterations", c.iterations, "AP iterations (the papers use 150)")->capture_default_str();
-    sub->add_option("--tolerance", c.tolerance, "Stop AP when the relative change is below this (0: run all)")
+    sub->add_option("--iterations", c.iterations, "AP, DR, DP iterations (the papers use 150)")->capture_default_str();
+    sub->add_option("--tolerance", c.tolerance, "Stop AP, DR, DP when the relative change is below this (0: run all)")
         ->capture_default_str();
     sub->add_option("--eigensolver", c.eigensolver,
                     "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
@@ -128,7 +129,9 @@ Options rectify_provenance(const RectifySettings& c) {
 namespace {
 }  // namespace
 
-io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ApState& state) {
+bool is_projection(const std::string& method) { return method == "ap" || method == "dr" || method == "dp"; }
+
+io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ProjectionState& state) {
     io::RectificationRecord r;
     r.method = method;
     r.num_topics = topics;
@@ -141,14 +144,20 @@ io::RectificationRecord run_rectify_trace(const std::string& method, int topics,
         r.seconds.push_back(it.seconds);
         r.eig_iterations.push_back(it.eig_iterations);
         r.eig_products.push_back(it.eig_products);
+        r.eig_converged.push_back(it.eig_converged ? 1 : 0);
+        r.eig_missed.push_back(it.eig_missed);
+        r.eig_bound_corrections.push_back(it.eig_bound_corrections);
     }
     return r;
 }
 
 namespace {
-io::RectificationRecord run_ap(dist::DistMatrix& C, int topics, const RectifySettings& c, const ApHook& hook,
-                               const rectify::ApState* resume) {
-    rectify::ApOptions options;
+io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const RectifySettings& c,
+                                       const ProjectionHook& hook, rectify::ProjectionState* resume) {
+    rectify::ProjectionOptions options;
+    options.method = c.method == "ap" ? rectify::Projection::ap
+                     : c.method == "dr" ? rectify::Projection::dr
+                                        : rectify::Projection::dp;
     options.num_topics = topics;
     options.max_iterations = c.iterations;
     options.tolerance = c.tolerance;
@@ -156,28 +165,37 @@ io::RectificationRecord run_ap(dist::DistMatrix& C, int topics, const RectifySet
     Stopwatch clock, since_print;
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;
-    auto progress = [&](const rectify::ApState& state, const dist::DistMatrix& current) {
+    auto progress = [&](const rectify::ProjectionState& state, const dist::DistMatrix& current) {
         if (hook) hook(state, current);
         const int done = state.iterations_done;
+        const auto& it = state.trace.back();
+        // Said when it happens, not only at the end: the iteration goes on with the
+        // best Ritz pairs the solver had, and the next solve re-estimates its bound.
+        if (!it.eig_converged)
+            log::warn("rectify: iteration {}: the eigensolver stopped at its round limit or could not confirm the top "
+                      "{} eigenpairs (residual {:.1e}); continuing with its best pairs (recorded in "
+                      "/rectification/eig_converged)", done, topics, it.eig_residual);
+        if (it.eig_missed > 0)
+            log::info("rectify: iteration {}: the eigensolver's check found {} eigenvalue(s) above theta_K outside its "
+                      "block and brought them back", done, it.eig_missed);
         const bool last = done == c.iterations;
         if (printed && !last && since_print.seconds() < c.progress_seconds) return;
         printed = true;
         since_print.restart();
-        const auto& it = state.trace.back();
         const double per_iteration = clock.seconds() / std::max(1, done - resumed_at);
-        log::info("rectify: K = {} iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
+        log::info("rectify: {} K = {} iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
                   "residual {:.1e})  {:.2f} s/it  ETA {:.0f} s",
-                  topics, done, c.iterations, it.change, it.clipped_mass, it.eig_iterations, it.eig_products,
-                  it.eig_residual, per_iteration, per_iteration * std::max(0, c.iterations - done));
+                  c.method, topics, done, c.iterations, it.change, it.clipped_mass, it.eig_iterations,
+                  it.eig_products, it.eig_residual, per_iteration, per_iteration * std::max(0, c.iterations - done));
     };
-    const rectify::ApResult result = rectify::alternating_projection(C, options, progress, resume);
+    const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume);
     io::RectificationRecord record = run_rectify_trace(c.method, topics, result.state);
     record.converged = result.converged;
     const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),
-                                           [](const rectify::ApIteration& it) { return !it.eig_converged; });
+                                           [](const rectify::ProjectionIteration& it) { return !it.eig_converged; });
     if (unconverged > 0)
-        log::warn("rectify: the eigensolver stopped at its round limit in {} of {} iterations (see "
-                  "/rectification/eig_residual)", unconverged, result.state.trace.size());
+        log::warn("rectify: the eigensolver did not converge in {} of {} iterations (see "
+                  "/rectification/eig_converged and eig_residual)", unconverged, result.state.trace.size());
     return record;
 }
 
@@ -206,8 +224,8 @@ io::RectificationRecord run_dc(dist::DistMatrix& C, int topics, const RectifySet
 }  // namespace
 
 io::RectificationRecord run_rectify_stage(dist::DistMatrix& C, int topics, const RectifySettings& c,
-                                          const ApHook& hook, const rectify::ApState* resume) {
-    if (c.method == "ap") return run_ap(C, topics, c, hook, resume);
+                                          const ProjectionHook& hook, rectify::ProjectionState* resume) {
+    if (is_projection(c.method)) return run_projection(C, topics, c, hook, resume);
     if (c.method == "dc") return run_dc(C, topics, c);
     io::RectificationRecord record;  // none: the Baseline
     record.method = c.method;

@@ -14,7 +14,7 @@
 #include "jsmf/core/timer.hpp"
 #include "jsmf/dist/dist_matrix.hpp"
 #include "jsmf/io/cooc_file.hpp"
-#include "jsmf/rectify/ap.hpp"
+#include "jsmf/rectify/projection.hpp"
 
 namespace jsmf::app {
 
@@ -60,15 +60,18 @@ void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& m
 /// Local. The provenance entries of the rectification options.
 Options rectify_provenance(const RectifySettings& s);
 
-/// Called after every AP iteration (e.g. to write a checkpoint); collective.
-using ApHook = std::function<void(const rectify::ApState&, const dist::DistMatrix&)>;
+/// Called after every AP, DR or DP iteration (e.g. to write a checkpoint); collective.
+using ProjectionHook = std::function<void(const rectify::ProjectionState&, const dist::DistMatrix&)>;
+
+/// Local. Is `method` one of the projection rectifiers (ap, dr, dp)?
+bool is_projection(const std::string& method);
 /// Collective on C.grid(). Rectifies C in place with K topics, logging progress from
 /// rank 0 at most every progress_seconds; returns the record that goes to the file.
 io::RectificationRecord run_rectify_stage(dist::DistMatrix& C, int topics, const RectifySettings& s,
-                                          const ApHook& hook = {}, const rectify::ApState* resume = nullptr);
+                                          const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr);
 
-/// Local. The record of an AP run so far (for checkpoints).
-io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ApState& state);
+/// Local. The record of an AP, DR or DP run so far (for checkpoints).
+io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ProjectionState& state);
 
 /// Local. "12.3 MiB".
 std::string mib(double bytes);

@@ -31,13 +31,17 @@ Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) {
 }
 
 // Rayleigh–Ritz on span(X) (X orthonormal, W = C X): X ← X S, W ← W S, θ descending.
-Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W) {
+// The p × p eigenproblem is solved everywhere but the root's S and θ are kept, so the
+// Ritz values every later decision depends on are the same on every rank. Collective.
+Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W, const mpi::Comm& comm) {
     Eigen::MatrixXd H = X.transpose() * W;
     H = 0.5 * (H + H.transpose()).eval();  // symmetric up to rounding; make it exactly so
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> small(H);
     // Eigen sorts ascending; we want the largest algebraic first.
     Eigen::MatrixXd S = small.eigenvectors().rowwise().reverse();
     Eigen::VectorXd theta = small.eigenvalues().reverse();
+    mpi::adopt_root_copy(comm, S.data(), static_cast<std::size_t>(S.size()));
+    mpi::adopt_root_copy(comm, theta.data(), static_cast<std::size_t>(theta.size()));
     X = (X * S).eval();
     W = (W * S).eval();
     return theta;
@@ -87,20 +91,46 @@ Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X) {
 }
 
 namespace {
-double lowest_bound(const SymmetricOperator& op, Index n, int steps, Seed seed) {
-    steps = static_cast<int>(std::min<Index>(steps, n));
+// What a short Lanczos run says about the ends of a symmetric operator's spectrum.
+struct LanczosEnds {
+    double lowest = 0, highest = 0;             // the extreme Ritz values
+    double lowest_residual = 0, highest_residual = 0;  // β_m |s_m| of each (Kaniel–Paige)
+    Eigen::VectorXd highest_vector;             // the Ritz vector of `highest`
+    int products = 0;
+    // A lower bound of λ_min: the lowest Ritz value minus its residual bound, widened by
+    // 1% of the spread in case Lanczos has not reached the very bottom yet.
+    double lower_bound() const { return lowest - lowest_residual - 0.01 * (highest - lowest); }
+};
+
+// `steps` Lanczos steps with full reorthogonalization on op, or, with `deflate` (n × k,
+// orthonormal), on (I − D Dᵀ) op (I − D Dᵀ) restricted to span(D)⊥. Collective through
+// op; the early stop and the results are the root's (broadcast).
+LanczosEnds lanczos_ends(const SymmetricOperator& op, Index n, int steps, Seed seed, const mpi::Comm& comm,
+                         const Eigen::MatrixXd* deflate = nullptr) {
+    const Index room = n - (deflate ? deflate->cols() : 0);
+    steps = static_cast<int>(std::max<Index>(1, std::min<Index>(steps, room)));
+    auto project_out = [&](Eigen::VectorXd& v) {
+        if (deflate)
+            for (int pass = 0; pass < 2; ++pass) v -= *deflate * (deflate->transpose() * v);
+    };
     Eigen::MatrixXd V(n, steps + 1);
-    V.col(0) = random_block(n, 1, seed ^ 0x5bd1e995ULL).col(0).normalized();
+    Eigen::VectorXd start = random_block(n, 1, seed ^ 0x5bd1e995ULL).col(0);
+    project_out(start);
+    V.col(0) = start.normalized();
     Eigen::VectorXd alpha(steps), beta(steps);
+    LanczosEnds ends;
     int done = 0;
     for (int j = 0; j < steps; ++j) {
         Eigen::VectorXd w = op(V.col(j));
+        ++ends.products;
+        project_out(w);
         alpha(j) = w.dot(V.col(j));
         // Full reorthogonalization (twice): steps is small, and it keeps T honest.
         for (int pass = 0; pass < 2; ++pass) w -= V.leftCols(j + 1) * (V.leftCols(j + 1).transpose() * w);
+        project_out(w);
         beta(j) = w.norm();
         done = j + 1;
-        if (beta(j) <= 1e-14 * std::abs(alpha(j)) || j + 1 == steps) break;
+        if (mpi::root_decides(comm, beta(j) <= 1e-14 * std::abs(alpha(j)) || j + 1 == steps)) break;
         V.col(j + 1) = w / beta(j);
     }
     Eigen::MatrixXd T = Eigen::MatrixXd::Zero(done, done);
@@ -109,17 +139,28 @@ double lowest_bound(const SymmetricOperator& op, Index n, int steps, Seed seed) 
         if (j + 1 < done) T(j, j + 1) = T(j + 1, j) = beta(j);
     }
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> tridiagonal(T);
-    const double theta_min = tridiagonal.eigenvalues()(0);
-    const double theta_max = tridiagonal.eigenvalues()(done - 1);
-    // Some eigenvalue lies within β_m |s_m| of θ_min (Kaniel–Paige); widen by 1% of the
-    // spread in case Lanczos has not reached the very bottom yet.
-    const double residual = std::abs(beta(done - 1) * tridiagonal.eigenvectors()(done - 1, 0));
-    return theta_min - residual - 0.01 * (theta_max - theta_min);
+    const Eigen::VectorXd& s_low = tridiagonal.eigenvectors().col(0);
+    const Eigen::VectorXd& s_high = tridiagonal.eigenvectors().col(done - 1);
+    double scalars[4] = {tridiagonal.eigenvalues()(0), tridiagonal.eigenvalues()(done - 1),
+                         std::abs(beta(done - 1) * s_low(done - 1)), std::abs(beta(done - 1) * s_high(done - 1))};
+    mpi::adopt_root_copy(comm, scalars, 4);
+    ends.lowest = scalars[0];
+    ends.highest = scalars[1];
+    ends.lowest_residual = scalars[2];
+    ends.highest_residual = scalars[3];
+    ends.highest_vector = V.leftCols(done) * s_high;
+    mpi::adopt_root_copy(comm, ends.highest_vector.data(), static_cast<std::size_t>(n));
+    return ends;
+}
+
+double lowest_bound(const SymmetricOperator& op, Index n, int steps, Seed seed, const mpi::Comm& comm) {
+    return lanczos_ends(op, n, steps, seed, comm).lower_bound();
 }
 }  // namespace
 
 double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed) {
-    return lowest_bound([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(), steps, seed);
+    return lowest_bound([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(), steps, seed,
+                        C.grid().borrow_comm());
 }
 
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const Eigen::MatrixXd* warm_start) {
@@ -151,24 +192,65 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
     X = orthonormalize(X);
     Eigen::MatrixXd W = op(X);
     result.block_products = 1;
-    Eigen::VectorXd theta = rayleigh_ritz(X, W);
-    result.lower_bound = std::isfinite(options.lower_bound) ? options.lower_bound
-                                                            : lowest_bound(op, n, options.lanczos_steps, options.seed);
+    Eigen::VectorXd theta = rayleigh_ritz(X, W, comm);
+    auto fresh_bound = [&](Seed seed) {
+        const LanczosEnds ends = lanczos_ends(op, n, options.lanczos_steps, seed, comm);
+        result.lanczos_products += ends.products;
+        return ends.lower_bound();
+    };
+    result.lower_bound = std::isfinite(options.lower_bound) ? options.lower_bound : fresh_bound(options.seed);
 
     auto residual_norms = [&] {
         return ((W - X * theta.asDiagonal()).colwise().norm()).transpose().eval();
     };
+    auto scale = [&] { return std::max(std::abs(theta(0)), std::numeric_limits<double>::min()); };
     Eigen::VectorXd residuals = residual_norms();
-    for (int it = 0; it < options.max_iterations; ++it) {
-        const double scale = std::max(std::abs(theta(0)), std::numeric_limits<double>::min());
-        if (residuals.head(K).maxCoeff() <= options.tolerance * scale) {
-            result.converged = true;
-            break;
+    int recoveries = 0;
+    // Each pass checks first, so the last round's result is checked (and verified) too.
+    for (int it = 0;; ++it) {
+        if (mpi::root_decides(comm, residuals.head(K).maxCoeff() <= options.tolerance * scale())) {
+            if (options.verify_steps <= 0) {
+                result.converged = true;
+                break;
+            }
+            // Small residuals show eigenpairs, not the top K: look outside span(X_K).
+            const Eigen::MatrixXd found = X.leftCols(K);
+            const LanczosEnds outside =
+                lanczos_ends(op, n, options.verify_steps, options.seed + 1 + static_cast<Seed>(it), comm, &found);
+            result.lanczos_products += outside.products;
+            result.next_lower_bound = outside.lower_bound();
+            const double slack = residuals.head(K).norm() + 1e-12 * scale();
+            if (!mpi::root_decides(comm, outside.highest > theta(K - 1) + slack)) {
+                result.verified = true;
+                result.converged = true;
+                break;
+            }
+            ++result.missed;
+            if (++recoveries > options.max_recoveries || it == options.max_iterations) break;
+            // Bring the missed direction into the block in place of its last vector.
+            X.col(p - 1) = outside.highest_vector;
+            X = orthonormalize(X);
+            W = op(X);
+            ++result.block_products;
+            theta = rayleigh_ritz(X, W, comm);
+            residuals = residual_norms();
+            result.iterations = it + 1;
+            continue;
+        }
+        if (it == options.max_iterations) break;  // the round limit: not converged
+        // Ritz values lie inside the spectrum: one below the bound (by more than rounding,
+        // which leaves a PSD operator's null space at ±ε‖C‖) proves it wrong, and the
+        // filter would amplify what it should damp. Lower it before filtering.
+        const double rounding = 1e-10 * std::max(std::abs(theta(0)), std::abs(result.lower_bound));
+        if (mpi::root_decides(comm, theta(p - 1) < result.lower_bound - rounding)) {
+            ++result.bound_corrections;
+            result.lower_bound = std::min(fresh_bound(options.seed + 1000 + static_cast<Seed>(it)),
+                                          theta(p - 1) - 1e-3 * (theta(0) - theta(p - 1)));
         }
         // Damp [λ_min, θ_p]; keep the bound below everything the block has seen.
         const double a = std::min(result.lower_bound, theta(p - 1) - 1e-3 * (theta(0) - theta(p - 1)));
         const double b = theta(p - 1);
-        if (!(b > a) || !(theta(0) > b)) {
+        if (mpi::root_decides(comm, !(b > a) || !(theta(0) > b))) {
             // Degenerate block (e.g. all Ritz values equal): one plain product instead.
             X = orthonormalize(W);
         } else {
@@ -176,16 +258,13 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
         }
         W = op(X);
         ++result.block_products;
-        theta = rayleigh_ritz(X, W);
+        theta = rayleigh_ritz(X, W, comm);
         residuals = residual_norms();
         result.iterations = it + 1;
     }
-    if (!result.converged) {
-        const double scale = std::max(std::abs(theta(0)), std::numeric_limits<double>::min());
-        result.converged = residuals.head(K).maxCoeff() <= options.tolerance * scale;
-    }
     result.values = theta.head(K);
     result.vectors = X.leftCols(K);
+    result.block = std::move(X);
     result.residuals = residuals.head(K);
     return result;
 }
@@ -240,7 +319,8 @@ EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options) 
     result.block_products = 1;
     result.iterations = 1;
     const double scale = std::max(std::abs(result.values(0)), std::numeric_limits<double>::min());
-    result.converged = result.residuals.maxCoeff() <= std::max(options.tolerance, 1e-10) * scale;
+    result.converged = mpi::root_decides(comm, result.residuals.maxCoeff() <= std::max(options.tolerance, 1e-10) * scale);
+    result.block = result.vectors;
     return result;
 }
 

@@ -61,6 +61,10 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
         h5::Handle group = h5::create_group(file, "cooc", partial);
         h5::write_dist_matrix(group, "C", C, partial, compression);
         group.close();
+        if (checkpoint && !checkpoint->increments.empty()) {  // DP's N × N increments, like C
+            h5::Handle ck = h5::create_group(file, "checkpoint", partial);
+            for (const auto& [name, M] : checkpoint->increments) h5::write_dist_matrix(ck, name, *M, partial, 0);
+        }
         file.close();
     } catch (const std::exception& e) {
         error = mpi::describe(e, kStage, comm);
@@ -76,10 +80,18 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
             write_vocab_and_stats(file, info, partial);
             if (rectification) write_rectification(file, *rectification, partial);
             if (checkpoint) {
-                h5::Handle group = h5::create_group(file, "checkpoint", partial);
+                h5::Handle group = checkpoint->increments.empty()
+                                       ? h5::create_group(file, "checkpoint", partial)
+                                       : h5::Handle(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), partial,
+                                                              "cannot open /checkpoint"),
+                                                    H5Gclose);
                 h5::write_attribute(group, "iterations_done", std::int64_t{checkpoint->iterations_done});
-                h5::write_attribute(group, "lower_bound", checkpoint->lower_bound);
-                h5::write_matrix(group, "vectors", checkpoint->vectors);
+                h5::write_attribute(group, "eigensolves", static_cast<std::int64_t>(checkpoint->blocks.size()));
+                h5::write_attribute(group, "js_increment", checkpoint->js_increment);
+                h5::write_doubles(group, "lower_bounds", checkpoint->lower_bounds.data(),
+                                  {static_cast<hsize_t>(checkpoint->lower_bounds.size())});
+                for (std::size_t k = 0; k < checkpoint->blocks.size(); ++k)
+                    h5::write_matrix(group, "vectors_" + std::to_string(k), checkpoint->blocks[k]);
             }
             write_timings(file, times, partial);
             file.close();
@@ -153,9 +165,10 @@ dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<c
 }
 
 void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& r, CheckpointRecord& c) {
-    std::int64_t sizes[5] = {0, 0, 0, 0, 0};  // iterations_done, trace length, U rows, U cols, topics
-    std::vector<double> doubles;               // lower_bound, then the trace columns, then U
-    std::vector<std::int64_t> ints;            // eig_iterations, eig_products
+    // Rank 0 reads; the record goes to everyone as one serialized blob of numbers.
+    std::int64_t sizes[4] = {0, 0, 0, 0};  // iterations_done, trace length, topics, eigensolves
+    std::vector<double> doubles;           // js_increment, lower_bounds, the trace columns, then the blocks
+    std::vector<std::int64_t> ints;        // the integer trace columns, then the blocks' shapes
     mpi::check_on_root(comm, "read", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
         if (!h5::exists(file, "checkpoint") || !h5::exists(file, "rectification"))
@@ -163,43 +176,101 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, Rectificati
         h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
         h5::Handle trace(h5::check(H5Gopen2(file, "rectification", H5P_DEFAULT), path, "no /rectification"), H5Gclose);
         r = read_rectification(trace);
+        if (!h5::exists(group, "lower_bounds"))
+            throw InputError(path, "a checkpoint of an older jsmf (no /checkpoint/lower_bounds): start afresh");
         sizes[0] = h5::read_int_attribute(group, "iterations_done");
-        sizes[4] = r.num_topics;
         sizes[1] = static_cast<std::int64_t>(r.change.size());
-        doubles.push_back(h5::read_double_attribute(group, "lower_bound"));
+        sizes[2] = r.num_topics;
+        sizes[3] = h5::read_int_attribute(group, "eigensolves");
+        doubles.push_back(h5::read_double_attribute(group, "js_increment"));
+        const auto bounds = h5::read_doubles(group, "lower_bounds");
+        if (static_cast<std::int64_t>(bounds.size()) != sizes[3]) throw InputError(path, "/checkpoint/lower_bounds has the wrong length");
+        doubles.insert(doubles.end(), bounds.begin(), bounds.end());
         for (const auto* column : {&r.change, &r.clipped_mass, &r.sum, &r.eig_residual, &r.seconds})
             doubles.insert(doubles.end(), column->begin(), column->end());
-        ints = r.eig_iterations;
-        ints.insert(ints.end(), r.eig_products.begin(), r.eig_products.end());
-        const auto dims = h5::dataset_dims(group, "vectors");
-        if (dims.size() != 2) throw InputError(path, "/checkpoint/vectors is not a matrix");
-        sizes[2] = static_cast<std::int64_t>(dims[0]);
-        sizes[3] = static_cast<std::int64_t>(dims[1]);
-        const auto U = h5::read_doubles(group, "vectors");
-        doubles.insert(doubles.end(), U.begin(), U.end());
+        for (const auto* column : {&r.eig_iterations, &r.eig_products, &r.eig_converged, &r.eig_missed,
+                                   &r.eig_bound_corrections})
+            ints.insert(ints.end(), column->begin(), column->end());
+        for (std::int64_t k = 0; k < sizes[3]; ++k) {
+            const std::string name = "vectors_" + std::to_string(k);
+            const auto dims = h5::dataset_dims(group, name);
+            if (dims.size() != 2) throw InputError(path, "/checkpoint/" + name + " is not a matrix");
+            ints.push_back(static_cast<std::int64_t>(dims[0]));
+            ints.push_back(static_cast<std::int64_t>(dims[1]));
+            const auto block = h5::read_doubles(group, name);
+            doubles.insert(doubles.end(), block.begin(), block.end());
+        }
         if (sizes[1] != sizes[0]) throw InputError(path, "the trace length differs from iterations_done");
     });
-    mpi::broadcast(comm, sizes, 5, 0);
+    mpi::broadcast(comm, sizes, 4, 0);
     mpi::broadcast(comm, r.method, 0);
-    doubles.resize(static_cast<std::size_t>(1 + 5 * sizes[1] + sizes[2] * sizes[3]));
-    ints.resize(static_cast<std::size_t>(2 * sizes[1]));
-    mpi::broadcast(comm, doubles.data(), doubles.size(), 0);
+    const std::size_t n = static_cast<std::size_t>(sizes[1]), solves = static_cast<std::size_t>(sizes[3]);
+    ints.resize(5 * n + 2 * solves);
     mpi::broadcast(comm, ints.data(), ints.size(), 0);
-    const std::size_t n = static_cast<std::size_t>(sizes[1]);
+    std::size_t block_values = 0;
+    for (std::size_t k = 0; k < solves; ++k)
+        block_values += static_cast<std::size_t>(ints[5 * n + 2 * k] * ints[5 * n + 2 * k + 1]);
+    doubles.resize(1 + solves + 5 * n + block_values);
+    mpi::broadcast(comm, doubles.data(), doubles.size(), 0);
     c.iterations_done = static_cast<int>(sizes[0]);
-    c.lower_bound = doubles[0];
-    auto column = [&](int k) { return std::vector<double>(doubles.begin() + 1 + k * n, doubles.begin() + 1 + (k + 1) * n); };
+    c.js_increment = doubles[0];
+    c.lower_bounds.assign(doubles.begin() + 1, doubles.begin() + 1 + static_cast<std::ptrdiff_t>(solves));
+    const auto trace_at = doubles.begin() + 1 + static_cast<std::ptrdiff_t>(solves);
+    auto column = [&](std::size_t k) {
+        return std::vector<double>(trace_at + static_cast<std::ptrdiff_t>(k * n), trace_at + static_cast<std::ptrdiff_t>((k + 1) * n));
+    };
     r.change = column(0);
     r.clipped_mass = column(1);
     r.sum = column(2);
     r.eig_residual = column(3);
     r.seconds = column(4);
-    r.eig_iterations.assign(ints.begin(), ints.begin() + static_cast<std::ptrdiff_t>(n));
-    r.eig_products.assign(ints.begin() + static_cast<std::ptrdiff_t>(n), ints.end());
-    r.num_topics = static_cast<int>(sizes[4]);
+    auto int_column = [&](std::size_t k) {
+        return std::vector<std::int64_t>(ints.begin() + static_cast<std::ptrdiff_t>(k * n),
+                                         ints.begin() + static_cast<std::ptrdiff_t>((k + 1) * n));
+    };
+    r.eig_iterations = int_column(0);
+    r.eig_products = int_column(1);
+    r.eig_converged = int_column(2);
+    r.eig_missed = int_column(3);
+    r.eig_bound_corrections = int_column(4);
+    r.num_topics = static_cast<int>(sizes[2]);
     r.iterations = c.iterations_done;
-    c.vectors = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-        doubles.data() + 1 + 5 * n, sizes[2], sizes[3]);
+    c.blocks.clear();
+    const double* next = doubles.data() + 1 + solves + 5 * n;
+    for (std::size_t k = 0; k < solves; ++k) {
+        const std::int64_t rows = ints[5 * n + 2 * k], cols = ints[5 * n + 2 * k + 1];
+        c.blocks.emplace_back(
+            Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(next, rows, cols));
+        next += rows * cols;
+    }
+}
+
+dist::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
+                                        const std::shared_ptr<const dist::Grid>& grid, int block_size) {
+    const mpi::Comm comm = grid->borrow_comm();
+    std::int64_t n = 0;
+    mpi::check_on_root(comm, "read", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        const std::string dataset = "checkpoint/" + name;
+        if (!h5::exists(file, "checkpoint") || !h5::exists(file, dataset))
+            throw InputError(path, "the checkpoint has no /" + dataset);
+        const auto dims = h5::dataset_dims(file, dataset);
+        if (dims.size() != 2 || dims[0] != dims[1]) throw InputError(path, "/" + dataset + " is not a square matrix");
+        n = static_cast<std::int64_t>(dims[0]);
+    });
+    mpi::broadcast(comm, n, 0);
+    dist::DistMatrix M(grid, n, n, block_size);
+    std::string error;
+    int code = 0;
+    try {
+        h5::Handle file = h5::open_file_parallel(path, comm.raw());
+        h5::read_dist_matrix(file, "checkpoint/" + name, M, path);
+    } catch (const std::exception& e) {
+        error = mpi::describe(e, "read", comm);
+        code = exit_code_of(e);
+    }
+    mpi::agree_or_throw(comm, "read", error, code);
+    return M;
 }
 
 }  // namespace jsmf::io

@@ -2,6 +2,8 @@
 // Parts shared by jsmf's files, and the atomic write by rank 0.
 #include "io/sections.hpp"
 
+#include <tuple>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -52,6 +54,10 @@ void write_rectification(hid_t parent, const RectificationRecord& r, const std::
         h5::write_doubles(group, name, values->data(), {n});
     h5::write_int64s(group, "eig_iterations", r.eig_iterations.data(), {n});
     h5::write_int64s(group, "eig_products", r.eig_products.data(), {n});
+    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<std::int64_t>*>>{
+             {"eig_converged", &r.eig_converged}, {"eig_missed", &r.eig_missed},
+             {"eig_bound_corrections", &r.eig_bound_corrections}})
+        if (values->size() == n) h5::write_int64s(group, name, values->data(), {n});
 }
 
 RectificationRecord read_rectification(hid_t group) {
@@ -68,8 +74,14 @@ RectificationRecord read_rectification(hid_t group) {
     r.eig_iterations = h5::read_int64s(group, "eig_iterations");
     r.eig_products = h5::read_int64s(group, "eig_products");
     const std::size_t n = r.change.size();
+    // Files of jsmf before these columns lack them: read as converged, none missed.
+    for (const auto& [name, values, fill] : std::vector<std::tuple<const char*, std::vector<std::int64_t>*, std::int64_t>>{
+             {"eig_converged", &r.eig_converged, 1}, {"eig_missed", &r.eig_missed, 0},
+             {"eig_bound_corrections", &r.eig_bound_corrections, 0}})
+        *values = h5::exists(group, name) ? h5::read_int64s(group, name) : std::vector<std::int64_t>(n, fill);
     for (const std::size_t size : {r.clipped_mass.size(), r.sum.size(), r.eig_residual.size(), r.seconds.size(),
-                                   r.eig_iterations.size(), r.eig_products.size()})
+                                   r.eig_iterations.size(), r.eig_products.size(), r.eig_converged.size(),
+                                   r.eig_missed.size(), r.eig_bound_corrections.size()})
         if (size != n) throw InputError("/rectification: the trace columns differ in length");
     return r;
 }

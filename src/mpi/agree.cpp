@@ -35,6 +35,14 @@ std::vector<std::string> gather_strings(const Comm& comm, const std::string& val
     return out;
 }
 
+bool root_decides(const Comm& comm, bool decision) {
+    int flag = decision ? 1 : 0;
+    broadcast(comm, flag, 0);
+    return flag != 0;
+}
+
+void adopt_root_copy(const Comm& comm, double* data, std::size_t count) { broadcast(comm, data, count, 0); }
+
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what) {
     const std::int64_t count = static_cast<std::int64_t>(values.size());
     std::vector<std::int64_t> low = values, high = values;

@@ -13,7 +13,7 @@
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/dist/ops.hpp"
-#include "jsmf/rectify/ap.hpp"
+#include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "test_support.hpp"
 
@@ -93,7 +93,7 @@ TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
     o.anchor_mass = 0.03;
     const synth::SynthCorpus corpus = synth::generate(o);
     cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
-    rectify::ApOptions ap;
+    rectify::ProjectionOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;
     rectify::alternating_projection(built.C, ap);

@@ -7,7 +7,7 @@
 
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/dist/ops.hpp"
-#include "jsmf/rectify/ap.hpp"
+#include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "test_support.hpp"
 
@@ -46,8 +46,8 @@ struct Fixture {
     }
 };
 
-ApOptions options_for(int K, int iterations) {
-    ApOptions options;
+ProjectionOptions options_for(int K, int iterations) {
+    ProjectionOptions options;
     options.num_topics = K;
     options.max_iterations = iterations;
     options.eig.tolerance = 1e-12;  // so that the truncated solver matches the dense one
@@ -61,7 +61,7 @@ TEST(Ap, FiveIterationsMatchDenseApForEveryLayout) {
         for (const int block : {3, 16}) {
             auto built = f.build(dist::Grid::create(world, pr, pc), block);
             const Eigen::MatrixXd expected = dense_ap(dist::gather_all(built.C), f.K, 5);
-            const ApResult result = alternating_projection(built.C, options_for(f.K, 5));
+            const ProjectionResult result = alternating_projection(built.C, options_for(f.K, 5));
             const Eigen::MatrixXd C = dist::gather_all(built.C);
             EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff())
                 << pr << "x" << pc << " block " << block;
@@ -76,7 +76,7 @@ TEST(Ap, DirectEigensolverGivesTheSameAp) {
     const Fixture f;
     auto built = f.build(dist::Grid::most_square(world), 4);
     const Eigen::MatrixXd expected = dense_ap(dist::gather_all(built.C), f.K, 3);
-    ApOptions options = options_for(f.K, 3);
+    ProjectionOptions options = options_for(f.K, 3);
     options.eig.method = dist::EigMethod::direct;
     alternating_projection(built.C, options);
     const Eigen::MatrixXd C = dist::gather_all(built.C);
@@ -87,10 +87,10 @@ TEST(Ap, OutputIsRankKPsdNonnegativeAndSumsToOne) {
     const auto world = mpi::Comm::world();
     const Fixture f;
     auto built = f.build(dist::Grid::most_square(world), 8);
-    ApOptions options;
+    ProjectionOptions options;
     options.num_topics = f.K;
     options.max_iterations = 60;
-    const ApResult result = alternating_projection(built.C, options);
+    const ProjectionResult result = alternating_projection(built.C, options);
     EXPECT_NEAR(dist::sum(built.C), 1.0, 1e-12);
     EXPECT_GE(dist::min_entry(built.C), 0.0);
     const Eigen::MatrixXd C = dist::gather_all(built.C);
@@ -117,11 +117,11 @@ TEST(Ap, ToleranceStopsEarly) {
     const auto world = mpi::Comm::world();
     const Fixture f;
     auto built = f.build(dist::Grid::most_square(world), 8);
-    ApOptions options;
+    ProjectionOptions options;
     options.num_topics = f.K;
     options.max_iterations = 150;
     options.tolerance = 1e-4;
-    const ApResult result = alternating_projection(built.C, options);
+    const ProjectionResult result = alternating_projection(built.C, options);
     EXPECT_TRUE(result.converged);
     EXPECT_LT(result.state.iterations_done, 150);
     EXPECT_LE(result.state.trace.back().change, 1e-4);
@@ -136,8 +136,8 @@ TEST(Ap, ResumedRunEqualsUninterruptedRun) {
     // Interrupted after 3 iterations: keep C (un-normalized, as a checkpoint does) and the state.
     auto first = f.build(grid, 8);
     Eigen::MatrixXd saved_C;
-    ApState saved;
-    alternating_projection(first.C, options_for(f.K, 6), [&](const ApState& state, const dist::DistMatrix& C) {
+    ProjectionState saved;
+    alternating_projection(first.C, options_for(f.K, 6), [&](const ProjectionState& state, const dist::DistMatrix& C) {
         if (state.iterations_done == 3) {
             saved_C = dist::gather_all(C);
             saved = state;
@@ -148,7 +148,7 @@ TEST(Ap, ResumedRunEqualsUninterruptedRun) {
     for (Index jl = 0; jl < resumed.C.local_cols(); ++jl)
         for (Index il = 0; il < resumed.C.local_rows(); ++il)
             resumed.C.local()(il, jl) = saved_C(resumed.C.global_row(il), resumed.C.global_col(jl));
-    const ApResult result = alternating_projection(resumed.C, options_for(f.K, 6), {}, &saved);
+    const ProjectionResult result = alternating_projection(resumed.C, options_for(f.K, 6), {}, &saved);
     EXPECT_EQ(result.state.iterations_done, 6);
     EXPECT_EQ(result.state.trace.size(), 6u);
     // Same inputs, same ranks, same operations: the same bits.

@@ -9,7 +9,7 @@
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/dist/ops.hpp"
 #include "jsmf/recover/recover.hpp"
-#include "jsmf/rectify/ap.hpp"
+#include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "test_support.hpp"
 
@@ -38,7 +38,7 @@ Fit fit(const synth::SynthCorpus& corpus, const synth::SynthOptions& o, Solver s
     const auto world = mpi::Comm::world();
     const auto grid = dist::Grid::most_square(world);
     cooc::CoocResult built = test::build_cooc(grid, corpus.docs, o.num_words, 16);
-    rectify::ApOptions ap;
+    rectify::ProjectionOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;
     rectify::alternating_projection(built.C, ap);

@@ -27,6 +27,10 @@ struct EigOptions {
     /// A known lower bound of λ_min (e.g. from the previous AP iteration); NaN: estimate
     /// it with `lanczos_steps` Lanczos steps.
     double lower_bound = std::numeric_limits<double>::quiet_NaN();
+    /// Lanczos steps of the check, after convergence, that no eigenvalue above θ_K was
+    /// missed (on the operator deflated by the K vectors found); 0: no check.
+    int verify_steps = 10;
+    int max_recoveries = 3;       ///< missed eigenpairs brought back before giving up
     Seed seed = 7;                ///< random start (and extra) vectors
 };
 
@@ -34,9 +38,17 @@ struct EigResult {
     Eigen::VectorXd values;       ///< K eigenvalues, descending (largest algebraic first)
     Eigen::MatrixXd vectors;      ///< N × K orthonormal eigenvectors, replicated
     Eigen::VectorXd residuals;    ///< ‖C u_k − θ_k u_k‖ per pair
-    double lower_bound = 0;       ///< the estimate of λ_min the filter damped down to
+    Eigen::MatrixXd block;        ///< N × p: the whole final block, the best warm start
+    double lower_bound = 0;       ///< the estimate of λ_min the filter damped down to (last used)
+    /// λ_min estimate from the verification's Lanczos run (NaN without one): a lower
+    /// bound for the next solve on a nearby matrix.
+    double next_lower_bound = std::numeric_limits<double>::quiet_NaN();
     int iterations = 0;           ///< filter + Rayleigh–Ritz rounds
     int block_products = 0;       ///< C·X products (each N × block)
+    int lanczos_products = 0;     ///< C·x products of the Lanczos runs (bound and check)
+    int bound_corrections = 0;    ///< times a Ritz value fell below the bound (it was wrong)
+    int missed = 0;               ///< eigenvalues above θ_K the check found outside the block
+    bool verified = false;        ///< the check ran and found nothing missed
     bool converged = false;       ///< a status, not an exception
 };
 
@@ -51,8 +63,21 @@ struct EigResult {
 /// local DGEMMs on the block-cyclic pieces plus one N×p allreduce; X (N×p, p = K +
 /// oversampling) is replicated and identical on every rank.
 ///
-/// `warm_start` (N × k, any k <= p; e.g. the previous AP iteration's vectors) seeds the
-/// block, which cuts the rounds needed when C changed little. With
+/// `warm_start` (N × k, any k <= p; e.g. the previous AP iteration's block) seeds the
+/// block, which cuts the rounds needed when C changed little.
+///
+/// Guarantees. (1) The bound on λ_min is an estimate; a Ritz value below it proves it
+/// wrong (Ritz values lie inside the spectrum), and the filter would then amplify what it
+/// should damp: the bound is lowered (a fresh Lanczos estimate) and counted in
+/// bound_corrections. (2) Small residuals show eigenpairs, not that they are the top K:
+/// after convergence, `verify_steps` Lanczos steps on (I − X Xᵀ) C (I − X Xᵀ), X the K
+/// vectors found, give a Ritz value θ' <= the largest eigenvalue outside span(X); if
+/// θ' > θ_K + ‖R‖_F (R the K residuals), an eigenvalue above θ_K was missed: its Ritz
+/// vector joins the block and the iteration goes on (counted in `missed`, at most
+/// max_recoveries times; then converged = false). (3) Every decision (converged, the
+/// filter's branch, Lanczos' early stop, missed or not) is the root's, broadcast, and
+/// the small Rayleigh–Ritz eigenproblems are the root's too, so ranks never disagree on
+/// how many collectives follow, whatever their BLAS. With
 /// options.method == direct this calls top_eigenpairs_direct (and ignores warm_start).
 /// Per-rank memory: local(C) + about 5·N·p doubles. Communication per product: N·p doubles.
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options,

@@ -14,20 +14,28 @@ namespace jsmf::io {
 
 /// The rectification that produced a file's C (absent for a raw co-occurrence).
 struct RectificationRecord {
-    std::string method;          ///< "ap", "dc" or "none"
+    std::string method;          ///< "ap", "dr", "dp", "dc" or "none"
     int num_topics = 0;
     int iterations = 0;
     bool converged = false;
-    /// Per-iteration trace, one entry per iteration (AP): written as datasets.
+    /// Per-iteration trace, one entry per iteration (AP, DR, DP): written as datasets.
     std::vector<double> change, clipped_mass, sum, eig_residual, seconds;
     std::vector<std::int64_t> eig_iterations, eig_products;
+    /// 1 when the iteration's eigensolves converged and passed their check; eigenvalues
+    /// above θ_K the check found and brought back; wrong λ_min bounds detected.
+    std::vector<std::int64_t> eig_converged, eig_missed, eig_bound_corrections;
 };
 
-/// An AP checkpoint's resume state (with the C of the file and its /rectification trace).
+/// A projection rectifier's (AP, DR, DP) resume state, with the iterate C of the file
+/// and its /rectification trace.
 struct CheckpointRecord {
     int iterations_done = 0;
-    double lower_bound = 0;      ///< the last λ_min estimate (NaN when none yet)
-    Eigen::MatrixXd vectors;     ///< N × K: the warm start of the next iteration
+    std::vector<double> lower_bounds;      ///< per eigensolve of an iteration: the last λ_min estimate (NaN: none)
+    std::vector<Eigen::MatrixXd> blocks;   ///< per eigensolve: N × p, the next solve's warm start
+    double js_increment = 0;               ///< DP: the joint-stochastic increment
+    /// DP: the N × N increments to write, by name (written collectively); reading them
+    /// back is read_checkpoint_matrix's job.
+    std::vector<std::pair<std::string, const dist::DistMatrix*>> increments;
 };
 
 /// Everything a co-occurrence file holds besides C.
@@ -52,9 +60,11 @@ struct CoocFileInfo {
 ///   /rectification    (rectified files) attrs method, topics, iterations, converged;
 ///                     datasets change, clipped_mass, sum, eig_iterations,
 ///                     eig_products, eig_residual, seconds (one entry per iteration)
-///   /checkpoint       (checkpoints) attrs iterations_done, lower_bound; dataset
-///                     vectors (N×K): with the un-normalized C and the trace so far,
-///                     everything `jsmf rectify --resume` needs
+///   /checkpoint       (checkpoints) attrs iterations_done, eigensolves (S), js_increment;
+///                     datasets lower_bounds (S), vectors_0 .. vectors_{S−1} (N×p each),
+///                     and for DP increment_psd, increment_nn (N×N, like C): with the
+///                     un-normalized iterate C and the trace so far, everything
+///                     `jsmf rectify --resume` needs
 ///   /timings          attrs: seconds per stage
 ///
 /// Collective on C.grid(). C is written collectively with parallel HDF5; rank 0 then
@@ -69,6 +79,11 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
 /// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one.
 void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& rectification,
                      CheckpointRecord& checkpoint);
+
+/// Collective on `grid`. Reads the N × N dataset /checkpoint/<name> of a checkpoint
+/// (e.g. Dykstra's increment_psd) into a new DistMatrix. Throws StageFailed if absent.
+dist::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
+                                        const std::shared_ptr<const dist::Grid>& grid, int block_size);
 
 /// Collective on `grid`. Reads /cooc/C into a new DistMatrix with the given block size,
 /// and the rest of the file into `info` (replicated). Throws StageFailed on a bad file.

@@ -2,6 +2,7 @@
 // Collective error agreement: a failure on one rank never leaves the others waiting.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -27,6 +28,16 @@ void agree_or_throw(const Comm& comm, const std::string& stage, const std::strin
 /// (exit code internal, one message on rank 0) on every rank instead (KaMPIng's
 /// is_same_on_all_ranks, always on because it costs microseconds).
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what);
+
+/// Collective on `comm`. The root's `decision`, on every rank. Every loop or branch that
+/// decides how many collectives follow takes its condition from here (or from an
+/// allreduce of an integer), never from each rank's own floating-point arithmetic, which
+/// may round differently on heterogeneous nodes or BLAS builds even for the same inputs.
+bool root_decides(const Comm& comm, bool decision);
+
+/// Collective on `comm`. Overwrites `data` (a replicated array every rank computed
+/// itself) with the root's copy, so that what follows from it agrees bit for bit.
+void adopt_root_copy(const Comm& comm, double* data, std::size_t count);
 
 /// Runs `local_work` on this rank, then agrees whether every rank succeeded.
 /// Collective on `comm`. `local_work` must not call collectives. On failure every

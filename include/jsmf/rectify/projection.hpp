@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// Rectification by projections onto the rank-K PSD, joint-stochastic and non-negative sets:
+// alternating projection (AP, practical-jsmf Alg. 1), cyclic Douglas–Rachford (DR) and
+// Dykstra (DP), the three iterations of the authors' codes/+rectification/.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/dist/eig.hpp"
+
+namespace jsmf::rectify {
+
+/// ap: alternating projection; dr: cyclic Douglas–Rachford; dp: Dykstra's projection.
+enum class Projection { ap, dr, dp };
+
+struct ProjectionOptions {
+    Projection method = Projection::ap;
+    int num_topics = 0;          ///< K; required, 2 <= K < N
+    int max_iterations = 150;    ///< the papers' experiments run 150
+    /// Stop early when ‖C_t − C_{t−1}‖_F / ‖C_t‖_F <= tolerance; 0 runs every iteration,
+    /// as the authors' code does.
+    double tolerance = 0;
+    /// The truncated eigensolver's settings (num_eigenpairs is set to K).
+    dist::EigOptions eig;
+};
+
+/// One iteration, as written to /rectification.
+struct ProjectionIteration {
+    double change = 0;           ///< ‖C_t − C_{t−1}‖_F / ‖C_t‖_F of the iterate
+    /// Mass on the wrong side of the non-negativity constraint where it is enforced:
+    /// AP Σ max(−C_NOR, 0) (clipped), DR Σ max(−Y, 0) of the NN reflection's input Y,
+    /// DP Σ max(−Z, 0) of the NN projection's input Z.
+    double clipped_mass = 0;
+    double sum = 0;              ///< Σ of the iterate (before the final normalization)
+    int eig_iterations = 0;      ///< over the iteration's eigensolves (DR has two)
+    int eig_products = 0;        ///< block products C·X (Lanczos' matrix-vector products not counted)
+    double eig_residual = 0;     ///< max_k ‖C u_k − θ_k u_k‖ / |θ_1|
+    bool eig_converged = true;   ///< every eigensolve met its tolerance (and its check)
+    int eig_missed = 0;          ///< eigenvalues above θ_K found and brought back by the check
+    int eig_bound_corrections = 0;  ///< wrong λ_min bounds detected and lowered
+    double seconds = 0;
+};
+
+/// What the next eigensolve starts from.
+struct WarmStart {
+    Eigen::MatrixXd block;       ///< N × p: the previous solve's whole block (empty: cold)
+    double lower_bound = std::numeric_limits<double>::quiet_NaN();  ///< of λ_min; NaN: estimate
+};
+
+/// Everything a run needs to continue where it stopped (with the iterate C itself).
+/// Copying deep-copies the increments (local).
+struct ProjectionState {
+    int iterations_done = 0;
+    std::vector<WarmStart> eig;  ///< one per eigensolve of an iteration: AP 1, DR 2, DP 1
+    /// DP: the increments of the PSD and the NN projections (N × N each, C's layout); the
+    /// joint-stochastic one is a constant matrix, kept as the scalar js_increment.
+    std::vector<dist::DistMatrix> increments;
+    double js_increment = 0;
+    std::vector<ProjectionIteration> trace;
+
+    ProjectionState() = default;
+    ProjectionState(ProjectionState&&) noexcept = default;
+    ProjectionState& operator=(ProjectionState&&) noexcept = default;
+    ProjectionState(const ProjectionState& other);
+    ProjectionState& operator=(const ProjectionState& other);
+};
+
+struct ProjectionResult {
+    ProjectionState state;
+    bool converged = false;      ///< the tolerance was met (always false when it is 0)
+};
+
+/// Called on every rank after each iteration (the app prints from rank 0), and may write
+/// a checkpoint. Must not call collectives unless every rank does the same.
+using ProjectionProgress = std::function<void(const ProjectionState& state, const dist::DistMatrix& C)>;
+
+/// Collective on C.grid(). Rectifies C in place by `options.method`; then C ← C / ΣC.
+/// With P_K(X) = U max(Λ, 0) Uᵀ from the K largest algebraic eigenpairs of X,
+/// J(X) = X + (1 − ΣX)/N² (nearest joint-stochastic) and N(X) = max(X, 0):
+///
+/// - ap (practical-jsmf Alg. 1; rectifyC_AP.m): C ← N(J(P_K(C))). U Λ₊ Uᵀ is formed
+///   panel by panel as a local DGEMM into C's block-cyclic storage, fused with the shift
+///   (Σ U Λ₊ Uᵀ = Σ_k λ₊_k (1ᵀu_k)², from U alone), the clamp and the trace's statistics.
+///   Per-rank memory: local(C) + the eigensolver's ~5·N·p doubles.
+/// - dr (rectifyC_DR.m): with reflections R_S = 2·proj_S − I and the two-set operator
+///   T_{A,B} = (I + R_B R_A)/2, C ← T_{NN,PSD}(T_{JS,NN}(T_{PSD,JS}(C))). In closed form
+///   T_{PSD,JS}(X) = P_K(X) + (1 − Σ(2P_K(X) − X))/N², T_{JS,NN}(X) = (X + |X + 2s|)/2
+///   with s = (1 − ΣX)/N² (R_JS(X) = X + 2s, R_NN(Y) = |Y|), and
+///   T_{NN,PSD}(X) = P_K(|X|) + min(X, 0):
+///   two eigensolves (of X and of |X|) per iteration. The result is the DR iterate, as
+///   the authors' (normalized); it lies in all three sets only at a fixed point, which
+///   the trace's change and clipped_mass show. Per-rank memory: 2 × local(C) + local(C)/64.
+/// - dp (Dykstra's cyclic projection, Boyle & Dykstra 1986; rectifyC_DP.m): with
+///   increments I_PSD, I_JS, I_NN (0 at the start), each iteration does, for S = PSD,
+///   JS, NN in turn: Y = proj_S(C + I_S); I_S ← C + I_S − Y; C ← Y. Unlike the authors'
+///   code, the PSD step starts from the last iterate C and not from the input C (their
+///   `nearestPSD(C − E_PSD, K)` never sees the NN step's output, so it is not
+///   Dykstra's method and its iterates need not approach the intersection; see README).
+///   Per-rank memory: 3 × local(C).
+///
+/// `resume` continues a run from its state (C must be the matching checkpointed iterate);
+/// it is taken (moved from).
+ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOptions& options,
+                                       const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr);
+
+/// rectify_by_projection with method ap.
+ProjectionResult alternating_projection(dist::DistMatrix& C, ProjectionOptions options,
+                                        const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr);
+
+}  // namespace jsmf::rectify
