@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# End to end: jsmf synth -> cooc -> rectify (ap, dc, none); an AP run resumed from its
-# checkpoint equals an uninterrupted one bit for bit; bad inputs fail once, cleanly.
+# End to end: jsmf synth -> cooc -> rectify (ap, dr, dp, dc, none); AP, DR and DP runs
+# resumed from their checkpoints equal uninterrupted ones bit for bit; bad inputs fail once, cleanly.
 # Usage: rectify_e2e.sh JSMF CHECK_RECTIFIED_FILE MPIEXEC
 set -u
 jsmf=$1 checker=$2 mpiexec=$3
@@ -11,8 +11,8 @@ run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
 "$jsmf" -q synth --dir "$work" --name r --docs 1200 --words 150 --topics 5 --seed 4 || fail synth
 run_quiet 2 cooc --corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt" --out "$work/C.h5" >/dev/null || fail cooc
 
-for method in ap dc none; do
-  iterations=$([[ $method == ap ]] && echo 8 || ([[ $method == dc ]] && echo 4 || echo 0))
+for method in ap dr dp dc none; do
+  case $method in ap|dr|dp) iterations=8 ;; dc) iterations=4 ;; *) iterations=0 ;; esac
   if run_quiet 2 rectify --in "$work/C.h5" --out "$work/$method.h5" --topics 5 --method "$method" \
        --iterations 8 --permutations 4 >/dev/null 2>"$work/err"; then
     ok "rectify --method $method"
@@ -38,6 +38,21 @@ for np in 1 3; do
   fi
 done
 
+# DR and DP (two eigensolves' warm starts; Dykstra's N x N increments) resume exactly too.
+for method in dr dp; do
+  run_quiet 2 rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 --iterations 6 --method $method >/dev/null 2>&1
+  run_quiet 2 rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 --iterations 6 --method $method \
+      --checkpoint "$work/ck_$method.h5" --checkpoint-every 3 >/dev/null 2>&1
+  run_quiet 2 rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 6 --method $method \
+      --resume "$work/ck_$method.h5" >/dev/null 2>&1 || fail "$method resume failed"
+  if h5diff "$work/straight.h5" "$work/resumed.h5" /cooc/C /cooc/C >/dev/null &&
+     h5diff "$work/straight.h5" "$work/resumed.h5" /rectification/change /rectification/change >/dev/null; then
+    ok "$method: resumed run equals the uninterrupted one (C and trace, exactly)"
+  else
+    fail "$method: resumed run differs"
+  fi
+done
+
 expect_error() {  # np fragment args...
   local np=$1 fragment=$2; shift 2
   rm -f "$work/bad.h5"
@@ -57,5 +72,6 @@ for np in 1 2 4; do
 done
 expect_error 2 "2K < N" --in "$work/C.h5" --topics 80 --method dc
 expect_error 2 "not a jsmf checkpoint" --in "$work/C.h5" --topics 5 --resume "$work/C.h5"
+expect_error 2 "the checkpoint is of --method dr, not dp" --in "$work/C.h5" --topics 5 --method dp --resume "$work/ck_dr.h5"
 
 finish

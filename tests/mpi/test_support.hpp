@@ -12,11 +12,18 @@
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/corpus/shard.hpp"
+#include "jsmf/dist/dist_matrix.hpp"
 #include "jsmf/dist/grid.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "support/temp_dir.hpp"
 
 namespace jsmf::test {
+
+/// Local. Sets this rank's entries of A from the replicated dense M.
+inline void fill(dist::DistMatrix& A, const Eigen::MatrixXd& M) {
+    for (Index jl = 0; jl < A.local_cols(); ++jl)
+        for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = M(A.global_row(il), A.global_col(jl));
+}
 
 /// Every factorization rows x cols of the number of ranks (1x4, 2x2, 4x1 for 4 ranks).
 inline std::vector<std::pair<int, int>> grid_shapes(int p) {
