@@ -217,8 +217,17 @@ io::RectificationRecord run_dc(dist::DistMatrix& C, int topics, const RectifySet
     record.method = c.method;
     record.num_topics = topics;
     record.iterations = result.permutations;
-    record.converged = true;
+    record.converged = result.unconverged == 0;
+    record.fallbacks = result.fallbacks;
     if (result.clipped > 0) log::warn("rectify: {} completed diagonal entries were negative and set to 0", result.clipped);
+    // A fallback keeps the old C_jj for that permutation: e_j lies (nearly) in span(U), so the
+    // off-diagonal block says nothing about C_jj. Many of them mean the median is mostly raw C.
+    if (result.fallbacks > 0)
+        log::warn("rectify: {} of {} diagonal completions kept the old C_jj (1 - |u_j|^2 too small)", result.fallbacks,
+                  static_cast<long long>(result.permutations) * C.rows());
+    if (result.unconverged > 0)
+        log::warn("rectify: {} of {} permutations stopped with singular-vector residual {:.1e} sigma_1 (wanted 16 eps sqrt N)",
+                  result.unconverged, result.permutations, result.max_svd_residual);
     return record;
 }
 }  // namespace

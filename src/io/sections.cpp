@@ -47,6 +47,7 @@ void write_rectification(hid_t parent, const RectificationRecord& r, const std::
     h5::write_attribute(group, "topics", std::int64_t{r.num_topics});
     h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
     h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
+    h5::write_attribute(group, "fallbacks", std::int64_t{r.fallbacks});
     const hsize_t n = r.change.size();
     for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
              {"change", &r.change}, {"clipped_mass", &r.clipped_mass}, {"sum", &r.sum},

@@ -18,6 +18,9 @@ struct RectificationRecord {
     int num_topics = 0;
     int iterations = 0;
     bool converged = false;
+    /// DC: completions not made (1 − ‖u_j‖² <= √ε, the old C_jj kept), summed over
+    /// permutations and halves; 0 for the other methods. Written, not read back.
+    int fallbacks = 0;
     /// Per-iteration trace, one entry per iteration (AP, DR, DP): written as datasets.
     std::vector<double> change, clipped_mass, sum, eig_residual, seconds;
     std::vector<std::int64_t> eig_iterations, eig_products;
@@ -57,7 +60,8 @@ struct CoocFileInfo {
 ///   /stats            attrs num_docs (M), num_docs_read, num_docs_skipped,
 ///                     num_docs_declared, num_tokens, num_tokens_read, pair_updates,
 ///                     sum, min, asymmetry
-///   /rectification    (rectified files) attrs method, topics, iterations, converged;
+///   /rectification    (rectified files) attrs method, topics, iterations, converged,
+///                     fallbacks (DC: completions not made; 0 otherwise);
 ///                     datasets change, clipped_mass, sum, eig_iterations,
 ///                     eig_products, eig_residual, seconds (one entry per iteration)
 ///   /checkpoint       (checkpoints) attrs iterations_done, eigensolves (S), js_increment;
