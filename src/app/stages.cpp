@@ -110,6 +110,11 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
                     "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
         ->check(CLI::IsMember({"subspace", "direct"}))
         ->capture_default_str();
+    sub->add_option("--eig-check-steps", c.eig_check_steps,
+                    "Lanczos steps of the eigensolver's check, after each solve, that no eigenvalue above the K-th "
+                    "was missed (0: no check)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     sub->add_option("--permutations", c.permutations, "DC: random permutations T")->capture_default_str();
     sub->add_option("--seed", c.seed, "Seed of DC's permutations and of FastAnchorWords' projection")
         ->capture_default_str();
@@ -122,6 +127,7 @@ Options rectify_provenance(const RectifySettings& c) {
             {"iterations", std::to_string(c.iterations)},
             {"tolerance", std::to_string(c.tolerance)},
             {"eigensolver", c.eigensolver},
+            {"eig_check_steps", std::to_string(c.eig_check_steps)},
             {"permutations", std::to_string(c.permutations)},
             {"seed", std::to_string(c.seed)}};
 }
@@ -162,6 +168,7 @@ io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const Re
     options.max_iterations = c.iterations;
     options.tolerance = c.tolerance;
     options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
+    options.eig.verify_steps = c.eig_check_steps;
     Stopwatch clock, since_print;
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;
@@ -205,6 +212,7 @@ io::RectificationRecord run_dc(dist::DistMatrix& C, int topics, const RectifySet
     options.permutations = c.permutations;
     options.seed = c.seed;
     options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
+    options.eig.verify_steps = c.eig_check_steps;
     Stopwatch clock, since_print;
     const rectify::DcResult result = rectify::diagonal_completion(C, options, [&](int done, int total_count) {
         if (done != total_count && since_print.seconds() < c.progress_seconds) return;

@@ -50,6 +50,7 @@ struct RectifySettings {
     int iterations = 150;
     double tolerance = 0;
     std::string eigensolver = "subspace";
+    int eig_check_steps = 10;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
     int permutations = 30;
     Seed seed = 1;
     double progress_seconds = 5;

@@ -175,6 +175,11 @@ EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const E
 EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
                          const Eigen::MatrixXd* warm_start) {
     const int K = options.num_eigenpairs;
+    // The options decide how many collectives run: they must be the same everywhere.
+    mpi::require_same_on_all_ranks(comm, {n, K, options.oversampling, options.max_iterations, options.chebyshev_degree,
+                                          options.lanczos_steps, options.verify_steps, options.max_recoveries,
+                                          static_cast<std::int64_t>(options.seed), warm_start ? 1 : 0},
+                                   "top_eigenpairs");
     mpi::run_local_phase(comm, "eig", [&] {
         if (K < 1 || K >= n) throw InputError("eigensolver: need 1 <= K < N, got K = " + std::to_string(K));
         if (options.chebyshev_degree < 1) throw InputError("eigensolver: Chebyshev degree must be at least 1");

@@ -46,7 +46,10 @@ void adopt_root_copy(const Comm& comm, double* data, std::size_t count) { broadc
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what) {
     const std::int64_t count = static_cast<std::int64_t>(values.size());
     std::vector<std::int64_t> low = values, high = values;
-    const bool same_count = allreduce_min(comm, count) == allreduce_max(comm, count);
+    // Two statements: C++ leaves the order of two collectives in one expression unspecified.
+    const std::int64_t fewest = allreduce_min(comm, count);
+    const std::int64_t most = allreduce_max(comm, count);
+    const bool same_count = fewest == most;
     if (same_count) {
         allreduce_inplace(comm, low, MPI_MIN);
         allreduce_inplace(comm, high, MPI_MAX);
