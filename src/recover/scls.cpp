@@ -11,6 +11,8 @@
 #include <limits>
 #include <vector>
 
+#include "jsmf/core/error.hpp"
+
 namespace jsmf::recover {
 
 Eigen::VectorXd project_to_simplex(const Eigen::VectorXd& x) {
@@ -162,6 +164,8 @@ Eigen::Index entering_coordinate(const Eigen::MatrixXd& R, const Eigen::VectorXd
 
 SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b, const SclsOptions& options) {
     const Eigen::Index K = R.cols();
+    JSMF_REQUIRE(K >= 1 && R.rows() >= K && b.size() == R.rows(),
+                 "solve_active_set_qr: R must be M x K with M >= K >= 1, and b of length M");
     const int limit = active_set_limit(options, K);
     SclsSolution s;
     // Start at the best vertex: e_j minimizing ‖R e_j − b‖² = ‖r_j‖² − 2 r_jᵀb (+ const).

@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/recover/scls.hpp"
 
 namespace jsmf::recover {
@@ -409,6 +410,11 @@ TEST(ActiveSet, IllConditionedUMatchesTheQuadPrecisionOptimum) {
     const double eps = std::numeric_limits<double>::epsilon();
     EXPECT_LT(qr_error, 100 * condition * eps);
     EXPECT_GT(gram_error, 100 * condition * eps) << "the case no longer separates the two variants";
+}
+
+TEST(ActiveSet, AnUnderdeterminedROrAMismatchedBIsMisuse) {
+    EXPECT_THROW(solve_active_set_qr(Eigen::MatrixXd::Ones(2, 3), Eigen::VectorXd::Ones(2)), InternalError);
+    EXPECT_THROW(solve_active_set_qr(Eigen::MatrixXd::Identity(3, 3), Eigen::VectorXd::Ones(2)), InternalError);
 }
 
 TEST(ActiveSet, ACappedWordIsNotConverged) {
