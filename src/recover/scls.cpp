@@ -88,8 +88,9 @@ SclsSolution AdmmDrSolver::solve(const Eigen::VectorXd& f) const {
         q += options_.lambda * (p - s.y);
         s.y = project_to_simplex(q);
         s.iterations = t;
-        const double change = options_.admm_stop == AdmmStop::step ? (s.y - previous).norm() : duality_gap(G_, f, s.y);
-        if (change < options_.tolerance) {
+        const double stop_value =
+            options_.admm_stop == AdmmStop::step ? (s.y - previous).norm() : duality_gap(G_, f, s.y);
+        if (stop_value < options_.tolerance) {
             s.converged = true;
             break;
         }
