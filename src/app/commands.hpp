@@ -66,6 +66,7 @@ struct FitCommand {
     std::string solver = "active-set";
     int solver_iterations = 500;
     double solver_tolerance = 1e-5;
+    std::string admm_stop = "step";  ///< step (the authors' rule) | gap
     std::string recover_a = "diagonal";
     bool alpha = false;
     int top_words = 20;

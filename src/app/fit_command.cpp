@@ -38,12 +38,20 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
         ->capture_default_str();
     sub->add_option("--anchor-words", c.anchor_words, "Use these anchor words (a file, one word per line; K = their number)");
     sub->add_option("--solver", c.solver,
-                    "B's simplex-constrained least squares: active-set (exact), expgrad, admm (ADMM-DR, Alg. 3)")
+                    "B's simplex-constrained least squares: active-set (exact, on U = QR), expgrad (eta 50), admm "
+                    "(ADMM-DR, Alg. 3)")
         ->check(CLI::IsMember({"active-set", "expgrad", "admm"}))
         ->capture_default_str();
     sub->add_option("--solver-iterations", c.solver_iterations, "expgrad/admm: iteration limit per word")
         ->capture_default_str();
-    sub->add_option("--solver-tolerance", c.solver_tolerance, "Duality-gap tolerance per word (all solvers)")
+    sub->add_option("--solver-tolerance", c.solver_tolerance,
+                    "expgrad/admm: stop when the per-word quantity is < this: expgrad the duality gap of "
+                    "|Uy - v|^2 (gradient 2(Gy - f), the authors' scale); admm per --admm-stop")
+        ->capture_default_str();
+    sub->add_option("--admm-stop", c.admm_stop,
+                    "admm stopping rule: step: |y_t - y_(t-1)|_2 < tolerance (the authors'); gap: the duality "
+                    "gap, as expgrad")
+        ->check(CLI::IsMember({"step", "gap"}))
         ->capture_default_str();
     sub->add_option("--recover-a", c.recover_a,
                     "diagonal: A = D^-1 C_SS D^-1 (Alg. 4); ls: least squares min |C - B A B'| (Arora et al.)")
@@ -148,6 +156,7 @@ io::FittedModel fit_one(dist::DistMatrix& C, int K, const FitCommand& c, const s
     options.solver = solver_of(c.solver);
     options.scls.max_iterations = c.solver_iterations;
     options.scls.tolerance = c.solver_tolerance;
+    options.scls.admm_stop = c.admm_stop == "gap" ? recover::AdmmStop::gap : recover::AdmmStop::step;
     recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options);
     m.solver = c.solver;
     m.words_solved = model.words_solved;
@@ -184,9 +193,10 @@ void log_model(const io::FittedModel& m, const std::vector<std::string>& vocab) 
               m.num_topics, m.solver, m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
               words_per_second);
     if (m.words_converged < m.words_solved)
-        log::warn("fit: K = {}: {} words stopped at --solver-iterations before the duality gap reached "
-                  "--solver-tolerance; raise the limit or use --solver active-set (exact)",
-                  m.num_topics, m.words_solved - m.words_converged);
+        log::warn("fit: K = {}: {} words did not converge ({}); raise the limit or use --solver active-set",
+                  m.num_topics, m.words_solved - m.words_converged,
+                  m.solver == "active-set" ? "the active set reached its iteration cap"
+                                           : "stopped at --solver-iterations before --solver-tolerance");
     if (m.has_alpha) {
         log::info("fit: K = {}: alpha0 = {:.4g} (fit residual {:.3g})", m.num_topics, m.alpha0, m.alpha_residual);
         if (m.alpha_at_bound) log::warn("fit: K = {}: A is not Dirichlet-like: alpha0 was clamped", m.num_topics);
@@ -285,6 +295,7 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
                                      {"solver", c.solver},
                                      {"solver_iterations", std::to_string(c.solver_iterations)},
                                      {"solver_tolerance", std::to_string(c.solver_tolerance)},
+                                     {"admm_stop", c.admm_stop},
                                      {"recover_a", c.recover_a},
                                      {"alpha", c.alpha ? "yes" : "no"}})
         options.push_back(entry);

@@ -5,6 +5,7 @@
 #include <Eigen/Cholesky>
 
 #include <algorithm>
+#include <optional>
 
 #include "jsmf/core/timer.hpp"
 
@@ -14,6 +15,25 @@
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::recover {
+
+namespace {
+
+/// U = QR computed on rank 0 and broadcast, so every rank solves with the same Q and R
+/// whatever its own floating point would do. Collective on comm; U is replicated.
+ThinQr thin_qr_on_root(const mpi::Comm& comm, const Eigen::MatrixXd& U) {
+    ThinQr factors;
+    if (comm.is_root()) {
+        factors = thin_qr(U);
+    } else {
+        factors.Q.resize(U.rows(), U.cols());
+        factors.R.resize(U.cols(), U.cols());
+    }
+    mpi::broadcast(comm, factors.Q.data(), static_cast<std::size_t>(factors.Q.size()), 0);
+    mpi::broadcast(comm, factors.R.data(), static_cast<std::size_t>(factors.R.size()), 0);
+    return factors;
+}
+
+}  // namespace
 
 TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, const std::vector<Index>& S,
                           const RecoverOptions& options) {
@@ -38,9 +58,21 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
         U.col(k) = row * inverse_p(S[static_cast<std::size_t>(k)]);
         for (int l = 0; l < K; ++l) C_SS(k, l) = row(S[static_cast<std::size_t>(l)]);
     }
-    const Eigen::MatrixXd G = U.transpose() * U;
-    // f_i = Uᵀ C̄_iᵀ = (C̄ U)_i = (1/p_i) (C U)_i: one distributed product for all words.
-    const Eigen::MatrixXd F = inverse_p.asDiagonal() * dist::multiply_block(C, U);
+    // ExpGrad and ADMM-DR work on G = UᵀU and f_i = Uᵀv_i, as the authors' do. The active set
+    // works on U = QR (R and b_i = Qᵀv_i), so its errors grow with cond(U), not cond(U)².
+    // Either way the right-hand sides of all words come from one distributed product:
+    // W_i = (1/p_i)(C W)_i with W = U or Q.
+    const bool on_qr = options.solver == Solver::active_set;
+    Eigen::MatrixXd G, R, W;
+    if (on_qr) {
+        ThinQr factors = thin_qr_on_root(comm, U);
+        R = std::move(factors.R);
+        W = std::move(factors.Q);
+    } else {
+        G = U.transpose() * U;
+        W = U;
+    }
+    const Eigen::MatrixXd F = inverse_p.asDiagonal() * dist::multiply_block(C, W);
 
     // Each rank solves the words i ≡ rank (mod size); the rest of B̆ stays 0 and a sum
     // assembles it. Anchors and never-seen words are not solved.
@@ -49,7 +81,8 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
     TopicModel model;
     model.B_breve = Eigen::MatrixXd::Zero(K, N);
     std::int64_t counts[3] = {0, 0, 0};  // solved, converged, max iterations
-    const AdmmDrSolver admm(G, options.scls);
+    std::optional<AdmmDrSolver> admm;
+    if (options.solver == Solver::admm) admm.emplace(G, options.scls);
     Stopwatch solve_clock;
     std::int64_t solved = 0, converged = 0, most_iterations = 0;
     const Index first = comm.rank(), step = comm.size();
@@ -60,9 +93,9 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
         if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
         try {
             const Eigen::VectorXd f = F.row(i).transpose();
-            const SclsSolution s = options.solver == Solver::active_set ? solve_active_set(G, f)
+            const SclsSolution s = options.solver == Solver::active_set ? solve_active_set_qr(R, f, options.scls)
                                    : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
-                                                                         : admm.solve(f);
+                                                                         : admm->solve(f);
             model.B_breve.col(i) = s.y;
             ++solved;
             converged += s.converged ? 1 : 0;

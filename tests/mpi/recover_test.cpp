@@ -3,6 +3,10 @@
 // (cooc -> AP -> anchors -> B, A), better with more documents, by every solver.
 #include <gtest/gtest.h>
 
+#include <Eigen/SVD>
+
+#include <algorithm>
+#include <limits>
 #include <map>
 
 #include "jsmf/anchors/pivoted_qr.hpp"
@@ -49,6 +53,7 @@ Fit fit(const synth::SynthCorpus& corpus, const synth::SynthOptions& o, Solver s
     options.solver = solver;
     options.scls.max_iterations = max_iterations;
     options.scls.tolerance = tolerance;
+    options.scls.admm_stop = AdmmStop::gap;  // SolversAgree reasons on the duality gap
     f.model = recover_topics(built.C, p, f.anchors, options);
     return f;
 }
@@ -111,6 +116,43 @@ TEST(Recover, SolversAgree) {
         for (Index k = 0; k < exact.model.B.cols(); ++k)
             EXPECT_LT((other.model.B.col(k) - exact.model.B.col(k)).lpNorm<1>(), 0.01);
     }
+}
+
+TEST(Recover, ActiveSetOnQrEqualsAOneProcessSolveAtAnyRankCount) {
+    // The distributed path (QR on rank 0, broadcast; b_i from one distributed product with Q)
+    // against a one-process solve of every word on the gathered C by the other exact
+    // method, the active set on (G, f). Both are exact up to rounding times cond(G) here.
+    const auto o = planted(2000);
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const auto world = mpi::Comm::world();
+    cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 16);
+    const Eigen::VectorXd p = dist::row_sums(built.C);
+    const std::vector<Index> S = anchors::find_anchors(built.C, p, o.num_topics).anchors;
+    const TopicModel model = recover_topics(built.C, p, S, RecoverOptions{});
+    EXPECT_EQ(model.words_converged, model.words_solved);
+    const Eigen::MatrixXd C = dist::gather_all(built.C);
+    const int K = o.num_topics;
+    Eigen::MatrixXd U(C.rows(), K);
+    for (int k = 0; k < K; ++k) U.col(k) = C.row(S[static_cast<std::size_t>(k)]).transpose() / p(S[static_cast<std::size_t>(k)]);
+    const Eigen::MatrixXd G = U.transpose() * U;
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(G);
+    const double cond_G = svd.singularValues()(0) / svd.singularValues()(K - 1);
+    double worst = 0;
+    for (Index i = 0; i < C.rows(); ++i) {
+        if (std::find(S.begin(), S.end(), i) != S.end() || !(p(i) > 0)) continue;
+        const Eigen::VectorXd f = U.transpose() * C.row(i).transpose() / p(i);
+        worst = std::max(worst, (solve_active_set_gram(G, f).y - model.B_breve.col(i)).cwiseAbs().maxCoeff());
+    }
+    if (world.is_root()) std::printf("cond(G) = %.3g; max |B_breve - one-process| = %.2e\n", cond_G, worst);
+    // Rounding in both solvers, amplified by cond(G) at most: 64·eps·cond(G).
+    EXPECT_LT(worst, 64 * std::numeric_limits<double>::epsilon() * cond_G);
+
+    // A word stopped by the cap is reported, through the distributed count too.
+    RecoverOptions capped;
+    capped.scls.active_set_max_iterations = 1;
+    const TopicModel cut = recover_topics(built.C, p, S, capped);
+    EXPECT_EQ(cut.words_solved, model.words_solved);
+    EXPECT_LT(cut.words_converged, cut.words_solved);
 }
 
 TEST(Recover, LeastSquaresAOfAnExactFactorizationIsA) {

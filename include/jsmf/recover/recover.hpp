@@ -30,9 +30,10 @@ struct TopicModel {
 
 /// Recovers B and A from C (rectified), its row sums p = C1, and the anchors S.
 /// For every non-anchor word i, min_{y ∈ Δ} ‖U y − v_i‖² with U = C̄_{S,:}ᵀ, v_i = C̄_{i,:}ᵀ
-/// depends on the data only through G = UᵀU and f_i = Uᵀv_i = (C̄ U)_i: all f_i come from
-/// one distributed product, every rank solves its share of the words, and the solutions
-/// are all-gathered. Anchor s_k gets e_k; words with p_i = 0 get 0. Then Bayes' rule:
+/// depends on the data only through G = UᵀU and f_i = Uᵀv_i = (C̄ U)_i (ExpGrad, ADMM-DR, as
+/// the authors), or through R and b_i = Qᵀv_i = (C̄ Q)_i with U = QR (the active set; the QR
+/// is computed on rank 0 and broadcast): all right-hand sides come from one distributed
+/// product, every rank solves its share of the words, and the solutions are all-gathered. Anchor s_k gets e_k; words with p_i = 0 get 0. Then Bayes' rule:
 /// B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with D = diag(B_{S,:}).
 /// Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles (replicated).
 TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
