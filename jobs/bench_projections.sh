@@ -3,7 +3,7 @@
 # How fast AP, Douglas-Rachford and Dykstra approach their fixed points on a UCI corpus
 # (default KOS, the authors' document filter): the relative change ‖C_t − C_{t−1}‖/‖C_t‖ at
 # selected iterations, seconds per iteration, eigensolver work per iteration, and the cost
-# of the eigensolver's missed-eigenvalue check (AP with --eig-check-steps 0).
+# of the eigensolver's missed-eigenvalue check (AP checking every iteration, and not at all).
 # Usage: jobs/bench_projections.sh [CORPUS_DIR] [NAME]; env ITERATIONS (300), TOPICS ("10 50"),
 #        METHODS ("ap dr dp"), RANKS (2)
 set -euo pipefail
@@ -43,5 +43,6 @@ run_one() {  # K label args...
 }
 for K in $topics; do
   for method in $methods; do run_one "$K" "$method" --method "$method"; done
+  run_one "$K" "ap-check-all" --method ap --eig-check-every 1
   run_one "$K" "ap-no-check" --method ap --eig-check-steps 0
 done

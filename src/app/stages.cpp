@@ -115,6 +115,11 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
                     "was missed (0: no check)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    sub->add_option("--eig-check-every", c.eig_check_every,
+                    "AP, DR, DP: run that check in the first N iterations, then every N-th, and in every iteration for "
+                    "N iterations after it found a miss (1: every iteration)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     sub->add_option("--permutations", c.permutations, "DC: random permutations T")->capture_default_str();
     sub->add_option("--seed", c.seed, "Seed of DC's permutations and of FastAnchorWords' projection")
         ->capture_default_str();
@@ -128,6 +133,7 @@ Options rectify_provenance(const RectifySettings& c) {
             {"tolerance", std::to_string(c.tolerance)},
             {"eigensolver", c.eigensolver},
             {"eig_check_steps", std::to_string(c.eig_check_steps)},
+            {"eig_check_every", std::to_string(c.eig_check_every)},
             {"permutations", std::to_string(c.permutations)},
             {"seed", std::to_string(c.seed)}};
 }
@@ -169,6 +175,7 @@ io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const Re
     options.tolerance = c.tolerance;
     options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
     options.eig.verify_steps = c.eig_check_steps;
+    options.eig_check_every = c.eig_check_every;
     Stopwatch clock, since_print;
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;

@@ -51,6 +51,7 @@ struct RectifySettings {
     double tolerance = 0;
     std::string eigensolver = "subspace";
     int eig_check_steps = 10;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
+    int eig_check_every = 10;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
     int permutations = 30;
     Seed seed = 1;
     double progress_seconds = 5;

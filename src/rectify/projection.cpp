@@ -85,10 +85,14 @@ LowRankPsd nearest_psd(const dist::DistMatrix& X, dist::EigOptions eig, WarmStar
     eig.lower_bound = std::isfinite(warm.lower_bound) ? warm.lower_bound - 0.1 * std::abs(warm.lower_bound) : nan;
     const dist::EigResult top = dist::top_eigenpairs(X, eig, warm.block.rows() == N ? &warm.block : nullptr);
     warm.block = top.block;
-    // After an unconverged solve, trust nothing: estimate the bound afresh next time.
+    // Keep an estimate, not the widened bound (widening it again every iteration would
+    // compound): the check's fresh one, else the solve's own when it estimated or corrected
+    // it, else the last. After an unconverged solve, trust nothing: estimate afresh.
+    const bool solve_estimated = !std::isfinite(warm.lower_bound) || top.bound_corrections > 0;
     warm.lower_bound = !top.converged                       ? nan
                        : std::isfinite(top.next_lower_bound) ? top.next_lower_bound
-                                                             : top.lower_bound;
+                       : solve_estimated                     ? top.lower_bound
+                                                             : warm.lower_bound;
     it.eig_iterations += top.iterations;
     it.eig_products += top.block_products;
     it.eig_residual = std::max(it.eig_residual, top.residuals.maxCoeff() /
@@ -200,6 +204,19 @@ Totals dp_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, Projection
     return totals;
 }
 
+// The eigensolver's missed-eigenvalue check costs verify_steps matrix-vector products.
+// A miss needs an eigenvalue to rise from below the warm block's bottom θ_p to above θ_K
+// in one iteration; after the first iterations C moves too little for that. So: every
+// iteration at first, then every check_every-th, and every iteration again for a while
+// after any miss (decided from the trace alone, so resume stays exact).
+bool should_check(const ProjectionOptions& options, const std::vector<ProjectionIteration>& trace, int t) {
+    const int every = std::max(1, options.eig_check_every);
+    if (t < every || t % every == 0) return true;
+    for (std::size_t k = trace.size() > static_cast<std::size_t>(every) ? trace.size() - every : 0; k < trace.size(); ++k)
+        if (trace[k].eig_missed > 0 || !trace[k].eig_converged) return true;
+    return false;
+}
+
 int eigensolves_per_iteration(Projection method) { return method == Projection::dr ? 2 : 1; }
 
 const char* name_of(Projection method) {
@@ -252,6 +269,7 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
     for (int t = state.iterations_done; t < options.max_iterations; ++t) {
         Stopwatch clock;
         ProjectionIteration it;
+        eig.verify_steps = should_check(options, state.trace, t) ? options.eig.verify_steps : 0;
         const Totals local = options.method == Projection::ap ? ap_iteration(C, eig, state, it)
                              : options.method == Projection::dr
                                  ? dr_iteration(C, *work, negative, eig, state, it)

@@ -25,8 +25,12 @@ struct ProjectionOptions {
     /// Stop early when ‖C_t − C_{t−1}‖_F / ‖C_t‖_F <= tolerance; 0 runs every iteration,
     /// as the authors' code does.
     double tolerance = 0;
-    /// The truncated eigensolver's settings (num_eigenpairs is set to K).
+    /// The truncated eigensolver's settings (num_eigenpairs is set to K). Its check for
+    /// missed eigenvalues (eig.verify_steps > 0) runs in the first eig_check_every
+    /// iterations, then every eig_check_every-th, and in every iteration for eig_check_every
+    /// iterations after a miss or an unconverged solve; 1 checks every solve.
     dist::EigOptions eig;
+    int eig_check_every = 10;
 };
 
 /// One iteration, as written to /rectification.
