@@ -365,6 +365,24 @@ std::vector<UciFile> inspect_uci_files(const mpi::Comm& comm, const std::vector<
             }
         }
     });
+    // Every rank read the headers itself: a file changed under the job, or nodes that see
+    // different copies, would make ranks plan different pieces and run different numbers
+    // of collectives later. Agree on what was read before anything depends on it.
+    // (Every rank has one UciFile per path here: run_local_phase agreed that all succeeded.)
+    std::vector<std::int64_t> low, high;
+    for (const auto& file : files)
+        low.insert(low.end(), {file.header.num_docs, file.header.num_words, file.header.num_nonzeros,
+                               file.gzipped ? 1 : 0, file.data_begin, file.size_bytes});
+    high = low;
+    mpi::allreduce_inplace(comm, low, MPI_MIN);
+    mpi::allreduce_inplace(comm, high, MPI_MAX);
+    mpi::check_on_root(comm, "read", [&] {
+        for (std::size_t f = 0; f < files.size(); ++f)
+            for (std::size_t k = 6 * f; k < 6 * f + 6; ++k)
+                if (low[k] != high[k])
+                    throw InputError(files[f].path, "the ranks see different versions of this file (its header or "
+                                                    "size differs between nodes, or it changed while being read)");
+    });
     return files;
 }
 

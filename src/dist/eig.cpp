@@ -44,6 +44,10 @@ Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W, const mpi:
     mpi::adopt_root_copy(comm, theta.data(), static_cast<std::size_t>(theta.size()));
     X = (X * S).eval();
     W = (W * S).eval();
+    // X came out of every rank's own orthonormalization: the root's copy keeps the block
+    // (and so U Λ₊ Uᵀ, assembled from it rank by rank) the same everywhere. N·p doubles
+    // per round, against the filter's (degree + 1) allreduces of N·p.
+    mpi::adopt_root_copy(comm, X.data(), static_cast<std::size_t>(X.size()));
     return theta;
 }
 

@@ -104,21 +104,29 @@ struct SingularSubspace {
 // 441832 columns, 1158 (K = 5) and 4598 (K = 15): its spectrum ±σ puts σ_K at a relative
 // distance σ_K/σ_1 from the damped interval [−σ_1, σ_p], so the filter converges slowly.
 SingularSubspace refine_singular_subspace(const dist::DistMatrix& C, const Halving& halves, const Eigen::MatrixXd& U0) {
+    const mpi::Comm comm = C.grid().borrow_comm();
     const double tau = 16 * kEps * std::sqrt(static_cast<double>(C.rows()));
     SingularSubspace s;
     auto [FU, GtU] = multiply_on(C, U0, halves.H, halves, s.products);
     for (int step = 0; step < kMaxRefinementSteps && !s.converged; ++step) {
-        const Eigen::MatrixXd V = orthonormalize(GtU);
+        // The small factorizations are every rank's own arithmetic: keep the root's, so
+        // that the vectors (and the stopping decision below) agree across ranks.
+        Eigen::MatrixXd V = orthonormalize(GtU);
+        mpi::adopt_root_copy(comm, V.data(), static_cast<std::size_t>(V.size()));
         const auto [GV, FV] = multiply_on(C, V, halves.O, halves, s.products);
         Eigen::JacobiSVD<Eigen::MatrixXd> svd(GV, Eigen::ComputeThinU | Eigen::ComputeThinV);  // small: |H| × K
-        const Eigen::VectorXd& sigma = svd.singularValues();
+        Eigen::VectorXd sigma = svd.singularValues();
         s.U = svd.matrixU();
-        s.V = V * svd.matrixV();
-        s.FV = FV * svd.matrixV();
+        Eigen::MatrixXd W = svd.matrixV();
+        mpi::adopt_root_copy(comm, sigma.data(), static_cast<std::size_t>(sigma.size()));
+        mpi::adopt_root_copy(comm, s.U.data(), static_cast<std::size_t>(s.U.size()));
+        mpi::adopt_root_copy(comm, W.data(), static_cast<std::size_t>(W.size()));
+        s.V = V * W;
+        s.FV = FV * W;
         std::tie(FU, GtU) = multiply_on(C, s.U, halves.H, halves, s.products);  // also the next step's Gᵀ U
         const double scale = std::max(sigma(0), std::numeric_limits<double>::min());
         s.residual = (GtU - s.V * sigma.asDiagonal()).colwise().norm().maxCoeff() / scale;
-        s.converged = s.residual <= tau;
+        s.converged = mpi::root_decides(comm, s.residual <= tau);
     }
     s.FU = FU;
     return s;

@@ -127,6 +127,50 @@ TEST(Eig, WarmStartNeedsFewerRounds) {
     EXPECT_LE(warm.iterations, again_cold.iterations);
 }
 
+// A lower bound of λ_min that is wrong (0, while the matrix has large negative
+// eigenvalues): the Chebyshev filter would amplify those instead of damping them. The
+// solver must notice (a Ritz value below the bound) and still return the top K.
+TEST(Eig, AWrongLowerBoundIsDetectedAndCorrected) {
+    const auto world = mpi::Comm::world();
+    const int K = 4;
+    const Eigen::MatrixXd M = indefinite(97, K, 11);
+    DistMatrix C(Grid::most_square(world), 97, 97, 8);
+    fill(C, M);
+    EigOptions options;
+    options.num_eigenpairs = K;
+    options.lower_bound = 0.0;  // wrong: λ_min is about -10
+    const EigResult result = top_eigenpairs(C, options);
+    EXPECT_GE(result.bound_corrections, 1);
+    EXPECT_LT(result.lower_bound, Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(M).eigenvalues()(0));
+    expect_matches_dense(M, result, K, "wrong bound");
+}
+
+// A warm start that holds exact eigenvectors, but not the top one: every residual is
+// already tiny, so convergence alone would return the wrong K. The check after
+// convergence must find λ_1 outside the block and bring it back.
+TEST(Eig, AMissedTopEigenvalueIsFoundAndBroughtBack) {
+    const auto world = mpi::Comm::world();
+    const int K = 4, n = 97;
+    const Eigen::MatrixXd M = indefinite(n, K, 12);
+    DistMatrix C(Grid::most_square(world), n, n, 8);
+    fill(C, M);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(M);
+    EigOptions options;
+    options.num_eigenpairs = K;
+    const Index p = K + 10;
+    // Eigenvectors of the 2nd to (p+1)-th largest eigenvalues: the whole block, no random column.
+    const Eigen::MatrixXd warm = dense.eigenvectors().middleCols(n - 1 - p, p).rowwise().reverse();
+    EigOptions unchecked = options;
+    unchecked.verify_steps = 0;
+    const EigResult blind = top_eigenpairs(C, unchecked, &warm);
+    // Without the check the solver is fooled (this is what the check is for).
+    EXPECT_LT(blind.values(0), dense.eigenvalues()(n - 1) - 0.1);
+    const EigResult result = top_eigenpairs(C, options, &warm);
+    EXPECT_GE(result.missed, 1);
+    EXPECT_TRUE(result.verified);
+    expect_matches_dense(M, result, K, "missed top");
+}
+
 TEST(Eig, BadArgumentsFailOnEveryRank) {
     const auto world = mpi::Comm::world();
     const auto grid = Grid::most_square(world);

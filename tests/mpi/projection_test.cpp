@@ -343,11 +343,28 @@ TEST(Agreement, RanksWithDifferentLocalArithmeticStillAgree) {
         EXPECT_EQ(mpi::allreduce_min(world, rounds), mpi::allreduce_max(world, rounds)) << "blunt " << blunt;
         EXPECT_EQ(mpi::allreduce_min(world, products), mpi::allreduce_max(world, products)) << "blunt " << blunt;
         EXPECT_EQ(mpi::allreduce_min(world, int{top.converged}), mpi::allreduce_max(world, int{top.converged}));
-        // The values every rank returns are the root's.
+        // The values and vectors every rank returns are the root's.
         Eigen::VectorXd values = top.values;
         mpi::adopt_root_copy(world, values.data(), static_cast<std::size_t>(values.size()));
         EXPECT_EQ(values, top.values);
+        Eigen::MatrixXd vectors = top.vectors;
+        mpi::adopt_root_copy(world, vectors.data(), static_cast<std::size_t>(vectors.size()));
+        EXPECT_EQ(vectors, top.vectors);
     }
+}
+
+// An eigensolve that stops at its round limit is recorded, not hidden: a random start
+// block with no filter round cannot reach 1e-9, and the iteration says so in its trace.
+TEST(Projections, AnEigensolveAtItsRoundLimitIsRecorded) {
+    const auto world = mpi::Comm::world();
+    const Fixture f;
+    auto built = f.build(dist::Grid::most_square(world), 8);
+    ProjectionOptions options = options_for(f.K, 2);
+    options.eig.max_iterations = 0;  // the random start block, Rayleigh–Ritz once, no filter round
+    const ProjectionResult result = alternating_projection(built.C, options);
+    ASSERT_EQ(result.state.trace.size(), 2u);
+    EXPECT_FALSE(result.state.trace[0].eig_converged);
+    EXPECT_GT(result.state.trace[0].eig_residual, 1e-9);
 }
 
 TEST(Ap, BadTopicCountFailsOnEveryRank) {

@@ -98,7 +98,8 @@ using ProjectionProgress = std::function<void(const ProjectionState& state, cons
 ///   T_{NN,PSD}(X) = P_K(|X|) + min(X, 0):
 ///   two eigensolves (of X and of |X|) per iteration. The result is the DR iterate, as
 ///   the authors' (normalized); it lies in all three sets only at a fixed point, which
-///   the trace's change and clipped_mass show. Per-rank memory: 2 × local(C) + local(C)/64.
+///   the trace's change and clipped_mass show. Per-rank memory: 2 × local(C) + one byte per
+///   local entry (the signs of C₂).
 /// - dp (Dykstra's cyclic projection, Boyle & Dykstra 1986; rectifyC_DP.m): with
 ///   increments I_PSD, I_JS, I_NN (0 at the start), each iteration does, for S = PSD,
 ///   JS, NN in turn: Y = proj_S(C + I_S); I_S ← C + I_S − Y; C ← Y. Unlike the authors'
