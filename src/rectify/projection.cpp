@@ -242,9 +242,12 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
             throw InputError(std::string("the checkpoint is not of a --rectify ") + name_of(options.method) + " run");
         for (const auto& warm : resume->eig)
             if (warm.block.rows() != N) throw InputError("the checkpoint's eigenvectors do not match C");
-        if (options.method == Projection::dp &&
-            (resume->increments.size() != 2 || resume->increments[0].rows() != N || resume->increments[1].rows() != N))
-            throw InputError("the checkpoint lacks Dykstra's increments");
+        if (options.method != Projection::dp) return;
+        if (resume->increments.size() != 2) throw InputError("the checkpoint lacks Dykstra's increments");
+        for (const auto& I : resume->increments)  // dp_iteration walks them with C's local layout
+            if (I.rows() != N || I.cols() != N || I.block_rows() != C.block_rows() ||
+                I.block_cols() != C.block_cols() || &I.grid() != &C.grid())
+                throw InputError("Dykstra's increments do not have C's layout");
     });
     ProjectionResult result;
     if (resume && resume->iterations_done > 0) result.state = std::move(*resume);

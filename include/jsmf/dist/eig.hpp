@@ -48,7 +48,9 @@ struct EigResult {
     int lanczos_products = 0;     ///< C·x products of the Lanczos runs (bound and check)
     int bound_corrections = 0;    ///< times a Ritz value fell below the bound (it was wrong)
     int missed = 0;               ///< eigenvalues above θ_K the check found outside the block
-    bool verified = false;        ///< the check ran and found nothing missed
+    /// The check ran and detected no miss. It detects: `verify_steps` Lanczos steps resolve
+    /// a missed eigenvalue well above θ_K, not one within a hair of it.
+    bool verified = false;
     bool converged = false;       ///< a status, not an exception
 };
 
