@@ -95,6 +95,29 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     }
     times.add("read", clock.seconds());
     const Index N = C.rows();
+    Options options = rectify_provenance(r);
+    options.insert(options.begin(), {{"input", c.in}, {"topics", std::to_string(c.topics)}});
+    options.emplace_back("block_size", std::to_string(c.block_size));
+    options.emplace_back("compression", std::to_string(c.compression));
+    if (!c.resume.empty() && world.is_root()) {
+        // Options that change the arithmetic: a resume with others still runs, but its
+        // result is no longer an uninterrupted run's, bit for bit. Say so.
+        std::vector<std::string> names{"tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "block_size"};
+        std::vector<std::string> mine;
+        for (const auto& name : names)
+            for (const auto& [key, value] : options)
+                if (key == name) mine.push_back(value);
+        names.push_back("grid");  // the process grid: (rank count and shape) change the rounding
+        mine.push_back(std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()));
+        try {
+            for (const auto& [name, saved] : io::read_root_options(c.resume, names))
+                for (std::size_t k = 0; k < names.size(); ++k)
+                    if (names[k] == name && mine[k] != saved)
+                        log::warn("rectify: the checkpoint was written with {} = {}, this run has {}: the result will "
+                                  "differ from an uninterrupted run's", name, saved, mine[k]);
+        } catch (const std::exception&) {  // read_checkpoint has already vouched for the file
+        }
+    }
     mpi::check_on_root(world, "rectify", [&] {
         if (c.topics < 2 || c.topics >= N)
             throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(c.topics));
@@ -103,10 +126,6 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
               c.block_size, r.method, c.topics);
 
-    Options options = rectify_provenance(r);
-    options.insert(options.begin(), {{"input", c.in}, {"topics", std::to_string(c.topics)}});
-    options.emplace_back("block_size", std::to_string(c.block_size));
-    options.emplace_back("compression", std::to_string(c.compression));
     // Checkpoints: collective, every rank reaches the same iteration count together.
     const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const dist::DistMatrix& current) {
         const int done = state.iterations_done;

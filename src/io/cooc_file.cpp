@@ -245,6 +245,15 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, Rectificati
     }
 }
 
+std::vector<std::pair<std::string, std::string>> read_root_options(const std::string& path,
+                                                                   const std::vector<std::string>& names) {
+    std::vector<std::pair<std::string, std::string>> found;
+    h5::Handle file = h5::open_file_serial(path, false);
+    for (const auto& name : names)
+        if (H5Aexists(file, name.c_str()) > 0) found.emplace_back(name, h5::read_string_attribute(file, name));
+    return found;
+}
+
 dist::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
                                         const std::shared_ptr<const dist::Grid>& grid, int block_size) {
     const mpi::Comm comm = grid->borrow_comm();

@@ -53,6 +53,12 @@ for method in dr dp; do
   fi
 done
 
+# A resume with options that change the arithmetic runs, but says it will differ.
+run_quiet 2 rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 6 --method dp \
+    --resume "$work/ck_dp.h5" --eig-check-every 5 >/dev/null 2>"$work/err" || fail "resume with other options failed"
+grep -q "checkpoint was written with eig_check_every = 10, this run has 5" "$work/err" &&
+  ok "a resume with a different --eig-check-every warns" || fail "no warning for a changed option on resume"
+
 expect_error() {  # np fragment args...
   local np=$1 fragment=$2; shift 2
   rm -f "$work/bad.h5"

@@ -145,6 +145,33 @@ TEST(Eig, AWrongLowerBoundIsDetectedAndCorrected) {
     expect_matches_dense(M, result, K, "wrong bound");
 }
 
+// The dangerous case: a nearly converged warm block, and a bound between λ_min and the
+// block's bottom θ_p. One filter round then amplifies the eigenvalues below the bound
+// (|T_8| ~ 1e11 at λ_min against ~1e7 at λ_1), and they flood the block. The solver must
+// see them (Ritz values below the bound), lower the bound and still return the top K.
+TEST(Eig, AWrongBoundUnderAWarmBlockIsCaughtAfterTheFilter) {
+    const auto world = mpi::Comm::world();
+    const int K = 4, n = 97;
+    const Eigen::MatrixXd M = indefinite(n, K, 13);
+    DistMatrix C(Grid::most_square(world), n, n, 8);
+    fill(C, M);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(M);
+    EigOptions options;
+    options.num_eigenpairs = K;
+    const Index p = K + 10;
+    Eigen::MatrixXd warm = dense.eigenvectors().rightCols(p).rowwise().reverse();
+    std::mt19937_64 engine(3);
+    std::normal_distribution<double> normal(0, 1e-3);
+    for (Index j = 0; j < p; ++j)
+        for (Index i = 0; i < n; ++i) warm(i, j) += normal(engine);
+    ASSERT_LT(dense.eigenvalues()(0), -5.0);
+    options.lower_bound = -1.0;  // wrong: λ_min < -5, but below every Ritz value of the warm block
+    const EigResult result = top_eigenpairs(C, options, &warm);
+    EXPECT_GE(result.bound_corrections, 1);
+    EXPECT_LT(result.lower_bound, dense.eigenvalues()(0));
+    expect_matches_dense(M, result, K, "wrong bound under a warm block");
+}
+
 // A warm start that holds exact eigenvectors, but not the top one: every residual is
 // already tiny, so convergence alone would return the wrong K. The check after
 // convergence must find λ_1 outside the block and bring it back.

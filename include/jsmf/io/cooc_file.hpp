@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jsmf/cooc/cooc.hpp"
@@ -83,6 +84,11 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
 /// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one.
 void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& rectification,
                      CheckpointRecord& checkpoint);
+
+/// Local (rank 0 calls it). The string attributes `names` of the file's root that exist,
+/// as (name, value) pairs: e.g. the options a checkpoint was written with.
+std::vector<std::pair<std::string, std::string>> read_root_options(const std::string& path,
+                                                                   const std::vector<std::string>& names);
 
 /// Collective on `grid`. Reads the N × N dataset /checkpoint/<name> of a checkpoint
 /// (e.g. Dykstra's increment_psd) into a new DistMatrix. Throws StageFailed if absent.
