@@ -127,6 +127,18 @@ TEST(Eig, WarmStartNeedsFewerRounds) {
     EXPECT_LE(warm.iterations, again_cold.iterations);
 }
 
+// An indefinite test matrix on the most square grid, with its dense eigendecomposition.
+struct IndefiniteCase {
+    static constexpr int K = 4, n = 97;
+    Eigen::MatrixXd M;
+    DistMatrix C;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense;
+    explicit IndefiniteCase(std::uint64_t seed)
+        : M(indefinite(n, K, seed)), C(Grid::most_square(mpi::Comm::world()), n, n, 8), dense(M) {
+        fill(C, M);
+    }
+};
+
 // A lower bound of λ_min that is wrong (0, while the matrix has large negative
 // eigenvalues): the Chebyshev filter would amplify those instead of damping them. The
 // solver must notice (a Ritz value below the bound) and still return the top K.
@@ -150,12 +162,9 @@ TEST(Eig, AWrongLowerBoundIsDetectedAndCorrected) {
 // (|T_8| ~ 1e11 at λ_min against ~1e7 at λ_1), and they flood the block. The solver must
 // see them (Ritz values below the bound), lower the bound and still return the top K.
 TEST(Eig, AWrongBoundUnderAWarmBlockIsCaughtAfterTheFilter) {
-    const auto world = mpi::Comm::world();
-    const int K = 4, n = 97;
-    const Eigen::MatrixXd M = indefinite(n, K, 13);
-    DistMatrix C(Grid::most_square(world), n, n, 8);
-    fill(C, M);
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(M);
+    IndefiniteCase t(13);
+    const int K = t.K, n = t.n;
+    const auto& dense = t.dense;
     EigOptions options;
     options.num_eigenpairs = K;
     const Index p = K + 10;
@@ -166,22 +175,19 @@ TEST(Eig, AWrongBoundUnderAWarmBlockIsCaughtAfterTheFilter) {
         for (Index i = 0; i < n; ++i) warm(i, j) += normal(engine);
     ASSERT_LT(dense.eigenvalues()(0), -5.0);
     options.lower_bound = -1.0;  // wrong: λ_min < -5, but below every Ritz value of the warm block
-    const EigResult result = top_eigenpairs(C, options, &warm);
+    const EigResult result = top_eigenpairs(t.C, options, &warm);
     EXPECT_GE(result.bound_corrections, 1);
     EXPECT_LT(result.lower_bound, dense.eigenvalues()(0));
-    expect_matches_dense(M, result, K, "wrong bound under a warm block");
+    expect_matches_dense(t.M, result, K, "wrong bound under a warm block");
 }
 
 // A warm start that holds exact eigenvectors, but not the top one: every residual is
 // already tiny, so convergence alone would return the wrong K. The check after
 // convergence must find λ_1 outside the block and bring it back.
 TEST(Eig, AMissedTopEigenvalueIsFoundAndBroughtBack) {
-    const auto world = mpi::Comm::world();
-    const int K = 4, n = 97;
-    const Eigen::MatrixXd M = indefinite(n, K, 12);
-    DistMatrix C(Grid::most_square(world), n, n, 8);
-    fill(C, M);
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(M);
+    IndefiniteCase t(12);
+    const int K = t.K, n = t.n;
+    const auto& dense = t.dense;
     EigOptions options;
     options.num_eigenpairs = K;
     const Index p = K + 10;
@@ -189,13 +195,13 @@ TEST(Eig, AMissedTopEigenvalueIsFoundAndBroughtBack) {
     const Eigen::MatrixXd warm = dense.eigenvectors().middleCols(n - 1 - p, p).rowwise().reverse();
     EigOptions unchecked = options;
     unchecked.verify_steps = 0;
-    const EigResult blind = top_eigenpairs(C, unchecked, &warm);
+    const EigResult blind = top_eigenpairs(t.C, unchecked, &warm);
     // Without the check the solver is fooled (this is what the check is for).
     EXPECT_LT(blind.values(0), dense.eigenvalues()(n - 1) - 0.1);
-    const EigResult result = top_eigenpairs(C, options, &warm);
+    const EigResult result = top_eigenpairs(t.C, options, &warm);
     EXPECT_GE(result.missed, 1);
     EXPECT_TRUE(result.verified);
-    expect_matches_dense(M, result, K, "missed top");
+    expect_matches_dense(t.M, result, K, "missed top");
 }
 
 TEST(Eig, BadArgumentsFailOnEveryRank) {
