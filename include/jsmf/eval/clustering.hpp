@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// ClustAcc (AnchorFree §6.2): documents' topic weights, k-means with the correlation
+// distance, and accuracy under the best one-to-one matching of clusters to labels.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/corpus/shard.hpp"
+
+namespace jsmf::eval {
+
+/// Local. Document m's topic weights by non-negative least squares on B, as the paper
+/// estimates them: w_m = argmin_{w ≥ 0} ‖B w − h_m / n_m‖₂ (h_m the word counts),
+/// then normalized to sum 1 (all-zero w stays zero). Returns K × (documents of `docs`).
+Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs);
+
+/// Local. k-means with the correlation distance 1 − corr(x, c) on the columns of X
+/// (points), k clusters, `restarts` seeded k-means++ starts, the best (least total
+/// distance) kept; returns the cluster (0 .. k−1) of every column.
+std::vector<int> kmeans_correlation(const Eigen::MatrixXd& X, int k, int restarts, Seed seed);
+
+/// Local. Fraction of points whose cluster maps to their label under the one-to-one
+/// cluster → label map that maximizes it (Hungarian). Labels and clusters are 0-based;
+/// the numbers of clusters and labels may differ (unmatched ones count as wrong).
+double clustering_accuracy(const std::vector<int>& clusters, const std::vector<int>& labels);
+
+}  // namespace jsmf::eval

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// The papers' quality metrics of a learned model, each a small local function.
+//
+// Sources: NIPS'15 §4 (Lee, Bindel, Mimno), practical-jsmf §5.1, AnchorFree §6.2, and
+// the conventions of the authors' evaluation code (moontae/JSMF,
+// codes/+evaluation/evaluateClusters.m), which jsmf follows so numbers compare:
+// KL divergences and entropies in base 2, coherence in natural log; every metric is a
+// mean and a standard deviation (N − 1 in the denominator) over its per-topic or
+// per-word values. Shapes: B is N × K (column k = p(word | topic k)), B_breve is K × N
+// (p(topic | word)), A is K × K, p is N (p(x = i), the unigram of the C that Bayes' rule
+// used), anchors holds K word ids (0-based).
+//
+// The N × N metrics (recovery and approximation errors) and the corpus counts of
+// coherence are distributed: see dist_metrics.hpp and codoc.hpp.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+
+namespace jsmf::eval {
+
+/// The papers' number of leading words per topic (dissimilarity, coherence, SimCount).
+constexpr int kTopWords = 20;
+
+/// Mean and sample standard deviation (N − 1; 0 for fewer than two values).
+struct Summary {
+    double mean = 0;
+    double std = 0;
+};
+/// Local. Summary of `values`, skipping NaN entries (MATLAB's nanmean/nanstd).
+Summary summarize(const Eigen::VectorXd& values);
+
+/// Local. Column k's word ids in decreasing order of B_ik, the first `n` (ties: lower id
+/// first). K × n (n clipped to N).
+Eigen::MatrixXi top_words(const Eigen::MatrixXd& B, int n = kTopWords);
+
+/// Legality: ΣA (1 for a joint distribution).
+double legality(const Eigen::MatrixXd& A);
+
+/// Validity: symmetric KL (base 2) between A's row sums and the Bayes-rule p(z),
+/// p(z)_k = mean over words i with B_ik > 0 of B̆_ki p(i) / B_ik.
+double validity(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B_breve,
+                const Eigen::VectorXd& p);
+
+/// Dominancy, per topic: A_kk / Σ_l A_kl.
+Eigen::VectorXd dominancy(const Eigen::MatrixXd& A);
+
+/// Entropy, per word: H(B̆_{:,i}) / log₂ K (base 2, 0 log 0 = 0).
+Eigen::VectorXd entropy(const Eigen::MatrixXd& B_breve);
+
+/// Sparsity, per topic (Hoyer): (√N − ‖b_k‖₁/‖b_k‖₂) / (√N − 1).
+Eigen::VectorXd sparsity(const Eigen::MatrixXd& B);
+
+/// Specificity, per topic: KL(b_k ‖ p) base 2, p's entries below machine epsilon raised
+/// to epsilon and p renormalized.
+Eigen::VectorXd specificity(const Eigen::MatrixXd& B, const Eigen::VectorXd& p);
+
+/// Hard dissimilarity, per topic: how many of topic k's top-n words are in no other
+/// topic's top n.
+Eigen::VectorXd dissimilarity_hard(const Eigen::MatrixXd& B, int n = kTopWords);
+
+/// Soft dissimilarity, per topic: the mean over l ≠ k of the symmetric KL (base 2)
+/// between b_k and b_l.
+Eigen::VectorXd dissimilarity_soft(const Eigen::MatrixXd& B);
+
+/// The word pairs coherence needs: for each topic, every (higher-ranked x_j,
+/// lower-ranked x_i) pair of its top-n words, K·n(n−1)/2 pairs in topic order.
+struct WordPair {
+    Index higher = 0;  ///< x_j
+    Index lower = 0;   ///< x_i
+};
+std::vector<WordPair> coherence_pairs(const Eigen::MatrixXi& top);
+
+/// Coherence, per topic: Σ over its pairs of log((D2(x_i, x_j) + ε) / D1(x_j)), natural
+/// log, ε = 0.01. `d2` holds one count per entry of coherence_pairs(top), in its order;
+/// `d1` the document frequency of every word.
+Eigen::VectorXd coherence(const Eigen::MatrixXi& top, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& d1,
+                          const std::vector<std::int64_t>& d2, double epsilon = 0.01);
+
+/// Basis rank (hard), per topic: the 1-based rank of anchor s_k in topic k's column
+/// sorted in decreasing order.
+Eigen::VectorXd basis_rank_hard(const Eigen::MatrixXd& B, const std::vector<Index>& anchors);
+/// Basis rank (soft), per topic: log(max_i B_ik) − log(B_{s_k,k}).
+Eigen::VectorXd basis_rank_soft(const Eigen::MatrixXd& B, const std::vector<Index>& anchors);
+/// Basis quality (hard), per topic: the mean over l ≠ k of the 1-based rank of s_k in
+/// topic l's sorted column.
+Eigen::VectorXd basis_quality_hard(const Eigen::MatrixXd& B, const std::vector<Index>& anchors);
+/// Basis quality (soft), per topic: the mean over l ≠ k of B_{s_k,l}.
+Eigen::VectorXd basis_quality_soft(const Eigen::MatrixXd& B, const std::vector<Index>& anchors);
+
+/// SimCount (AnchorFree §6.2), per topic k: Σ over l ≠ k of |top_n(k) ∩ top_n(l)|. The
+/// paper's SimCount is the total over topic pairs, Σ_k value_k / 2.
+Eigen::VectorXd simcount(const Eigen::MatrixXd& B, int n = kTopWords);
+
+}  // namespace jsmf::eval
