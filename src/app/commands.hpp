@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/model_stage.hpp"
 #include "app/stages.hpp"
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/dist/grid.hpp"
@@ -55,27 +56,53 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std::string& command_line);
 
 struct FitCommand {
-    CoocSettings input;          ///< the corpus, unless --cooc is given
+    CoocSettings input;          ///< the corpus, unless --cooc is given (then only for coherence)
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words
     RectifySettings rectify;
-    std::string anchors = "qr";  ///< qr (Alg. 2) | fastanchor (Arora et al.)
-    int projection_dim = 1000;
-    std::string anchor_words;    ///< a file of anchor words, one per line
-    std::string solver = "active-set";
-    int solver_iterations = 500;
-    double solver_tolerance = 1e-5;
-    std::string admm_stop = "step";  ///< step (the authors' rule) | gap
-    std::string recover_a = "diagonal";
-    bool alpha = false;
+    ModelSettings model;
     int top_words = 20;
+    bool no_metrics = false;
     int block_size = 64;
     std::string grid;
 };
 CLI::App* add_fit_command(CLI::App& app, FitCommand& command);
 /// Collective on `world`.
 int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+struct EvalCommand {
+    std::string model;
+    CoocSettings input;      ///< --corpus: coherence (and C, with --vocab)
+    std::string cooc_file;   ///< C for the recovery and approximation errors
+    std::string truth;
+    std::string out;
+    int block_size = 64;
+    std::string grid;
+};
+CLI::App* add_eval_command(CLI::App& app, EvalCommand& command);
+/// Collective on `world`.
+int run_eval(const EvalCommand& command, const mpi::Comm& world, const std::string& command_line);
+
+struct SweepCommand {
+    CoocSettings input;
+    std::string cooc_file;
+    std::string out_dir = "sweep";
+    std::string topics = "5,10,25,50,100";
+    std::string rectify_methods = "none,dc,ap";
+    std::string solvers = "admm,active-set";
+    RectifySettings rectify;  ///< method unused: --rectify is a list here
+    ModelSettings model;      ///< solver unused: --solver is a list here
+    int task = -1;            ///< run only this grid point (a SLURM array task); -1: all
+    bool list = false;        ///< print the grid and exit
+    bool no_metrics = false;
+    int top_words = 20;
+    int block_size = 64;
+    std::string grid;
+};
+CLI::App* add_sweep_command(CLI::App& app, SweepCommand& command);
+/// Collective on `world`.
+int run_sweep(const SweepCommand& command, const mpi::Comm& world, const std::string& command_line);
 
 struct ShowCommand {
     std::string file;

@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
     CLI::App* rectify_app = app::add_rectify_command(app, rectify);
     app::FitCommand fit;
     CLI::App* fit_app = app::add_fit_command(app, fit);
+    app::EvalCommand eval;
+    CLI::App* eval_app = app::add_eval_command(app, eval);
+    app::SweepCommand sweep;
+    CLI::App* sweep_app = app::add_sweep_command(app, sweep);
     app::ShowCommand show;
     CLI::App* show_app = app::add_show_command(app, show);
     try {
@@ -74,6 +78,8 @@ int main(int argc, char** argv) {
         if (*cooc_app) return app::run_cooc(cooc, world, command_line);
         if (*rectify_app) return app::run_rectify(rectify, world, command_line);
         if (*fit_app) return app::run_fit(fit, world, command_line);
+        if (*eval_app) return app::run_eval(eval, world, command_line);
+        if (*sweep_app) return app::run_sweep(sweep, world, command_line);
         if (*show_app) return app::run_show(show, world);
         return exit_code::usage;
     });

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "app/metrics_stage.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -82,6 +83,7 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
         for (int k = 0; k < K; ++k) std::printf(" %.3g", m.alpha(k));
         std::printf("\n");
     }
+    print_metrics(m);
 }
 
 }  // namespace

@@ -85,6 +85,38 @@ CoocOutcome run_cooc_stage(const CoocSettings& c, const std::shared_ptr<const di
     return CoocOutcome{std::move(result.C), std::move(info), build_seconds};
 }
 
+void check_cooc_source(const CoocSettings& c, const std::string& cooc_file, bool corpus_with_file) {
+    if (cooc_file.empty()) {
+        if (c.corpus.empty() || c.vocab.empty())
+            throw InputError("give --corpus and --vocab, or --cooc (a file from jsmf cooc)");
+        return;
+    }
+    if (!c.vocab.empty()) throw InputError("--cooc and --vocab exclude each other (the file holds the vocabulary)");
+    if (!c.corpus.empty() && !corpus_with_file)
+        throw InputError("give either --corpus and --vocab, or --cooc (a file from jsmf cooc)");
+}
+
+dist::DistMatrix load_cooc(const CoocSettings& c, const std::string& cooc_file,
+                           const std::shared_ptr<const dist::Grid>& grid, int block_size, StageTimes& times,
+                           io::CoocFileInfo& info) {
+    if (cooc_file.empty()) {
+        CoocOutcome outcome = run_cooc_stage(c, grid, block_size, times);
+        info = std::move(outcome.info);
+        return std::move(outcome.C);
+    }
+    Stopwatch clock;
+    dist::DistMatrix read = io::read_cooc_file(cooc_file, grid, block_size, info);
+    times.add("read", clock.seconds());
+    return read;
+}
+
+Options source_provenance(const CoocSettings& c, const std::string& cooc_file, int block_size) {
+    if (cooc_file.empty()) return cooc_provenance(c, block_size);
+    std::string corpus_list;
+    for (const auto& path : c.corpus) corpus_list += (corpus_list.empty() ? "" : ";") + path;
+    return {{"cooc", cooc_file}, {"corpus", corpus_list}, {"block_size", std::to_string(block_size)}};
+}
+
 Options cooc_provenance(const CoocSettings& c, int block_size) {
     std::string corpus_list;
     for (const auto& path : c.corpus) corpus_list += (corpus_list.empty() ? "" : ";") + path;
@@ -98,11 +130,12 @@ Options cooc_provenance(const CoocSettings& c, int block_size) {
 }
 
 void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& method_flag) {
-    sub->add_option(method_flag, c.method,
-                    "ap: alternating projection; dr: Douglas-Rachford; dp: Dykstra; dc: diagonal completion; "
-                    "none: Baseline (no rectification)")
-        ->check(CLI::IsMember({"ap", "dr", "dp", "dc", "none"}))
-        ->capture_default_str();
+    if (!method_flag.empty())
+        sub->add_option(method_flag, c.method,
+                        "ap: alternating projection; dr: Douglas-Rachford; dp: Dykstra; dc: diagonal completion; "
+                        "none: Baseline (no rectification)")
+            ->check(CLI::IsMember({"ap", "dr", "dp", "dc", "none"}))
+            ->capture_default_str();
     sub->add_option("--iterations", c.iterations, "AP, DR, DP iterations (the papers use 150)")->capture_default_str();
     sub->add_option("--tolerance", c.tolerance, "Stop AP, DR, DP when the relative change is below this (0: run all)")
         ->capture_default_str();

@@ -41,6 +41,18 @@ struct CoocOutcome {
 /// blocks; adds "inspect" and "cooc" to `times`; logs the statistics.
 CoocOutcome run_cooc_stage(const CoocSettings& s, const std::shared_ptr<const dist::Grid>& grid, int block_size,
                            StageTimes& times);
+/// Local. Checks that exactly one source of C is given: --corpus with --vocab, or a
+/// co-occurrence file (then --corpus alone may come too: `corpus_with_file` says whether
+/// that is allowed). Throws InputError.
+void check_cooc_source(const CoocSettings& s, const std::string& cooc_file, bool corpus_with_file);
+/// Collective on `grid`. C from the corpus (the cooc stage, when `cooc_file` is empty) or
+/// read from the file; fills `info` and adds the stage times.
+dist::DistMatrix load_cooc(const CoocSettings& s, const std::string& cooc_file,
+                           const std::shared_ptr<const dist::Grid>& grid, int block_size, StageTimes& times,
+                           io::CoocFileInfo& info);
+/// Local. The provenance entries of C's source (the corpus options, or the file).
+std::vector<std::pair<std::string, std::string>> source_provenance(const CoocSettings& s, const std::string& cooc_file,
+                                                                   int block_size);
 /// Local. The provenance entries of the co-occurrence options.
 Options cooc_provenance(const CoocSettings& s, int block_size);
 
@@ -56,7 +68,7 @@ struct RectifySettings {
     Seed seed = 1;
     double progress_seconds = 5;
 };
-/// Adds --rectify-flag-name (the method), --iterations, --tolerance, --eigensolver,
+/// Adds `method_flag` (the method; none when empty), --iterations, --tolerance, --eigensolver,
 /// --permutations, --seed and --progress-seconds.
 void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& method_flag);
 /// Local. The provenance entries of the rectification options.

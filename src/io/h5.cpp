@@ -224,6 +224,37 @@ double read_double_attribute(hid_t object, const std::string& name) {
     return value;
 }
 
+void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values) {
+    const hsize_t size = values.size();
+    Handle space(H5Screate_simple(1, &size, nullptr), H5Sclose);
+    Handle attr(check(H5Acreate2(object, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), name,
+                      "cannot create attribute"),
+                H5Aclose);
+    check_status(H5Awrite(attr, H5T_NATIVE_DOUBLE, values.data()), name, "cannot write attribute");
+}
+
+std::vector<double> read_doubles_attribute(hid_t object, const std::string& name) {
+    Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    Handle space(check(H5Aget_space(attr), name, "no dataspace"), H5Sclose);
+    const hssize_t count = H5Sget_simple_extent_npoints(space);
+    if (count < 0) throw InputError(name, "bad attribute dataspace");
+    std::vector<double> values(static_cast<std::size_t>(count));
+    check_status(H5Aread(attr, H5T_NATIVE_DOUBLE, values.data()), name, "cannot read attribute");
+    return values;
+}
+
+std::vector<std::string> attribute_names(hid_t object) {
+    std::vector<std::string> names;
+    const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+        return 0;
+    };
+    hsize_t position = 0;
+    check_status(H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &position, collect, &names), "object",
+                 "cannot list attributes");
+    return names;
+}
+
 void write_doubles(hid_t parent, const std::string& name, const double* data, std::vector<hsize_t> dims) {
     write_array(parent, name, H5T_NATIVE_DOUBLE, data, std::move(dims));
 }

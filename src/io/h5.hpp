@@ -54,6 +54,11 @@ void write_attribute(hid_t object, const std::string& name, double value);
 std::string read_string_attribute(hid_t object, const std::string& name);
 std::int64_t read_int_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
+/// A 1-D float64 attribute (e.g. a metric's [mean, std]).
+void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
+std::vector<double> read_doubles_attribute(hid_t object, const std::string& name);
+/// The names of the attributes of `object`, in creation (or name) order.
+std::vector<std::string> attribute_names(hid_t object);
 
 /// Serial writes of small replicated arrays (rows-major `dims`), chunked and deflated
 /// when larger than a few KiB.

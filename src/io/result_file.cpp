@@ -3,10 +3,14 @@
 #include "jsmf/io/result_file.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <numeric>
 
 #include "io/h5.hpp"
 #include "io/sections.hpp"
+#include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::io {
 namespace {
@@ -67,6 +71,80 @@ void write_model(hid_t parent, const FittedModel& m, const std::vector<std::stri
     h5::write_attribute(model, "solve_seconds", m.solve_seconds);
 }
 
+void delete_if_present(hid_t parent, const std::string& name, const std::string& path) {
+    if (h5::exists(parent, name)) h5::check_status(H5Ldelete(parent, name.c_str(), H5P_DEFAULT), path, "cannot replace /" + name);
+}
+
+/// /K<K>/metrics, projection and truth (each replaced when present).
+void write_evaluation(hid_t group, const FittedModel& m, const std::string& path) {
+    if (!m.metrics.metrics.empty()) {
+        delete_if_present(group, "metrics", path);
+        h5::Handle metrics = h5::create_group(group, "metrics", path);
+        h5::write_attribute(metrics, "note", m.metrics_note);
+        for (const auto& metric : m.metrics.metrics) {
+            h5::write_attribute(metrics, metric.name, std::vector<double>{metric.mean, metric.std});
+            if (metric.per.empty()) continue;
+            h5::write_doubles(metrics, metric.name, metric.values.data(), {static_cast<hsize_t>(metric.values.size())});
+            h5::Handle values(h5::check(H5Dopen2(metrics, metric.name.c_str(), H5P_DEFAULT), path, "no " + metric.name),
+                              H5Dclose);
+            h5::write_attribute(values, "per", metric.per);
+        }
+    }
+    if (m.projection.size() > 0 || m.projection_original.size() > 0) {
+        delete_if_present(group, "projection", path);
+        h5::Handle projection = h5::create_group(group, "projection", path);
+        if (m.projection.size() > 0) h5::write_matrix(projection, "rectified", m.projection);
+        if (m.projection_original.size() > 0) h5::write_matrix(projection, "original", m.projection_original);
+    }
+    if (m.has_truth) {
+        delete_if_present(group, "truth", path);
+        h5::Handle truth = h5::create_group(group, "truth", path);
+        const auto& t = m.truth;
+        h5::write_attribute(truth, "file", m.truth_file);
+        h5::write_attribute(truth, "b_l1", t.b_l1);
+        h5::write_attribute(truth, "a_l1", t.a_l1);
+        h5::write_attribute(truth, "a_frobenius", t.a_frobenius);
+        h5::write_attribute(truth, "anchor_hits", std::int64_t{t.anchor_hits});
+        const std::vector<std::int64_t> permutation(t.permutation.begin(), t.permutation.end());
+        h5::write_int64s(truth, "permutation", permutation.data(), {permutation.size()});
+        h5::write_doubles(truth, "topic_l1", t.topic_l1.data(), {static_cast<hsize_t>(t.topic_l1.size())});
+    }
+}
+
+void read_evaluation(hid_t group, FittedModel& m) {
+    if (h5::exists(group, "metrics")) {
+        h5::Handle metrics(H5Gopen2(group, "metrics", H5P_DEFAULT), H5Gclose);
+        m.metrics_note = h5::read_string_attribute(metrics, "note");
+        for (const auto& name : eval::metric_names()) {
+            if (H5Aexists(metrics, name.c_str()) <= 0) continue;
+            const std::vector<double> summary = h5::read_doubles_attribute(metrics, name);
+            eval::Metric metric{name, "", summary.at(0), summary.at(1), {}};
+            if (h5::exists(metrics, name)) {
+                metric.values = h5::read_vector(metrics, name);
+                h5::Handle values(H5Dopen2(metrics, name.c_str(), H5P_DEFAULT), H5Dclose);
+                metric.per = h5::read_string_attribute(values, "per");
+            }
+            m.metrics.metrics.push_back(std::move(metric));
+        }
+    }
+    if (h5::exists(group, "projection")) {
+        h5::Handle projection(H5Gopen2(group, "projection", H5P_DEFAULT), H5Gclose);
+        if (h5::exists(projection, "rectified")) m.projection = h5::read_matrix(projection, "rectified");
+        if (h5::exists(projection, "original")) m.projection_original = h5::read_matrix(projection, "original");
+    }
+    if (h5::exists(group, "truth")) {
+        h5::Handle truth(H5Gopen2(group, "truth", H5P_DEFAULT), H5Gclose);
+        m.has_truth = true;
+        m.truth_file = h5::read_string_attribute(truth, "file");
+        m.truth.b_l1 = h5::read_double_attribute(truth, "b_l1");
+        m.truth.a_l1 = h5::read_double_attribute(truth, "a_l1");
+        m.truth.a_frobenius = h5::read_double_attribute(truth, "a_frobenius");
+        m.truth.anchor_hits = static_cast<int>(h5::read_int_attribute(truth, "anchor_hits"));
+        for (const auto k : h5::read_int64s(truth, "permutation")) m.truth.permutation.push_back(static_cast<int>(k));
+        m.truth.topic_l1 = h5::read_vector(truth, "topic_l1");
+    }
+}
+
 }  // namespace
 
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
@@ -97,12 +175,37 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             write_rectification(group, m.rectification, partial);
             write_topics(group, m, info.vocab, top_words, partial);
             write_timings(group, m.times, partial);
+            write_evaluation(group, m, partial);
         }
         if (models.size() == 1) {
             const std::string base = "/" + group_name(models.front().num_topics) + "/";
             for (const char* name : {"model", "rectification", "topics"}) h5::link_soft(file, name, base + name, partial);
         }
     });
+}
+
+void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,
+                             const std::vector<FittedModel>& models) {
+    const std::string partial = out + ".partial";
+    try {
+        mpi::check_on_root(comm, "write", [&] {
+            std::error_code error;
+            std::filesystem::copy_file(in, partial, std::filesystem::copy_options::overwrite_existing, error);
+            if (error) throw InputError(partial, "cannot copy " + in + ": " + error.message());
+            h5::Handle file = h5::open_file_serial(partial, true);
+            for (const auto& m : models) {
+                h5::Handle group(h5::check(H5Gopen2(file, group_name(m.num_topics).c_str(), H5P_DEFAULT), partial,
+                                           "no group " + group_name(m.num_topics)),
+                                 H5Gclose);
+                write_evaluation(group, m, partial);
+            }
+            file.close();
+            rename_into_place(partial, out);
+        });
+    } catch (...) {
+        if (comm.is_root()) std::remove(partial.c_str());
+        throw;
+    }
 }
 
 ModelFile read_model_file(const std::string& path) {
@@ -115,6 +218,17 @@ ModelFile read_model_file(const std::string& path) {
     out.command_line = h5::read_string_attribute(file, "command_line");
     out.created = h5::read_string_attribute(file, "created");
     out.unigram = h5::read_vector(file, "stats/unigram");
+    const std::vector<std::int64_t> doc_freq = h5::read_int64s(file, "stats/doc_freq");
+    out.doc_freq = Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(doc_freq.data(),
+                                                                                   static_cast<Index>(doc_freq.size()));
+    {
+        h5::Handle stats(h5::check(H5Gopen2(file, "stats", H5P_DEFAULT), path, "no /stats"), H5Gclose);
+        out.num_docs = h5::read_int_attribute(stats, "num_docs");
+    }
+    for (const char* name : {"corpus", "vocab_file", "cooc", "min_tokens", "min_distinct", "method", "iterations",
+                             "tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "permutations", "seed",
+                             "block_size", "solver", "anchors", "recover_a"})
+        if (H5Aexists(file, name) > 0) out.options.emplace_back(name, h5::read_string_attribute(file, name));
     const std::string topics = h5::read_string_attribute(file, "topics");
     std::size_t start = 0;
     while (start < topics.size()) {
@@ -143,6 +257,7 @@ ModelFile read_model_file(const std::string& path) {
         }
         h5::Handle rect(h5::check(H5Gopen2(group, "rectification", H5P_DEFAULT), path, "no rectification"), H5Gclose);
         m.rectification = read_rectification(rect);
+        read_evaluation(group, m);
         const auto N = static_cast<Index>(out.vocab.size());
         if (m.B.rows() != N || m.B.cols() != K || m.A.rows() != K || m.A.cols() != K ||
             static_cast<int>(m.anchors.size()) != K)

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "jsmf/core/timer.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/eval/truth.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/io/provenance.hpp"
 #include "jsmf/mpi/comm.hpp"
@@ -36,6 +38,14 @@ struct FittedModel {
     bool alpha_at_bound = false;
     RectificationRecord rectification;
     StageTimes times;                ///< this K's stages (rectify, anchors, recover, …)
+    eval::MetricSet metrics;         ///< empty when not measured (--no-metrics)
+    std::string metrics_note;        ///< what the metrics were measured with (e.g. no coherence: no corpus)
+    /// N × 2: the rows of C̄ on their two principal directions (NIPS'15 Figure 1), of
+    /// the rectified and of the original C; empty when not computed.
+    Eigen::MatrixXd projection, projection_original;
+    bool has_truth = false;          ///< compared with a planted model (jsmf eval --truth)
+    eval::TruthComparison truth;
+    std::string truth_file;
 };
 
 /// Local. The ids of the n most probable words of B's column k, most probable first
@@ -57,6 +67,14 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 ///     rectification/   as in the cooc file
 ///     topics/top_words K×T strings; topics/top_word_ids K×T int64; topics/top_word_probs K×T
 ///     timings          attrs: seconds per stage of this K
+///     metrics/         attrs: one per metric, [mean, std] float64 (std NaN for a single
+///                      number: legality, validity, approximation*, clustacc), and note;
+///                      datasets: the per-topic (K) or per-word (N) values of each
+///                      averaged metric, attr per = "topic" | "word"
+///     projection/      original, rectified: N×2 float64, C̄'s rows on two principal axes
+///     truth/           (jsmf eval --truth) attrs file, b_l1, a_l1, a_frobenius,
+///                      anchor_hits; datasets permutation (K int64, planted topic of
+///                      each learned one), topic_l1 (K)
 ///   /model, /rectification, /topics: soft links to /K<K>/… when the file holds one K,
 ///   so DESIGN.md's paths work as written.
 /// Collective on `comm`: rank 0 writes "<path>.partial" and renames it when complete;
@@ -65,11 +83,22 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                       const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
                       int top_words);
 
+/// Collective on `comm`. Rewrites the evaluation of `models` (their metrics,
+/// projection and truth groups, replacing any there) in a copy of the model file `in`,
+/// written to "<out>.partial" and renamed to `out` (which may be `in`) when complete; on
+/// failure nothing changes and every rank throws StageFailed.
+void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,
+                             const std::vector<FittedModel>& models);
+
 /// What `jsmf show` and tests read back.
 struct ModelFile {
     std::vector<std::string> vocab;
     Eigen::VectorXd unigram;
+    Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> doc_freq;  ///< D1 over the documents that built C
+    Index num_docs = 0;                                       ///< M, the documents that built C
     std::string command_line, created;
+    /// The options that made the file (root attributes: corpus, min_tokens, method, …).
+    std::vector<std::pair<std::string, std::string>> options;
     std::vector<FittedModel> models;
 };
 /// Local. Reads a model file; throws InputError for anything else.

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Every metric of a model at once: the set jsmf fit, eval and sweep store and print.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/eval/metrics.hpp"
+
+namespace jsmf::eval {
+
+/// One metric: a mean and a sample standard deviation over its per-topic or per-word
+/// values, or a single number (per empty, std NaN, no values).
+struct Metric {
+    std::string name;
+    std::string per;  ///< "topic", "word" or "" (a single number)
+    double mean = 0;
+    double std = 0;
+    Eigen::VectorXd values;
+};
+
+/// The metrics of one model, in a fixed order (the order of metric_names()).
+struct MetricSet {
+    std::vector<Metric> metrics;
+    void add(const std::string& name, const std::string& per, const Eigen::VectorXd& values);
+    void add_number(const std::string& name, double value);
+    /// nullptr when absent.
+    const Metric* find(const std::string& name) const;
+};
+
+/// Every metric name jsmf can report, in report order (the CSV's columns): recovery,
+/// recovery_original, approximation, approximation_offdiag, approximation_original,
+/// approximation_offdiag_original, legality, validity, dominancy, entropy, sparsity,
+/// specificity, dissimilarity, dissimilarity_soft, coherence, basis_rank,
+/// basis_rank_soft, basis_quality, basis_quality_soft, simcount, clustacc.
+const std::vector<std::string>& metric_names();
+/// Local. True for the metrics that are a single number (no standard deviation).
+bool is_single_number(const std::string& name);
+
+/// A learned model as the metrics see it (replicated on every rank).
+struct ModelView {
+    const Eigen::MatrixXd& B;        ///< N × K
+    const Eigen::MatrixXd& B_breve;  ///< K × N
+    const Eigen::MatrixXd& A;        ///< K × K
+    const Eigen::VectorXd& p;        ///< N, p(x = i) of the C that Bayes' rule used
+    const std::vector<Index>& anchors;
+};
+
+/// Local. The metrics of B, B̆, A and p alone (legality, validity, dominancy, entropy,
+/// sparsity, specificity, both dissimilarities, the four basis metrics, simcount).
+MetricSet model_metrics(const ModelView& m);
+
+/// Collective on C.grid(). Adds recovery<suffix>, approximation<suffix> and
+/// approximation_offdiag<suffix> measured against C (see dist_metrics.hpp).
+void add_matrix_metrics(MetricSet& set, const dist::DistMatrix& C, const ModelView& m, const std::string& suffix);
+
+/// Local. Adds coherence from the document counts of coherence_pairs(top_words(B)):
+/// `d2` in that order, `d1` per word.
+void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,
+                   const std::vector<std::int64_t>& d2);
+
+/// Local. Sorts `set` into metric_names() order.
+void sort_metrics(MetricSet& set);
+
+}  // namespace jsmf::eval

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// `jsmf eval`: (re)measures a model file: its metrics, against C and the corpus, and a planted truth.
+#include <algorithm>
+#include <cstdio>
+
+#include "app/commands.hpp"
+#include "app/metrics_stage.hpp"
+#include "jsmf/core/log.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/eval/truth.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/io/synth_file.hpp"
+#include "jsmf/mpi/agree.hpp"
+
+namespace jsmf::app {
+
+CLI::App* add_eval_command(CLI::App& app, EvalCommand& c) {
+    CLI::App* sub = app.add_subcommand(
+        "eval", "Measure a model file: the papers' metrics (from B and A; with --cooc or --corpus also against C and "
+                "the documents), and the error against a planted truth (--truth)");
+    sub->add_option("model", c.model, "Model file from jsmf fit")->required();
+    add_cooc_options(sub, c.input, false);
+    sub->add_option("--cooc", c.cooc_file,
+                    "The co-occurrence file the model was fitted on (recovery and approximation errors; the "
+                    "recorded rectification is run again for the errors against the rectified C)");
+    sub->add_option("--truth", c.truth, "A planted model (truth.X.h5 from jsmf synth): topic matching and errors");
+    sub->add_option("--out", c.out, "Write the measured model here (default: update MODEL in place, atomically)");
+    sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
+    sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
+    return sub;
+}
+
+namespace {
+
+std::string option_of(const io::ModelFile& file, const std::string& name, const std::string& fallback) {
+    for (const auto& [key, value] : file.options)
+        if (key == name && !value.empty()) return value;
+    return fallback;
+}
+
+/// The rectification a model records, as settings that run it again.
+RectifySettings recorded_rectification(const io::ModelFile& file, const io::FittedModel& m) {
+    RectifySettings s;
+    s.method = m.rectification.method;
+    s.iterations = m.rectification.iterations;  // as many as were run (a tolerance stop included)
+    s.tolerance = 0;
+    s.eigensolver = option_of(file, "eigensolver", s.eigensolver);
+    s.eig_check_steps = std::stoi(option_of(file, "eig_check_steps", std::to_string(s.eig_check_steps)));
+    s.eig_check_every = std::stoi(option_of(file, "eig_check_every", std::to_string(s.eig_check_every)));
+    s.permutations = m.rectification.method == "dc" ? m.rectification.iterations : s.permutations;
+    s.seed = std::stoull(option_of(file, "seed", std::to_string(s.seed)));
+    return s;
+}
+
+/// The stored metrics with `fresh` replacing those it measured again.
+void merge_metrics(eval::MetricSet& stored, const eval::MetricSet& fresh) {
+    for (const auto& metric : fresh.metrics) {
+        auto found = std::find_if(stored.metrics.begin(), stored.metrics.end(),
+                                  [&](const eval::Metric& old) { return old.name == metric.name; });
+        if (found != stored.metrics.end())
+            *found = metric;
+        else
+            stored.metrics.push_back(metric);
+    }
+    eval::sort_metrics(stored);
+}
+
+}  // namespace
+
+int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& command_line) {
+    (void)command_line;
+    int grid_rows = 0, grid_cols = 0;
+    io::ModelFile file;
+    mpi::run_local_phase(world, "setup", [&] {
+        parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
+        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
+        if (!c.input.vocab.empty() && c.input.corpus.empty()) throw InputError("--vocab needs --corpus");
+        if (!c.cooc_file.empty() && !c.input.vocab.empty())
+            throw InputError("--cooc and --vocab exclude each other (C comes from one of them)");
+        file = io::read_model_file(c.model);  // every rank: small arrays, read-only
+    });
+    const std::string out = c.out.empty() ? c.model : c.out;
+    io::check_output_path(world, out);
+    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
+    const auto N = static_cast<Index>(file.vocab.size());
+
+    // What B, B̆, A and p alone tell.
+    for (auto& m : file.models) merge_metrics(m.metrics, eval::model_metrics({m.B, m.B_breve, m.A, m.unigram, m.anchors}));
+
+    // Against C: from the file, or built again from the corpus with the model's filter.
+    const bool build_from_corpus = c.cooc_file.empty() && !c.input.vocab.empty();
+    CoocSettings input = c.input;
+    input.options.min_tokens = std::stoll(option_of(file, "min_tokens", std::to_string(input.options.min_tokens)));
+    input.options.min_distinct = std::stoll(option_of(file, "min_distinct", std::to_string(input.options.min_distinct)));
+    if (!c.cooc_file.empty() || build_from_corpus) {
+        StageTimes times;
+        io::CoocFileInfo info;
+        const dist::DistMatrix C = load_cooc(input, c.cooc_file, grid, c.block_size, times, info);
+        mpi::check_on_root(world, "setup", [&] {
+            if (C.rows() != N) throw InputError(c.cooc_file.empty() ? c.input.vocab : c.cooc_file,
+                                                "has " + std::to_string(C.rows()) + " words, the model " + std::to_string(N));
+            if (!info.rectification.empty())
+                log::warn("eval: {} holds a rectified C ({}): the \"_original\" metrics are against it", c.cooc_file,
+                          info.rectification);
+        });
+        for (auto& m : file.models) {
+            dist::DistMatrix work = dist::copy(C);
+            const RectifySettings again = recorded_rectification(file, m);
+            if (again.method != "none")
+                log::info("eval: K = {}: running the recorded rectification again ({}, {} iterations) for the errors "
+                          "against the C the inference used", m.num_topics, again.method, again.iterations);
+            run_rectify_stage(work, m.num_topics, again);
+            eval::MetricSet kept = m.metrics;
+            measure_model(m, work, &C);  // replaces the metrics: merge them back
+            merge_metrics(kept, m.metrics);
+            m.metrics = std::move(kept);
+        }
+    }
+
+    // Coherence: a pass over the corpus, checked against the model's D1.
+    if (!c.input.corpus.empty()) {
+        CountingCorpus corpus;
+        corpus.files = c.input.corpus;
+        corpus.filter = input.options;
+        corpus.doc_freq = file.doc_freq;
+        std::vector<io::FittedModel*> models;
+        for (auto& m : file.models) models.push_back(&m);
+        measure_coherence(world, models, corpus, N);
+    }
+
+    if (!c.truth.empty()) {
+        synth::SynthCorpus truth;
+        mpi::run_local_phase(world, "truth", [&] {
+            truth = io::read_synth_truth(c.truth);
+            for (auto& m : file.models) {
+                if (truth.B.rows() != N || truth.B.cols() != m.num_topics)
+                    throw InputError(c.truth, "plants " + std::to_string(truth.B.cols()) + " topics over " +
+                                                  std::to_string(truth.B.rows()) + " words; the model has K = " +
+                                                  std::to_string(m.num_topics) + " over " + std::to_string(N));
+                m.truth = eval::compare_to_truth(m.B, m.A, m.anchors, truth.B, truth.A, truth.anchors);
+                m.has_truth = true;
+                m.truth_file = c.truth;
+            }
+        });
+    }
+
+    io::update_model_evaluation(world, c.model, out, file.models);
+    if (world.is_root()) {
+        for (const auto& m : file.models) {
+            std::printf("\n== K = %d ==\n", m.num_topics);
+            print_metrics(m);
+        }
+        std::fflush(stdout);
+    }
+    log::info("eval: wrote {}", out);
+    return exit_code::ok;
+}
+
+}  // namespace jsmf::app

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// The evaluation stage of fit, eval and sweep: every metric of the papers for a model.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/stages.hpp"
+#include "jsmf/cooc/cooc.hpp"
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::app {
+
+/// The corpus that built C, for coherence's document counts (a second pass over it).
+struct CountingCorpus {
+    std::vector<std::string> files;  ///< empty: no coherence
+    cooc::CoocOptions filter;        ///< the document filter that built C
+    /// D1 as counted when C was built; the pass must count the same (same corpus, same filter).
+    Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> doc_freq;
+};
+
+/// Collective on `world`. The counting corpus of C: the corpus that built it (`cooc_file`
+/// empty) or the --corpus given beside a co-occurrence file (none: no coherence).
+CountingCorpus counting_corpus(const mpi::Comm& world, const CoocSettings& input, const std::string& cooc_file,
+                               const io::CoocFileInfo& info);
+
+/// Collective on `world`. The counting corpus for a C read from `cooc_path`: its
+/// document filter is the one recorded in that file (rank 0 reads it, all receive).
+CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string& cooc_path,
+                                       const std::vector<std::string>& files,
+                                       const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq);
+
+/// Collective on C_used.grid(). The model's own metrics, the recovery and approximation
+/// errors against the C the inference used (C_used, rectified) and against the
+/// original C (when given: the "_original" metrics), and the 2-D projections of both
+/// C̄'s rows. Adds the stage time "metrics".
+void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original);
+
+/// Collective on `world`. One pass over `corpus` counts D1 and the co-document counts of
+/// every model's coherence pairs; adds coherence to each model (and the pass's time as
+/// stage "codoc"). With no corpus files, records in each model's metrics_note that
+/// coherence was not measured. Throws StageFailed when the corpus is not the one that
+/// built C (its D1 differs from `corpus.doc_freq`).
+void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
+                       const CountingCorpus& corpus, Index num_words);
+
+/// Rank 0 prints the metric table of a model (mean, std) to stdout.
+void print_metrics(const io::FittedModel& m);
+
+}  // namespace jsmf::app

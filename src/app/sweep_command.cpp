@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// `jsmf sweep`: the papers' kind of experiment — K × rectifier × solver — from one C, one
+// model file per run and one tidy CSV row per run.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "app/commands.hpp"
+#include "app/metrics_stage.hpp"
+#include "jsmf/core/log.hpp"
+#include "jsmf/dist/blas_check.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/mpi/agree.hpp"
+
+namespace jsmf::app {
+
+CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
+    CLI::App* sub = app.add_subcommand(
+        "sweep", "Run a grid of fits (topics x rectifiers x solvers) from one co-occurrence matrix, built or read "
+                 "once: one model file per run and a CSV with one row per run (options, metrics, seconds)");
+    add_cooc_options(sub, c.input, false);
+    sub->add_option("--cooc", c.cooc_file,
+                    "A co-occurrence file from jsmf cooc (instead of --corpus/--vocab; --corpus may still be given, "
+                    "for coherence's document counts)");
+    sub->add_option("--out-dir", c.out_dir, "Directory for runs/*.h5 and sweep.csv (created if missing)")
+        ->capture_default_str();
+    sub->add_option("--topics", c.topics, "Comma-separated K values")->capture_default_str();
+    sub->add_option("--rectify", c.rectify_methods, "Comma-separated rectifiers: none (Baseline), dc, ap, dr, dp")
+        ->capture_default_str();
+    sub->add_option("--solver", c.solvers, "Comma-separated solvers: active-set, expgrad, admm")->capture_default_str();
+    add_rectify_options(sub, c.rectify, "");
+    add_model_options(sub, c.model);
+    sub->add_option("--task", c.task,
+                    "Run only grid point I (0-based, in --list order; e.g. $SLURM_ARRAY_TASK_ID); its row goes to "
+                    "sweep.task<I>.csv")
+        ->check(CLI::NonNegativeNumber);
+    sub->add_flag("--list", c.list, "Print the grid points (index, K, rectifier, solver, file) and exit");
+    sub->add_flag("--no-metrics", c.no_metrics, "Skip the evaluation");
+    sub->add_option("--top-words", c.top_words, "Words per topic kept in each model file")->capture_default_str();
+    sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
+    sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
+    return sub;
+}
+
+namespace {
+
+const std::vector<std::string> kRectifiers = {"none", "dc", "ap", "dr", "dp"};
+
+struct GridPoint {
+    int index = 0;
+    int topics = 0;
+    std::string rectify, solver;
+    std::string file;  ///< runs/K<K>_<rectify>_<solver>.h5, relative to the out dir
+};
+
+std::vector<GridPoint> grid_points(const std::vector<std::string>& rectifiers, const std::vector<int>& topics,
+                                   const std::vector<std::string>& solvers) {
+    std::vector<GridPoint> points;
+    for (const auto& r : rectifiers)
+        for (const int K : topics)
+            for (const auto& s : solvers)
+                points.push_back({static_cast<int>(points.size()), K, r, s,
+                                  "runs/K" + std::to_string(K) + "_" + r + "_" + s + ".h5"});
+    return points;
+}
+
+std::string csv_field(const std::string& value) {
+    if (value.find_first_of(",\"\n") == std::string::npos) return value;
+    std::string quoted = "\"";
+    for (const char ch : value) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return quoted + "\"";
+}
+
+std::string number(double value) {
+    if (std::isnan(value)) return "";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
+
+const std::vector<std::string> kStageColumns = {"rectify", "anchors", "recover_B", "recover_A", "metrics", "codoc"};
+
+/// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
+Options csv_row(const GridPoint& p, const io::FittedModel& m, const Options& options, const StageTimes& shared,
+                double write_seconds) {
+    Options row = {{"run", std::to_string(p.index)}, {"file", p.file}, {"topics", std::to_string(p.topics)},
+                   {"rectify", p.rectify}, {"solver", p.solver}};
+    for (const auto& [name, value] : options)
+        if (name != "method" && name != "solver") row.emplace_back(name, value);
+    row.emplace_back("rectify_iterations_run", std::to_string(m.rectification.iterations));
+    row.emplace_back("rectify_converged", m.rectification.converged ? "yes" : "no");
+    row.emplace_back("words_solved", std::to_string(m.words_solved));
+    row.emplace_back("words_converged", std::to_string(m.words_converged));
+    for (const auto& name : eval::metric_names()) {
+        const eval::Metric* metric = m.metrics.find(name);
+        row.emplace_back(name, metric ? number(metric->mean) : "");
+        if (!eval::is_single_number(name)) row.emplace_back(name + "_std", metric ? number(metric->std) : "");
+    }
+    double run_seconds = write_seconds;
+    for (const auto& [stage, seconds] : shared.entries()) row.emplace_back(stage + "_seconds", number(seconds));
+    for (const auto& stage : kStageColumns) {
+        double seconds = 0;
+        for (const auto& [name, value] : m.times.entries())
+            if (name == stage) seconds += value;
+        if (stage != "codoc") run_seconds += seconds;  // codoc: one pass shared by a rectifier's solvers
+        row.emplace_back(stage + "_seconds", number(seconds));
+    }
+    row.emplace_back("write_seconds", number(write_seconds));
+    row.emplace_back("run_seconds", number(run_seconds));
+    return row;
+}
+
+/// Rank 0: the CSV so far, written whole to "<path>.partial" and renamed (complete rows only).
+void write_csv(const std::string& path, const std::vector<Options>& rows) {
+    const std::string partial = path + ".partial";
+    {
+        std::ofstream out(partial);
+        if (!out) throw InputError(partial, "cannot write the sweep table");
+        for (std::size_t k = 0; k < rows.front().size(); ++k)
+            out << (k ? "," : "") << csv_field(rows.front()[k].first);
+        out << '\n';
+        for (const auto& row : rows) {
+            for (std::size_t k = 0; k < row.size(); ++k) out << (k ? "," : "") << csv_field(row[k].second);
+            out << '\n';
+        }
+        if (!out.flush()) throw InputError(partial, "cannot write the sweep table");
+    }
+    if (std::rename(partial.c_str(), path.c_str()) != 0) throw InputError(path, "cannot rename the sweep table into place");
+}
+
+}  // namespace
+
+int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& command_line) {
+    Stopwatch total;
+    std::vector<int> topics;
+    std::vector<std::string> rectifiers, solvers;
+    int grid_rows = 0, grid_cols = 0;
+    mpi::run_local_phase(world, "setup", [&] {
+        parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
+        topics = parse_topic_list(c.topics);
+        rectifiers = parse_name_list(c.rectify_methods, "--rectify", kRectifiers);
+        solvers = parse_name_list(c.solvers, "--solver", solver_names());
+        check_model_settings(c.model);
+        if (!c.model.anchor_words.empty()) throw InputError("--anchor-words fixes K: use jsmf fit");
+        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
+        if (c.rectify.iterations < 0) throw InputError("--iterations must be non-negative");
+        if (c.top_words < 1) throw InputError("--top-words must be at least 1");
+        const auto count = static_cast<int>(rectifiers.size() * topics.size() * solvers.size());
+        if (c.task >= count)
+            throw InputError("--task " + std::to_string(c.task) + " is outside the grid of " + std::to_string(count) +
+                             " points (0.." + std::to_string(count - 1) + ")");
+        if (!c.list) check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
+    });
+    const std::vector<GridPoint> points = grid_points(rectifiers, topics, solvers);
+    if (c.list) {
+        if (world.is_root()) {
+            for (const auto& p : points)
+                std::printf("%d K=%d rectify=%s solver=%s %s/%s\n", p.index, p.topics, p.rectify.c_str(),
+                            p.solver.c_str(), c.out_dir.c_str(), p.file.c_str());
+            std::fflush(stdout);
+        }
+        return exit_code::ok;
+    }
+    mpi::check_on_root(world, "setup", [&] {
+        for (const std::string& dir : {c.out_dir, c.out_dir + "/runs"})
+            if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw InputError(dir, "cannot create directory");
+    });
+    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
+    if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
+
+    StageTimes shared;
+    io::CoocFileInfo info;
+    const dist::DistMatrix C = load_cooc(c.input, c.cooc_file, grid, c.block_size, shared, info);
+    const Index N = C.rows();
+    mpi::check_on_root(world, "setup", [&] {
+        for (const int K : topics)
+            if (K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
+    });
+    const CountingCorpus counting = c.no_metrics ? CountingCorpus{} : counting_corpus(world, c.input, c.cooc_file, info);
+    const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
+    std::vector<Options> rows;
+
+    // One rectification per (rectifier, K), shared by its solvers; C itself stays the original.
+    for (const auto& r : rectifiers) {
+        for (const int K : topics) {
+            std::vector<GridPoint> group;
+            for (const auto& p : points)
+                if (p.rectify == r && p.topics == K && (c.task < 0 || p.index == c.task)) group.push_back(p);
+            if (group.empty()) continue;
+            RectifySettings rectify = c.rectify;
+            rectify.method = r;
+            log::info("sweep: K = {}, rectify {} ({} run(s))", K, r, group.size());
+            dist::DistMatrix work = dist::copy(C);
+            Stopwatch clock;
+            const io::RectificationRecord record = run_rectify_stage(work, K, rectify);
+            const double rectify_seconds = clock.seconds();
+            std::vector<io::FittedModel> models;
+            for (const auto& p : group) {
+                ModelSettings model = c.model;
+                model.solver = p.solver;
+                io::FittedModel m = fit_rectified(work, K, model, {}, record, rectify);
+                m.times.add("rectify", rectify_seconds);
+                log_model(m, info.vocab);
+                if (!c.no_metrics) measure_model(m, work, &C);
+                models.push_back(std::move(m));
+            }
+            if (!c.no_metrics) {
+                std::vector<io::FittedModel*> measured;
+                for (auto& m : models) measured.push_back(&m);
+                measure_coherence(world, measured, counting, N);
+            }
+            for (std::size_t k = 0; k < group.size(); ++k) {
+                ModelSettings model = c.model;
+                model.solver = group[k].solver;
+                Options options = source_provenance(c.input, c.cooc_file, c.block_size);
+                for (const Options& more : {rectify_provenance(rectify), model_provenance(model, false)})
+                    options.insert(options.end(), more.begin(), more.end());
+                options.emplace_back("metrics", c.no_metrics ? "no" : "yes");
+                clock.restart();
+                io::write_model_file(world, c.out_dir + "/" + group[k].file, info, {models[k]},
+                                     make_provenance(command_line, world, *grid, options), shared, c.top_words);
+                rows.push_back(csv_row(group[k], models[k], options, shared, clock.seconds()));
+                mpi::check_on_root(world, "write", [&] { write_csv(csv, rows); });
+                log::info("sweep: run {} of {} done: {}/{}", group[k].index + 1, points.size(), c.out_dir,
+                          group[k].file);
+            }
+        }
+    }
+    log::info("sweep: {} run(s) in {:.1f} s; table {}", rows.size(), total.seconds(), csv);
+    return exit_code::ok;
+}
+
+}  // namespace jsmf::app

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// The metric set: gathers the local, distributed and corpus-count metrics under one name each.
+#include "jsmf/eval/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "jsmf/eval/dist_metrics.hpp"
+
+namespace jsmf::eval {
+
+void MetricSet::add(const std::string& name, const std::string& per, const Eigen::VectorXd& values) {
+    const Summary s = summarize(values);
+    metrics.push_back({name, per, s.mean, s.std, values});
+}
+
+void MetricSet::add_number(const std::string& name, double value) {
+    metrics.push_back({name, "", value, std::numeric_limits<double>::quiet_NaN(), {}});
+}
+
+const Metric* MetricSet::find(const std::string& name) const {
+    for (const auto& metric : metrics)
+        if (metric.name == name) return &metric;
+    return nullptr;
+}
+
+const std::vector<std::string>& metric_names() {
+    static const std::vector<std::string> names = {
+        "recovery",         "recovery_original",  "approximation",   "approximation_offdiag",
+        "approximation_original", "approximation_offdiag_original", "legality", "validity",
+        "dominancy",        "entropy",            "sparsity",        "specificity",
+        "dissimilarity",    "dissimilarity_soft", "coherence",       "basis_rank",
+        "basis_rank_soft",  "basis_quality",      "basis_quality_soft", "simcount",
+        "clustacc"};
+    return names;
+}
+
+bool is_single_number(const std::string& name) {
+    return name.rfind("approximation", 0) == 0 || name == "legality" || name == "validity" || name == "clustacc";
+}
+
+MetricSet model_metrics(const ModelView& m) {
+    MetricSet set;
+    set.add_number("legality", legality(m.A));
+    set.add_number("validity", validity(m.B, m.A, m.B_breve, m.p));
+    set.add("dominancy", "topic", dominancy(m.A));
+    set.add("entropy", "word", entropy(m.B_breve));
+    set.add("sparsity", "topic", sparsity(m.B));
+    set.add("specificity", "topic", specificity(m.B, m.p));
+    set.add("dissimilarity", "topic", dissimilarity_hard(m.B));
+    set.add("dissimilarity_soft", "topic", dissimilarity_soft(m.B));
+    set.add("basis_rank", "topic", basis_rank_hard(m.B, m.anchors));
+    set.add("basis_rank_soft", "topic", basis_rank_soft(m.B, m.anchors));
+    set.add("basis_quality", "topic", basis_quality_hard(m.B, m.anchors));
+    set.add("basis_quality_soft", "topic", basis_quality_soft(m.B, m.anchors));
+    set.add("simcount", "topic", simcount(m.B));
+    return set;
+}
+
+void add_matrix_metrics(MetricSet& set, const dist::DistMatrix& C, const ModelView& m, const std::string& suffix) {
+    set.add("recovery" + suffix, "word", recovery_errors(C, m.anchors, m.B_breve));
+    const ApproximationError error = approximation_error(C, m.B, m.A);
+    set.add_number("approximation" + suffix, error.total);
+    set.add_number("approximation_offdiag" + suffix, error.off_diagonal);
+}
+
+void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,
+                   const std::vector<std::int64_t>& d2) {
+    const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> d1_vector =
+        Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(d1.data(), static_cast<Index>(d1.size()));
+    set.add("coherence", "topic", coherence(top_words(B), d1_vector, d2));
+}
+
+void sort_metrics(MetricSet& set) {
+    const auto& names = metric_names();
+    const auto position = [&](const Metric& metric) {
+        return std::find(names.begin(), names.end(), metric.name) - names.begin();
+    };
+    std::stable_sort(set.metrics.begin(), set.metrics.end(),
+                     [&](const Metric& a, const Metric& b) { return position(a) < position(b); });
+}
+
+}  // namespace jsmf::eval
