@@ -16,6 +16,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools        # parallel HDF5 (+ h5ls/h5dump)
   libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libbenchmark-dev zlib1g-dev
+  python3-matplotlib python3-h5py python3-numpy   # jobs/plot.py (pictures; not the binary)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -23,6 +23,10 @@ struct SynthCommand {
     std::string name = "synth";
     bool gzip = false;
     std::string prior = "dirichlet";
+    std::string from;        ///< a model file: draw from its B and a Dirichlet fitted to its A
+    int from_topics = 0;     ///< which K of that file (0: its first)
+    CLI::Option* docs_option = nullptr;    ///< to tell whether --docs was given
+    CLI::Option* length_option = nullptr;  ///< and --doc-length
 };
 CLI::App* add_synth_command(CLI::App& app, SynthCommand& command);
 /// Collective on `world` (rank 0 generates and writes; the others wait for its verdict).

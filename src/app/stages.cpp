@@ -91,7 +91,9 @@ void check_cooc_source(const CoocSettings& c, const std::string& cooc_file, bool
             throw InputError("give --corpus and --vocab, or --cooc (a file from jsmf cooc)");
         return;
     }
-    if (!c.vocab.empty()) throw InputError("--cooc and --vocab exclude each other (the file holds the vocabulary)");
+    if (!c.vocab.empty())
+        throw InputError("give either --corpus and --vocab, or --cooc (with --cooc, --vocab is the file's; --corpus "
+                         "alone may come too, for coherence's document counts)");
     if (!c.corpus.empty() && !corpus_with_file)
         throw InputError("give either --corpus and --vocab, or --cooc (a file from jsmf cooc)");
 }

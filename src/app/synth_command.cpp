@@ -6,10 +6,37 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/vocab.hpp"
+#include "jsmf/io/result_file.hpp"
 #include "jsmf/io/synth_file.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
+namespace {
+/// The Arora et al. semi-synthetic protocol on a model file (rank 0).
+synth::SynthCorpus draw_from_model(const SynthCommand& c, synth::SynthOptions& options) {
+    const io::ModelFile file = io::read_model_file(c.from);
+    const io::FittedModel* chosen = nullptr;
+    for (const auto& m : file.models)
+        if (c.from_topics == 0 || m.num_topics == c.from_topics) {
+            chosen = &m;
+            break;
+        }
+    if (!chosen) throw InputError(c.from, "holds no model with K = " + std::to_string(c.from_topics));
+    const recover::AlphaResult alpha = recover::recover_alpha(chosen->A);
+    if (alpha.at_bound) log::warn("synth: the Dirichlet fitted to A was clamped (alpha0 = {:.3g})", alpha.alpha0);
+    if (c.docs_option && c.docs_option->count() == 0 && file.num_docs > 0) options.num_docs = file.num_docs;
+    if (c.length_option && c.length_option->count() == 0 && file.num_docs > 0)
+        options.mean_doc_length = static_cast<double>(file.num_tokens) / static_cast<double>(file.num_docs);
+    options.num_words = static_cast<Index>(file.vocab.size());
+    options.num_topics = chosen->num_topics;
+    options.anchors_per_topic = 1;
+    log::info("synth: from {} (K = {}): Dirichlet alpha0 = {:.4g} fitted to A; {} documents of mean length {:.1f}",
+              c.from, chosen->num_topics, alpha.alpha0, options.num_docs, options.mean_doc_length);
+    return synth::generate_from_model(chosen->B, alpha.alpha, chosen->anchors, file.vocab, options.num_docs,
+                                      options.mean_doc_length, options.seed);
+}
+}  // namespace
 
 CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     CLI::App* sub = app.add_subcommand("synth", "Write a synthetic UCI corpus with known topics B and correlations A");
@@ -17,7 +44,8 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     sub->add_option("--dir", c.directory, "Output directory (created if missing)")->capture_default_str();
     sub->add_option("--name", c.name, "Corpus name X: writes docword.X.txt, vocab.X.txt, truth.X.h5")->capture_default_str();
     sub->add_flag("--gzip", c.gzip, "Write docword.X.txt.gz");
-    sub->add_option("--docs", o.num_docs, "Number of documents D")->capture_default_str();
+    c.docs_option = sub->add_option("--docs", o.num_docs, "Number of documents D (with --from: default the model's M)")
+                        ->capture_default_str();
     sub->add_option("--words", o.num_words, "Vocabulary size N")->capture_default_str();
     sub->add_option("--topics", o.num_topics, "Number of topics K")->capture_default_str();
     sub->add_option("--anchors-per-topic", o.anchors_per_topic, "Anchor words per topic")->capture_default_str();
@@ -30,7 +58,14 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     sub->add_option("--alpha", o.alpha, "Symmetric Dirichlet parameter")->capture_default_str();
     sub->add_option("--sigma", o.sigma, "Logistic-normal scale")->capture_default_str();
     sub->add_option("--correlation", o.correlation, "Logistic-normal rho: Sigma_kl = sigma^2 rho^|k-l|")->capture_default_str();
-    sub->add_option("--doc-length", o.mean_doc_length, "Mean document length (Poisson)")->capture_default_str();
+    c.length_option = sub->add_option("--doc-length", o.mean_doc_length,
+                                      "Mean document length (Poisson; with --from: default the model corpus's)")
+                          ->capture_default_str();
+    sub->add_option("--from", c.from,
+                    "A model file (jsmf fit): draw a semi-synthetic corpus from its B and a Dirichlet prior fitted "
+                    "to its A (RECOVER-ALPHA), the Arora et al. protocol; --words/--topics/--anchor*/--prior are "
+                    "then the model's");
+    sub->add_option("--from-topics", c.from_topics, "With --from: which K of the file (default: its first)");
     sub->add_option("--seed", o.seed, "Random seed")->capture_default_str();
     return sub;
 }
@@ -48,7 +83,11 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         docword = c.directory + "/docword." + c.name + ".txt" + (c.gzip ? ".gz" : "");
         vocab_path = c.directory + "/vocab." + c.name + ".txt";
         truth = c.directory + "/truth." + c.name + ".h5";
-        corpus = synth::generate(options);
+        if (c.from.empty()) {
+            corpus = synth::generate(options);
+        } else {
+            corpus = draw_from_model(c, options);
+        }
         synth::write_uci(docword, corpus.docs, corpus.num_docs, options.num_words);
         corpus::write_vocab(vocab_path, corpus.vocab);
         io::Provenance provenance;
@@ -60,7 +99,8 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
                               {"anchors_per_topic", std::to_string(options.anchors_per_topic)},
                               {"anchor_mass", std::to_string(options.anchor_mass)},
                               {"word_concentration", std::to_string(options.word_concentration)},
-                              {"prior", c.prior},
+                              {"prior", c.from.empty() ? c.prior : "dirichlet"},
+                              {"from", c.from},
                               {"alpha", std::to_string(options.alpha)},
                               {"sigma", std::to_string(options.sigma)},
                               {"correlation", std::to_string(options.correlation)},

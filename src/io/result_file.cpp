@@ -224,6 +224,7 @@ ModelFile read_model_file(const std::string& path) {
     {
         h5::Handle stats(h5::check(H5Gopen2(file, "stats", H5P_DEFAULT), path, "no /stats"), H5Gclose);
         out.num_docs = h5::read_int_attribute(stats, "num_docs");
+        out.num_tokens = h5::read_int_attribute(stats, "num_tokens");
     }
     for (const char* name : {"corpus", "vocab_file", "cooc", "min_tokens", "min_distinct", "method", "iterations",
                              "tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "permutations", "seed",

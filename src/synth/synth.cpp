@@ -86,6 +86,45 @@ public:
 private:
     std::vector<double> cumulative_;
 };
+
+/// Draws `num_docs` documents from out.B: w_m from `draw_w`, n_m ~ Poisson(mean_length),
+/// then n_m tokens with z ~ w_m, x ~ B_z. Fills out.docs, out.num_docs and out.A_empirical.
+template <class DrawW>
+void draw_documents(SynthCorpus& out, Index num_docs, double mean_length, Engine& engine, DrawW&& draw_w) {
+    const auto K = out.B.cols();
+    out.num_docs = num_docs;
+    std::vector<Categorical> topic_words;
+    for (Index k = 0; k < K; ++k) topic_words.emplace_back(out.B.col(k));
+    std::poisson_distribution<Index> length(mean_length);
+    out.A_empirical = Eigen::MatrixXd::Zero(K, K);
+    std::map<std::uint32_t, std::uint32_t> bag;
+    corpus::Document doc;
+    for (Index m = 0; m < num_docs; ++m) {
+        const Eigen::VectorXd w = draw_w(engine);
+        out.A_empirical += w * w.transpose();
+        const Categorical topic(w);
+        const Index n = length(engine);
+        bag.clear();
+        for (Index t = 0; t < n; ++t) ++bag[static_cast<std::uint32_t>(topic_words[static_cast<std::size_t>(topic(engine))](engine))];
+        if (bag.empty()) continue;  // an empty document has no lines in UCI format
+        doc.clear();
+        doc.key = {0, m + 1};
+        for (const auto& [word, count] : bag) {
+            doc.words.push_back(word);
+            doc.counts.push_back(count);
+        }
+        out.docs.append(doc);
+    }
+    out.A_empirical /= static_cast<double>(num_docs);
+}
+
+/// E[w wᵀ] of Dirichlet(α): (ααᵀ + diag α) / (α₀(α₀ + 1)).
+Eigen::MatrixXd dirichlet_second_moment(const Eigen::VectorXd& alpha) {
+    const double a0 = alpha.sum();
+    Eigen::MatrixXd A = alpha * alpha.transpose() / (a0 * (a0 + 1));
+    A.diagonal() += alpha / (a0 * (a0 + 1));  // E[w_k²] = α_k(α_k + 1)/(α₀(α₀ + 1))
+    return A;
+}
 }  // namespace
 
 SynthCorpus generate(const SynthOptions& o) {
@@ -131,9 +170,7 @@ SynthCorpus generate(const SynthOptions& o) {
     const Eigen::VectorXd alpha = Eigen::VectorXd::Constant(K, o.alpha);
     Eigen::MatrixXd L;
     if (o.prior == TopicPrior::dirichlet) {
-        const double a0 = alpha.sum();
-        out.A = alpha * alpha.transpose() / (a0 * (a0 + 1));
-        out.A.diagonal() += alpha / (a0 * (a0 + 1));   // E[w_k²] = α_k(α_k + 1)/(α₀(α₀ + 1))
+        out.A = dirichlet_second_moment(alpha);
     } else {
         L = ar1_covariance(K, o.sigma, o.correlation).llt().matrixL();
         out.A = Eigen::MatrixXd::Zero(K, K);
@@ -145,30 +182,9 @@ SynthCorpus generate(const SynthOptions& o) {
     }
 
     // Documents.
-    std::vector<Categorical> topic_words;
-    for (int k = 0; k < K; ++k) topic_words.emplace_back(out.B.col(k));
-    std::poisson_distribution<Index> length(o.mean_doc_length);
-    out.A_empirical = Eigen::MatrixXd::Zero(K, K);
-    std::map<std::uint32_t, std::uint32_t> bag;
-    corpus::Document doc;
-    for (Index m = 0; m < o.num_docs; ++m) {
-        const Eigen::VectorXd w = o.prior == TopicPrior::dirichlet ? dirichlet(doc_engine, alpha)
-                                                                   : logistic_normal(doc_engine, L);
-        out.A_empirical += w * w.transpose();
-        const Categorical topic(w);
-        const Index n = length(doc_engine);
-        bag.clear();
-        for (Index t = 0; t < n; ++t) ++bag[static_cast<std::uint32_t>(topic_words[topic(doc_engine)](doc_engine))];
-        if (bag.empty()) continue;  // an empty document has no lines in UCI format
-        doc.clear();
-        doc.key = {0, m + 1};
-        for (const auto& [word, count] : bag) {
-            doc.words.push_back(word);
-            doc.counts.push_back(count);
-        }
-        out.docs.append(doc);
-    }
-    out.A_empirical /= static_cast<double>(o.num_docs);
+    draw_documents(out, o.num_docs, o.mean_doc_length, doc_engine, [&](Engine& engine) {
+        return o.prior == TopicPrior::dirichlet ? dirichlet(engine, alpha) : logistic_normal(engine, L);
+    });
 
     out.vocab.reserve(static_cast<std::size_t>(N));
     for (Index i = 0; i < N; ++i) {
@@ -178,6 +194,34 @@ SynthCorpus generate(const SynthOptions& o) {
     for (int k = 0; k < K; ++k)
         for (int a = 0; a < o.anchors_per_topic; ++a)
             out.vocab[static_cast<std::size_t>(out.anchors(k, a))] = "anchor" + std::to_string(k) + "_" + std::to_string(a);
+    return out;
+}
+
+SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd& alpha, const std::vector<Index>& anchors,
+                                std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed) {
+    const Index N = B.rows();
+    const Index K = B.cols();
+    if (K < 2 || alpha.size() != K || static_cast<Index>(anchors.size()) != K || static_cast<Index>(vocab.size()) != N)
+        throw InputError("synth --from: the model's B, alpha, anchors and vocabulary disagree in shape");
+    if (!(alpha.array() > 0).all() || !alpha.allFinite())
+        throw InputError("synth --from: the Dirichlet fitted to A has a non-positive or non-finite alpha");
+    if (num_docs < 1) throw InputError("--docs must be at least 1");
+    if (!(mean_doc_length > 0)) throw InputError("--doc-length must be positive");
+    if (!B.allFinite() || (B.array() < 0).any()) throw InputError("synth --from: B has a negative or non-finite entry");
+    SynthCorpus out;
+    // Columns renormalized: the learned B sums to 1 per topic only to rounding.
+    out.B = B;
+    for (Index k = 0; k < K; ++k) {
+        const double total = out.B.col(k).sum();
+        if (!(total > 0)) throw InputError("synth --from: topic " + std::to_string(k + 1) + " of B is all zero");
+        out.B.col(k) /= total;
+    }
+    out.A = dirichlet_second_moment(alpha);
+    out.anchors.resize(K, 1);
+    for (Index k = 0; k < K; ++k) out.anchors(k, 0) = static_cast<int>(anchors[static_cast<std::size_t>(k)]);
+    out.vocab = std::move(vocab);
+    Engine engine(seed ^ 0x9e3779b97f4a7c15ULL);
+    draw_documents(out, num_docs, mean_doc_length, engine, [&](Engine& e) { return dirichlet(e, alpha); });
     return out;
 }
 

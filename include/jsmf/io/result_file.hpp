@@ -96,6 +96,7 @@ struct ModelFile {
     Eigen::VectorXd unigram;
     Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> doc_freq;  ///< D1 over the documents that built C
     Index num_docs = 0;                                       ///< M, the documents that built C
+    Index num_tokens = 0;                                     ///< their tokens
     std::string command_line, created;
     /// The options that made the file (root attributes: corpus, min_tokens, method, …).
     std::vector<std::pair<std::string, std::string>> options;

@@ -54,6 +54,13 @@ struct SynthCorpus {
 /// the same standard library. Memory: the whole corpus (meant for test/demo sizes).
 SynthCorpus generate(const SynthOptions& options);
 
+/// Local. A semi-synthetic corpus (the Arora et al. protocol): documents drawn from a
+/// learned model's B (columns renormalized) with topic proportions w ~ Dirichlet(α), α
+/// fitted to the learned A (RECOVER-ALPHA). The truth kept: that B, A = E[w wᵀ] of the
+/// Dirichlet, the learned anchors (K × 1). Throws InputError on bad shapes or values.
+SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd& alpha, const std::vector<Index>& anchors,
+                                std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed);
+
 /// Local. Writes docs as UCI docword (gzip when `path` ends in ".gz"). Throws InputError.
 void write_uci(const std::string& path, const corpus::Shard& docs, Index num_docs, Index num_words);
 

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: the evaluation. fit stores every metric; jsmf eval measures the same again
+# (from C and the corpus, at another rank count), against a planted truth, and refuses a
+# corpus that did not build C; AP beats the Baseline on a small planted corpus; jsmf
+# synth --from draws from a learned model; jsmf sweep writes its runs and its CSV, also
+# as array tasks (jobs/sweep.sbatch); jobs/plot.py draws the three pictures; bad options
+# fail once, cleanly.
+# Usage: eval_e2e.sh JSMF MPIEXEC SOURCE_DIR
+set -u
+jsmf=$1 mpiexec=$2 source_dir=$3
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
+py() { python3 - "$@"; }
+
+"$jsmf" -q synth --dir "$work" --name e --docs 3000 --words 200 --topics 4 --word-concentration 0.5 \
+  --anchor-mass 0.03 --doc-length 50 --seed 5 || fail synth
+corpus=(--corpus "$work/docword.e.txt" --vocab "$work/vocab.e.txt")
+metric_names="recovery recovery_original approximation approximation_offdiag approximation_original
+  approximation_offdiag_original legality validity dominancy entropy sparsity specificity dissimilarity
+  dissimilarity_soft coherence basis_rank basis_rank_soft basis_quality basis_quality_soft simcount"
+
+# 1. fit stores every metric: [mean, std] attributes, per-topic / per-word datasets.
+run_quiet 2 cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail cooc
+if run_quiet 2 fit "${corpus[@]}" --topics 4 --iterations 20 --out "$work/m.h5" >"$work/fit.txt" 2>"$work/err"; then
+  ok "fit with metrics"
+else
+  fail "fit with metrics: $(cat "$work/err")"
+fi
+py "$work/m.h5" $metric_names <<'PY' && ok "fit: /K4/metrics complete" || fail "fit: /K4/metrics"
+import sys, math, h5py
+f = h5py.File(sys.argv[1], "r"); g = f["K4/metrics"]; N = len(f["vocab"])
+single = {"approximation", "approximation_offdiag", "approximation_original", "approximation_offdiag_original",
+          "legality", "validity"}
+for name in sys.argv[2:]:
+    mean, std = g.attrs[name]
+    assert math.isfinite(mean), name
+    if name in single:
+        assert math.isnan(std) and name not in g, name
+    else:
+        per = g[name].attrs["per"]
+        assert g[name].shape == ((N,) if per == "word" else (4,)), (name, g[name].shape)
+        assert abs(g[name][:].mean() - mean) < 1e-12 * max(1, abs(mean)), name
+assert abs(g.attrs["legality"][0] - 1) < 0.05
+assert g.attrs["approximation_offdiag"][0] <= g.attrs["approximation"][0]
+assert f["K4/projection/rectified"].shape == (N, 2) and f["K4/projection/original"].shape == (N, 2)
+assert "coherence over" in g.attrs["note"]
+PY
+
+# 2. jsmf eval from C and the corpus (3 ranks; the rectification run again) agrees with fit's.
+cp "$work/m.h5" "$work/m_eval.h5"
+if run_quiet 3 eval "$work/m_eval.h5" --cooc "$work/C.h5" --corpus "$work/docword.e.txt" \
+     --truth "$work/truth.e.h5" >"$work/eval.txt" 2>"$work/err"; then
+  ok "eval --cooc --corpus --truth"
+else
+  fail "eval: $(cat "$work/err")"
+fi
+py "$work/m.h5" "$work/m_eval.h5" $metric_names <<'PY' && ok "eval equals fit's metrics" || fail "eval differs from fit"
+import sys, math, h5py
+a = h5py.File(sys.argv[1], "r")["K4/metrics"]; b = h5py.File(sys.argv[2], "r")["K4/metrics"]
+for name in sys.argv[3:]:
+    x, y = a.attrs[name][0], b.attrs[name][0]
+    assert abs(x - y) <= 1e-7 * max(1e-3, abs(x)), (name, x, y)
+PY
+py "$work/m_eval.h5" <<'PY' && ok "eval --truth: B within 0.25 L1, every anchor found" || fail "eval --truth"
+import sys, h5py
+t = h5py.File(sys.argv[1], "r")["K4/truth"]
+assert t.attrs["anchor_hits"] == 4, t.attrs["anchor_hits"]
+assert t.attrs["b_l1"] < 0.25, t.attrs["b_l1"]
+assert sorted(t["permutation"][:]) == [0, 1, 2, 3]
+PY
+grep -q "planted truth" "$work/eval.txt" && grep -q "coherence" "$work/eval.txt" && ok "eval prints the metrics" ||
+  fail "eval output: $(head -5 "$work/eval.txt")"
+run 1 show "$work/m_eval.h5" >"$work/show.txt" 2>&1 && grep -q "specificity" "$work/show.txt" &&
+  ok "show prints the metrics" || fail "show: $(head -5 "$work/show.txt")"
+
+# 3. A corpus that did not build C is refused, once, and the model is left as it was.
+"$jsmf" -q synth --dir "$work" --name other --docs 500 --words 200 --topics 4 --seed 9 || fail "synth other"
+cp "$work/m_eval.h5" "$work/before.h5"
+run_quiet 2 eval "$work/m_eval.h5" --corpus "$work/docword.other.txt" >/dev/null 2>"$work/err"
+rc=$?
+if [[ $rc -ne 0 && $(grep -c '^jsmf: error:' "$work/err") -eq 1 ]] && grep -q "is not the corpus that built C" "$work/err" &&
+   cmp -s "$work/m_eval.h5" "$work/before.h5" && [[ ! -e $work/m_eval.h5.partial ]]; then
+  ok "eval refuses another corpus"
+else
+  fail "eval with another corpus: rc=$rc $(head -3 "$work/err")"
+fi
+
+# 4. The papers' central claim on a planted corpus with few documents: AP's B is closer
+#    to the truth than the Baseline's (same anchors finder, same solver).
+"$jsmf" -q synth --dir "$work" --name few --docs 400 --words 150 --topics 5 --word-concentration 0.3 \
+  --anchor-mass 0.03 --doc-length 30 --seed 11 || fail "synth few"
+for method in none ap; do
+  run_quiet 2 fit --corpus "$work/docword.few.txt" --vocab "$work/vocab.few.txt" --topics 5 --rectify $method \
+    --iterations 150 --out "$work/few_$method.h5" >/dev/null 2>&1 || fail "fit few $method"
+  run_quiet 2 eval "$work/few_$method.h5" --truth "$work/truth.few.h5" >/dev/null 2>&1 || fail "eval few $method"
+done
+py "$work/few_none.h5" "$work/few_ap.h5" <<'PY' && ok "AP's B error < Baseline's (few documents)" || fail "AP vs Baseline"
+import sys, h5py
+none = h5py.File(sys.argv[1], "r")["K5/truth"].attrs["b_l1"]
+ap = h5py.File(sys.argv[2], "r")["K5/truth"].attrs["b_l1"]
+print(f"  planted D = 400, N = 150, K = 5: B L1 error per topic: Baseline {none:.4f}, AP {ap:.4f}")
+assert ap < 0.9 * none, (ap, none)
+PY
+
+# 5. synth --from: a semi-synthetic corpus from the learned model; fitting it recovers it.
+if "$jsmf" -q synth --from "$work/m.h5" --dir "$work" --name semi --docs 4000 --seed 2 2>"$work/err"; then
+  ok "synth --from"
+  run_quiet 2 fit --corpus "$work/docword.semi.txt" --vocab "$work/vocab.semi.txt" --topics 4 --iterations 20 \
+    --out "$work/semi.h5" >/dev/null 2>&1 && run_quiet 2 eval "$work/semi.h5" --truth "$work/truth.semi.h5" >/dev/null 2>&1 ||
+    fail "fit/eval semi"
+  py "$work/semi.h5" <<'PY' && ok "semi-synthetic truth recovered (B within 0.25 L1)" || fail "semi-synthetic recovery"
+import sys, h5py
+t = h5py.File(sys.argv[1], "r")["K4/truth"]
+assert t.attrs["b_l1"] < 0.25, t.attrs["b_l1"]
+PY
+else
+  fail "synth --from: $(cat "$work/err")"
+fi
+
+# 6. sweep: one C, a grid of runs, one CSV row each.
+if run_quiet 2 sweep --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --topics 3,4 --rectify none,ap --solver admm,active-set \
+     --iterations 10 --out-dir "$work/sweep" >/dev/null 2>"$work/err"; then
+  ok "sweep"
+else
+  fail "sweep: $(cat "$work/err")"
+fi
+py "$work/sweep" $metric_names <<'PY' && ok "sweep: 8 rows, every option, metric and stage time" || fail "sweep CSV"
+import sys, csv, os
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "sweep.csv"))))
+assert len(rows) == 8, len(rows)
+need = ["run", "file", "topics", "rectify", "solver", "iterations", "eigensolver", "solver_iterations", "admm_stop",
+        "recover_a", "cooc", "rectify_seconds", "recover_B_seconds", "metrics_seconds", "codoc_seconds", "read_seconds",
+        "run_seconds"] + sys.argv[2:] + [n + "_std" for n in ("recovery", "coherence", "dominancy")]
+missing = [c for c in need if c not in rows[0]]
+assert not missing, missing
+assert {(r["topics"], r["rectify"], r["solver"]) for r in rows} == {(k, m, s) for k in "34" for m in ("none", "ap")
+                                                                    for s in ("admm", "active-set")}
+for r in rows:
+    assert os.path.getsize(os.path.join(sys.argv[1], r["file"])) > 0
+    assert r["coherence"] != "" and float(r["run_seconds"]) > 0
+PY
+# The same grid as array tasks (jobs/sweep.sbatch, ranks started by mpirun instead of srun).
+n=$(TOPICS=3,4 RECTIFY=none,ap SOLVERS=admm,active-set JSMF=$jsmf bash "$source_dir/jobs/sweep.sbatch" --count)
+[[ $n -eq 8 ]] && ok "sweep.sbatch --count" || fail "sweep.sbatch --count: $n"
+for ((task = 0; task < n; task++)); do
+  SLURM_ARRAY_TASK_ID=$task TOPICS=3,4 RECTIFY=none,ap SOLVERS=admm,active-set JSMF=$jsmf CORPUS=$work/docword.e.txt \
+    EXTRA="-q --iterations 10" LAUNCH="timeout 120 $mpiexec -np 2 --oversubscribe" \
+    bash "$source_dir/jobs/sweep.sbatch" "$work/C.h5" "$work/array" >/dev/null 2>&1 || fail "array task $task"
+done
+bash "$source_dir/jobs/sweep.sbatch" --merge "$work/array" >/dev/null || fail "sweep.sbatch --merge"
+py "$work/sweep/sweep.csv" "$work/array/sweep.csv" <<'PY' && ok "array tasks = one sweep" || fail "array tasks differ"
+import sys, csv
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+assert len(a) == len(b) == 8
+for x, y in zip(a, b):
+    for key in ("run", "topics", "rectify", "solver", "recovery", "coherence", "specificity", "dominancy"):
+        assert x[key] == y[key], (key, x[key], y[key])
+PY
+
+expect_sweep_error() {  # fragment args...
+  local fragment=$1; shift
+  run_quiet 2 sweep "$@" --out-dir "$work/bad" >/dev/null 2>"$work/err"
+  local rc=$? messages
+  messages=$(grep -c '^jsmf: error:' "$work/err")
+  if [[ $rc -eq 2 && $messages -eq 1 && ! -e $work/bad ]] && grep -qF -- "$fragment" "$work/err"; then
+    ok "sweep refuses: '$fragment'"
+  else
+    fail "sweep expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
+  fi
+}
+expect_sweep_error "--rectify: 'foo' is not one of" --cooc "$work/C.h5" --rectify none,foo
+expect_sweep_error "--solver: 'admm' is given twice" --cooc "$work/C.h5" --solver admm,admm
+expect_sweep_error "--topics must look like" --cooc "$work/C.h5" --topics 5,x
+expect_sweep_error "--task 8 is outside the grid of 8 points" --cooc "$work/C.h5" --topics 3,4 --rectify none,ap --solver admm,active-set --task 8
+
+# 7. Pictures: non-empty PNGs.
+plot=$source_dir/jobs/plot.py
+python3 "$plot" metrics "$work/sweep/sweep.csv" --out "$work/metrics.png" &&
+  python3 "$plot" anchors "$work/m.h5" --out "$work/anchors.png" &&
+  python3 "$plot" heatmap "$work/m.h5" --out "$work/heatmap.png" || fail "plot.py"
+for png in metrics anchors heatmap; do
+  [[ -s $work/$png.png && $(head -c 4 "$work/$png.png" | tail -c 3) == PNG ]] && ok "plot $png" || fail "plot $png"
+done
+python3 "$plot" anchors "$work/C.h5" --out "$work/x.png" 2>"$work/err"
+[[ $? -eq 2 ]] && grep -q "not a jsmf model file" "$work/err" && ok "plot refuses a cooc file" || fail "plot on a cooc file"
+finish
