@@ -80,6 +80,8 @@ struct EvalCommand {
     CoocSettings input;      ///< --corpus: coherence (and C, with --vocab)
     std::string cooc_file;   ///< C for the recovery and approximation errors
     std::string truth;
+    std::string labels;      ///< document labels: ClustAcc
+    Seed seed = 1;
     std::string out;
     int block_size = 64;
     std::string grid;

@@ -23,6 +23,9 @@ CLI::App* add_eval_command(CLI::App& app, EvalCommand& c) {
     sub->add_option("--cooc", c.cooc_file,
                     "The co-occurrence file the model was fitted on (recovery and approximation errors; the "
                     "recorded rectification is run again for the errors against the rectified C)");
+    sub->add_option("--labels", c.labels,
+                    "Document labels (one integer per line, in corpus order; needs --corpus): ClustAcc");
+    sub->add_option("--seed", c.seed, "Seed of ClustAcc's k-means")->capture_default_str();
     sub->add_option("--truth", c.truth, "A planted model (truth.X.h5 from jsmf synth): topic matching and errors");
     sub->add_option("--out", c.out, "Write the measured model here (default: update MODEL in place, atomically)");
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
@@ -75,6 +78,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
         if (!c.input.vocab.empty() && c.input.corpus.empty()) throw InputError("--vocab needs --corpus");
+        if (!c.labels.empty() && c.input.corpus.empty()) throw InputError("--labels needs --corpus");
         if (!c.cooc_file.empty() && !c.input.vocab.empty())
             throw InputError("--cooc and --vocab exclude each other (C comes from one of them)");
         file = io::read_model_file(c.model);  // every rank: small arrays, read-only
@@ -126,6 +130,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         std::vector<io::FittedModel*> models;
         for (auto& m : file.models) models.push_back(&m);
         measure_coherence(world, models, corpus, N);
+        if (!c.labels.empty()) measure_clustering(world, models, corpus, c.labels, c.seed);
     }
 
     if (!c.truth.empty()) {

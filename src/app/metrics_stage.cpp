@@ -3,11 +3,14 @@
 #include "app/metrics_stage.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/uci.hpp"
+#include "jsmf/eval/clustering.hpp"
 #include "jsmf/eval/codoc.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/evaluate.hpp"
@@ -107,6 +110,89 @@ void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel
     }
     log::info("eval: coherence counts of {} word pairs over {} documents in {:.2f} s", pairs.size(), counts.num_docs,
               seconds);
+}
+
+namespace {
+/// Rank 0: the labels file, one integer per line; InputError unless it has `expected` lines.
+std::vector<int> read_labels(const std::string& path, Index expected) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "cannot open the labels file");
+    std::vector<int> labels;
+    std::string line;
+    for (Index number = 1; std::getline(in, line); ++number) {
+        std::size_t used = 0;
+        int label = 0;
+        try {
+            label = std::stoi(line, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || line.find_first_not_of(" \t\r", used) != std::string::npos)
+            throw InputError(path + ":" + std::to_string(number), "a label must be one integer, got '" + line + "'");
+        labels.push_back(label);
+    }
+    if (static_cast<Index>(labels.size()) != expected)
+        throw InputError(path, "has " + std::to_string(labels.size()) + " labels; the corpus declares " +
+                                   std::to_string(expected) + " documents (one label per document, in order)");
+    return labels;
+}
+}  // namespace
+
+void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
+                        const CountingCorpus& corpus, const std::string& labels_path, Seed seed) {
+    Stopwatch clock;
+    const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
+    std::vector<Index> file_offset;  // global document index of each file's first document
+    Index declared = 0;
+    for (const auto& f : files) {
+        file_offset.push_back(declared);
+        declared += f.header.num_docs;
+    }
+    // This rank's documents that built C, with their global indices.
+    corpus::Shard shard;
+    std::vector<std::int64_t> doc_index;
+    corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
+    mpi::run_local_phase(world, "clustacc", [&] {
+        corpus::Document doc;
+        while (reader.next(doc)) {
+            if (!cooc::contributes(doc, corpus.filter)) continue;
+            shard.append(doc);
+            doc_index.push_back(file_offset[static_cast<std::size_t>(doc.key.file)] + doc.key.id - 1);
+        }
+    });
+    corpus::check_uci_totals(world, reader);
+    const std::vector<std::int64_t> all_index = mpi::gather_concat(world, doc_index, 0);
+    std::vector<int> labels;
+    mpi::check_on_root(world, "clustacc", [&] { labels = read_labels(labels_path, declared); });
+    for (auto* m : models) {
+        const Eigen::MatrixXd local = eval::nnls_document_weights(m->B, shard);
+        const std::vector<double> flat(local.data(), local.data() + local.size());
+        const std::vector<double> all = mpi::gather_concat(world, flat, 0);
+        double accuracy = 0;
+        mpi::check_on_root(world, "clustacc", [&] {
+            const Eigen::Map<const Eigen::MatrixXd> W(all.data(), m->num_topics,
+                                                      static_cast<Index>(all_index.size()));
+            std::vector<int> truth;  // labels renumbered 0 .. L−1 in order of appearance
+            std::vector<int> seen;
+            for (const auto index : all_index) {
+                const int label = labels[static_cast<std::size_t>(index)];
+                auto found = std::find(seen.begin(), seen.end(), label);
+                if (found == seen.end()) found = seen.insert(seen.end(), label);
+                truth.push_back(static_cast<int>(found - seen.begin()));
+            }
+            if (seen.size() < 2) throw InputError(labels_path, "needs at least two distinct labels");
+            const std::vector<int> clusters =
+                eval::kmeans_correlation(W, static_cast<int>(seen.size()), /*restarts=*/10, seed);
+            accuracy = eval::clustering_accuracy(clusters, truth);
+        });
+        mpi::broadcast(world, accuracy, 0);
+        m->metrics.add_number("clustacc", accuracy);
+        eval::sort_metrics(m->metrics);
+        m->metrics_note += (m->metrics_note.empty() ? "" : "; ") +
+                           std::string("clustacc: document weights by NNLS on B, k-means (correlation) vs ") +
+                           labels_path;
+    }
+    log::info("eval: clustacc over {} documents in {:.2f} s", all_index.size(), clock.seconds());
 }
 
 void print_metrics(const io::FittedModel& m) {

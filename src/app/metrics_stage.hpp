@@ -49,6 +49,16 @@ void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dis
 void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
                        const CountingCorpus& corpus, Index num_words);
 
+/// Collective on `world`. ClustAcc (AnchorFree §6.2): the documents that built C get
+/// topic weights by non-negative least squares on each model's B (the paper's estimate;
+/// jsmf has no per-document inference yet), on the rank that reads them; rank 0 gathers
+/// them (K × M doubles), clusters them by k-means with the correlation distance into as
+/// many clusters as there are distinct labels, and scores the best one-to-one matching
+/// against `labels_path` (one integer per document of the corpus, in order, the files
+/// concatenated). Adds "clustacc" to each model. Throws StageFailed on a bad labels file.
+void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
+                        const CountingCorpus& corpus, const std::string& labels_path, Seed seed);
+
 /// Rank 0 prints the metric table of a model (mean, std) to stdout.
 void print_metrics(const io::FittedModel& m);
 

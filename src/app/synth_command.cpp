@@ -42,7 +42,7 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     CLI::App* sub = app.add_subcommand("synth", "Write a synthetic UCI corpus with known topics B and correlations A");
     auto& o = c.options;
     sub->add_option("--dir", c.directory, "Output directory (created if missing)")->capture_default_str();
-    sub->add_option("--name", c.name, "Corpus name X: writes docword.X.txt, vocab.X.txt, truth.X.h5")->capture_default_str();
+    sub->add_option("--name", c.name, "Corpus name X: writes docword.X.txt, vocab.X.txt, truth.X.h5, labels.X.txt")->capture_default_str();
     sub->add_flag("--gzip", c.gzip, "Write docword.X.txt.gz");
     c.docs_option = sub->add_option("--docs", o.num_docs, "Number of documents D (with --from: default the model's M)")
                         ->capture_default_str();
@@ -74,7 +74,7 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
     Stopwatch clock;
     synth::SynthOptions options = c.options;
     options.prior = c.prior == "dirichlet" ? synth::TopicPrior::dirichlet : synth::TopicPrior::logistic_normal;
-    std::string docword, vocab_path, truth;
+    std::string docword, vocab_path, truth, labels_path;
     synth::SynthCorpus corpus;
     // Generation is serial; rank 0 does it and the others learn the outcome.
     mpi::check_on_root(world, "synth", [&] {
@@ -83,6 +83,7 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         docword = c.directory + "/docword." + c.name + ".txt" + (c.gzip ? ".gz" : "");
         vocab_path = c.directory + "/vocab." + c.name + ".txt";
         truth = c.directory + "/truth." + c.name + ".h5";
+        labels_path = c.directory + "/labels." + c.name + ".txt";
         if (c.from.empty()) {
             corpus = synth::generate(options);
         } else {
@@ -90,6 +91,7 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         }
         synth::write_uci(docword, corpus.docs, corpus.num_docs, options.num_words);
         corpus::write_vocab(vocab_path, corpus.vocab);
+        synth::write_labels(labels_path, corpus.labels);
         io::Provenance provenance;
         provenance.command_line = command_line;
         provenance.created = io::now_iso8601();
@@ -111,7 +113,8 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
     log::info("synth: {} documents ({} non-empty), {} words, {} topics, {} tokens in {:.2f} s",
               options.num_docs, corpus.docs.num_docs(), options.num_words, options.num_topics,
               [&] { Index n = 0; for (auto v : corpus.docs.counts) n += v; return n; }(), clock.seconds());
-    log::info("synth: wrote {}, {} and {}", docword, vocab_path, truth);
+    log::info("synth: wrote {}, {}, {} and {} (dominant topic of each document)", docword, vocab_path, truth,
+              labels_path);
     return exit_code::ok;
 }
 

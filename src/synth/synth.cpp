@@ -102,6 +102,9 @@ void draw_documents(SynthCorpus& out, Index num_docs, double mean_length, Engine
     for (Index m = 0; m < num_docs; ++m) {
         const Eigen::VectorXd w = draw_w(engine);
         out.A_empirical += w * w.transpose();
+        Index dominant = 0;
+        w.maxCoeff(&dominant);
+        out.labels.push_back(static_cast<int>(dominant));
         const Categorical topic(w);
         const Index n = length(engine);
         bag.clear();
@@ -223,6 +226,13 @@ SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd&
     Engine engine(seed ^ 0x9e3779b97f4a7c15ULL);
     draw_documents(out, num_docs, mean_doc_length, engine, [&](Engine& e) { return dirichlet(e, alpha); });
     return out;
+}
+
+void write_labels(const std::string& path, const std::vector<int>& labels) {
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    if (!file) throw InputError(path, "cannot write the labels");
+    for (const int label : labels) std::fprintf(file, "%d\n", label);
+    if (std::fclose(file) != 0) throw InputError(path, "cannot write the labels");
 }
 
 void write_uci(const std::string& path, const corpus::Shard& docs, Index num_docs, Index num_words) {

@@ -32,6 +32,25 @@ MPI_Datatype datatype() {
 /// Largest count passed to one MPI call; larger arrays go in pieces.
 inline constexpr std::size_t max_chunk = static_cast<std::size_t>(INT_MAX) / 2;
 
+/// Collective on `comm`. Every rank's `local` concatenated in rank order on `root`
+/// (empty elsewhere). Each rank's piece must hold fewer than 2^31 elements.
+template <class T>
+std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int root) {
+    const int count = static_cast<int>(local.size());
+    std::vector<int> counts(comm.rank() == root ? static_cast<std::size_t>(comm.size()) : 0);
+    JSMF_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm.raw()));
+    std::vector<int> offsets(counts.size(), 0);
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        offsets[r] = static_cast<int>(total);
+        total += static_cast<std::size_t>(counts[r]);
+    }
+    std::vector<T> all(total);
+    JSMF_MPI_CHECK(MPI_Gatherv(local.data(), count, datatype<T>(), all.data(), counts.data(), offsets.data(),
+                               datatype<T>(), root, comm.raw()));
+    return all;
+}
+
 /// Collective on `comm`. Element-wise reduction of `data` in place, on every rank.
 template <class T>
 void allreduce_inplace(const Comm& comm, T* data, std::size_t count, MPI_Op op) {

@@ -45,6 +45,9 @@ struct SynthCorpus {
     Eigen::MatrixXd A;            ///< K×K population E[w wᵀ], sums to 1
     Eigen::MatrixXd A_empirical;  ///< K×K (1/D) Σ_m w_m w_mᵀ of the drawn documents
     Eigen::MatrixXi anchors;      ///< K × anchors_per_topic word ids (0-based)
+    /// Per document (all D, empty ones included): its dominant topic argmax_k w_mk, a
+    /// class label for ClustAcc.
+    std::vector<int> labels;
 };
 
 /// Local. Draws a corpus: B with `anchors_per_topic` anchor words per topic (an anchor
@@ -60,6 +63,9 @@ SynthCorpus generate(const SynthOptions& options);
 /// Dirichlet, the learned anchors (K × 1). Throws InputError on bad shapes or values.
 SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd& alpha, const std::vector<Index>& anchors,
                                 std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed);
+
+/// Local. Writes one label per line (document 1 first). Throws InputError.
+void write_labels(const std::string& path, const std::vector<int>& labels);
 
 /// Local. Writes docs as UCI docword (gzip when `path` ends in ".gz"). Throws InputError.
 void write_uci(const std::string& path, const corpus::Shard& docs, Index num_docs, Index num_words);
