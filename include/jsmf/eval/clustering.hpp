@@ -19,12 +19,17 @@ Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Sh
 
 /// Local. k-means with the correlation distance 1 − corr(x, c) on the columns of X
 /// (points), k clusters, `restarts` seeded k-means++ starts, the best (least total
-/// distance) kept; returns the cluster (0 .. k−1) of every column.
+/// distance) kept; returns the cluster (0 .. k−1) of every column. As MATLAB's
+/// kmeans(..., 'Distance', 'correlation'): a centroid is the mean of its members after
+/// centering and scaling them, an emptied cluster takes the point farthest from its
+/// centroid. A constant column (no correlation defined) is at distance 1 from every
+/// centroid. Throws InputError unless 1 ≤ k ≤ points and restarts ≥ 1.
 std::vector<int> kmeans_correlation(const Eigen::MatrixXd& X, int k, int restarts, Seed seed);
 
 /// Local. Fraction of points whose cluster maps to their label under the one-to-one
 /// cluster → label map that maximizes it (Hungarian). Labels and clusters are 0-based;
-/// the numbers of clusters and labels may differ (unmatched ones count as wrong).
+/// the numbers of clusters and labels may differ (unmatched ones count as wrong). NaN for
+/// no points; InputError for different lengths or a negative id.
 double clustering_accuracy(const std::vector<int>& clusters, const std::vector<int>& labels);
 
 }  // namespace jsmf::eval

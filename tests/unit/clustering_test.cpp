@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// ClustAcc's three steps on hand-made data: NNLS weights, correlation k-means, accuracy.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <vector>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/corpus/shard.hpp"
+#include "jsmf/eval/clustering.hpp"
+
+namespace jsmf::eval {
+namespace {
+
+constexpr double kTol = 1e-12;
+
+corpus::Document document(std::vector<std::uint32_t> words, std::vector<std::uint32_t> counts) {
+    corpus::Document doc;
+    doc.words = std::move(words);
+    doc.counts = std::move(counts);
+    return doc;
+}
+
+// N = 4, K = 3, linearly independent topics: b0 = (½,½,0,0), b1 = (0,0,½,½), b2 = (½,0,½,0).
+// G = BᵀB = [½ 0 ¼; 0 ½ ¼; ¼ ¼ ½].
+Eigen::MatrixXd three_topics() {
+    Eigen::MatrixXd B(4, 3);
+    B << 0.5, 0.0, 0.5,
+         0.5, 0.0, 0.0,
+         0.0, 0.5, 0.5,
+         0.0, 0.5, 0.0;
+    return B;
+}
+
+TEST(NnlsDocumentWeights, RecoversAnExactlyRepresentableDocument) {
+    // ½b0 + ¼b1 + ¼b2 = (¼ + ⅛, ¼, ⅛ + ⅛, ⅛) = (3, 2, 2, 1)/8: counts (3, 2, 2, 1), n = 8.
+    corpus::Shard docs;
+    docs.append(document({0, 1, 2, 3}, {3, 2, 2, 1}));
+    const Eigen::MatrixXd W = nnls_document_weights(three_topics(), docs);
+    ASSERT_EQ(W.rows(), 3);
+    ASSERT_EQ(W.cols(), 1);
+    EXPECT_NEAR(W(0, 0), 0.5, 1e-10);
+    EXPECT_NEAR(W(1, 0), 0.25, 1e-10);
+    EXPECT_NEAR(W(2, 0), 0.25, 1e-10);
+}
+
+TEST(NnlsDocumentWeights, IsNonNegativeLeastSquaresNotClippedLeastSquares) {
+    // v = word 1 alone (3 copies, n = 3: v = (0, 1, 0, 0)), f = Bᵀv = (½, 0, 0).
+    // Unconstrained: G x = f gives x2 = −1, x0 = 1.5, x1 = 0.5; clipped and normalized that
+    // would be (0.75, 0.25, 0). NNLS: on support {0}, x0 = f0/G00 = 1, and the multipliers
+    // f − Gx = (0, 0, −¼) ≤ 0 confirm it: (1, 0, 0).
+    // An empty document keeps zero weights.
+    corpus::Shard docs;
+    docs.append(document({1}, {3}));
+    docs.append(document({}, {}));
+    const Eigen::MatrixXd W = nnls_document_weights(three_topics(), docs);
+    EXPECT_NEAR(W(0, 0), 1.0, 1e-10);
+    EXPECT_NEAR(W(1, 0), 0.0, 1e-10);
+    EXPECT_NEAR(W(2, 0), 0.0, 1e-10);
+    EXPECT_TRUE(W.col(1).isZero(0));
+}
+
+TEST(NnlsDocumentWeights, DropsATopicThatLeastSquaresWouldMakeNegative) {
+    // b0 = (½,0,0,½), b1 = (¾,0,0,¼), b2 = (0,0,¼,¾); counts (1,1,0,3), v = (1,1,0,3)/5
+    // (word 1 is in no topic). Unconstrained: (8/5)b0 − (4/5)b1 = (1/5,0,0,3/5) fits all
+    // but word 1, x = (8/5, −4/5, 0). Lawson–Hanson enters b2 (f2 = 9/20), b1, b0, then
+    // must drop b1. NNLS on support {0, 2}: G = [½ 3/8; 3/8 5/8], f = (2/5, 9/20),
+    // det = 5/16 − 9/64 = 11/64: w0 = (5/8·2/5 − 3/8·9/20)·64/11 = 26/55,
+    // w2 = (½·9/20 − 3/8·2/5)·64/11 = 24/55; b1's multiplier
+    // f1 − G10 w0 − G12 w2 = 3/10 − ½·26/55 − 3/16·24/55 = −1/55 < 0, so optimal.
+    // Normalized: (26, 0, 24)/50.
+    Eigen::MatrixXd B(4, 3);
+    B << 0.5, 0.75, 0.0,
+         0.0, 0.0, 0.0,
+         0.0, 0.0, 0.25,
+         0.5, 0.25, 0.75;
+    corpus::Shard docs;
+    docs.append(document({0, 1, 3}, {1, 1, 3}));
+    const Eigen::MatrixXd W = nnls_document_weights(B, docs);
+    EXPECT_NEAR(W(0, 0), 0.52, 1e-10);
+    EXPECT_NEAR(W(1, 0), 0.0, 1e-10);
+    EXPECT_NEAR(W(2, 0), 0.48, 1e-10);
+}
+
+TEST(NnlsDocumentWeights, AWordOutsideBIsAnInputError) {
+    corpus::Shard docs;
+    docs.append(document({4}, {1}));
+    EXPECT_THROW(nnls_document_weights(three_topics(), docs), InputError);
+}
+
+TEST(KmeansCorrelation, ScaledAndShiftedCopiesClusterTogether) {
+    // Group A rises, group B falls; magnitudes differ by 10× within each group, so a
+    // Euclidean k-means would put (10,20,30) and (30,20,10) together instead.
+    Eigen::MatrixXd X(3, 6);
+    X << 1, 10, 0, 3, 30, 5,
+         2, 20, 1, 2, 20, 4,
+         3, 30, 2, 1, 10, 3;
+    const std::vector<int> c = kmeans_correlation(X, 2, 5, 1);
+    ASSERT_EQ(c.size(), 6u);
+    EXPECT_EQ(c[0], c[1]);
+    EXPECT_EQ(c[0], c[2]);
+    EXPECT_EQ(c[3], c[4]);
+    EXPECT_EQ(c[3], c[5]);
+    EXPECT_NE(c[0], c[3]);
+    EXPECT_EQ(kmeans_correlation(X, 2, 5, 1), c);  // seeded: the same clustering again
+}
+
+TEST(KmeansCorrelation, ThreeWellSeparatedGroups) {
+    // Each group peaks at a different coordinate (patterns correlate at −1/3).
+    Eigen::MatrixXd X(4, 9);
+    X << 4, 8, 4.5, 1, 2, 1.0, 1, 3, 1.1,
+         1, 2, 1.0, 4, 9, 5.0, 1, 3, 1.0,
+         1, 2, 1.2, 1, 2, 1.0, 4, 12, 5.0,
+         1, 2, 1.0, 1, 2, 1.3, 1, 3, 1.0;
+    for (const Seed seed : {1u, 2u, 3u}) {
+        const std::vector<int> c = kmeans_correlation(X, 3, 10, seed);
+        for (int g = 0; g < 3; ++g) {
+            EXPECT_EQ(c[3 * g], c[3 * g + 1]) << "seed " << seed;
+            EXPECT_EQ(c[3 * g], c[3 * g + 2]) << "seed " << seed;
+        }
+        EXPECT_NE(c[0], c[3]);
+        EXPECT_NE(c[0], c[6]);
+        EXPECT_NE(c[3], c[6]);
+    }
+}
+
+TEST(KmeansCorrelation, BadArgumentsAreInputErrors) {
+    const Eigen::MatrixXd X = Eigen::MatrixXd::Random(3, 2);
+    EXPECT_THROW(kmeans_correlation(X, 3, 1, 1), InputError);  // k > points
+    EXPECT_THROW(kmeans_correlation(X, 0, 1, 1), InputError);
+    EXPECT_THROW(kmeans_correlation(X, 1, 0, 1), InputError);
+    EXPECT_EQ(kmeans_correlation(X, 1, 1, 1), (std::vector<int>{0, 0}));
+}
+
+TEST(ClusteringAccuracy, APermutedLabelingIsPerfect) {
+    // Clusters 2, 0, 1 are labels 0, 1, 2 renamed.
+    EXPECT_NEAR(clustering_accuracy({2, 2, 0, 0, 1, 1}, {0, 0, 1, 1, 2, 2}), 1.0, kTol);
+}
+
+TEST(ClusteringAccuracy, BestOneToOneMatch) {
+    // Counts: cluster 1 = {label 0: 2, label 1: 1}, cluster 0 = {label 1: 3}.
+    // Best: 1 → 0 (2 right), 0 → 1 (3 right): 5/6.
+    EXPECT_NEAR(clustering_accuracy({1, 1, 1, 0, 0, 0}, {0, 0, 1, 1, 1, 1}), 5.0 / 6, kTol);
+}
+
+TEST(ClusteringAccuracy, MoreClustersThanLabelsLeavesAClusterWrong) {
+    // Cluster 0 = {label 0: 2}, cluster 1 = {label 0: 1}, cluster 2 = {label 1: 3}.
+    // One-to-one: 0 → 0, 2 → 1, cluster 1 unmatched: (2 + 3)/6 = 5/6 (many-to-one: 1).
+    EXPECT_NEAR(clustering_accuracy({0, 0, 1, 2, 2, 2}, {0, 0, 0, 1, 1, 1}), 5.0 / 6, kTol);
+}
+
+TEST(ClusteringAccuracy, MoreLabelsThanClusters) {
+    // Cluster 0 = {label 0: 1, label 1: 1}, cluster 1 = {label 2: 2}: (1 + 2)/4 = 3/4.
+    EXPECT_NEAR(clustering_accuracy({0, 0, 1, 1}, {0, 1, 2, 2}), 0.75, kTol);
+}
+
+TEST(ClusteringAccuracy, BadInputs) {
+    EXPECT_THROW(clustering_accuracy({0, 1}, {0}), InputError);
+    EXPECT_THROW(clustering_accuracy({0, -1}, {0, 0}), InputError);
+    EXPECT_TRUE(std::isnan(clustering_accuracy({}, {})));
+}
+
+}  // namespace
+}  // namespace jsmf::eval
