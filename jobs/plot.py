@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Pictures of jsmf results (PNG), kept out of the core binary.
 
@@ -12,7 +12,9 @@
       topic correlations from A (NIPS'15 Figure 3): Pearson correlation of the topic
       proportions implied by A = E[w w^T], or A itself with --raw
 
-Needs python3-matplotlib, python3-h5py, python3-numpy (jobs/setup.sh installs them).
+Needs python3-matplotlib, python3-h5py, python3-numpy (jobs/setup.sh installs them for
+Debian's /usr/bin/python3, the interpreter this script names; with another Python, install
+matplotlib and h5py there and run it as "python3 jobs/plot.py ...").
 """
 import argparse
 import csv
@@ -78,14 +80,18 @@ def plot_metrics(args):
     fig.savefig(args.out, dpi=110)
 
 
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def open_model(path, topics):
     try:
         f = h5py.File(path, "r")
     except OSError as e:
         fail(f"{path}: cannot open ({e})")
-    if f.attrs.get("kind") not in ("model", b"model"):
+    if text(f.attrs.get("kind", "")) != "model":
         fail(f"{path}: not a jsmf model file")
-    available = [int(k) for k in str(f.attrs["topics"]).split(",")]
+    available = [int(k) for k in text(f.attrs["topics"]).split(",")]
     K = topics or available[0]
     if K not in available:
         fail(f"{path}: no K = {K} (has {available})")

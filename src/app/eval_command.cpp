@@ -57,14 +57,7 @@ RectifySettings recorded_rectification(const io::ModelFile& file, const io::Fitt
 
 /// The stored metrics with `fresh` replacing those it measured again.
 void merge_metrics(eval::MetricSet& stored, const eval::MetricSet& fresh) {
-    for (const auto& metric : fresh.metrics) {
-        auto found = std::find_if(stored.metrics.begin(), stored.metrics.end(),
-                                  [&](const eval::Metric& old) { return old.name == metric.name; });
-        if (found != stored.metrics.end())
-            *found = metric;
-        else
-            stored.metrics.push_back(metric);
-    }
+    for (const auto& metric : fresh.metrics) stored.put(metric);
     eval::sort_metrics(stored);
 }
 

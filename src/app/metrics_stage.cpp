@@ -50,10 +50,7 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
 void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original) {
     Stopwatch clock;
     const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
-    const eval::Metric* coherence = m.metrics.find("coherence");
-    const eval::Metric kept = coherence ? *coherence : eval::Metric{};
-    m.metrics = eval::model_metrics(view);
-    if (coherence) m.metrics.metrics.push_back(kept);
+    for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);  // others kept
     eval::add_matrix_metrics(m.metrics, C_used, view, "");
     m.projection = eval::project_rows_2d(C_used);
     if (C_original) {

@@ -12,11 +12,21 @@ namespace jsmf::eval {
 
 void MetricSet::add(const std::string& name, const std::string& per, const Eigen::VectorXd& values) {
     const Summary s = summarize(values);
-    metrics.push_back({name, per, s.mean, s.std, values});
+    put({name, per, s.mean, s.std, values});
 }
 
 void MetricSet::add_number(const std::string& name, double value) {
-    metrics.push_back({name, "", value, std::numeric_limits<double>::quiet_NaN(), {}});
+    put({name, "", value, std::numeric_limits<double>::quiet_NaN(), {}});
+}
+
+void MetricSet::put(Metric metric) {
+    for (auto& old : metrics) {
+        if (old.name == metric.name) {
+            old = std::move(metric);
+            return;
+        }
+    }
+    metrics.push_back(std::move(metric));
 }
 
 const Metric* MetricSet::find(const std::string& name) const {

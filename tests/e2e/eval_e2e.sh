@@ -11,9 +11,13 @@ set -u
 jsmf=$1 mpiexec=$2 source_dir=$3
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
-py() { python3 - "$@"; }
+# Debian's interpreter, where jobs/setup.sh installs python3-h5py (a pyenv python3 may come first in PATH).
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+py() { "$python" - "$@"; }
 
-"$jsmf" -q synth --dir "$work" --name e --docs 3000 --words 200 --topics 4 --word-concentration 0.5 \
+# Word concentration 1: no ordinary word is nearly exclusive to one topic, so the planted
+# anchors are the identifiable ones (at 0.5 a near-anchor word can win).
+"$jsmf" -q synth --dir "$work" --name e --docs 3000 --words 200 --topics 4 --word-concentration 1.0 \
   --anchor-mass 0.03 --doc-length 50 --seed 5 || fail synth
 corpus=(--corpus "$work/docword.e.txt" --vocab "$work/vocab.e.txt")
 metric_names="recovery recovery_original approximation approximation_offdiag approximation_original
@@ -39,19 +43,21 @@ for name in sys.argv[2:]:
         assert math.isnan(std) and name not in g, name
     else:
         per = g[name].attrs["per"]
+        per = per.decode() if isinstance(per, bytes) else str(per)
         assert g[name].shape == ((N,) if per == "word" else (4,)), (name, g[name].shape)
         assert abs(g[name][:].mean() - mean) < 1e-12 * max(1, abs(mean)), name
 assert abs(g.attrs["legality"][0] - 1) < 0.05
 assert g.attrs["approximation_offdiag"][0] <= g.attrs["approximation"][0]
 assert f["K4/projection/rectified"].shape == (N, 2) and f["K4/projection/original"].shape == (N, 2)
-assert "coherence over" in g.attrs["note"]
+note = g.attrs["note"]
+assert "coherence over" in (note.decode() if isinstance(note, bytes) else str(note))
 PY
 
 # 2. jsmf eval from C and the corpus (3 ranks; the rectification run again) agrees with fit's.
 cp "$work/m.h5" "$work/m_eval.h5"
 if run_quiet 3 eval "$work/m_eval.h5" --cooc "$work/C.h5" --corpus "$work/docword.e.txt" \
-     --truth "$work/truth.e.h5" >"$work/eval.txt" 2>"$work/err"; then
-  ok "eval --cooc --corpus --truth"
+     --truth "$work/truth.e.h5" --labels "$work/labels.e.txt" >"$work/eval.txt" 2>"$work/err"; then
+  ok "eval --cooc --corpus --truth --labels"
 else
   fail "eval: $(cat "$work/err")"
 fi
@@ -62,9 +68,13 @@ for name in sys.argv[3:]:
     x, y = a.attrs[name][0], b.attrs[name][0]
     assert abs(x - y) <= 1e-7 * max(1e-3, abs(x)), (name, x, y)
 PY
-py "$work/m_eval.h5" <<'PY' && ok "eval --truth: B within 0.25 L1, every anchor found" || fail "eval --truth"
+py "$work/m_eval.h5" <<'PY' && ok "eval --truth: B within 0.25 L1, every anchor found; clustacc > 0.8" || fail "eval --truth"
 import sys, h5py
-t = h5py.File(sys.argv[1], "r")["K4/truth"]
+f = h5py.File(sys.argv[1], "r")
+t = f["K4/truth"]
+# Documents labelled by their dominant planted topic; NNLS weights on the learned B and
+# k-means find them (0.94 observed with seeds 5, 6 and 7).
+assert f["K4/metrics"].attrs["clustacc"][0] > 0.8, f["K4/metrics"].attrs["clustacc"]
 assert t.attrs["anchor_hits"] == 4, t.attrs["anchor_hits"]
 assert t.attrs["b_l1"] < 0.25, t.attrs["b_l1"]
 assert sorted(t["permutation"][:]) == [0, 1, 2, 3]
@@ -145,8 +155,9 @@ n=$(TOPICS=3,4 RECTIFY=none,ap SOLVERS=admm,active-set JSMF=$jsmf bash "$source_
 [[ $n -eq 8 ]] && ok "sweep.sbatch --count" || fail "sweep.sbatch --count: $n"
 for ((task = 0; task < n; task++)); do
   SLURM_ARRAY_TASK_ID=$task TOPICS=3,4 RECTIFY=none,ap SOLVERS=admm,active-set JSMF=$jsmf CORPUS=$work/docword.e.txt \
-    EXTRA="-q --iterations 10" LAUNCH="timeout 120 $mpiexec -np 2 --oversubscribe" \
-    bash "$source_dir/jobs/sweep.sbatch" "$work/C.h5" "$work/array" >/dev/null 2>&1 || fail "array task $task"
+    EXTRA="--iterations 10" LAUNCH="timeout 120 $mpiexec -np 2 --oversubscribe" \
+    bash "$source_dir/jobs/sweep.sbatch" "$work/C.h5" "$work/array" >/dev/null 2>"$work/err" ||
+    fail "array task $task: $(tail -3 "$work/err")"
 done
 bash "$source_dir/jobs/sweep.sbatch" --merge "$work/array" >/dev/null || fail "sweep.sbatch --merge"
 py "$work/sweep/sweep.csv" "$work/array/sweep.csv" <<'PY' && ok "array tasks = one sweep" || fail "array tasks differ"
@@ -154,8 +165,11 @@ import sys, csv
 a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
 assert len(a) == len(b) == 8
 for x, y in zip(a, b):
-    for key in ("run", "topics", "rectify", "solver", "recovery", "coherence", "specificity", "dominancy"):
+    for key in ("run", "topics", "rectify", "solver", "coherence", "dissimilarity"):
         assert x[key] == y[key], (key, x[key], y[key])
+    # Not bit for bit: OpenBLAS may round differently for differently aligned buffers.
+    for key in ("recovery", "specificity", "dominancy", "approximation_original"):
+        assert abs(float(x[key]) - float(y[key])) <= 1e-9 * abs(float(x[key])), (key, x[key], y[key])
 PY
 
 expect_sweep_error() {  # fragment args...
@@ -176,12 +190,12 @@ expect_sweep_error "--task 8 is outside the grid of 8 points" --cooc "$work/C.h5
 
 # 7. Pictures: non-empty PNGs.
 plot=$source_dir/jobs/plot.py
-python3 "$plot" metrics "$work/sweep/sweep.csv" --out "$work/metrics.png" &&
-  python3 "$plot" anchors "$work/m.h5" --out "$work/anchors.png" &&
-  python3 "$plot" heatmap "$work/m.h5" --out "$work/heatmap.png" || fail "plot.py"
+"$python" "$plot" metrics "$work/sweep/sweep.csv" --out "$work/metrics.png" &&
+  "$python" "$plot" anchors "$work/m.h5" --out "$work/anchors.png" &&
+  "$python" "$plot" heatmap "$work/m.h5" --out "$work/heatmap.png" || fail "plot.py"
 for png in metrics anchors heatmap; do
   [[ -s $work/$png.png && $(head -c 4 "$work/$png.png" | tail -c 3) == PNG ]] && ok "plot $png" || fail "plot $png"
 done
-python3 "$plot" anchors "$work/C.h5" --out "$work/x.png" 2>"$work/err"
+"$python" "$plot" anchors "$work/C.h5" --out "$work/x.png" 2>"$work/err"
 [[ $? -eq 2 ]] && grep -q "not a jsmf model file" "$work/err" && ok "plot refuses a cooc file" || fail "plot on a cooc file"
 finish

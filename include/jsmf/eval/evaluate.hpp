@@ -24,11 +24,13 @@ struct Metric {
     Eigen::VectorXd values;
 };
 
-/// The metrics of one model, in a fixed order (the order of metric_names()).
+/// The metrics of one model, in a fixed order (the order of metric_names()), one entry per
+/// name: adding a metric that is there replaces it.
 struct MetricSet {
     std::vector<Metric> metrics;
     void add(const std::string& name, const std::string& per, const Eigen::VectorXd& values);
     void add_number(const std::string& name, double value);
+    void put(Metric metric);
     /// nullptr when absent.
     const Metric* find(const std::string& name) const;
 };
