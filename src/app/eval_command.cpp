@@ -100,6 +100,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                 log::warn("eval: {} holds a rectified C ({}): the \"_original\" metrics are against it", c.cooc_file,
                           info.rectification);
         });
+        Eigen::MatrixXd original_projection;
         for (auto& m : file.models) {
             dist::DistMatrix work = dist::copy(C);
             const RectifySettings again = recorded_rectification(file, m);
@@ -107,10 +108,9 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                 log::info("eval: K = {}: running the recorded rectification again ({}, {} iterations) for the errors "
                           "against the C the inference used", m.num_topics, again.method, again.iterations);
             run_rectify_stage(work, m.num_topics, again);
-            eval::MetricSet kept = m.metrics;
-            measure_model(m, work, &C);  // replaces the metrics: merge them back
-            merge_metrics(kept, m.metrics);
-            m.metrics = std::move(kept);
+            ProjectionCache cache{{}, original_projection};
+            measure_model(m, work, &C, cache);
+            original_projection = cache.original;
         }
     }
 

@@ -88,6 +88,7 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
     // Stages 2–6 per K. The metrics compare with the original C, so then every K works on
     // a copy; without them, the last K rectifies C in place.
     const bool measure = !c.no_metrics;
+    ProjectionCache original_projection;  // the original C's, shared by every K
     std::vector<io::FittedModel> models;
     for (std::size_t k = 0; k < topics.size(); ++k) {
         const int K = topics[k];
@@ -101,7 +102,11 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
         io::FittedModel m = fit_rectified(work, K, c.model, given_anchors, record, c.rectify);
         m.times.add("rectify", rectify_seconds);
         log_model(m, info.vocab);
-        if (measure) measure_model(m, work, &C);
+        if (measure) {
+            ProjectionCache cache{{}, original_projection.original};
+            measure_model(m, work, &C, cache);
+            original_projection.original = cache.original;
+        }
         models.push_back(std::move(m));
     }
     if (measure) {

@@ -47,15 +47,18 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
     return corpus;
 }
 
-void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original) {
+void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original,
+                   ProjectionCache& cache) {
     Stopwatch clock;
     const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
     for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);  // others kept
     eval::add_matrix_metrics(m.metrics, C_used, view, "");
-    m.projection = eval::project_rows_2d(C_used);
+    if (cache.used.size() == 0) cache.used = eval::project_rows_2d(C_used);
+    m.projection = cache.used;
     if (C_original) {
         eval::add_matrix_metrics(m.metrics, *C_original, view, "_original");
-        m.projection_original = eval::project_rows_2d(*C_original);
+        if (cache.original.size() == 0) cache.original = eval::project_rows_2d(*C_original);
+        m.projection_original = cache.original;
     }
     eval::sort_metrics(m.metrics);
     m.times.add("metrics", clock.seconds());

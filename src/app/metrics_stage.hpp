@@ -35,11 +35,18 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
                                        const std::vector<std::string>& files,
                                        const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq);
 
+/// The 2-D projections of C̄'s rows depend on C alone, not on the model: computed once
+/// per C and reused by every model measured on it (empty: not yet computed).
+struct ProjectionCache {
+    Eigen::MatrixXd used, original;
+};
+
 /// Collective on C_used.grid(). The model's own metrics, the recovery and approximation
 /// errors against the C the inference used (C_used, rectified) and against the
 /// original C (when given: the "_original" metrics), and the 2-D projections of both
-/// C̄'s rows. Adds the stage time "metrics".
-void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original);
+/// C̄'s rows (from `cache`, computed there when empty). Adds the stage time "metrics".
+void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original,
+                   ProjectionCache& cache);
 
 /// Collective on `world`. One pass over `corpus` counts D1 and the co-document counts of
 /// every model's coherence pairs; adds coherence to each model (and the pass's time as

@@ -183,6 +183,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
     const CountingCorpus counting = c.no_metrics ? CountingCorpus{} : counting_corpus(world, c.input, c.cooc_file, info);
     const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
     std::vector<Options> rows;
+    Eigen::MatrixXd original_projection;  // C's, shared by every run
 
     // One rectification per (rectifier, K), shared by its solvers; C itself stays the original.
     for (const auto& r : rectifiers) {
@@ -199,15 +200,17 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             const io::RectificationRecord record = run_rectify_stage(work, K, rectify);
             const double rectify_seconds = clock.seconds();
             std::vector<io::FittedModel> models;
+            ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
             for (const auto& p : group) {
                 ModelSettings model = c.model;
                 model.solver = p.solver;
                 io::FittedModel m = fit_rectified(work, K, model, {}, record, rectify);
                 m.times.add("rectify", rectify_seconds);
                 log_model(m, info.vocab);
-                if (!c.no_metrics) measure_model(m, work, &C);
+                if (!c.no_metrics) measure_model(m, work, &C, cache);
                 models.push_back(std::move(m));
             }
+            original_projection = cache.original;
             if (!c.no_metrics) {
                 std::vector<io::FittedModel*> measured;
                 for (auto& m : models) measured.push_back(&m);
