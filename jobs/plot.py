@@ -31,6 +31,8 @@ import numpy as np  # noqa: E402
 DEFAULT_METRICS = ["recovery", "approximation_offdiag_original", "dominancy", "specificity", "dissimilarity",
                    "coherence", "entropy", "sparsity", "validity"]
 LABELS = {"none": "Baseline", "dc": "DC", "ap": "AP", "dr": "DR", "dp": "DP"}
+COLORS = {"none": "#7f7f7f", "dc": "#d62728", "ap": "#1f77b4", "dr": "#2ca02c", "dp": "#9467bd"}
+STYLES = {"active-set": "-", "admm": "--", "expgrad": ":"}
 
 
 def fail(message):
@@ -64,10 +66,14 @@ def plot_metrics(args):
                 continue
             x, y = zip(*points)
             std = [float(r.get(metric + "_std") or "nan") for r in runs if r[metric] != ""]
-            line, = ax.plot(x, y, marker="o", label=f"{LABELS.get(rectify, rectify)} / {solver}")
+            line, = ax.plot(x, y, marker="o", markersize=4, color=COLORS.get(rectify), linestyle=STYLES.get(solver, "-"),
+                            label=f"{LABELS.get(rectify, rectify)} / {solver}")
             if args.std and not all(math.isnan(s) for s in std):
                 ax.fill_between(x, np.array(y) - np.array(std), np.array(y) + np.array(std), alpha=0.15,
                                 color=line.get_color())
+        values = [float(r[metric]) for r in rows if r[metric] != ""]
+        if values and min(values) > 0 and max(values) / min(values) > 100:
+            ax.set_yscale("log")  # e.g. legality, validity: the Baseline is orders of magnitude off
         ax.set_title(metric)
         ax.set_xlabel("K")
         ax.grid(alpha=0.3)

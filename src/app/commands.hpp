@@ -102,6 +102,7 @@ struct SweepCommand {
     int task = -1;            ///< run only this grid point (a SLURM array task); -1: all
     bool list = false;        ///< print the grid and exit
     bool no_metrics = false;
+    std::string labels;       ///< document labels: ClustAcc per run
     int top_words = 20;
     int block_size = 64;
     std::string grid;

@@ -41,17 +41,31 @@ std::string option_of(const io::ModelFile& file, const std::string& name, const 
     return fallback;
 }
 
-/// The rectification a model records, as settings that run it again.
+/// Local. An integer option of the model file, or `fallback` when absent; InputError
+/// when it is not an integer.
+long long integer_option(const io::ModelFile& file, const std::string& name, long long fallback) {
+    const std::string text = option_of(file, name, "");
+    if (text.empty()) return fallback;
+    try {
+        std::size_t used = 0;
+        const long long value = std::stoll(text, &used);
+        if (used == text.size()) return value;
+    } catch (const std::exception&) {
+    }
+    throw InputError("the model file's option " + name + " is not an integer: '" + text + "'");
+}
+
+/// Local. The rectification a model records, as settings that run it again.
 RectifySettings recorded_rectification(const io::ModelFile& file, const io::FittedModel& m) {
     RectifySettings s;
     s.method = m.rectification.method;
     s.iterations = m.rectification.iterations;  // as many as were run (a tolerance stop included)
     s.tolerance = 0;
     s.eigensolver = option_of(file, "eigensolver", s.eigensolver);
-    s.eig_check_steps = std::stoi(option_of(file, "eig_check_steps", std::to_string(s.eig_check_steps)));
-    s.eig_check_every = std::stoi(option_of(file, "eig_check_every", std::to_string(s.eig_check_every)));
+    s.eig_check_steps = static_cast<int>(integer_option(file, "eig_check_steps", s.eig_check_steps));
+    s.eig_check_every = static_cast<int>(integer_option(file, "eig_check_every", s.eig_check_every));
     s.permutations = m.rectification.method == "dc" ? m.rectification.iterations : s.permutations;
-    s.seed = std::stoull(option_of(file, "seed", std::to_string(s.seed)));
+    s.seed = static_cast<Seed>(integer_option(file, "seed", static_cast<long long>(s.seed)));
     return s;
 }
 
@@ -81,14 +95,17 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
     const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
     const auto N = static_cast<Index>(file.vocab.size());
 
-    // What B, B̆, A and p alone tell.
-    for (auto& m : file.models) merge_metrics(m.metrics, eval::model_metrics({m.B, m.B_breve, m.A, m.unigram, m.anchors}));
+    // What B, B̆, A and p alone tell; and the model's document filter (its own record, else
+    // the flags).
+    CoocSettings input = c.input;
+    mpi::run_local_phase(world, "eval", [&] {
+        for (auto& m : file.models) merge_metrics(m.metrics, eval::model_metrics({m.B, m.B_breve, m.A, m.unigram, m.anchors}));
+        input.options.min_tokens = integer_option(file, "min_tokens", input.options.min_tokens);
+        input.options.min_distinct = integer_option(file, "min_distinct", input.options.min_distinct);
+    });
 
     // Against C: from the file, or built again from the corpus with the model's filter.
     const bool build_from_corpus = c.cooc_file.empty() && !c.input.vocab.empty();
-    CoocSettings input = c.input;
-    input.options.min_tokens = std::stoll(option_of(file, "min_tokens", std::to_string(input.options.min_tokens)));
-    input.options.min_distinct = std::stoll(option_of(file, "min_distinct", std::to_string(input.options.min_distinct)));
     if (!c.cooc_file.empty() || build_from_corpus) {
         StageTimes times;
         io::CoocFileInfo info;
@@ -96,14 +113,24 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         mpi::check_on_root(world, "setup", [&] {
             if (C.rows() != N) throw InputError(c.cooc_file.empty() ? c.input.vocab : c.cooc_file,
                                                 "has " + std::to_string(C.rows()) + " words, the model " + std::to_string(N));
+            if (info.stats.doc_freq != file.doc_freq)
+                throw InputError(c.cooc_file.empty() ? c.input.corpus.front() : c.cooc_file,
+                                 "is not the C the model was fitted on: its document frequencies differ from the "
+                                 "model's /stats/doc_freq");
             if (!info.rectification.empty())
                 log::warn("eval: {} holds a rectified C ({}): the \"_original\" metrics are against it", c.cooc_file,
                           info.rectification);
         });
+        if (!c.cooc_file.empty()) {  // the filter that built this C, where the file records it
+            const CountingCorpus recorded = counting_corpus_of_file(world, c.cooc_file, {}, {}, input.options);
+            input.options.min_tokens = recorded.filter.min_tokens;
+            input.options.min_distinct = recorded.filter.min_distinct;
+        }
         Eigen::MatrixXd original_projection;
         for (auto& m : file.models) {
             dist::DistMatrix work = dist::copy(C);
-            const RectifySettings again = recorded_rectification(file, m);
+            RectifySettings again;
+            mpi::run_local_phase(world, "setup", [&] { again = recorded_rectification(file, m); });
             if (again.method != "none")
                 log::info("eval: K = {}: running the recorded rectification again ({}, {} iterations) for the errors "
                           "against the C the inference used", m.num_topics, again.method, again.iterations);
@@ -126,19 +153,24 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         if (!c.labels.empty()) measure_clustering(world, models, corpus, c.labels, c.seed);
     }
 
-    if (!c.truth.empty()) {
+    if (!c.truth.empty()) {  // the models with the planted K; the others are left as they are
         synth::SynthCorpus truth;
         mpi::run_local_phase(world, "truth", [&] {
             truth = io::read_synth_truth(c.truth);
+            int compared = 0;
             for (auto& m : file.models) {
-                if (truth.B.rows() != N || truth.B.cols() != m.num_topics)
-                    throw InputError(c.truth, "plants " + std::to_string(truth.B.cols()) + " topics over " +
-                                                  std::to_string(truth.B.rows()) + " words; the model has K = " +
-                                                  std::to_string(m.num_topics) + " over " + std::to_string(N));
+                if (truth.B.rows() != N)
+                    throw InputError(c.truth, "plants topics over " + std::to_string(truth.B.rows()) +
+                                                  " words; the model has " + std::to_string(N));
+                if (truth.B.cols() != m.num_topics) continue;
                 m.truth = eval::compare_to_truth(m.B, m.A, m.anchors, truth.B, truth.A, truth.anchors);
                 m.has_truth = true;
                 m.truth_file = c.truth;
+                ++compared;
             }
+            if (compared == 0)
+                throw InputError(c.truth, "plants K = " + std::to_string(truth.B.cols()) +
+                                              " topics; the model file has no model with that K");
         });
     }
 

@@ -88,6 +88,8 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
     // Stages 2–6 per K. The metrics compare with the original C, so then every K works on
     // a copy; without them, the last K rectifies C in place.
     const bool measure = !c.no_metrics;
+    const CountingCorpus counting = measure ? counting_corpus(world, c.input, c.cooc_file, info) : CountingCorpus{};
+    check_counting_corpus(world, counting, N);  // before the work, not after it
     ProjectionCache original_projection;  // the original C's, shared by every K
     std::vector<io::FittedModel> models;
     for (std::size_t k = 0; k < topics.size(); ++k) {
@@ -112,7 +114,7 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
     if (measure) {
         std::vector<io::FittedModel*> measured;
         for (auto& m : models) measured.push_back(&m);
-        measure_coherence(world, measured, counting_corpus(world, c.input, c.cooc_file, info), N);
+        measure_coherence(world, measured, counting, N, /*keep_going=*/true);
     }
 
     clock.restart();
@@ -120,6 +122,10 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
     for (const Options& more : {rectify_provenance(c.rectify), model_provenance(c.model, !given_anchors.empty())})
         options.insert(options.end(), more.begin(), more.end());
     options.emplace_back("metrics", measure ? "yes" : "no");
+    if (!c.cooc_file.empty() && !counting.files.empty()) {  // the filter coherence counted with
+        options.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
+        options.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
+    }
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, options), times,
                          c.top_words);
     const double write_seconds = clock.seconds();

@@ -21,7 +21,8 @@ namespace jsmf::app {
 
 CountingCorpus counting_corpus(const mpi::Comm& world, const CoocSettings& input, const std::string& cooc_file,
                                const io::CoocFileInfo& info) {
-    if (!cooc_file.empty()) return counting_corpus_of_file(world, cooc_file, input.corpus, info.stats.doc_freq);
+    if (!cooc_file.empty())
+        return counting_corpus_of_file(world, cooc_file, input.corpus, info.stats.doc_freq, input.options);
     CountingCorpus corpus;
     corpus.files = input.corpus;
     corpus.filter = input.options;
@@ -31,15 +32,22 @@ CountingCorpus counting_corpus(const mpi::Comm& world, const CoocSettings& input
 
 CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string& cooc_path,
                                        const std::vector<std::string>& files,
-                                       const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq) {
+                                       const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq,
+                                       const cooc::CoocOptions& fallback) {
     CountingCorpus corpus;
     corpus.files = files;
     corpus.doc_freq = doc_freq;
+    corpus.filter = fallback;
     if (files.empty()) return corpus;
     std::int64_t filter[2] = {corpus.filter.min_tokens, corpus.filter.min_distinct};
     mpi::check_on_root(world, "setup", [&] {
-        for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct"}))
-            filter[name == "min_tokens" ? 0 : 1] = std::stoll(value);
+        for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct"})) {
+            try {
+                filter[name == "min_tokens" ? 0 : 1] = std::stoll(value);
+            } catch (const std::exception&) {
+                throw InputError(cooc_path, "attribute " + name + " is not an integer: '" + value + "'");
+            }
+        }
     });
     mpi::broadcast(world, filter, 2, 0);
     corpus.filter.min_tokens = filter[0];
@@ -64,8 +72,29 @@ void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dis
     m.times.add("metrics", clock.seconds());
 }
 
+void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus, Index num_words) {
+    if (corpus.files.empty()) return;
+    const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
+    mpi::run_local_phase(world, "setup", [&] {
+        if (files.front().header.num_words != num_words)
+            throw InputError(corpus.files.front(), "declares " + std::to_string(files.front().header.num_words) +
+                                                       " words; C has " + std::to_string(num_words) +
+                                                       " (coherence counts need the corpus that built C)");
+    });
+}
+
 void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
-                       const CountingCorpus& corpus, Index num_words) {
+                       const CountingCorpus& corpus, Index num_words, bool keep_going) {
+    if (keep_going && !corpus.files.empty()) {
+        try {
+            measure_coherence(world, models, corpus, num_words, false);
+        } catch (const StageFailed& e) {  // agreed: every rank is here
+            const std::string why = e.messages().empty() ? std::string("the corpus pass failed") : e.messages().front();
+            log::warn("eval: coherence not measured: {}", why);
+            for (auto* m : models) m->metrics_note = "coherence not measured: " + why;
+        }
+        return;
+    }
     if (corpus.files.empty()) {
         for (auto* m : models)
             m->metrics_note = "coherence not measured: it needs the corpus that built C (--corpus)";
@@ -127,6 +156,7 @@ std::vector<int> read_labels(const std::string& path, Index expected) {
         } catch (const std::exception&) {
             used = 0;
         }
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // a blank line (e.g. the last)
         if (used == 0 || line.find_first_not_of(" \t\r", used) != std::string::npos)
             throw InputError(path + ":" + std::to_string(number), "a label must be one integer, got '" + line + "'");
         labels.push_back(label);
@@ -161,11 +191,20 @@ void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedMode
         }
     });
     corpus::check_uci_totals(world, reader);
+    const auto total = mpi::allreduce_sum(world, static_cast<std::int64_t>(doc_index.size()));
+    const std::int64_t largest = std::int64_t{1} << 31;
+    mpi::run_local_phase(world, "clustacc", [&] {  // every rank sees the same total
+        for (const auto* m : models)
+            if (total * m->num_topics >= largest)
+                throw InputError("clustacc gathers K x M = " + std::to_string(total * m->num_topics) +
+                                 " document weights on rank 0; more than 2^31 is not supported");
+    });
     const std::vector<std::int64_t> all_index = mpi::gather_concat(world, doc_index, 0);
     std::vector<int> labels;
     mpi::check_on_root(world, "clustacc", [&] { labels = read_labels(labels_path, declared); });
     for (auto* m : models) {
-        const Eigen::MatrixXd local = eval::nnls_document_weights(m->B, shard);
+        Eigen::MatrixXd local;
+        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(m->B, shard); });
         const std::vector<double> flat(local.data(), local.data() + local.size());
         const std::vector<double> all = mpi::gather_concat(world, flat, 0);
         double accuracy = 0;

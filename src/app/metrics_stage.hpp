@@ -30,10 +30,12 @@ CountingCorpus counting_corpus(const mpi::Comm& world, const CoocSettings& input
                                const io::CoocFileInfo& info);
 
 /// Collective on `world`. The counting corpus for a C read from `cooc_path`: its
-/// document filter is the one recorded in that file (rank 0 reads it, all receive).
+/// document filter is the one recorded in that file (rank 0 reads it, all receive), or
+/// `fallback` where the file records none.
 CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string& cooc_path,
                                        const std::vector<std::string>& files,
-                                       const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq);
+                                       const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq,
+                                       const cooc::CoocOptions& fallback);
 
 /// The 2-D projections of C̄'s rows depend on C alone, not on the model: computed once
 /// per C and reused by every model measured on it (empty: not yet computed).
@@ -52,9 +54,14 @@ void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dis
 /// every model's coherence pairs; adds coherence to each model (and the pass's time as
 /// stage "codoc"). With no corpus files, records in each model's metrics_note that
 /// coherence was not measured. Throws StageFailed when the corpus is not the one that
-/// built C (its D1 differs from `corpus.doc_freq`).
+/// built C (its D1 differs from `corpus.doc_freq`) — unless `keep_going`: then every
+/// rank warns, the models' notes say why, and the models are kept without coherence.
 void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
-                       const CountingCorpus& corpus, Index num_words);
+                       const CountingCorpus& corpus, Index num_words, bool keep_going = false);
+
+/// Collective on `world`. Checks, before any work, what can be checked of the counting
+/// corpus cheaply: its files open and declare N words. Throws StageFailed.
+void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus, Index num_words);
 
 /// Collective on `world`. ClustAcc (AnchorFree §6.2): the documents that built C get
 /// topic weights by non-negative least squares on each model's B (the paper's estimate;

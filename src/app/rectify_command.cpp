@@ -15,6 +15,23 @@
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::app {
+namespace {
+/// Collective on `world`. The corpus options of the file C came from (rank 0 reads them).
+Options inherited_cooc_options(const mpi::Comm& world, const std::string& path) {
+    std::vector<std::string> names, values;
+    mpi::check_on_root(world, "read", [&] {
+        for (const auto& [name, value] : io::read_root_options(path, {"corpus", "vocab_file", "min_tokens", "min_distinct"})) {
+            names.push_back(name);
+            values.push_back(value);
+        }
+    });
+    mpi::broadcast(world, names, 0);
+    mpi::broadcast(world, values, 0);
+    Options options;
+    for (std::size_t k = 0; k < names.size(); ++k) options.emplace_back(names[k], values[k]);
+    return options;
+}
+}  // namespace
 
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
     CLI::App* sub = app.add_subcommand("rectify", "Rectify C: low rank, PSD, nonnegative, sums to 1 (AP), or not (Baseline)");
@@ -99,6 +116,9 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     options.insert(options.begin(), {{"input", c.in}, {"topics", std::to_string(c.topics)}});
     options.emplace_back("block_size", std::to_string(c.block_size));
     options.emplace_back("compression", std::to_string(c.compression));
+    // How C was built (corpus and document filter) travels on: coherence's document counts
+    // over the corpus need the filter that built C.
+    for (const auto& entry : inherited_cooc_options(world, c.in)) options.push_back(entry);
     if (!c.resume.empty() && world.is_root()) {
         // Options that change the arithmetic: a resume with others still runs, but its
         // result is no longer an uninterrupted run's, bit for bit. Say so.

@@ -40,6 +40,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
         ->check(CLI::NonNegativeNumber);
     sub->add_flag("--list", c.list, "Print the grid points (index, K, rectifier, solver, file) and exit");
     sub->add_flag("--no-metrics", c.no_metrics, "Skip the evaluation");
+    sub->add_option("--labels", c.labels,
+                    "Document labels (one integer per line, in corpus order; needs the corpus): ClustAcc per run");
     sub->add_option("--top-words", c.top_words, "Words per topic kept in each model file")->capture_default_str();
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
@@ -154,6 +156,8 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             throw InputError("--task " + std::to_string(c.task) + " is outside the grid of " + std::to_string(count) +
                              " points (0.." + std::to_string(count - 1) + ")");
         if (!c.list) check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
+        if (!c.labels.empty() && (c.input.corpus.empty() || c.no_metrics))
+            throw InputError("--labels needs the corpus (--corpus) and the metrics");
     });
     const std::vector<GridPoint> points = grid_points(rectifiers, topics, solvers);
     if (c.list) {
@@ -181,6 +185,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             if (K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
     });
     const CountingCorpus counting = c.no_metrics ? CountingCorpus{} : counting_corpus(world, c.input, c.cooc_file, info);
+    check_counting_corpus(world, counting, N);
     const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
     std::vector<Options> rows;
     Eigen::MatrixXd original_projection;  // C's, shared by every run
@@ -214,12 +219,17 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             if (!c.no_metrics) {
                 std::vector<io::FittedModel*> measured;
                 for (auto& m : models) measured.push_back(&m);
-                measure_coherence(world, measured, counting, N);
+                measure_coherence(world, measured, counting, N, /*keep_going=*/true);
+                if (!c.labels.empty()) measure_clustering(world, measured, counting, c.labels, c.rectify.seed);
             }
             for (std::size_t k = 0; k < group.size(); ++k) {
                 ModelSettings model = c.model;
                 model.solver = group[k].solver;
                 Options options = source_provenance(c.input, c.cooc_file, c.block_size);
+                if (!c.cooc_file.empty() && !counting.files.empty()) {
+                    options.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
+                    options.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
+                }
                 for (const Options& more : {rectify_provenance(rectify), model_provenance(model, false)})
                     options.insert(options.end(), more.begin(), more.end());
                 options.emplace_back("metrics", c.no_metrics ? "no" : "yes");

@@ -2,6 +2,8 @@
 // `jsmf synth`: write a UCI corpus drawn from a planted model, and the model beside it.
 #include <sys/stat.h>
 
+#include <cstdio>
+
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/timer.hpp"
@@ -23,18 +25,29 @@ synth::SynthCorpus draw_from_model(const SynthCommand& c, synth::SynthOptions& o
             break;
         }
     if (!chosen) throw InputError(c.from, "holds no model with K = " + std::to_string(c.from_topics));
-    const recover::AlphaResult alpha = recover::recover_alpha(chosen->A);
-    if (alpha.at_bound) log::warn("synth: the Dirichlet fitted to A was clamped (alpha0 = {:.3g})", alpha.alpha0);
+    synth::ModelPrior prior;
+    if (c.prior == "dirichlet") {
+        const recover::AlphaResult alpha = recover::recover_alpha(chosen->A);
+        if (alpha.at_bound) log::warn("synth: the Dirichlet fitted to A was clamped (alpha0 = {:.3g})", alpha.alpha0);
+        prior.alpha = alpha.alpha;
+        log::info("synth: Dirichlet fitted to A (RECOVER-ALPHA): alpha0 = {:.4g}, fit residual {:.3g}", alpha.alpha0,
+                  alpha.residual);
+    } else {
+        prior.kind = synth::TopicPrior::logistic_normal;
+        prior.logistic_normal = synth::fit_logistic_normal(chosen->A, options.seed);
+        log::info("synth: logistic normal fitted to A: relative error of E[w w'] {:.3g}",
+                  prior.logistic_normal.relative_error);
+    }
     if (c.docs_option && c.docs_option->count() == 0 && file.num_docs > 0) options.num_docs = file.num_docs;
     if (c.length_option && c.length_option->count() == 0 && file.num_docs > 0)
         options.mean_doc_length = static_cast<double>(file.num_tokens) / static_cast<double>(file.num_docs);
     options.num_words = static_cast<Index>(file.vocab.size());
     options.num_topics = chosen->num_topics;
     options.anchors_per_topic = 1;
-    log::info("synth: from {} (K = {}): Dirichlet alpha0 = {:.4g} fitted to A; {} documents of mean length {:.1f}",
-              c.from, chosen->num_topics, alpha.alpha0, options.num_docs, options.mean_doc_length);
-    return synth::generate_from_model(chosen->B, alpha.alpha, chosen->anchors, file.vocab, options.num_docs,
-                                      options.mean_doc_length, options.seed);
+    log::info("synth: from {} (K = {}, prior {}): {} documents of mean length {:.1f}", c.from, chosen->num_topics,
+              c.prior, options.num_docs, options.mean_doc_length);
+    return synth::generate_from_model(chosen->B, prior, chosen->anchors, file.vocab, options.num_docs,
+                                      options.mean_doc_length, options.seed, options.monte_carlo_samples);
 }
 }  // namespace
 
@@ -62,9 +75,9 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
                                       "Mean document length (Poisson; with --from: default the model corpus's)")
                           ->capture_default_str();
     sub->add_option("--from", c.from,
-                    "A model file (jsmf fit): draw a semi-synthetic corpus from its B and a Dirichlet prior fitted "
-                    "to its A (RECOVER-ALPHA), the Arora et al. protocol; --words/--topics/--anchor*/--prior are "
-                    "then the model's");
+                    "A model file (jsmf fit): draw a semi-synthetic corpus from its B and a prior fitted to its A "
+                    "(the Arora et al. protocol): --prior dirichlet (alpha by RECOVER-ALPHA) or logistic-normal "
+                    "(moment matching); --words/--topics/--anchor* are then the model's");
     sub->add_option("--from-topics", c.from_topics, "With --from: which K of the file (default: its first)");
     sub->add_option("--seed", o.seed, "Random seed")->capture_default_str();
     return sub;
@@ -89,26 +102,43 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         } else {
             corpus = draw_from_model(c, options);
         }
-        synth::write_uci(docword, corpus.docs, corpus.num_docs, options.num_words);
-        corpus::write_vocab(vocab_path, corpus.vocab);
-        synth::write_labels(labels_path, corpus.labels);
-        io::Provenance provenance;
-        provenance.command_line = command_line;
-        provenance.created = io::now_iso8601();
-        provenance.options = {{"docs", std::to_string(options.num_docs)},
-                              {"words", std::to_string(options.num_words)},
-                              {"topics", std::to_string(options.num_topics)},
-                              {"anchors_per_topic", std::to_string(options.anchors_per_topic)},
-                              {"anchor_mass", std::to_string(options.anchor_mass)},
-                              {"word_concentration", std::to_string(options.word_concentration)},
-                              {"prior", c.from.empty() ? c.prior : "dirichlet"},
-                              {"from", c.from},
-                              {"alpha", std::to_string(options.alpha)},
-                              {"sigma", std::to_string(options.sigma)},
-                              {"correlation", std::to_string(options.correlation)},
-                              {"doc_length", std::to_string(options.mean_doc_length)},
-                              {"seed", std::to_string(options.seed)}};
-        io::write_synth_truth(truth, corpus, options, provenance);
+        const auto write_truth = [&] {
+            io::Provenance provenance;
+            provenance.command_line = command_line;
+            provenance.created = io::now_iso8601();
+            provenance.options = {{"docs", std::to_string(options.num_docs)},
+                                  {"words", std::to_string(options.num_words)},
+                                  {"topics", std::to_string(options.num_topics)},
+                                  {"anchors_per_topic", std::to_string(options.anchors_per_topic)},
+                                  {"anchor_mass", std::to_string(options.anchor_mass)},
+                                  {"word_concentration", std::to_string(options.word_concentration)},
+                                  {"prior", c.prior},
+                                  {"from", c.from},
+                                  {"alpha", std::to_string(options.alpha)},
+                                  {"sigma", std::to_string(options.sigma)},
+                                  {"correlation", std::to_string(options.correlation)},
+                                  {"doc_length", std::to_string(options.mean_doc_length)},
+                                  {"seed", std::to_string(options.seed)}};
+            io::write_synth_truth(truth, corpus, options, provenance);
+        };
+        // The corpus files go under hidden temporary names (the suffix kept: it selects gzip)
+        // and take their names only once the truth is written: never a corpus without truth.
+        const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
+        const std::vector<std::pair<std::string, std::string>> files = {
+            {temporary("docword." + c.name + ".txt" + (c.gzip ? ".gz" : "")), docword},
+            {temporary("vocab." + c.name + ".txt"), vocab_path},
+            {temporary("labels." + c.name + ".txt"), labels_path}};
+        try {
+            synth::write_uci(files[0].first, corpus.docs, corpus.num_docs, options.num_words);
+            corpus::write_vocab(files[1].first, corpus.vocab);
+            synth::write_labels(files[2].first, corpus.labels);
+            write_truth();
+            for (const auto& [from, to] : files)
+                if (std::rename(from.c_str(), to.c_str()) != 0) throw InputError(to, "cannot rename into place");
+        } catch (...) {
+            for (const auto& file : files) std::remove(file.first.c_str());
+            throw;
+        }
     });
     log::info("synth: {} documents ({} non-empty), {} words, {} topics, {} tokens in {:.2f} s",
               options.num_docs, corpus.docs.num_docs(), options.num_words, options.num_topics,

@@ -14,7 +14,6 @@
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::dist {
-namespace {
 
 Eigen::MatrixXd random_block(Index rows, Index cols, Seed seed) {
     std::mt19937_64 engine(seed);  // same seed everywhere: replicated exactly
@@ -29,6 +28,8 @@ Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) {
     Eigen::HouseholderQR<Eigen::MatrixXd> qr(X);
     return qr.householderQ() * Eigen::MatrixXd::Identity(X.rows(), X.cols());
 }
+
+namespace {
 
 // Rayleigh–Ritz on span(X) (X orthonormal, W = C X): X ← X S, W ← W S, θ descending.
 // The p × p eigenproblem is solved everywhere but the root's S and θ are kept, so the

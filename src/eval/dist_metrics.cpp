@@ -144,20 +144,6 @@ Eigen::MatrixXd multiply_transposed_block(const dist::DistMatrix& C, const Eigen
     return Y;
 }
 
-Eigen::MatrixXd random_block(Index rows, Index cols, Seed seed) {
-    std::mt19937_64 engine(seed);  // the same seed everywhere: replicated exactly
-    std::normal_distribution<double> normal(0.0, 1.0);
-    Eigen::MatrixXd X(rows, cols);
-    for (Index j = 0; j < cols; ++j)
-        for (Index i = 0; i < rows; ++i) X(i, j) = normal(engine);
-    return X;
-}
-
-Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) {
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr(X);
-    return qr.householderQ() * Eigen::MatrixXd::Identity(X.rows(), X.cols());
-}
-
 /// Flips each column so that its entry of largest magnitude (the first of ties) is
 /// positive: eigenvectors are defined up to sign, and this makes the choice the same
 /// whatever the rank count or the rounding that led to the column.
@@ -209,8 +195,8 @@ private:
 /// fixed. Collective; a fixed number of products, so every rank takes the same path.
 Eigen::MatrixXd leading_directions(const CenteredRows& X, Index cols, int iterations, Seed seed) {
     const Index q = std::min(cols, 2 + kExtraVectors);
-    Eigen::MatrixXd V = orthonormalize(random_block(cols, q, seed));
-    for (int it = 0; it < iterations; ++it) V = orthonormalize(X.covariance_times(V));
+    Eigen::MatrixXd V = dist::orthonormalize(dist::random_block(cols, q, seed));
+    for (int it = 0; it < iterations; ++it) V = dist::orthonormalize(X.covariance_times(V));
     const Eigen::MatrixXd W = X.covariance_times(V);
     Eigen::MatrixXd H = V.transpose() * W;
     H = 0.5 * (H + H.transpose()).eval();  // symmetric up to rounding; make it exactly so

@@ -75,22 +75,14 @@ std::vector<int> top_membership_counts(const Eigen::MatrixXi& top, Index num_wor
 }  // namespace
 
 Summary summarize(const Eigen::VectorXd& values) {
-    // nanmean / nanstd: NaN entries are dropped; ±Inf are kept (as MATLAB does).
-    double sum = 0;
-    Index n = 0;
-    for (const double v : values) {
-        if (std::isnan(v)) continue;
-        sum += v;
-        ++n;
-    }
+    // The authors' mean / std (evaluateClusters.m): a NaN value (a degenerate topic, e.g. an
+    // all-zero row of A) makes the summary NaN, so it shows instead of silently dropping out.
+    const Index n = values.size();
     if (n == 0) return {kNaN, kNaN};
     Summary s;
-    s.mean = sum / static_cast<double>(n);
+    s.mean = values.sum() / static_cast<double>(n);
     if (n < 2) return s;
-    double squares = 0;
-    for (const double v : values)
-        if (!std::isnan(v)) squares += (v - s.mean) * (v - s.mean);
-    s.std = std::sqrt(squares / static_cast<double>(n - 1));  // MATLAB's std: N − 1
+    s.std = std::sqrt((values.array() - s.mean).square().sum() / static_cast<double>(n - 1));  // MATLAB's std: N − 1
     return s;
 }
 

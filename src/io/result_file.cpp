@@ -261,7 +261,9 @@ ModelFile read_model_file(const std::string& path) {
         read_evaluation(group, m);
         const auto N = static_cast<Index>(out.vocab.size());
         if (m.B.rows() != N || m.B.cols() != K || m.A.rows() != K || m.A.cols() != K ||
-            static_cast<int>(m.anchors.size()) != K)
+            static_cast<int>(m.anchors.size()) != K || m.B_breve.rows() != K || m.B_breve.cols() != N ||
+            m.unigram.size() != N ||
+            std::any_of(m.anchors.begin(), m.anchors.end(), [&](Index s) { return s < 0 || s >= N; }))
             throw InputError(path, "/" + group_name(K) + "/model: shapes disagree with K and the vocabulary");
         out.models.push_back(std::move(m));
     }

@@ -44,11 +44,6 @@ Eigen::MatrixXd restrict_rows(const Eigen::MatrixXd& full, const std::vector<Ind
     return X;
 }
 
-Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) {
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr(X);
-    return qr.householderQ() * Eigen::MatrixXd::Identity(X.rows(), X.cols());
-}
-
 double median(std::vector<double> values) {
     const std::size_t middle = values.size() / 2;
     std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle), values.end());
@@ -111,7 +106,7 @@ SingularSubspace refine_singular_subspace(const dist::DistMatrix& C, const Halvi
     for (int step = 0; step < kMaxRefinementSteps && !s.converged; ++step) {
         // The small factorizations are every rank's own arithmetic: keep the root's, so
         // that the vectors (and the stopping decision below) agree across ranks.
-        Eigen::MatrixXd V = orthonormalize(GtU);
+        Eigen::MatrixXd V = dist::orthonormalize(GtU);
         mpi::adopt_root_copy(comm, V.data(), static_cast<std::size_t>(V.size()));
         const auto [GV, FV] = multiply_on(C, V, halves.O, halves, s.products);
         Eigen::JacobiSVD<Eigen::MatrixXd> svd(GV, Eigen::ComputeThinU | Eigen::ComputeThinV);  // small: |H| × K

@@ -200,14 +200,79 @@ SynthCorpus generate(const SynthOptions& o) {
     return out;
 }
 
-SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd& alpha, const std::vector<Index>& anchors,
-                                std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed) {
+namespace {
+/// Column-wise softmax, stabilized by each column's maximum.
+Eigen::MatrixXd softmax_columns(const Eigen::MatrixXd& H) {
+    Eigen::MatrixXd W = (H.rowwise() - H.colwise().maxCoeff()).array().exp().matrix();
+    return W.array().rowwise() / W.colwise().sum().array();
+}
+
+Eigen::MatrixXd standard_normals(Engine& engine, Index rows, Index cols) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    Eigen::MatrixXd Z(rows, cols);
+    for (Index j = 0; j < cols; ++j)
+        for (Index i = 0; i < rows; ++i) Z(i, j) = normal(engine);
+    return Z;
+}
+
+/// One Adam step (β₁ = 0.9, β₂ = 0.999) on x with gradient g at step t (1-based).
+void adam_step(Eigen::MatrixXd& x, const Eigen::MatrixXd& g, Eigen::MatrixXd& m, Eigen::MatrixXd& v, int t,
+               double rate) {
+    m = 0.9 * m + 0.1 * g;
+    v = 0.999 * v + 0.001 * g.cwiseAbs2();
+    const double m_scale = 1.0 / (1.0 - std::pow(0.9, t)), v_scale = 1.0 / (1.0 - std::pow(0.999, t));
+    x.array() -= rate * (m.array() * m_scale) / ((v.array() * v_scale).sqrt() + 1e-12);
+}
+}  // namespace
+
+LogisticNormalPrior fit_logistic_normal(const Eigen::MatrixXd& A, Seed seed, Index samples, int iterations) {
+    const Index K = A.rows();
+    if (K < 2 || A.cols() != K || !A.allFinite() || !(A.sum() > 0))
+        throw InputError("logistic-normal fit: A must be a finite K x K matrix (K >= 2) with a positive sum");
+    if (samples < 2 || iterations < 1) throw InputError("logistic-normal fit: needs samples >= 2 and iterations >= 1");
+    const Eigen::MatrixXd target = A / A.sum();
+    Engine engine(seed ^ 0x5851f42d4c957f2dULL);
+    const Eigen::MatrixXd Z = standard_normals(engine, K, samples);
+    Eigen::MatrixXd mean = target.rowwise().sum().cwiseMax(1e-12).array().log().matrix();  // K × 1
+    Eigen::MatrixXd L = Eigen::MatrixXd::Identity(K, K);
+    Eigen::MatrixXd m_mean = Eigen::MatrixXd::Zero(K, 1), v_mean = m_mean, m_L = Eigen::MatrixXd::Zero(K, K), v_L = m_L;
+    const double S = static_cast<double>(samples);
+    for (int t = 1; t <= iterations; ++t) {
+        const Eigen::MatrixXd W = softmax_columns((L * Z).colwise() + mean.col(0));
+        const Eigen::MatrixXd R = W * W.transpose() / S - target;
+        const Eigen::MatrixXd G = (4.0 / S) * (R * W);  // ∂‖R‖²/∂w_s (R symmetric)
+        // Through the softmax: ∂/∂η_s = J_s G_s with J = diag(w) − w wᵀ.
+        const Eigen::RowVectorXd wg = (W.array() * G.array()).colwise().sum();
+        const Eigen::MatrixXd E = (W.array() * G.array() - W.array().rowwise() * wg.array()).matrix();
+        const Eigen::MatrixXd grad_mean = E.rowwise().sum();
+        const Eigen::MatrixXd grad_L = (E * Z.transpose()).triangularView<Eigen::Lower>();
+        const double rate = 0.05 * (1.0 - static_cast<double>(t - 1) / iterations);  // linear decay to 0
+        adam_step(mean, grad_mean, m_mean, v_mean, t, rate);
+        adam_step(L, grad_L, m_L, v_L, t, rate);
+        L = L.triangularView<Eigen::Lower>();
+    }
+    LogisticNormalPrior prior;
+    prior.mean = mean.col(0);
+    prior.L = L;
+    // The error on fresh draws, not on the draws the fit saw.
+    const Eigen::MatrixXd W = softmax_columns((L * standard_normals(engine, K, 4 * samples)).colwise() + prior.mean);
+    prior.relative_error = (W * W.transpose() / (4.0 * S) - target).norm() / target.norm();
+    return prior;
+}
+
+SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const ModelPrior& prior, const std::vector<Index>& anchors,
+                                std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed,
+                                Index monte_carlo_samples) {
     const Index N = B.rows();
     const Index K = B.cols();
-    if (K < 2 || alpha.size() != K || static_cast<Index>(anchors.size()) != K || static_cast<Index>(vocab.size()) != N)
-        throw InputError("synth --from: the model's B, alpha, anchors and vocabulary disagree in shape");
-    if (!(alpha.array() > 0).all() || !alpha.allFinite())
+    if (K < 2 || static_cast<Index>(anchors.size()) != K || static_cast<Index>(vocab.size()) != N)
+        throw InputError("synth --from: the model's B, anchors and vocabulary disagree in shape");
+    const bool dirichlet_prior = prior.kind == TopicPrior::dirichlet;
+    if (dirichlet_prior && (prior.alpha.size() != K || !(prior.alpha.array() > 0).all() || !prior.alpha.allFinite()))
         throw InputError("synth --from: the Dirichlet fitted to A has a non-positive or non-finite alpha");
+    if (!dirichlet_prior && (prior.logistic_normal.mean.size() != K || prior.logistic_normal.L.rows() != K ||
+                             !prior.logistic_normal.L.allFinite() || !prior.logistic_normal.mean.allFinite()))
+        throw InputError("synth --from: the logistic normal fitted to A has a bad shape or a non-finite entry");
     if (num_docs < 1) throw InputError("--docs must be at least 1");
     if (!(mean_doc_length > 0)) throw InputError("--doc-length must be positive");
     if (!B.allFinite() || (B.array() < 0).any()) throw InputError("synth --from: B has a negative or non-finite entry");
@@ -219,12 +284,29 @@ SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd&
         if (!(total > 0)) throw InputError("synth --from: topic " + std::to_string(k + 1) + " of B is all zero");
         out.B.col(k) /= total;
     }
-    out.A = dirichlet_second_moment(alpha);
+    const auto& ln = prior.logistic_normal;
+    const auto draw_logistic_normal = [&](Engine& e) {
+        Eigen::VectorXd w = softmax_columns(ln.L * standard_normals(e, K, 1) + ln.mean);
+        return w;
+    };
+    if (dirichlet_prior) {
+        out.A = dirichlet_second_moment(prior.alpha);
+    } else {
+        Engine monte_carlo_engine(seed ^ 0xd1b54a32d192ed03ULL);
+        out.A = Eigen::MatrixXd::Zero(K, K);
+        for (Index s = 0; s < monte_carlo_samples; ++s) {
+            const Eigen::VectorXd w = draw_logistic_normal(monte_carlo_engine);
+            out.A += w * w.transpose();
+        }
+        out.A /= static_cast<double>(monte_carlo_samples);
+    }
     out.anchors.resize(K, 1);
     for (Index k = 0; k < K; ++k) out.anchors(k, 0) = static_cast<int>(anchors[static_cast<std::size_t>(k)]);
     out.vocab = std::move(vocab);
     Engine engine(seed ^ 0x9e3779b97f4a7c15ULL);
-    draw_documents(out, num_docs, mean_doc_length, engine, [&](Engine& e) { return dirichlet(e, alpha); });
+    draw_documents(out, num_docs, mean_doc_length, engine, [&](Engine& e) -> Eigen::VectorXd {
+        return dirichlet_prior ? dirichlet(e, prior.alpha) : draw_logistic_normal(e);
+    });
     return out;
 }
 

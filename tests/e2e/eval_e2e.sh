@@ -96,6 +96,30 @@ else
   fail "eval with another corpus: rc=$rc $(head -3 "$work/err")"
 fi
 
+# 3b. A file with several K: --truth measures the model with the planted K, leaves the other.
+run_quiet 2 fit "${corpus[@]}" --topics 3,4 --iterations 10 --out "$work/multi.h5" >/dev/null 2>&1 || fail "fit 3,4"
+run_quiet 2 eval "$work/multi.h5" --truth "$work/truth.e.h5" >/dev/null 2>"$work/err" || fail "eval multi: $(cat "$work/err")"
+py "$work/multi.h5" <<'PY' && ok "eval --truth on K = 3,4: K = 4 measured, K = 3 left" || fail "eval --truth on several K"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert "truth" in f["K4"] and "truth" not in f["K3"]
+PY
+
+# 3c. C built with a document filter, rectified by jsmf rectify, then fit --cooc with the
+#     corpus: coherence counts with the filter that built C (recorded through rectify).
+run_quiet 2 cooc "${corpus[@]}" --min-tokens 45 --min-distinct 3 --out "$work/C45.h5" >/dev/null 2>&1 || fail "cooc 45"
+run_quiet 2 rectify --in "$work/C45.h5" --topics 4 --iterations 10 --out "$work/R45.h5" >/dev/null 2>&1 || fail "rectify 45"
+run_quiet 2 fit --cooc "$work/R45.h5" --corpus "$work/docword.e.txt" --rectify none --topics 4 --out "$work/r45.h5" \
+  >/dev/null 2>"$work/err" || fail "fit --cooc rectified --corpus: $(cat "$work/err")"
+py "$work/r45.h5" <<'PY' && ok "fit --cooc (rectified, filtered C) --corpus: coherence with C's filter" || fail "filter through rectify"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+note = f["K4/metrics"].attrs["note"]
+note = note.decode() if isinstance(note, bytes) else str(note)
+assert "coherence over" in note, note
+assert f.attrs["min_tokens"] in (b"45", "45"), f.attrs["min_tokens"]
+PY
+
 # 4. The papers' central claim on a planted corpus with few documents: AP's B is closer
 #    to the truth than the Baseline's (same anchors finder, same solver).
 "$jsmf" -q synth --dir "$work" --name few --docs 400 --words 150 --topics 5 --word-concentration 0.3 \
@@ -124,6 +148,9 @@ import sys, h5py
 t = h5py.File(sys.argv[1], "r")["K4/truth"]
 assert t.attrs["b_l1"] < 0.25, t.attrs["b_l1"]
 PY
+  "$jsmf" -q synth --from "$work/m.h5" --prior logistic-normal --dir "$work" --name semiln --docs 500 --seed 2 \
+    2>"$work/err" && [[ -s $work/truth.semiln.h5 && -s $work/docword.semiln.txt && -s $work/labels.semiln.txt ]] &&
+    ok "synth --from --prior logistic-normal" || fail "synth --from logistic-normal: $(cat "$work/err")"
 else
   fail "synth --from: $(cat "$work/err")"
 fi

@@ -2,7 +2,10 @@
 // Synthetic corpora: reproducible by seed, separable B, A consistent with the documents.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "jsmf/corpus/uci.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/io/synth_file.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "support/temp_dir.hpp"
@@ -98,6 +101,61 @@ TEST(Synth, WrittenCorpusReadsBackAndTruthRoundTrips) {
     EXPECT_EQ(truth.A, corpus.A);
     EXPECT_EQ(truth.anchors, corpus.anchors);
     EXPECT_EQ(truth.vocab, corpus.vocab);
+}
+
+// E[w wᵀ] of Dirichlet(α), written out here (not the code under test's helper).
+Eigen::MatrixXd dirichlet_moment(const Eigen::VectorXd& alpha) {
+    const double a0 = alpha.sum();
+    Eigen::MatrixXd A = alpha * alpha.transpose();
+    A.diagonal() += alpha;
+    return A / (a0 * (a0 + 1));
+}
+
+double relative_error(const Eigen::MatrixXd& fitted, const Eigen::MatrixXd& target) {
+    return (fitted - target).norm() / target.norm();
+}
+
+TEST(LogisticNormalFit, MatchesACorrelatedPriorThatADirichletCannot) {
+    // A planted correlated logistic normal (Σ_kl = ρ^|k−l|, ρ = 0.8), its A by Monte Carlo.
+    SynthOptions o = small(3);
+    o.num_topics = 5;
+    o.num_docs = 1;
+    o.prior = TopicPrior::logistic_normal;
+    o.sigma = 1.0;
+    o.correlation = 0.8;
+    o.monte_carlo_samples = 100000;
+    const Eigen::MatrixXd A = generate(o).A;
+    const LogisticNormalPrior fit = fit_logistic_normal(A, 1);
+    // Its own A, from draws independent of the fit's (the Monte Carlo noise of A at 1e5
+    // draws is about 1%).
+    const SynthCorpus semi = generate_from_model(generate(o).B, {TopicPrior::logistic_normal, {}, fit},
+                                                 {0, 2, 4, 6, 8}, std::vector<std::string>(80, "w"), 1, 10, 5, 100000);
+    const double ln_error = relative_error(semi.A, A);
+    const double dirichlet_error = relative_error(dirichlet_moment(recover::recover_alpha(A).alpha), A);
+    std::printf("relative error of E[w w']: logistic-normal fit %.4f (fresh draws %.4f), Dirichlet fit %.4f\n",
+                fit.relative_error, ln_error, dirichlet_error);
+    EXPECT_LT(fit.relative_error, 0.05);
+    EXPECT_LT(ln_error, 0.05);
+    EXPECT_GT(dirichlet_error, 3 * ln_error) << "the Dirichlet cannot express the correlation";
+}
+
+TEST(LogisticNormalFit, RejectsABadA) {
+    EXPECT_THROW(fit_logistic_normal(Eigen::MatrixXd::Zero(3, 3), 1), InputError);
+    EXPECT_THROW(fit_logistic_normal(Eigen::MatrixXd::Ones(3, 2), 1), InputError);
+}
+
+TEST(GenerateFromModel, DirichletTruthIsTheClosedFormMoment) {
+    const SynthCorpus planted = generate(small(4));
+    const Eigen::VectorXd alpha = Eigen::Vector4d(0.2, 0.5, 0.1, 0.3);
+    std::vector<Index> anchors = {planted.anchors(0, 0), planted.anchors(1, 0), planted.anchors(2, 0),
+                                  planted.anchors(3, 0)};
+    const SynthCorpus semi = generate_from_model(planted.B, {TopicPrior::dirichlet, alpha, {}}, anchors, planted.vocab,
+                                                 2000, 40, 9);
+    EXPECT_LT((semi.A - dirichlet_moment(alpha)).cwiseAbs().maxCoeff(), 1e-15);
+    EXPECT_LT(relative_error(semi.A_empirical, semi.A), 0.1);  // 2000 documents
+    EXPECT_EQ(semi.labels.size(), 2000u);
+    EXPECT_EQ(semi.anchors(2, 0), anchors[2]);
+    EXPECT_LT((semi.B - planted.B).cwiseAbs().maxCoeff(), 1e-15);
 }
 
 TEST(Synth, RejectsImpossibleOptions) {

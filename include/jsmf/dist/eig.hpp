@@ -109,4 +109,10 @@ Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X);
 /// (smallest Ritz value minus its residual bound, widened by 1% of the spread).
 double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed);
 
+/// Local. A rows × cols block of standard normal entries from `seed`: the same on every
+/// rank for the same seed (start blocks of the iterative solvers).
+Eigen::MatrixXd random_block(Index rows, Index cols, Seed seed);
+/// Local. An orthonormal basis of span(X) (Householder QR), X's shape.
+Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X);
+
 }  // namespace jsmf::dist

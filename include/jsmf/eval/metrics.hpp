@@ -27,12 +27,12 @@ namespace jsmf::eval {
 constexpr int kTopWords = 20;
 
 /// Mean and sample standard deviation (N − 1; 0 for a single value; both NaN when there
-/// is no value, as MATLAB's nanmean/nanstd of nothing).
+/// is no value). As the authors' mean/std, a NaN value makes both NaN.
 struct Summary {
     double mean = 0;
     double std = 0;
 };
-/// Local. Summary of `values`, skipping NaN entries (MATLAB's nanmean/nanstd).
+/// Local. Summary of `values` (NaN when any value is NaN).
 Summary summarize(const Eigen::VectorXd& values);
 
 /// Local. Column k's word ids in decreasing order of B_ik, the first `n` (ties: lower id

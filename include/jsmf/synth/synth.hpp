@@ -57,12 +57,37 @@ struct SynthCorpus {
 /// the same standard library. Memory: the whole corpus (meant for test/demo sizes).
 SynthCorpus generate(const SynthOptions& options);
 
+/// A logistic-normal prior: w = softmax(η), η ~ N(mean, L Lᵀ).
+struct LogisticNormalPrior {
+    Eigen::VectorXd mean;
+    Eigen::MatrixXd L;            ///< K × K lower-triangular
+    double relative_error = 0;    ///< ‖Â − Ā‖_F / ‖Ā‖_F of the fit, Â on fresh draws
+};
+
+/// Local. Fits a logistic-normal prior to A (normalized to Ā = A/ΣA) by moment matching:
+/// Adam on ‖Â(μ, L) − Ā‖²_F, Â = (1/S) Σ_s w_s w_sᵀ with w_s = softmax(μ + L z_s) over `samples`
+/// fixed standard normal draws (common random numbers: a smooth, seeded objective; the
+/// gradient through the softmax is exact). Starts from μ = ln(Ā1), L = I. Cost:
+/// O(iterations · samples · K²). Throws InputError for a non-square, non-finite or
+/// non-positive A.
+LogisticNormalPrior fit_logistic_normal(const Eigen::MatrixXd& A, Seed seed, Index samples = 4000,
+                                        int iterations = 400);
+
+/// The topic prior of a semi-synthetic corpus.
+struct ModelPrior {
+    TopicPrior kind = TopicPrior::dirichlet;
+    Eigen::VectorXd alpha;               ///< dirichlet: α (fitted to A by RECOVER-ALPHA)
+    LogisticNormalPrior logistic_normal; ///< logistic_normal: fitted by fit_logistic_normal
+};
+
 /// Local. A semi-synthetic corpus (the Arora et al. protocol): documents drawn from a
-/// learned model's B (columns renormalized) with topic proportions w ~ Dirichlet(α), α
-/// fitted to the learned A (RECOVER-ALPHA). The truth kept: that B, A = E[w wᵀ] of the
-/// Dirichlet, the learned anchors (K × 1). Throws InputError on bad shapes or values.
-SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const Eigen::VectorXd& alpha, const std::vector<Index>& anchors,
-                                std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed);
+/// learned model's B (columns renormalized) with topic proportions w from `prior`. The
+/// truth kept: that B, A = E[w wᵀ] of the prior (closed form for the Dirichlet, Monte
+/// Carlo with `monte_carlo_samples` draws for the logistic normal), the learned anchors
+/// (K × 1). Throws InputError on bad shapes or values.
+SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const ModelPrior& prior, const std::vector<Index>& anchors,
+                                std::vector<std::string> vocab, Index num_docs, double mean_doc_length, Seed seed,
+                                Index monte_carlo_samples = 200000);
 
 /// Local. Writes one label per line (document 1 first). Throws InputError.
 void write_labels(const std::string& path, const std::vector<int>& labels);
