@@ -65,7 +65,16 @@ RectifySettings recorded_rectification(const io::ModelFile& file, const io::Fitt
     s.eig_check_steps = static_cast<int>(integer_option(file, "eig_check_steps", s.eig_check_steps));
     s.eig_check_every = static_cast<int>(integer_option(file, "eig_check_every", s.eig_check_every));
     s.permutations = m.rectification.method == "dc" ? m.rectification.iterations : s.permutations;
-    s.seed = static_cast<Seed>(integer_option(file, "seed", static_cast<long long>(s.seed)));
+    const std::string seed = option_of(file, "seed", "");
+    if (!seed.empty()) {
+        std::size_t used = 0;
+        try {
+            if (seed.front() != '-') s.seed = std::stoull(seed, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != seed.size()) throw InputError("the model file's option seed is not a seed: '" + seed + "'");
+    }
     return s;
 }
 
@@ -104,6 +113,26 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         input.options.min_distinct = integer_option(file, "min_distinct", input.options.min_distinct);
     });
 
+    // The filter that built C: the --cooc file's record, where it has one.
+    if (!c.cooc_file.empty()) {
+        const CountingCorpus recorded = counting_corpus_of_file(world, c.cooc_file, {}, file.doc_freq, input.options);
+        input.options.min_tokens = recorded.filter.min_tokens;
+        input.options.min_distinct = recorded.filter.min_distinct;
+    }
+
+    // Coherence first (one cheap pass, checked against the model's D1): a wrong corpus
+    // stops eval before the rectifications are run again.
+    if (!c.input.corpus.empty()) {
+        CountingCorpus corpus;
+        corpus.files = c.input.corpus;
+        corpus.filter = input.options;
+        corpus.doc_freq = file.doc_freq;
+        std::vector<io::FittedModel*> models;
+        for (auto& m : file.models) models.push_back(&m);
+        measure_coherence(world, models, corpus, N);
+        if (!c.labels.empty()) measure_clustering(world, models, corpus, c.labels, c.seed);
+    }
+
     // Against C: from the file, or built again from the corpus with the model's filter.
     const bool build_from_corpus = c.cooc_file.empty() && !c.input.vocab.empty();
     if (!c.cooc_file.empty() || build_from_corpus) {
@@ -121,11 +150,6 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                 log::warn("eval: {} holds a rectified C ({}): the \"_original\" metrics are against it", c.cooc_file,
                           info.rectification);
         });
-        if (!c.cooc_file.empty()) {  // the filter that built this C, where the file records it
-            const CountingCorpus recorded = counting_corpus_of_file(world, c.cooc_file, {}, {}, input.options);
-            input.options.min_tokens = recorded.filter.min_tokens;
-            input.options.min_distinct = recorded.filter.min_distinct;
-        }
         Eigen::MatrixXd original_projection;
         for (auto& m : file.models) {
             dist::DistMatrix work = dist::copy(C);
@@ -139,18 +163,6 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
             measure_model(m, work, &C, cache);
             original_projection = cache.original;
         }
-    }
-
-    // Coherence: a pass over the corpus, checked against the model's D1.
-    if (!c.input.corpus.empty()) {
-        CountingCorpus corpus;
-        corpus.files = c.input.corpus;
-        corpus.filter = input.options;
-        corpus.doc_freq = file.doc_freq;
-        std::vector<io::FittedModel*> models;
-        for (auto& m : file.models) models.push_back(&m);
-        measure_coherence(world, models, corpus, N);
-        if (!c.labels.empty()) measure_clustering(world, models, corpus, c.labels, c.seed);
     }
 
     if (!c.truth.empty()) {  // the models with the planted K; the others are left as they are

@@ -38,7 +38,6 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
     corpus.files = files;
     corpus.doc_freq = doc_freq;
     corpus.filter = fallback;
-    if (files.empty()) return corpus;
     std::int64_t filter[2] = {corpus.filter.min_tokens, corpus.filter.min_distinct};
     mpi::check_on_root(world, "setup", [&] {
         for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct"})) {
@@ -83,22 +82,23 @@ void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus,
     });
 }
 
-void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
+bool measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
                        const CountingCorpus& corpus, Index num_words, bool keep_going) {
     if (keep_going && !corpus.files.empty()) {
         try {
-            measure_coherence(world, models, corpus, num_words, false);
+            return measure_coherence(world, models, corpus, num_words, false);
         } catch (const StageFailed& e) {  // agreed: every rank is here
+            if (e.exit_code() != exit_code::input) throw;  // a bug or MPI, not the input: stop
             const std::string why = e.messages().empty() ? std::string("the corpus pass failed") : e.messages().front();
             log::warn("eval: coherence not measured: {}", why);
             for (auto* m : models) m->metrics_note = "coherence not measured: " + why;
+            return false;
         }
-        return;
     }
     if (corpus.files.empty()) {
         for (auto* m : models)
             m->metrics_note = "coherence not measured: it needs the corpus that built C (--corpus)";
-        return;
+        return false;
     }
     Stopwatch clock;
     std::vector<eval::WordPair> pairs;
@@ -139,6 +139,7 @@ void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel
     }
     log::info("eval: coherence counts of {} word pairs over {} documents in {:.2f} s", pairs.size(), counts.num_docs,
               seconds);
+    return true;
 }
 
 namespace {
@@ -148,7 +149,14 @@ std::vector<int> read_labels(const std::string& path, Index expected) {
     if (!in) throw InputError(path, "cannot open the labels file");
     std::vector<int> labels;
     std::string line;
+    Index blank_at = 0;  // the first blank line: only blank lines may follow it
     for (Index number = 1; std::getline(in, line); ++number) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) {
+            if (blank_at == 0) blank_at = number;
+            continue;
+        }
+        if (blank_at != 0)
+            throw InputError(path + ":" + std::to_string(blank_at), "a blank line among the labels (one per document)");
         std::size_t used = 0;
         int label = 0;
         try {
@@ -156,7 +164,6 @@ std::vector<int> read_labels(const std::string& path, Index expected) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // a blank line (e.g. the last)
         if (used == 0 || line.find_first_not_of(" \t\r", used) != std::string::npos)
             throw InputError(path + ":" + std::to_string(number), "a label must be one integer, got '" + line + "'");
         labels.push_back(label);
@@ -167,6 +174,13 @@ std::vector<int> read_labels(const std::string& path, Index expected) {
     return labels;
 }
 }  // namespace
+
+void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const std::string& labels_path) {
+    const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
+    Index declared = 0;
+    for (const auto& f : files) declared += f.header.num_docs;
+    mpi::check_on_root(world, "setup", [&] { read_labels(labels_path, declared); });
+}
 
 void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
                         const CountingCorpus& corpus, const std::string& labels_path, Seed seed) {

@@ -56,7 +56,8 @@ void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dis
 /// coherence was not measured. Throws StageFailed when the corpus is not the one that
 /// built C (its D1 differs from `corpus.doc_freq`) — unless `keep_going`: then every
 /// rank warns, the models' notes say why, and the models are kept without coherence.
-void measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
+/// Returns whether coherence was measured.
+bool measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
                        const CountingCorpus& corpus, Index num_words, bool keep_going = false);
 
 /// Collective on `world`. Checks, before any work, what can be checked of the counting
@@ -72,6 +73,10 @@ void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus,
 /// concatenated). Adds "clustacc" to each model. Throws StageFailed on a bad labels file.
 void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
                         const CountingCorpus& corpus, const std::string& labels_path, Seed seed);
+
+/// Collective on `world`. Checks the labels file against the corpus's declared documents
+/// before any work (rank 0 reads it). Throws StageFailed.
+void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const std::string& labels_path);
 
 /// Rank 0 prints the metric table of a model (mean, std) to stdout.
 void print_metrics(const io::FittedModel& m);

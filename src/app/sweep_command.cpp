@@ -186,6 +186,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
     });
     const CountingCorpus counting = c.no_metrics ? CountingCorpus{} : counting_corpus(world, c.input, c.cooc_file, info);
     check_counting_corpus(world, counting, N);
+    if (!c.labels.empty()) check_labels(world, counting, c.labels);
     const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
     std::vector<Options> rows;
     Eigen::MatrixXd original_projection;  // C's, shared by every run
@@ -219,8 +220,9 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             if (!c.no_metrics) {
                 std::vector<io::FittedModel*> measured;
                 for (auto& m : models) measured.push_back(&m);
-                measure_coherence(world, measured, counting, N, /*keep_going=*/true);
-                if (!c.labels.empty()) measure_clustering(world, measured, counting, c.labels, c.rectify.seed);
+                // ClustAcc reads the same corpus: not when it turned out not to be C's.
+                const bool counted = measure_coherence(world, measured, counting, N, /*keep_going=*/true);
+                if (counted && !c.labels.empty()) measure_clustering(world, measured, counting, c.labels, c.rectify.seed);
             }
             for (std::size_t k = 0; k < group.size(); ++k) {
                 ModelSettings model = c.model;

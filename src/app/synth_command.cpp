@@ -37,6 +37,10 @@ synth::SynthCorpus draw_from_model(const SynthCommand& c, synth::SynthOptions& o
         prior.logistic_normal = synth::fit_logistic_normal(chosen->A, options.seed);
         log::info("synth: logistic normal fitted to A: relative error of E[w w'] {:.3g}",
                   prior.logistic_normal.relative_error);
+        if (prior.logistic_normal.relative_error > 0.1)
+            log::warn("synth: the logistic normal reproduces A only to {:.0f} % (A may not be a second moment, e.g. "
+                      "negative entries); the corpus follows the fitted prior, and the truth file its A",
+                      100 * prior.logistic_normal.relative_error);
     }
     if (c.docs_option && c.docs_option->count() == 0 && file.num_docs > 0) options.num_docs = file.num_docs;
     if (c.length_option && c.length_option->count() == 0 && file.num_docs > 0)
@@ -102,6 +106,7 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         } else {
             corpus = draw_from_model(c, options);
         }
+        const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
         const auto write_truth = [&] {
             io::Provenance provenance;
             provenance.command_line = command_line;
@@ -119,24 +124,29 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
                                   {"correlation", std::to_string(options.correlation)},
                                   {"doc_length", std::to_string(options.mean_doc_length)},
                                   {"seed", std::to_string(options.seed)}};
-            io::write_synth_truth(truth, corpus, options, provenance);
+            io::write_synth_truth(temporary("truth." + c.name + ".h5"), corpus, options, provenance);
         };
-        // The corpus files go under hidden temporary names (the suffix kept: it selects gzip)
-        // and take their names only once the truth is written: never a corpus without truth.
-        const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
+        // All four files go under hidden temporary names (the suffix kept: it selects gzip)
+        // and take their names only once all are written: never a corpus without its truth.
+        // A failed rename removes what was already renamed: no mixed set is left.
         const std::vector<std::pair<std::string, std::string>> files = {
             {temporary("docword." + c.name + ".txt" + (c.gzip ? ".gz" : "")), docword},
             {temporary("vocab." + c.name + ".txt"), vocab_path},
-            {temporary("labels." + c.name + ".txt"), labels_path}};
+            {temporary("labels." + c.name + ".txt"), labels_path},
+            {temporary("truth." + c.name + ".h5"), truth}};
+        std::vector<std::string> renamed;
         try {
             synth::write_uci(files[0].first, corpus.docs, corpus.num_docs, options.num_words);
             corpus::write_vocab(files[1].first, corpus.vocab);
             synth::write_labels(files[2].first, corpus.labels);
             write_truth();
-            for (const auto& [from, to] : files)
+            for (const auto& [from, to] : files) {
                 if (std::rename(from.c_str(), to.c_str()) != 0) throw InputError(to, "cannot rename into place");
+                renamed.push_back(to);
+            }
         } catch (...) {
             for (const auto& file : files) std::remove(file.first.c_str());
+            for (const auto& path : renamed) std::remove(path.c_str());
             throw;
         }
     });

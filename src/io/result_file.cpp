@@ -260,6 +260,8 @@ ModelFile read_model_file(const std::string& path) {
         m.rectification = read_rectification(rect);
         read_evaluation(group, m);
         const auto N = static_cast<Index>(out.vocab.size());
+        if (out.doc_freq.size() != N || out.unigram.size() != N)
+            throw InputError(path, "/stats: shapes disagree with the vocabulary");
         if (m.B.rows() != N || m.B.cols() != K || m.A.rows() != K || m.A.cols() != K ||
             static_cast<int>(m.anchors.size()) != K || m.B_breve.rows() != K || m.B_breve.cols() != N ||
             m.unigram.size() != N ||

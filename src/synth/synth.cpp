@@ -230,7 +230,8 @@ LogisticNormalPrior fit_logistic_normal(const Eigen::MatrixXd& A, Seed seed, Ind
     if (K < 2 || A.cols() != K || !A.allFinite() || !(A.sum() > 0))
         throw InputError("logistic-normal fit: A must be a finite K x K matrix (K >= 2) with a positive sum");
     if (samples < 2 || iterations < 1) throw InputError("logistic-normal fit: needs samples >= 2 and iterations >= 1");
-    const Eigen::MatrixXd target = A / A.sum();
+    // Symmetrized: the gradient below, (4/S) R W, holds for a symmetric residual R.
+    const Eigen::MatrixXd target = (A + A.transpose()) / (2 * A.sum());
     Engine engine(seed ^ 0x5851f42d4c957f2dULL);
     const Eigen::MatrixXd Z = standard_normals(engine, K, samples);
     Eigen::MatrixXd mean = target.rowwise().sum().cwiseMax(1e-12).array().log().matrix();  // K × 1

@@ -215,6 +215,23 @@ expect_sweep_error "--solver: 'admm' is given twice" --cooc "$work/C.h5" --solve
 expect_sweep_error "--topics must look like" --cooc "$work/C.h5" --topics 5,x
 expect_sweep_error "--task 8 is outside the grid of 8 points" --cooc "$work/C.h5" --topics 3,4 --rectify none,ap --solver admm,active-set --task 8
 
+# ClustAcc per run, and a labels file with a blank line inside refused before any work.
+run_quiet 2 sweep --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --labels "$work/labels.e.txt" --topics 4 \
+  --rectify ap --solver active-set --iterations 10 --out-dir "$work/sweepl" >/dev/null 2>"$work/err" ||
+  fail "sweep --labels: $(cat "$work/err")"
+py "$work/sweepl/sweep.csv" <<'PY' && ok "sweep --labels: clustacc in the row" || fail "sweep --labels"
+import sys, csv
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and float(rows[0]["clustacc"]) > 0.8, rows[0]["clustacc"]
+PY
+{ head -n 10 "$work/labels.e.txt"; echo; tail -n +11 "$work/labels.e.txt"; } >"$work/blank.txt"
+run_quiet 2 sweep --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --labels "$work/blank.txt" --topics 4 \
+  --rectify ap --solver active-set --out-dir "$work/sweepb" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc -eq 2 && $(grep -c '^jsmf: error:' "$work/err") -eq 1 ]] && grep -q "blank.txt:11: a blank line among the labels" "$work/err" &&
+  [[ ! -e $work/sweepb/sweep.csv ]] && ok "sweep refuses a labels file with a blank line, before any run" ||
+  fail "labels with a blank line: rc=$rc $(head -2 "$work/err")"
+
 # 7. Pictures: non-empty PNGs.
 plot=$source_dir/jobs/plot.py
 "$python" "$plot" metrics "$work/sweep/sweep.csv" --out "$work/metrics.png" &&
