@@ -26,7 +26,10 @@ mpirun -np "$np" $oversubscribe "$jsmf" fit \
   --out "$out/model.demo.h5"
 "$jsmf" show "$out/model.demo.h5" --top-words 10 --pairs 5
 echo
+echo "Against the planted topics (jsmf eval --truth: topics matched by the Hungarian method):"
+"$jsmf" -q eval "$out/model.demo.h5" --truth "$out/truth.demo.h5" | grep "planted truth"
+echo
 echo "Done. The model (B, A, anchors, alpha, the AP trace, top words) is in $out/model.demo.h5:"
 echo "  h5ls -r $out/model.demo.h5                           # what is inside"
 echo "  python3 -c \"import h5py; f = h5py.File('$out/model.demo.h5'); print(f['model/B'].shape, f['topics/top_words'][0, :5])\""
-echo "The planted topics (B, A, anchors) it should match are in $out/truth.demo.h5"
+echo "The planted topics (B, A, anchors) are in $out/truth.demo.h5; the metrics in /K10/metrics."
