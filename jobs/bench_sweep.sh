@@ -26,10 +26,10 @@ mpirun -np "$np" "$jsmf" -q sweep --cooc "$out/C.h5" --corpus "$docword" --topic
 echo "wall: $(calc "$(date +%s.%N) - $start") s"
 echo
 /usr/bin/python3 "$root/jobs/sweep_table.py" "$out/sweep.csv"
-first=$(ls "$out"/runs/K*_ap_active-set.h5 2>/dev/null | sort -V | sed -n 2p)
+# The pictures of one model: the second K's AP run if there is one, else any run's.
+first=$(ls "$out"/runs/K*_ap_active-set.h5 2>/dev/null | sort -V | sed -n 2p || true)
+[[ -n $first ]] || first=$(ls "$out"/runs/*.h5 | sort -V | tail -n 1)
 /usr/bin/python3 "$root/jobs/plot.py" metrics "$out/sweep.csv" --out "$out/metrics.png" --title "jsmf on $name"
-if [[ -n $first ]]; then
-  /usr/bin/python3 "$root/jobs/plot.py" anchors "$first" --out "$out/anchors.png"
-  /usr/bin/python3 "$root/jobs/plot.py" heatmap "$first" --out "$out/heatmap.png"
-fi
+/usr/bin/python3 "$root/jobs/plot.py" anchors "$first" --out "$out/anchors.png"
+/usr/bin/python3 "$root/jobs/plot.py" heatmap "$first" --out "$out/heatmap.png"
 echo "pictures: $out/*.png"

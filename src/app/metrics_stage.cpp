@@ -60,7 +60,11 @@ void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dis
     const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
     for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);  // others kept
     eval::add_matrix_metrics(m.metrics, C_used, view, "");
+    // Without rectification C_used holds the original's entries: one projection serves both.
+    if (cache.used.size() == 0 && m.rectification.method == "none" && cache.original.size() > 0)
+        cache.used = cache.original;
     if (cache.used.size() == 0) cache.used = eval::project_rows_2d(C_used);
+    if (cache.original.size() == 0 && m.rectification.method == "none") cache.original = cache.used;
     m.projection = cache.used;
     if (C_original) {
         eval::add_matrix_metrics(m.metrics, *C_original, view, "_original");

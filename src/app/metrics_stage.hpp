@@ -46,7 +46,9 @@ struct ProjectionCache {
 /// Collective on C_used.grid(). The model's own metrics, the recovery and approximation
 /// errors against the C the inference used (C_used, rectified) and against the
 /// original C (when given: the "_original" metrics), and the 2-D projections of both
-/// C̄'s rows (from `cache`, computed there when empty). Adds the stage time "metrics".
+/// C̄'s rows (from `cache`, computed there when empty; one for both when the model's
+/// rectification is "none", C_used then being a copy of the original). Adds the stage
+/// time "metrics".
 void measure_model(io::FittedModel& m, const dist::DistMatrix& C_used, const dist::DistMatrix* C_original,
                    ProjectionCache& cache);
 
