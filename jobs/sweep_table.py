@@ -8,6 +8,7 @@ import csv
 import sys
 
 METRICS = ["recovery", "recovery_original", "approximation", "approximation_offdiag_original", "legality", "validity",
+           "validity_original", "specificity_original",
            "dominancy", "entropy", "sparsity", "specificity", "dissimilarity", "dissimilarity_soft", "coherence",
            "basis_rank", "basis_quality", "simcount"]
 NAMES = {"none": "Baseline", "dc": "DC", "ap": "AP", "dr": "DR", "dp": "DP"}

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "jsmf/dist/ops.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 
 namespace jsmf::eval {
@@ -39,7 +40,8 @@ const std::vector<std::string>& metric_names() {
     static const std::vector<std::string> names = {
         "recovery",         "recovery_original",  "approximation",   "approximation_offdiag",
         "approximation_original", "approximation_offdiag_original", "legality", "validity",
-        "dominancy",        "entropy",            "sparsity",        "specificity",
+        "validity_original", "dominancy",         "entropy",         "sparsity",
+        "specificity",      "specificity_original",
         "dissimilarity",    "dissimilarity_soft", "coherence",       "basis_rank",
         "basis_rank_soft",  "basis_quality",      "basis_quality_soft", "simcount",
         "clustacc"};
@@ -47,7 +49,8 @@ const std::vector<std::string>& metric_names() {
 }
 
 bool is_single_number(const std::string& name) {
-    return name.rfind("approximation", 0) == 0 || name == "legality" || name == "validity" || name == "clustacc";
+    return name.rfind("approximation", 0) == 0 || name == "legality" || name.rfind("validity", 0) == 0 ||
+           name == "clustacc";
 }
 
 MetricSet model_metrics(const ModelView& m) {
@@ -70,6 +73,14 @@ MetricSet model_metrics(const ModelView& m) {
 
 void add_matrix_metrics(MetricSet& set, const dist::DistMatrix& C, const ModelView& m, const std::string& suffix) {
     set.add("recovery" + suffix, "word", recovery_errors(C, m.anchors, m.B_breve));
+    if (!suffix.empty()) {
+        // The authors evaluate every metric twice, with the original C's row sums and with
+        // the rectified C's (EXP_factorizeC.m); validity and specificity are the ones that
+        // use them (the unsuffixed ones use m.p, the rectified C's).
+        const Eigen::VectorXd p = dist::row_sums(C);
+        set.add_number("validity" + suffix, validity(m.B, m.A, m.B_breve, p));
+        set.add("specificity" + suffix, "topic", specificity(m.B, p));
+    }
     const ApproximationError error = approximation_error(C, m.B, m.A);
     set.add_number("approximation" + suffix, error.total);
     set.add_number("approximation_offdiag" + suffix, error.off_diagonal);

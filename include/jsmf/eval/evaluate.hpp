@@ -37,8 +37,9 @@ struct MetricSet {
 
 /// Every metric name jsmf can report, in report order (the CSV's columns): recovery,
 /// recovery_original, approximation, approximation_offdiag, approximation_original,
-/// approximation_offdiag_original, legality, validity, dominancy, entropy, sparsity,
-/// specificity, dissimilarity, dissimilarity_soft, coherence, basis_rank,
+/// approximation_offdiag_original, legality, validity, validity_original, dominancy,
+/// entropy, sparsity, specificity, specificity_original, dissimilarity,
+/// dissimilarity_soft, coherence, basis_rank,
 /// basis_rank_soft, basis_quality, basis_quality_soft, simcount, clustacc.
 const std::vector<std::string>& metric_names();
 /// Local. True for the metrics that are a single number (no standard deviation).
@@ -58,7 +59,9 @@ struct ModelView {
 MetricSet model_metrics(const ModelView& m);
 
 /// Collective on C.grid(). Adds recovery<suffix>, approximation<suffix> and
-/// approximation_offdiag<suffix> measured against C (see dist_metrics.hpp).
+/// approximation_offdiag<suffix> measured against C (see dist_metrics.hpp); with a
+/// suffix (another C than the one Bayes' rule used) also validity<suffix> and
+/// specificity<suffix> with that C's row sums, as the authors' first evaluation line.
 void add_matrix_metrics(MetricSet& set, const dist::DistMatrix& C, const ModelView& m, const std::string& suffix);
 
 /// Local. Adds coherence from the document counts of coherence_pairs(top_words(B)):
