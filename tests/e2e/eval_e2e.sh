@@ -21,7 +21,8 @@ py() { "$python" - "$@"; }
   --anchor-mass 0.03 --doc-length 50 --seed 5 || fail synth
 corpus=(--corpus "$work/docword.e.txt" --vocab "$work/vocab.e.txt")
 metric_names="recovery recovery_original approximation approximation_offdiag approximation_original
-  approximation_offdiag_original legality validity dominancy entropy sparsity specificity dissimilarity
+  approximation_offdiag_original legality validity validity_original dominancy entropy sparsity specificity
+  specificity_original dissimilarity
   dissimilarity_soft coherence basis_rank basis_rank_soft basis_quality basis_quality_soft simcount"
 
 # 1. fit stores every metric: [mean, std] attributes, per-topic / per-word datasets.
@@ -35,7 +36,7 @@ py "$work/m.h5" $metric_names <<'PY' && ok "fit: /K4/metrics complete" || fail "
 import sys, math, h5py
 f = h5py.File(sys.argv[1], "r"); g = f["K4/metrics"]; N = len(f["vocab"])
 single = {"approximation", "approximation_offdiag", "approximation_original", "approximation_offdiag_original",
-          "legality", "validity"}
+          "legality", "validity", "validity_original"}
 for name in sys.argv[2:]:
     mean, std = g.attrs[name]
     assert math.isfinite(mean), name
@@ -68,7 +69,7 @@ for name in sys.argv[3:]:
     x, y = a.attrs[name][0], b.attrs[name][0]
     assert abs(x - y) <= 1e-7 * max(1e-3, abs(x)), (name, x, y)
 PY
-py "$work/m_eval.h5" <<'PY' && ok "eval --truth: B within 0.25 L1, every anchor found; clustacc > 0.8" || fail "eval --truth"
+py "$work/m_eval.h5" <<'PY' && ok "eval --truth: B within 0.12 L1, every anchor found; clustacc > 0.8" || fail "eval --truth"
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 t = f["K4/truth"]
@@ -76,7 +77,7 @@ t = f["K4/truth"]
 # k-means find them (0.94 observed with seeds 5, 6 and 7).
 assert f["K4/metrics"].attrs["clustacc"][0] > 0.8, f["K4/metrics"].attrs["clustacc"]
 assert t.attrs["anchor_hits"] == 4, t.attrs["anchor_hits"]
-assert t.attrs["b_l1"] < 0.25, t.attrs["b_l1"]
+assert t.attrs["b_l1"] < 0.12, t.attrs["b_l1"]  # 0.064-0.069 observed at seeds 5, 6, 7
 assert sorted(t["permutation"][:]) == [0, 1, 2, 3]
 PY
 grep -q "planted truth" "$work/eval.txt" && grep -q "coherence" "$work/eval.txt" && ok "eval prints the metrics" ||
@@ -134,6 +135,13 @@ import sys, h5py
 none = h5py.File(sys.argv[1], "r")["K5/truth"].attrs["b_l1"]
 ap = h5py.File(sys.argv[2], "r")["K5/truth"].attrs["b_l1"]
 print(f"  planted D = 400, N = 150, K = 5: B L1 error per topic: Baseline {none:.4f}, AP {ap:.4f}")
+# Without rectification the two Cs are one: validity and specificity agree with their
+# _original twins; AP's rectified row sums differ from the original's, so its twins differ.
+m = h5py.File(sys.argv[1], "r")["K5/metrics"].attrs
+assert abs(m["specificity"][0] - m["specificity_original"][0]) <= 1e-12 * abs(m["specificity"][0])
+assert abs(m["validity"][0] - m["validity_original"][0]) <= 1e-12 * max(1e-300, abs(m["validity"][0]))
+a = h5py.File(sys.argv[2], "r")["K5/metrics"].attrs
+assert a["specificity"][0] != a["specificity_original"][0]
 assert ap < 0.9 * none, (ap, none)
 PY
 
@@ -143,10 +151,11 @@ if "$jsmf" -q synth --from "$work/m.h5" --dir "$work" --name semi --docs 4000 --
   run_quiet 2 fit --corpus "$work/docword.semi.txt" --vocab "$work/vocab.semi.txt" --topics 4 --iterations 20 \
     --out "$work/semi.h5" >/dev/null 2>&1 && run_quiet 2 eval "$work/semi.h5" --truth "$work/truth.semi.h5" >/dev/null 2>&1 ||
     fail "fit/eval semi"
-  py "$work/semi.h5" <<'PY' && ok "semi-synthetic truth recovered (B within 0.25 L1)" || fail "semi-synthetic recovery"
+  py "$work/semi.h5" <<'PY' && ok "semi-synthetic truth recovered (B within 0.12 L1)" || fail "semi-synthetic recovery"
 import sys, h5py
 t = h5py.File(sys.argv[1], "r")["K4/truth"]
-assert t.attrs["b_l1"] < 0.25, t.attrs["b_l1"]
+print(f"  semi-synthetic (4000 documents from the learned model): B L1 error per topic {t.attrs['b_l1']:.4f}")
+assert t.attrs["b_l1"] < 0.12, t.attrs["b_l1"]  # 0.059 observed
 PY
   "$jsmf" -q synth --from "$work/m.h5" --prior logistic-normal --dir "$work" --name semiln --docs 500 --seed 2 \
     2>"$work/err" && [[ -s $work/truth.semiln.h5 && -s $work/docword.semiln.txt && -s $work/labels.semiln.txt ]] &&
