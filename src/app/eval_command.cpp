@@ -2,6 +2,7 @@
 // `jsmf eval`: (re)measures a model file: its metrics, against C and the corpus, and a planted truth.
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "app/commands.hpp"
 #include "app/metrics_stage.hpp"
@@ -59,11 +60,34 @@ long long integer_option(const io::ModelFile& file, const std::string& name, lon
 RectifySettings recorded_rectification(const io::ModelFile& file, const io::FittedModel& m) {
     RectifySettings s;
     s.method = m.rectification.method;
-    s.iterations = m.rectification.iterations;  // as many as were run (a tolerance stop included)
+    s.iterations = m.rectification.iterations;  // as many as were run (any stop included)
     s.tolerance = 0;
+    s.stop = "iterations";
+    // The arithmetic of the run: files before the fast AP ran plain AP with exact solves.
+    s.acceleration = option_of(file, "acceleration", "none");
+    s.anderson_depth = static_cast<int>(integer_option(file, "anderson_depth", s.anderson_depth));
+    for (auto& [name, value, fallback] : std::vector<std::tuple<const char*, double*, const char*>>{
+             {"anderson_below", &s.anderson_below, "0"}, {"relaxation", &s.relaxation, "1"}}) {
+        const std::string text = option_of(file, name, fallback);
+        try {
+            *value = std::stod(text);
+        } catch (const std::exception&) {
+            throw InputError(std::string("the model file's option ") + name + " is not a number: '" + text + "'");
+        }
+    }
+    const std::string factor = option_of(file, "eig_tolerance_factor", "0");
+    try {
+        s.eig_tolerance_factor = std::stod(factor);
+    } catch (const std::exception&) {
+        throw InputError("the model file's option eig_tolerance_factor is not a number: '" + factor + "'");
+    }
     s.eigensolver = option_of(file, "eigensolver", s.eigensolver);
     s.eig_check_steps = static_cast<int>(integer_option(file, "eig_check_steps", s.eig_check_steps));
     s.eig_check_every = static_cast<int>(integer_option(file, "eig_check_every", s.eig_check_every));
+    // A run that ended on an over-relaxed step closed with one plain step more (counted in
+    // its iterations): replaying one fewer makes the same closing step.
+    const auto& kind = m.rectification.accelerated;
+    if (s.relaxation != 1 && kind.size() >= 2 && kind.back() == 0 && kind[kind.size() - 2] == 2) --s.iterations;
     s.permutations = m.rectification.method == "dc" ? m.rectification.iterations : s.permutations;
     const std::string seed = option_of(file, "seed", "");
     if (!seed.empty()) {

@@ -45,7 +45,7 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        if (c.rectify.iterations < 0) throw InputError("--iterations must be non-negative");
+        (void)resolve(c.rectify);  // its InputErrors, before any work
         check_model_settings(c.model);
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);

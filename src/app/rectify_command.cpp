@@ -54,12 +54,12 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
 int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::string& command_line) {
     Stopwatch total;
     StageTimes times;
-    const RectifySettings& r = c.rectify;
+    RectifySettings r;
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        if (r.iterations < 0) throw InputError("--iterations must be non-negative");
+        r = resolve(c.rectify);
     });
     const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
@@ -90,7 +90,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         resume_state.iterations_done = checkpoint.iterations_done;
         resume_state.js_increment = checkpoint.js_increment;
         for (std::size_t k = 0; k < checkpoint.blocks.size(); ++k)
-            resume_state.eig.push_back({checkpoint.blocks[k], checkpoint.lower_bounds[k]});
+            resume_state.eig.push_back({checkpoint.blocks[k], {}, checkpoint.lower_bounds[k]});
         if (r.method == "dp")
             for (const char* name : {"increment_psd", "increment_nn"})
                 resume_state.increments.push_back(io::read_checkpoint_matrix(c.resume, name, grid, c.block_size));
@@ -106,8 +106,13 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
             it.eig_converged = saved.eig_converged[k] != 0;
             it.eig_missed = static_cast<int>(saved.eig_missed[k]);
             it.eig_bound_corrections = static_cast<int>(saved.eig_bound_corrections[k]);
+            it.norm = saved.norm[k];
+            it.distance_psd = saved.distance_psd[k];
+            it.passes = static_cast<int>(saved.passes[k]);
+            it.accelerated = static_cast<int>(saved.accelerated[k]);
             resume_state.trace.push_back(it);
         }
+        mpi::run_local_phase(world, "read", [&] { restore_projection_state(resume_state, saved, checkpoint.state); });
         log::info("rectify: resuming from {} after {} iterations", c.resume, resume_state.iterations_done);
     }
     times.add("read", clock.seconds());
@@ -122,7 +127,9 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     if (!c.resume.empty() && world.is_root()) {
         // Options that change the arithmetic: a resume with others still runs, but its
         // result is no longer an uninterrupted run's, bit for bit. Say so.
-        std::vector<std::string> names{"tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "block_size"};
+        std::vector<std::string> names{"stop",         "tolerance",   "eigensolver", "eig_check_steps", "eig_check_every",
+                                       "acceleration", "anderson_depth", "anderson_below", "relaxation", "eig_tolerance_factor", "check_every",
+                                       "block_size"};
         std::vector<std::string> mine;
         for (const auto& name : names)
             for (const auto& [key, value] : options)
@@ -160,6 +167,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         }
         if (state.increments.size() == 2)
             checkpoint.increments = {{"increment_psd", &state.increments[0]}, {"increment_nn", &state.increments[1]}};
+        checkpoint.state = projection_state_matrices(state);
         io::RectificationRecord so_far = run_rectify_trace(r.method, c.topics, state);
         io::write_cooc_file(c.checkpoint, current, info, make_provenance(command_line, world, *grid, options),
                             StageTimes{}, 0, &so_far, &checkpoint);

@@ -3,12 +3,17 @@
 #include "app/stages.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 
 #include "jsmf/core/log.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/mpi/agree.hpp"
+#include "jsmf/anchors/pivoted_qr.hpp"
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/eval/metrics.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/dc.hpp"
 
 namespace jsmf::app {
@@ -138,8 +143,42 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
                         "none: Baseline (no rectification)")
             ->check(CLI::IsMember({"ap", "dr", "dp", "dc", "none"}))
             ->capture_default_str();
-    sub->add_option("--iterations", c.iterations, "AP, DR, DP iterations (the papers use 150)")->capture_default_str();
-    sub->add_option("--tolerance", c.tolerance, "Stop AP, DR, DP when the relative change is below this (0: run all)")
+    sub->add_option("--stop", c.stop,
+                    "When AP, DR, DP stop. quality (default): once the topics' measures (anchors, B, specificity, "
+                    "dissimilarity) have settled; fixed-point: once the topics stopped moving (anchors equal, no topic "
+                    "of B moved 1e-3 in L1 over the last 5 checks); iterations: the papers' plain AP, exact eigensolves, "
+                    "--iterations (150) or until --tolerance")
+        ->check(CLI::IsMember({"auto", "quality", "fixed-point", "iterations"}))
+        ->capture_default_str();
+    sub->add_flag("--converge", c.converge, "The same as --stop fixed-point");
+    sub->add_option("--iterations", c.iterations,
+                    "AP, DR, DP iterations: the count for --stop iterations (default 150, as the papers), the cap "
+                    "otherwise (default 1000)");
+    sub->add_option("--tolerance", c.tolerance,
+                    "Stop AP, DR, DP when the relative change is below this (0: run every iteration); implies "
+                    "--stop iterations");
+    sub->add_option("--acceleration", c.acceleration,
+                    "AP: anderson (on the rank-K factor, safeguarded, from --anderson-below on) or none (auto). "
+                    "Anderson reaches a fixed point of AP in far fewer iterations, but AP's fixed points form a "
+                    "continuum and it lands on another one than plain AP's path leads to (see README)")
+        ->check(CLI::IsMember({"auto", "anderson", "none"}))
+        ->capture_default_str();
+    sub->add_option("--anderson-depth", c.anderson_depth, "Anderson acceleration's history length")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sub->add_option("--anderson-below", c.anderson_below,
+                    "AP: start Anderson once the relative change per iteration is at most this (it then snaps the "
+                    "iterate onto a nearby fixed point; earlier, it would land farther from plain AP's)")
+        ->capture_default_str();
+    sub->add_option("--relaxation", c.relaxation,
+                    "AP: over-relaxation C <- C + w (AP(C) - C), 0 < w < 2, from the 5th iteration; follows plain "
+                    "AP's path. Default 1.9 with --stop quality/fixed-point, 1 with --stop iterations");
+    sub->add_option("--eig-tolerance-factor", c.eig_tolerance_factor,
+                    "Solve each iteration's eigenproblem to this times the last change (relative residual); 0: to "
+                    "1e-9 always. Default: 0.1 with --stop quality/fixed-point, 0 with --stop iterations");
+    sub->add_option("--check-every", c.check_every,
+                    "Iterations between the stopping rule's looks at the topics (anchors and B)")
+        ->check(CLI::PositiveNumber)
         ->capture_default_str();
     sub->add_option("--eigensolver", c.eigensolver,
                     "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
@@ -162,10 +201,47 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
         ->capture_default_str();
 }
 
-Options rectify_provenance(const RectifySettings& c) {
+RectifySettings resolve(const RectifySettings& given) {
+    RectifySettings s = given;
+    if (s.converge) {
+        if (s.stop != "auto" && s.stop != "fixed-point")
+            throw InputError("--converge and --stop " + s.stop + " exclude each other");
+        s.stop = "fixed-point";
+    }
+    const bool tolerance_given = s.tolerance >= 0;
+    if (s.stop == "auto") s.stop = tolerance_given ? "iterations" : "quality";
+    if (tolerance_given && s.stop != "iterations")
+        throw InputError("--tolerance applies to --stop iterations (the papers' plain AP), not --stop " + s.stop);
+    if (s.iterations < -1) throw InputError("--iterations must be non-negative");
+    const bool fast = s.stop != "iterations";
+    if (s.iterations == -1) s.iterations = fast ? 1000 : 150;
+    // An unset tolerance stays -1 (resolve is idempotent); it acts as 0 (tolerance_of).
+
+    if (s.acceleration == "auto") s.acceleration = "none";
+    if (s.relaxation < 0) s.relaxation = fast && s.method == "ap" ? 1.9 : 1.0;
+    if (!(s.relaxation > 0 && s.relaxation < 2)) throw InputError("--relaxation must lie in (0, 2)");
+    if (s.relaxation != 1 && s.method != "ap") throw InputError("--relaxation applies to --rectify ap");
+    if (!(s.anderson_below >= 0)) throw InputError("--anderson-below must be non-negative");
+    if (s.acceleration == "anderson" && s.method != "ap" && is_projection(s.method))
+        throw InputError("--acceleration anderson applies to --rectify ap");
+    if (s.eig_tolerance_factor < 0) s.eig_tolerance_factor = fast ? 0.1 : 0.0;
+    if (s.anderson_depth < 1) throw InputError("--anderson-depth must be at least 1");
+    if (s.check_every < 1) throw InputError("--check-every must be at least 1");
+    return s;
+}
+
+Options rectify_provenance(const RectifySettings& given) {
+    const RectifySettings c = resolve(given);
     return {{"method", c.method},
+            {"stop", c.stop},
             {"iterations", std::to_string(c.iterations)},
-            {"tolerance", std::to_string(c.tolerance)},
+            {"tolerance", std::to_string(std::max(0.0, c.tolerance))},
+            {"acceleration", c.acceleration},
+            {"anderson_depth", std::to_string(c.anderson_depth)},
+            {"anderson_below", std::to_string(c.anderson_below)},
+            {"relaxation", std::to_string(c.relaxation)},
+            {"eig_tolerance_factor", std::to_string(c.eig_tolerance_factor)},
+            {"check_every", std::to_string(c.check_every)},
             {"eigensolver", c.eigensolver},
             {"eig_check_steps", std::to_string(c.eig_check_steps)},
             {"eig_check_every", std::to_string(c.eig_check_every)},
@@ -194,23 +270,132 @@ io::RectificationRecord run_rectify_trace(const std::string& method, int topics,
         r.eig_converged.push_back(it.eig_converged ? 1 : 0);
         r.eig_missed.push_back(it.eig_missed);
         r.eig_bound_corrections.push_back(it.eig_bound_corrections);
+        r.norm.push_back(it.norm);
+        r.distance_psd.push_back(it.distance_psd);
+        r.passes.push_back(it.passes);
+        r.accelerated.push_back(it.accelerated);
     }
+    for (const auto& check : state.checks) {
+        r.check_iteration.push_back(check.iteration);
+        r.check_anchors_changed.push_back(check.anchors_changed);
+        r.check_b_median.push_back(check.b_change_median);
+        r.check_b_max.push_back(check.b_change_max);
+        r.check_specificity.push_back(check.specificity);
+        r.check_dissimilarity.push_back(check.dissimilarity);
+    }
+    r.stop_reason = rectify::to_string(state.stop_reason);
     return r;
 }
 
+std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(const rectify::ProjectionState& state) {
+    std::vector<std::pair<std::string, Eigen::MatrixXd>> named;
+    for (std::size_t k = 0; k < state.eig.size(); ++k)
+        if (state.eig[k].product.size() > 0) named.emplace_back("product_" + std::to_string(k), state.eig[k].product);
+    const auto matrices = state.anderson.matrices();
+    for (std::size_t k = 0; k < matrices.size(); ++k) named.emplace_back("anderson_" + std::to_string(k), matrices[k]);
+    const auto scalars = state.anderson.scalars();
+    named.emplace_back("anderson_scalars", Eigen::Map<const Eigen::VectorXd>(scalars.data(), static_cast<Index>(scalars.size())));
+    if (!state.checks.empty()) {
+        named.emplace_back("checked_B", state.checked_B);
+        const auto& anchors = state.checks.back().anchors;
+        Eigen::VectorXd ids(static_cast<Index>(anchors.size()));
+        for (std::size_t k = 0; k < anchors.size(); ++k) ids(static_cast<Index>(k)) = static_cast<double>(anchors[k]);
+        named.emplace_back("checked_anchors", ids);
+    }
+    return named;
+}
+
+void restore_projection_state(rectify::ProjectionState& state, const io::RectificationRecord& saved,
+                              const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named) {
+    auto find = [&](const std::string& name) -> const Eigen::MatrixXd* {
+        for (const auto& [key, M] : named)
+            if (key == name) return &M;
+        return nullptr;
+    };
+    for (std::size_t k = 0; k < state.eig.size(); ++k)
+        if (const auto* M = find("product_" + std::to_string(k))) state.eig[k].product = *M;
+    if (const auto* scalars = find("anderson_scalars")) {
+        std::vector<Eigen::MatrixXd> matrices;
+        for (std::size_t k = 0; const auto* M = find("anderson_" + std::to_string(k)); ++k) matrices.push_back(*M);
+        state.anderson.restore(matrices, std::vector<double>(scalars->data(), scalars->data() + scalars->size()));
+    }
+    for (std::size_t k = 0; k < saved.check_iteration.size(); ++k) {
+        rectify::TopicCheck check;
+        check.iteration = static_cast<int>(saved.check_iteration[k]);
+        check.anchors_changed = static_cast<int>(saved.check_anchors_changed[k]);
+        check.b_change_median = saved.check_b_median[k];
+        check.b_change_max = saved.check_b_max[k];
+        check.specificity = saved.check_specificity[k];
+        check.dissimilarity = saved.check_dissimilarity[k];
+        state.checks.push_back(check);
+    }
+    if (!state.checks.empty()) {
+        const auto* B = find("checked_B");
+        const auto* anchors = find("checked_anchors");
+        if (!B || !anchors) throw InputError("the checkpoint has checks but not the last check's B and anchors");
+        state.checked_B = *B;
+        for (Index k = 0; k < anchors->size(); ++k)
+            state.checks.back().anchors.push_back(static_cast<Index>((*anchors)(k)));
+    }
+}
+
 namespace {
-io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const RectifySettings& c,
+// The stopping rule's look at the topics of the iterate: anchors and B as the fit would
+// find them (qr, active set), and the measures the quality rule watches. Collective.
+void check_topics(rectify::ProjectionState& state, const dist::DistMatrix& C, int topics) {
+    const Eigen::VectorXd p = dist::row_sums(C);
+    rectify::TopicCheck check;
+    check.iteration = state.iterations_done;
+    check.anchors = anchors::find_anchors(C, p, topics).anchors;
+    const recover::TopicModel model = recover::recover_topics(C, p, check.anchors, recover::RecoverOptions{});
+    check.specificity = eval::specificity(model.B, p).mean();
+    check.dissimilarity = eval::dissimilarity_hard(model.B).mean();
+    if (!state.checks.empty()) rectify::compare_checks(state.checks.back(), state.checked_B, check, model.B);
+    state.checks.push_back(check);
+    state.checked_B = model.B;
+}
+
+io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const RectifySettings& given,
                                        const ProjectionHook& hook, rectify::ProjectionState* resume) {
+    const RectifySettings c = resolve(given);
     rectify::ProjectionOptions options;
     options.method = c.method == "ap" ? rectify::Projection::ap
                      : c.method == "dr" ? rectify::Projection::dr
                                         : rectify::Projection::dp;
     options.num_topics = topics;
     options.max_iterations = c.iterations;
-    options.tolerance = c.tolerance;
+    options.tolerance = std::max(0.0, c.tolerance);
     options.eig.method = c.eigensolver == "direct" ? dist::EigMethod::direct : dist::EigMethod::subspace;
     options.eig.verify_steps = c.eig_check_steps;
     options.eig_check_every = c.eig_check_every;
+    options.eig_tolerance_factor = c.eig_tolerance_factor;
+    options.anderson.depth = c.acceleration == "anderson" ? c.anderson_depth : 0;
+    options.anderson_below = c.anderson_below;
+    options.relaxation = c.relaxation;
+    rectify::StopSettings stop;
+    stop.rule = c.stop == "quality"       ? rectify::StopRule::quality
+                : c.stop == "fixed-point" ? rectify::StopRule::fixed_point
+                                          : rectify::StopRule::iterations;
+    const rectify::ProjectionMonitor monitor = [&](rectify::ProjectionState& state, const dist::DistMatrix& current) {
+        if (stop.rule == rectify::StopRule::iterations || state.iterations_done % c.check_every != 0)
+            return rectify::StopReason::none;
+        check_topics(state, current, topics);
+        const auto& check = state.checks.back();
+        // On plain AP's slow drift B moves little between checks long before it stops: the
+        // fixed-point rule waits until Anderson has snapped the iterate onto a fixed point.
+        const bool snapping = options.anderson.depth == 0 ||
+                              std::any_of(state.trace.begin(), state.trace.end(),
+                                          [](const rectify::ProjectionIteration& it) { return it.accelerated == 1; });
+        const rectify::StopReason verdict = stop.rule == rectify::StopRule::fixed_point && !snapping
+                                                ? rectify::StopReason::none
+                                                : rectify::stop_verdict(state.checks, stop);
+        log::info("rectify: check at iteration {}: {} anchors changed, B moved {:.1e} (median) {:.1e} (max) L1 per "
+                  "topic, specificity {:.4f}, dissimilarity {:.2f}{}",
+                  check.iteration, check.anchors_changed, check.b_change_median, check.b_change_max,
+                  check.specificity, check.dissimilarity,
+                  verdict == rectify::StopReason::none ? "" : std::string("; stop: ") + rectify::to_string(verdict));
+        return verdict;
+    };
     Stopwatch clock, since_print;
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;
@@ -227,17 +412,17 @@ io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const Re
         if (it.eig_missed > 0)
             log::info("rectify: iteration {}: the eigensolver's check found {} eigenvalue(s) above theta_K outside its "
                       "block and brought them back", done, it.eig_missed);
-        const bool last = done == c.iterations;
+        const bool last = done == c.iterations || it.change <= options.tolerance;
         if (printed && !last && since_print.seconds() < c.progress_seconds) return;
         printed = true;
         since_print.restart();
         const double per_iteration = clock.seconds() / std::max(1, done - resumed_at);
         log::info("rectify: {} K = {} iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
-                  "residual {:.1e})  {:.2f} s/it  ETA {:.0f} s",
+                  "residual {:.1e}, {} passes)  {:.2f} s/it  ETA {:.0f} s",
                   c.method, topics, done, c.iterations, it.change, it.clipped_mass, it.eig_iterations,
-                  it.eig_products, it.eig_residual, per_iteration, per_iteration * std::max(0, c.iterations - done));
+                  it.eig_products, it.eig_residual, it.passes, per_iteration, per_iteration * std::max(0, c.iterations - done));
     };
-    const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume);
+    const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume, monitor);
     io::RectificationRecord record = run_rectify_trace(c.method, topics, result.state);
     record.converged = result.converged;
     const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),

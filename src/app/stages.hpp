@@ -59,8 +59,20 @@ Options cooc_provenance(const CoocSettings& s, int block_size);
 /// Stage 2: rectification flags.
 struct RectifySettings {
     std::string method = "ap";
-    int iterations = 150;
-    double tolerance = 0;
+    /// When AP, DR, DP stop: iterations (the papers' plain runs: --iterations, or until the
+    /// change is below --tolerance), quality (the default: the topics' measures have
+    /// settled), fixed-point (the topics stopped moving; --converge); auto: iterations when
+    /// --tolerance is given, else quality. resolve() turns every auto into a value.
+    std::string stop = "auto";
+    int iterations = -1;         ///< -1: 150 for --stop iterations, 1000 (a cap) otherwise
+    double tolerance = -1;       ///< -1: not given (0: run every iteration)
+    bool converge = false;       ///< --converge, the same as --stop fixed-point
+    double relaxation = -1;      ///< AP's over-relaxation ω; -1: 1.9 with --stop quality/fixed-point, 1 otherwise
+    std::string acceleration = "auto";  ///< anderson | none; auto: anderson with --stop fixed-point (AP only)
+    int anderson_depth = 5;
+    double anderson_below = 1e-6;       ///< Anderson starts after the change falls to this
+    double eig_tolerance_factor = -1;   ///< -1: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
+    int check_every = 10;        ///< iterations between the stopping rule's looks at the topics
     std::string eigensolver = "subspace";
     int eig_check_steps = 10;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
     int eig_check_every = 10;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
@@ -71,11 +83,20 @@ struct RectifySettings {
 /// Adds `method_flag` (the method; none when empty), --iterations, --tolerance, --eigensolver,
 /// --permutations, --seed and --progress-seconds.
 void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& method_flag);
-/// Local. The provenance entries of the rectification options.
+/// Local. The provenance entries of the rectification options (resolved).
 Options rectify_provenance(const RectifySettings& s);
+/// Local. The settings with every "auto" and -1 decided (idempotent); InputError for
+/// contradictions (e.g. --tolerance with --stop quality).
+RectifySettings resolve(const RectifySettings& s);
 
 /// Called after every AP, DR or DP iteration (e.g. to write a checkpoint); collective.
 using ProjectionHook = std::function<void(const rectify::ProjectionState&, const dist::DistMatrix&)>;
+
+/// Local. The replicated state a checkpoint needs beyond the warm blocks, by name, and
+/// its restoration (with the checks from the saved trace).
+std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(const rectify::ProjectionState& state);
+void restore_projection_state(rectify::ProjectionState& state, const io::RectificationRecord& saved,
+                              const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named);
 
 /// Local. Is `method` one of the projection rectifiers (ap, dr, dp)?
 bool is_projection(const std::string& method);

@@ -149,7 +149,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
         check_model_settings(c.model);
         if (!c.model.anchor_words.empty()) throw InputError("--anchor-words fixes K: use jsmf fit");
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        if (c.rectify.iterations < 0) throw InputError("--iterations must be non-negative");
+        (void)resolve(c.rectify);  // its InputErrors, before any work
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         const auto count = static_cast<int>(rectifiers.size() * topics.size() * solvers.size());
         if (c.task >= count)

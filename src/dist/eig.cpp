@@ -52,15 +52,15 @@ Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W, const mpi:
     return theta;
 }
 
-// Y = p_m(C) X with the scaled Chebyshev recurrence of Zhou & Saad (2007, Alg. 3.2):
+// Y = p_m(C) X with the scaled Chebyshev recurrence of Zhou & Saad (2007, Alg. 3.2),
 // damps [a, b], grows (λ − c)/e outside it; a0 > b (the top of the spectrum) scales.
-Eigen::MatrixXd chebyshev_filter(const SymmetricOperator& op, Eigen::MatrixXd X, int degree, double a, double b,
-                                 double a0, int& products) {
+// CX = C·X is known (the last Rayleigh–Ritz's W): the first of the m products is free.
+Eigen::MatrixXd chebyshev_filter(const SymmetricOperator& op, Eigen::MatrixXd X, const Eigen::MatrixXd& CX, int degree,
+                                 double a, double b, double a0, int& products) {
     const double e = (b - a) / 2, c = (b + a) / 2;
     double sigma = e / (a0 - c);
     const double tau = 2 / sigma;
-    Eigen::MatrixXd Y = (op(X) - c * X) * (sigma / e);
-    ++products;
+    Eigen::MatrixXd Y = (CX - c * X) * (sigma / e);
     for (int i = 2; i <= degree; ++i) {
         const double sigma_new = 1 / (tau - sigma);
         Eigen::MatrixXd Y_new = (op(Y) - c * Y) * (2 * sigma_new / e) - (sigma * sigma_new) * X;
@@ -70,6 +70,22 @@ Eigen::MatrixXd chebyshev_filter(const SymmetricOperator& op, Eigen::MatrixXd X,
         sigma = sigma_new;
     }
     return Y;
+}
+
+int filter_degree(const EigOptions& options, double residual, double theta_K, double a, double b) {
+    // The filter grows an eigenvector at λ by |T_d(γ)|, γ = (λ − c)/e, against at most 1 in
+    // [a, b]: the K-th pair's residual falls by about T_d(γ_K) = cosh(d·acosh γ_K). Take the
+    // least degree that reaches the tolerance by that estimate (a check follows), at most
+    // options.chebyshev_degree: near convergence (a warm block, as in AP) one or two
+    // products do what a full-degree round would overdo. Inputs are the root's.
+    const double e = (b - a) / 2, c = (b + a) / 2;
+    const double gamma = e > 0 ? (theta_K - c) / e : 0.0;
+    if (!(gamma > 1) || !(residual > 0) || !(options.tolerance > 0)) return options.chebyshev_degree;
+    const double reduction = residual / options.tolerance;
+    if (reduction <= 1) return 1;
+    const double needed = std::acosh(reduction) / std::acosh(gamma);
+    if (!std::isfinite(needed)) return options.chebyshev_degree;
+    return std::clamp(static_cast<int>(std::ceil(needed)), 1, options.chebyshev_degree);
 }
 }  // namespace
 
@@ -168,22 +184,24 @@ double lowest_eigenvalue_bound(const DistMatrix& C, int steps, Seed seed) {
                         C.grid().borrow_comm());
 }
 
-EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const Eigen::MatrixXd* warm_start) {
+EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const Eigen::MatrixXd* warm_start,
+                         const Eigen::MatrixXd* warm_product) {
     if (options.method == EigMethod::direct) return top_eigenpairs_direct(C, options);
     mpi::run_local_phase(C.grid().borrow_comm(), "eig", [&] {
         if (C.rows() != C.cols()) throw InputError("eigensolver: the matrix is not square");
     });
     return top_eigenpairs([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(),
-                          C.grid().borrow_comm(), options, warm_start);
+                          C.grid().borrow_comm(), options, warm_start, warm_product);
 }
 
 EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
-                         const Eigen::MatrixXd* warm_start) {
+                         const Eigen::MatrixXd* warm_start, const Eigen::MatrixXd* warm_product) {
     const int K = options.num_eigenpairs;
     // The options decide how many collectives run: they must be the same everywhere.
     mpi::require_same_on_all_ranks(comm, {n, K, options.oversampling, options.max_iterations, options.chebyshev_degree,
                                           options.lanczos_steps, options.verify_steps, options.max_recoveries,
-                                          static_cast<std::int64_t>(options.seed), warm_start ? 1 : 0},
+                                          static_cast<std::int64_t>(options.seed), warm_start ? 1 : 0,
+                                          warm_product ? 1 : 0},
                                    "top_eigenpairs");
     mpi::run_local_phase(comm, "eig", [&] {
         if (K < 1 || K >= n) throw InputError("eigensolver: need 1 <= K < N, got K = " + std::to_string(K));
@@ -192,23 +210,35 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
     });
     const int extra = options.oversampling >= 0 ? options.oversampling : std::max(10, K / 5);
     const Index p = std::min<Index>(n, K + extra);
+    mpi::run_local_phase(comm, "eig", [&] {
+        if (warm_product && (!warm_start || warm_start->cols() != p || warm_product->rows() != n ||
+                             warm_product->cols() != p))
+            throw InternalError("eigensolver: a warm product needs the whole N x p warm block");
+    });
 
     EigResult result;
-    Eigen::MatrixXd X = random_block(n, p, options.seed);
-    if (warm_start) {
-        const Index k = std::min<Index>(warm_start->cols(), p);
-        X.leftCols(k) = warm_start->leftCols(k);
+    Eigen::MatrixXd X, W;
+    if (warm_product) {  // the caller's orthonormal block and its product: no product here
+        X = *warm_start;
+        W = *warm_product;
+    } else {
+        X = random_block(n, p, options.seed);
+        if (warm_start) {
+            const Index k = std::min<Index>(warm_start->cols(), p);
+            X.leftCols(k) = warm_start->leftCols(k);
+        }
+        X = orthonormalize(X);
+        W = op(X);
+        result.block_products = 1;
     }
-    X = orthonormalize(X);
-    Eigen::MatrixXd W = op(X);
-    result.block_products = 1;
     Eigen::VectorXd theta = rayleigh_ritz(X, W, comm);
     auto fresh_bound = [&](Seed seed) {
         const LanczosEnds ends = lanczos_ends(op, n, options.lanczos_steps, seed, comm);
         result.lanczos_products += ends.products;
         return ends.lower_bound();
     };
-    result.lower_bound = std::isfinite(options.lower_bound) ? options.lower_bound : fresh_bound(options.seed);
+    // Estimated when a filter first needs it: a warm solve that converges at once never does.
+    result.lower_bound = options.lower_bound;
 
     auto residual_norms = [&] {
         return ((W - X * theta.asDiagonal()).colwise().norm()).transpose().eval();
@@ -248,6 +278,7 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
             continue;
         }
         if (it == options.max_iterations) break;  // the round limit: not converged
+        if (!std::isfinite(result.lower_bound)) result.lower_bound = fresh_bound(options.seed);
         // Ritz values lie inside the spectrum: one below the bound (by more than rounding,
         // which leaves a PSD operator's null space at ±ε‖C‖) proves it wrong, and the
         // filter would amplify what it should damp. Lower it before filtering.
@@ -264,7 +295,8 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
             // Degenerate block (e.g. all Ritz values equal): one plain product instead.
             X = orthonormalize(W);
         } else {
-            X = orthonormalize(chebyshev_filter(op, X, options.chebyshev_degree, a, b, theta(0), result.block_products));
+            const int degree = filter_degree(options, residuals.head(K).maxCoeff() / scale(), theta(K - 1), a, b);
+            X = orthonormalize(chebyshev_filter(op, X, W, degree, a, b, theta(0), result.block_products));
         }
         W = op(X);
         ++result.block_products;
@@ -275,6 +307,7 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
     result.values = theta.head(K);
     result.vectors = X.leftCols(K);
     result.block = std::move(X);
+    result.product = std::move(W);
     result.residuals = residuals.head(K);
     return result;
 }
@@ -331,6 +364,7 @@ EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options) 
     const double scale = std::max(std::abs(result.values(0)), std::numeric_limits<double>::min());
     result.converged = mpi::root_decides(comm, result.residuals.maxCoeff() <= std::max(options.tolerance, 1e-10) * scale);
     result.block = result.vectors;
+    result.product = W;
     return result;
 }
 

@@ -92,6 +92,15 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
                                   {static_cast<hsize_t>(checkpoint->lower_bounds.size())});
                 for (std::size_t k = 0; k < checkpoint->blocks.size(); ++k)
                     h5::write_matrix(group, "vectors_" + std::to_string(k), checkpoint->blocks[k]);
+                if (!checkpoint->state.empty()) {
+                    h5::Handle state = h5::create_group(group, "state", partial);
+                    std::vector<std::string> names;
+                    for (const auto& [name, M] : checkpoint->state) {
+                        names.push_back(name);
+                        h5::write_matrix(state, name, M);
+                    }
+                    h5::write_strings(group, "state_names", names);
+                }
             }
             write_timings(file, times, partial);
             file.close();
@@ -163,6 +172,54 @@ dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<c
     mpi::agree_or_throw(comm, "read", error, code);
     return C;
 }
+
+namespace {
+template <class T>
+void broadcast_vector(const mpi::Comm& comm, std::vector<T>& values) {
+    std::int64_t size = static_cast<std::int64_t>(values.size());
+    mpi::broadcast(comm, size, 0);
+    values.resize(static_cast<std::size_t>(size));
+    if (size > 0) mpi::broadcast(comm, values.data(), values.size(), 0);
+}
+
+// The trace columns and the state of the fast AP, read by rank 0 (read_rectification has
+// filled r there), then sent to every rank.
+void read_checkpoint_extras(const mpi::Comm& comm, const std::string& path, RectificationRecord& r,
+                            CheckpointRecord& c) {
+    std::vector<std::string> names;
+    std::vector<double> values;
+    std::vector<std::int64_t> shapes;
+    mpi::check_on_root(comm, "read", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        if (!h5::exists(file, "checkpoint/state_names")) return;
+        h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
+        names = h5::read_strings(group, "state_names");
+        h5::Handle state(h5::check(H5Gopen2(group, "state", H5P_DEFAULT), path, "no /checkpoint/state"), H5Gclose);
+        for (const auto& name : names) {
+            const Eigen::MatrixXd M = h5::read_matrix(state, name);
+            shapes.push_back(M.rows());
+            shapes.push_back(M.cols());
+            values.insert(values.end(), M.data(), M.data() + M.size());
+        }
+    });
+    mpi::broadcast(comm, r.stop_reason, 0);
+    for (auto* column : {&r.norm, &r.distance_psd, &r.check_b_median, &r.check_b_max, &r.check_specificity,
+                         &r.check_dissimilarity})
+        broadcast_vector(comm, *column);
+    for (auto* column : {&r.passes, &r.accelerated, &r.check_iteration, &r.check_anchors_changed})
+        broadcast_vector(comm, *column);
+    mpi::broadcast(comm, names, 0);
+    broadcast_vector(comm, shapes);
+    broadcast_vector(comm, values);
+    c.state.clear();
+    const double* next = values.data();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        const Index rows = shapes[2 * k], cols = shapes[2 * k + 1];
+        c.state.emplace_back(names[k], Eigen::Map<const Eigen::MatrixXd>(next, rows, cols));
+        next += rows * cols;
+    }
+}
+}  // namespace
 
 void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& r, CheckpointRecord& c) {
     // Rank 0 reads; the record goes to everyone as one serialized blob of numbers.
@@ -243,6 +300,7 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, Rectificati
             Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(next, rows, cols));
         next += rows * cols;
     }
+    read_checkpoint_extras(comm, path, r, c);
 }
 
 std::vector<std::pair<std::string, std::string>> read_root_options(const std::string& path,

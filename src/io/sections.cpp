@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Parts shared by jsmf's files, and the atomic write by rank 0.
+#include <limits>
 #include "io/sections.hpp"
 
 #include <tuple>
@@ -59,6 +60,22 @@ void write_rectification(hid_t parent, const RectificationRecord& r, const std::
              {"eig_converged", &r.eig_converged}, {"eig_missed", &r.eig_missed},
              {"eig_bound_corrections", &r.eig_bound_corrections}})
         if (values->size() == n) h5::write_int64s(group, name, values->data(), {n});
+    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
+             {"norm", &r.norm}, {"distance_psd", &r.distance_psd}})
+        if (values->size() == n) h5::write_doubles(group, name, values->data(), {n});
+    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<std::int64_t>*>>{
+             {"passes", &r.passes}, {"accelerated", &r.accelerated}})
+        if (values->size() == n) h5::write_int64s(group, name, values->data(), {n});
+    if (!r.stop_reason.empty()) h5::write_attribute(group, "stop_reason", r.stop_reason);
+    const hsize_t checks = r.check_iteration.size();
+    if (checks == 0) return;
+    h5::Handle check_group = h5::create_group(group, "checks", path);
+    h5::write_int64s(check_group, "iteration", r.check_iteration.data(), {checks});
+    h5::write_int64s(check_group, "anchors_changed", r.check_anchors_changed.data(), {checks});
+    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
+             {"b_change_median", &r.check_b_median}, {"b_change_max", &r.check_b_max},
+             {"specificity", &r.check_specificity}, {"dissimilarity", &r.check_dissimilarity}})
+        h5::write_doubles(check_group, name, values->data(), {checks});
 }
 
 RectificationRecord read_rectification(hid_t group) {
@@ -80,9 +97,33 @@ RectificationRecord read_rectification(hid_t group) {
              {"eig_converged", &r.eig_converged, 1}, {"eig_missed", &r.eig_missed, 0},
              {"eig_bound_corrections", &r.eig_bound_corrections, 0}})
         *values = h5::exists(group, name) ? h5::read_int64s(group, name) : std::vector<std::int64_t>(n, fill);
+    // Columns added with the fast AP (older files lack them).
+    const double unknown = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& [name, values] : std::vector<std::pair<const char*, std::vector<double>*>>{
+             {"norm", &r.norm}, {"distance_psd", &r.distance_psd}})
+        *values = h5::exists(group, name) ? h5::read_doubles(group, name) : std::vector<double>(n, unknown);
+    for (const auto& [name, values] : std::vector<std::pair<const char*, std::vector<std::int64_t>*>>{
+             {"passes", &r.passes}, {"accelerated", &r.accelerated}})
+        *values = h5::exists(group, name) ? h5::read_int64s(group, name) : std::vector<std::int64_t>(n, 0);
+    if (H5Aexists(group, "stop_reason") > 0) r.stop_reason = h5::read_string_attribute(group, "stop_reason");
+    if (h5::exists(group, "checks")) {
+        h5::Handle checks(h5::check(H5Gopen2(group, "checks", H5P_DEFAULT), "", "cannot open /rectification/checks"),
+                          H5Gclose);
+        r.check_iteration = h5::read_int64s(checks, "iteration");
+        r.check_anchors_changed = h5::read_int64s(checks, "anchors_changed");
+        r.check_b_median = h5::read_doubles(checks, "b_change_median");
+        r.check_b_max = h5::read_doubles(checks, "b_change_max");
+        r.check_specificity = h5::read_doubles(checks, "specificity");
+        r.check_dissimilarity = h5::read_doubles(checks, "dissimilarity");
+        const std::size_t m = r.check_iteration.size();
+        for (const std::size_t size : {r.check_anchors_changed.size(), r.check_b_median.size(), r.check_b_max.size(),
+                                       r.check_specificity.size(), r.check_dissimilarity.size()})
+            if (size != m) throw InputError("/rectification/checks: the columns differ in length");
+    }
     for (const std::size_t size : {r.clipped_mass.size(), r.sum.size(), r.eig_residual.size(), r.seconds.size(),
                                    r.eig_iterations.size(), r.eig_products.size(), r.eig_converged.size(),
-                                   r.eig_missed.size(), r.eig_bound_corrections.size()})
+                                   r.eig_missed.size(), r.eig_bound_corrections.size(), r.norm.size(),
+                                   r.distance_psd.size(), r.passes.size(), r.accelerated.size()})
         if (size != n) throw InputError("/rectification: the trace columns differ in length");
     return r;
 }

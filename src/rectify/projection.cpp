@@ -21,7 +21,11 @@ ProjectionState::ProjectionState(const ProjectionState& other)
     : iterations_done(other.iterations_done),
       eig(other.eig),
       js_increment(other.js_increment),
-      trace(other.trace) {
+      trace(other.trace),
+      anderson(other.anderson),
+      checks(other.checks),
+      checked_B(other.checked_B),
+      stop_reason(other.stop_reason) {
     for (const auto& M : other.increments) increments.push_back(dist::copy(M));
 }
 
@@ -49,24 +53,44 @@ struct Totals {
 // visit(jl, fresh) for each local column jl of `layout`, with fresh[il] the entry
 // (global_row(il), global_col(jl)) of U Λ₊ Uᵀ: formed panel by panel as a local DGEMM
 // (rows of U Λ₊ at my rows times rows of U at my columns), never as an N × N temporary.
+// With `block` (N × p, replicated), the pass also returns C · block for the matrix the
+// visits leave in `layout`'s storage: each panel is multiplied right after it is written,
+// while it is still in cache, so the next eigensolve's first product costs no extra pass
+// over C. Collective when `block` is given (one N × p allreduce); local otherwise.
 template <class Visit>
-void for_each_low_rank_column(const dist::DistMatrix& layout, const Eigen::MatrixXd& U,
-                              const Eigen::VectorXd& lambda_plus, Visit&& visit) {
+Eigen::MatrixXd for_each_low_rank_column(const dist::DistMatrix& layout, const Eigen::MatrixXd& U,
+                                         const Eigen::VectorXd& lambda_plus, Visit&& visit,
+                                         const Eigen::MatrixXd* block = nullptr) {
     const Index m = layout.local_rows(), n = layout.local_cols(), K = U.cols();
-    if (m == 0 || n == 0) return;
-    Eigen::MatrixXd UL(m, K), UC(n, K);
-    for (Index il = 0; il < m; ++il) UL.row(il) = U.row(layout.global_row(il)).cwiseProduct(lambda_plus.transpose());
-    for (Index jl = 0; jl < n; ++jl) UC.row(jl) = U.row(layout.global_col(jl));
-    const Index width = 256;
-    Eigen::MatrixXd panel(m, std::min(width, n));
-    for (Index j0 = 0; j0 < n; j0 += width) {
-        const Index w = std::min(width, n - j0);
-        const int mm = static_cast<int>(m), nn = static_cast<int>(w), kk = static_cast<int>(K);
-        const int ldu = static_cast<int>(m), ldc = static_cast<int>(n), ldp = static_cast<int>(m);
+    const Index p = block ? block->cols() : 0;
+    Eigen::MatrixXd product_local = Eigen::MatrixXd::Zero(std::max<Index>(m, 1), p);
+    if (m > 0 && n > 0) {
+        Eigen::MatrixXd UL(m, K), UC(n, K), XC(n, p);
+        for (Index il = 0; il < m; ++il) UL.row(il) = U.row(layout.global_row(il)).cwiseProduct(lambda_plus.transpose());
+        for (Index jl = 0; jl < n; ++jl) UC.row(jl) = U.row(layout.global_col(jl));
+        for (Index jl = 0; jl < n && block; ++jl) XC.row(jl) = block->row(layout.global_col(jl));
+        // 64 columns: the panel (m × 64 doubles) stays in cache between the write and the product.
+        const Index width = 64;
+        Eigen::MatrixXd panel(m, std::min(width, n));
         const double one = 1, zero = 0;
-        dgemm_("N", "T", &mm, &nn, &kk, &one, UL.data(), &ldu, UC.data() + j0, &ldc, &zero, panel.data(), &ldp);
-        for (Index jj = 0; jj < w; ++jj) visit(j0 + jj, panel.data() + jj * m);
+        for (Index j0 = 0; j0 < n; j0 += width) {
+            const Index w = std::min(width, n - j0);
+            const int mm = static_cast<int>(m), nn = static_cast<int>(w), kk = static_cast<int>(K);
+            const int ldu = static_cast<int>(m), ldc = static_cast<int>(n), ldp = static_cast<int>(m);
+            dgemm_("N", "T", &mm, &nn, &kk, &one, UL.data(), &ldu, UC.data() + j0, &ldc, &zero, panel.data(), &ldp);
+            for (Index jj = 0; jj < w; ++jj) visit(j0 + jj, panel.data() + jj * m);
+            if (p == 0) continue;
+            const int pp = static_cast<int>(p), lda = static_cast<int>(layout.ld()), ldx = static_cast<int>(n);
+            const int ldy = static_cast<int>(product_local.rows());
+            dgemm_("N", "N", &mm, &pp, &nn, &one, layout.data() + j0 * layout.ld(), &lda, XC.data() + j0, &ldx, &one,
+                   product_local.data(), &ldy);
+        }
     }
+    if (!block) return {};
+    Eigen::MatrixXd product = Eigen::MatrixXd::Zero(layout.rows(), p);
+    for (Index il = 0; il < m; ++il) product.row(layout.global_row(il)) = product_local.row(il);
+    mpi::allreduce_inplace(layout.grid().borrow_comm(), product.data(), static_cast<std::size_t>(product.size()), MPI_SUM);
+    return product;
 }
 
 // P_K(X) = U Λ₊ Uᵀ, given by its factors and its sum Σ_k λ₊_k (1ᵀu_k)².
@@ -83,8 +107,11 @@ LowRankPsd nearest_psd(const dist::DistMatrix& X, dist::EigOptions eig, WarmStar
     // λ_min moves between iterations: reuse the last estimate widened by 10% (a wrong one
     // is detected and lowered by the eigensolver), or estimate it afresh.
     eig.lower_bound = std::isfinite(warm.lower_bound) ? warm.lower_bound - 0.1 * std::abs(warm.lower_bound) : nan;
-    const dist::EigResult top = dist::top_eigenpairs(X, eig, warm.block.rows() == N ? &warm.block : nullptr);
+    const bool has_product = warm.product.rows() == N && warm.block.rows() == N;
+    const dist::EigResult top = dist::top_eigenpairs(X, eig, warm.block.rows() == N ? &warm.block : nullptr,
+                                                     has_product ? &warm.product : nullptr);
     warm.block = top.block;
+    warm.product.resize(0, 0);  // it was the old iterate's
     // Keep an estimate, not the widened bound (widening it again every iteration would
     // compound): the check's fresh one, else the solve's own when it estimated or corrected
     // it, else the last. After an unconverged solve, trust nothing: estimate afresh.
@@ -95,6 +122,7 @@ LowRankPsd nearest_psd(const dist::DistMatrix& X, dist::EigOptions eig, WarmStar
                                                              : warm.lower_bound;
     it.eig_iterations += top.iterations;
     it.eig_products += top.block_products;
+    it.passes += top.block_products + top.lanczos_products;
     it.eig_residual = std::max(it.eig_residual, top.residuals.maxCoeff() /
                                                     std::max(std::abs(top.values(0)), std::numeric_limits<double>::min()));
     it.eig_converged = it.eig_converged && top.converged;
@@ -109,22 +137,62 @@ LowRankPsd nearest_psd(const dist::DistMatrix& X, dist::EigOptions eig, WarmStar
 
 double squared(double x) { return x * x; }
 
-// AP: C ← max(P_K(C) + (1 − ΣP_K(C))/N², 0)   (Alg. 1 lines 3–7).
-Totals ap_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, ProjectionState& state, ProjectionIteration& it) {
+// ‖C − U Λ₊ Uᵀ‖_F / ‖C‖_F from the Ritz values alone: ‖C‖² − Σ λ₊² (C's norm from the
+// pass that wrote it; NaN before the first).
+double distance_from_psd(const std::vector<ProjectionIteration>& trace, const LowRankPsd& P) {
+    if (trace.empty() || !(trace.back().norm > 0)) return nan;
+    const double norm2 = trace.back().norm * trace.back().norm;
+    return std::sqrt(std::max(0.0, norm2 - P.lambda_plus.squaredNorm()) / norm2);
+}
+
+// Anderson runs from the iteration after the first whose change was at most
+// anderson_below: a function of the trace alone, so a resumed run decides the same.
+bool anderson_active(const ProjectionOptions& options, const std::vector<ProjectionIteration>& trace) {
+    if (options.anderson.depth <= 0) return false;
+    if (options.anderson_below <= 0) return true;
+    return std::any_of(trace.begin(), trace.end(),
+                       [&](const ProjectionIteration& it) { return it.change <= options.anderson_below; });
+}
+
+// AP: C ← max(P_K(C) + (1 − ΣP_K(C))/N², 0)   (Alg. 1 lines 3–7). With acceleration the
+// new C is built from the factor Anderson proposes instead of U Λ₊^{1/2}.
+Totals ap_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, const ProjectionOptions& options,
+                    ProjectionState& state, ProjectionIteration& it) {
     const double N2 = squared(static_cast<double>(C.rows()));
-    const LowRankPsd P = nearest_psd(C, eig, state.eig[0], it);
+    WarmStart& warm = state.eig[0];
+    LowRankPsd P = nearest_psd(C, eig, warm, it);
+    it.distance_psd = distance_from_psd(state.trace, P);
+    const bool accelerate = anderson_active(options, state.trace);
+    const bool relax = !accelerate && options.relaxation != 1 && static_cast<int>(state.trace.size()) >= options.relaxation_start;
+    const double omega = relax ? options.relaxation : 1.0;
+    it.accelerated = relax ? 2 : 0;
+    if (accelerate) {
+        // The factor G = U Λ₊^{1/2} is the state; Anderson proposes the next one.
+        const Eigen::MatrixXd G = P.U * P.lambda_plus.cwiseSqrt().asDiagonal();
+        P.U = state.anderson.next(G);
+        it.accelerated = static_cast<int>(state.anderson.last_step());
+        P.lambda_plus = Eigen::VectorXd::Ones(P.U.cols());
+        P.sum = P.U.colwise().sum().squaredNorm();
+    }
     const double shift = (1.0 - P.sum) / N2;
     Totals totals;
-    for_each_low_rank_column(C, P.U, P.lambda_plus, [&](Index jl, const double* fresh) {
-        double* column = C.data() + jl * C.ld();
-        for (Index il = 0; il < C.local_rows(); ++il) {
-            const double nor = fresh[il] + shift;          // line 6: NOR projection
-            const double nn = nor > 0 ? nor : 0.0;         // line 7: NN projection
-            totals.clipped += nn - nor;
-            totals.replace(column[il], nn);
-            column[il] = nn;
-        }
-    });
+    // The pass also forms C_{t+1} · block, the next solve's first product.
+    warm.product = for_each_low_rank_column(
+        C, P.U, P.lambda_plus,
+        [&](Index jl, const double* fresh) {
+            double* column = C.data() + jl * C.ld();
+            for (Index il = 0; il < C.local_rows(); ++il) {
+                const double nor = fresh[il] + shift;          // line 6: NOR projection
+                const double nn = nor > 0 ? nor : 0.0;         // line 7: NN projection
+                totals.clipped += nn - nor;
+                const double next = omega == 1.0 ? nn : column[il] + omega * (nn - column[il]);
+                totals.replace(column[il], next);
+                column[il] = next;
+            }
+        },
+        &warm.block);
+    ++it.eig_products;
+    ++it.passes;
     return totals;
 }
 
@@ -135,6 +203,7 @@ Totals dr_iteration(dist::DistMatrix& C, dist::DistMatrix& work, std::vector<std
     const double N2 = squared(static_cast<double>(C.rows()));
     const Index m = C.local_rows();
     const double sum_x = dist::sum(C);
+    it.passes += 3;  // the sum, and the writes of |C₂| and of C
     const LowRankPsd P = nearest_psd(C, eig, state.eig[0], it);
     // C₁ = T_{PSD,JS}(X) = P + s₁ with s₁ = (1 − Σ(2P − X))/N², so ΣC₁ = 1 − ΣP + ΣX;
     // C₂ = T_{JS,NN}(C₁) = (C₁ + |C₁ + 2s₂|)/2 with s₂ = (1 − ΣC₁)/N².
@@ -180,6 +249,7 @@ Totals dp_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, Projection
         double* z = I_psd.data() + jl * I_psd.ld();
         for (Index il = 0; il < m; ++il) z[il] += x[il];
     }
+    it.passes += 2;  // Z = C + I_PSD, and the fused write of C and the increments
     const LowRankPsd P = nearest_psd(I_psd, eig, state.eig[0], it);
     // JS step on Y + I_js (a constant shift): Σ(Y + I_js) = ΣP + N² I_js.
     const double js_old = state.js_increment;
@@ -217,6 +287,20 @@ bool should_check(const ProjectionOptions& options, const std::vector<Projection
     return false;
 }
 
+// The iteration's totals, reduced once, into the trace. Collective.
+void record_iteration(const mpi::Comm& comm, const Totals& local, const Stopwatch& clock, ProjectionIteration& it,
+                      ProjectionState& state) {
+    double totals[4] = {local.clipped, local.difference_squared, local.norm_squared, local.sum};
+    mpi::allreduce_inplace(comm, totals, 4, MPI_SUM);
+    it.change = totals[2] > 0 ? std::sqrt(totals[1] / totals[2]) : 0.0;
+    it.clipped_mass = totals[0];
+    it.sum = totals[3];
+    it.norm = std::sqrt(totals[2]);
+    it.seconds = mpi::allreduce_max(comm, clock.seconds());  // replicated, as the trace must be
+    state.trace.push_back(it);
+    state.iterations_done = static_cast<int>(state.trace.size());
+}
+
 int eigensolves_per_iteration(Projection method) { return method == Projection::dr ? 2 : 1; }
 
 const char* name_of(Projection method) {
@@ -226,7 +310,8 @@ const char* name_of(Projection method) {
 }  // namespace
 
 ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOptions& options,
-                                       const ProjectionProgress& progress, ProjectionState* resume) {
+                                       const ProjectionProgress& progress, ProjectionState* resume,
+                                       const ProjectionMonitor& monitor) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     const int K = options.num_topics;
@@ -253,6 +338,8 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
     if (resume && resume->iterations_done > 0) result.state = std::move(*resume);
     ProjectionState& state = result.state;
     state.eig.resize(static_cast<std::size_t>(solves));
+    state.anderson.configure(options.anderson);
+    state.stop_reason = StopReason::none;
     if (options.method == Projection::dp && state.increments.empty()) {
         for (int k = 0; k < 2; ++k) {
             state.increments.emplace_back(C.grid_ptr(), N, N, C.block_rows(), C.block_cols());
@@ -278,23 +365,40 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
         // every 5th iteration (a function of t alone, so resume stays exact).
         if (options.eig.verify_steps <= 0 && t % 5 == 0)
             for (auto& warm : state.eig) warm.lower_bound = nan;
-        const Totals local = options.method == Projection::ap ? ap_iteration(C, eig, state, it)
+        if (options.eig_tolerance_factor > 0 && !state.trace.empty())
+            eig.tolerance = std::max(options.eig.tolerance, options.eig_tolerance_factor * state.trace.back().change);
+        const Totals local = options.method == Projection::ap ? ap_iteration(C, eig, options, state, it)
                              : options.method == Projection::dr
                                  ? dr_iteration(C, *work, negative, eig, state, it)
                                  : dp_iteration(C, eig, state, it);
-        double totals[4] = {local.clipped, local.difference_squared, local.norm_squared, local.sum};
-        mpi::allreduce_inplace(comm, totals, 4, MPI_SUM);
-        it.change = totals[2] > 0 ? std::sqrt(totals[1] / totals[2]) : 0.0;
-        it.clipped_mass = totals[0];
-        it.sum = totals[3];
-        it.seconds = mpi::allreduce_max(comm, clock.seconds());  // replicated, as the trace must be
-        state.trace.push_back(it);
-        state.iterations_done = t + 1;
+        record_iteration(comm, local, clock, it, state);
         if (progress) progress(state, C);
         if (mpi::root_decides(comm, options.tolerance > 0 && it.change <= options.tolerance)) {
             result.converged = true;
+            state.stop_reason = StopReason::tolerance;
             break;
         }
+        if (monitor) {
+            double verdict = static_cast<double>(monitor(state, C));
+            mpi::adopt_root_copy(comm, &verdict, 1);
+            if (static_cast<StopReason>(static_cast<int>(verdict)) != StopReason::none) {
+                result.converged = true;
+                state.stop_reason = static_cast<StopReason>(static_cast<int>(verdict));
+                break;
+            }
+        }
+    }
+    if (state.stop_reason == StopReason::none) state.stop_reason = StopReason::iterations;
+    if (options.method == Projection::ap && !state.trace.empty() && state.trace.back().accelerated == 2) {
+        // The last step was over-relaxed, so C may have left the non-negative set: one plain step.
+        ProjectionOptions plain = options;
+        plain.relaxation = 1;
+        plain.anderson.depth = 0;
+        Stopwatch clock;
+        ProjectionIteration it;
+        eig.verify_steps = options.eig.verify_steps;
+        const Totals local = ap_iteration(C, eig, plain, state, it);
+        record_iteration(comm, local, clock, it, state);
     }
     const double total = dist::sum(C);                                        // Alg. 1 line 9
     mpi::check_on_root(comm, "rectify", [&] {

@@ -14,7 +14,7 @@ run_quiet 2 cooc --corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt" --ou
 for method in ap dr dp dc none; do
   case $method in ap|dr|dp) iterations=8 ;; dc) iterations=4 ;; *) iterations=0 ;; esac
   if run_quiet 2 rectify --in "$work/C.h5" --out "$work/$method.h5" --topics 5 --method "$method" \
-       --iterations 8 --permutations 4 >/dev/null 2>"$work/err"; then
+       --stop iterations --iterations 8 --permutations 4 >/dev/null 2>"$work/err"; then
     ok "rectify --method $method"
     "$checker" "$work/$method.h5" "$method" 5 "$iterations" && ok "$method file" || fail "$method file"
   else
@@ -22,20 +22,30 @@ for method in ap dr dp dc none; do
   fi
 done
 
-# Checkpoint after iteration 4 of 8, then resume: the same C, bit for bit, at 1 and 3 ranks.
+# Checkpoint after iteration 4 of 8, then resume: the same C, bit for bit, at 1 and 3 ranks,
+# for every AP variant: the papers' plain AP, the default (inexact solves, over-relaxation,
+# checks of the topics), and Anderson with checks every 3 iterations (its history, the
+# pending product and the last check's B travel in the checkpoint).
+variants=("--stop iterations" "" "--converge --acceleration anderson --anderson-below 0 --check-every 3")
 for np in 1 3; do
-  run_quiet "$np" rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 --iterations 8 >/dev/null 2>&1
-  run_quiet "$np" rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 --iterations 8 \
-      --checkpoint "$work/ck.h5" --checkpoint-every 4 >/dev/null 2>&1
-  [[ -s $work/ck.h5 && ! -e $work/ck.h5.partial ]] && ok "np=$np checkpoint written" || fail "np=$np no checkpoint"
-  run_quiet "$np" rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 8 \
-      --resume "$work/ck.h5" >/dev/null 2>&1 || fail "np=$np resume failed"
-  if h5diff "$work/straight.h5" "$work/resumed.h5" /cooc/C /cooc/C >/dev/null &&
-     h5diff "$work/straight.h5" "$work/resumed.h5" /rectification/change /rectification/change >/dev/null; then
-    ok "np=$np resumed run equals the uninterrupted one (C and trace, exactly)"
-  else
-    fail "np=$np resumed run differs"
-  fi
+  for v in "${variants[@]}"; do
+    read -r -a opts <<<"$v"
+    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 --iterations 8 "${opts[@]}" \
+        >/dev/null 2>&1
+    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 --iterations 8 "${opts[@]}" \
+        --checkpoint "$work/ck.h5" --checkpoint-every 4 >/dev/null 2>&1
+    [[ -s $work/ck.h5 && ! -e $work/ck.h5.partial ]] && ok "np=$np [$v] checkpoint written" ||
+      fail "np=$np [$v] no checkpoint"
+    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 8 "${opts[@]}" \
+        --resume "$work/ck.h5" >/dev/null 2>&1 || fail "np=$np [$v] resume failed"
+    if h5diff "$work/straight.h5" "$work/resumed.h5" /cooc/C /cooc/C >/dev/null &&
+       h5diff "$work/straight.h5" "$work/resumed.h5" /rectification/change /rectification/change >/dev/null &&
+       h5diff "$work/straight.h5" "$work/resumed.h5" /rectification/accelerated /rectification/accelerated >/dev/null; then
+      ok "np=$np [$v] resumed run equals the uninterrupted one (C and trace, exactly)"
+    else
+      fail "np=$np [$v] resumed run differs"
+    fi
+  done
 done
 
 # DR and DP (two eigensolves' warm starts; Dykstra's N x N increments) resume exactly too.

@@ -22,7 +22,7 @@ struct EigOptions {
     int oversampling = -1;        ///< extra block vectors; -1: max(10, K/5)
     double tolerance = 1e-9;      ///< stop when ‖C u_k − θ_k u_k‖ <= tolerance · |θ_1| for k <= K
     int max_iterations = 300;     ///< filter + Rayleigh–Ritz rounds
-    int chebyshev_degree = 8;     ///< matrix products per filter application
+    int chebyshev_degree = 8;     ///< filter degree m: m − 1 products (the first reuses C·X) plus the Rayleigh–Ritz one
     int lanczos_steps = 24;       ///< for the lower spectral bound
     /// A known lower bound of λ_min (e.g. from the previous AP iteration); NaN: estimate
     /// it with `lanczos_steps` Lanczos steps.
@@ -39,6 +39,7 @@ struct EigResult {
     Eigen::MatrixXd vectors;      ///< N × K orthonormal eigenvectors, replicated
     Eigen::VectorXd residuals;    ///< ‖C u_k − θ_k u_k‖ per pair
     Eigen::MatrixXd block;        ///< N × p: the whole final block, the best warm start
+    Eigen::MatrixXd product;      ///< N × p: C · block (the last product, rotated with the block)
     double lower_bound = 0;       ///< the estimate of λ_min the filter damped down to (last used)
     /// λ_min estimate from the verification's Lanczos run (NaN without one): a lower
     /// bound for the next solve on a nearby matrix.
@@ -66,7 +67,11 @@ struct EigResult {
 /// oversampling) is replicated and identical on every rank.
 ///
 /// `warm_start` (N × k, any k <= p; e.g. the previous AP iteration's block) seeds the
-/// block, which cuts the rounds needed when C changed little.
+/// block, which cuts the rounds needed when C changed little. With `warm_product` = C ·
+/// warm_start already at hand (warm_start then N × p and orthonormal, as a previous
+/// result's block), the first Rayleigh–Ritz uses it and the solve costs no product at all
+/// when that already meets the tolerance: AP computes it while it writes C (one pass).
+/// The λ_min bound (a Lanczos run unless given) is estimated only when a filter needs it.
 ///
 /// Guarantees. (1) The bound on λ_min is an estimate; a Ritz value below it proves it
 /// wrong (Ritz values lie inside the spectrum), and the filter would then amplify what it
@@ -83,7 +88,7 @@ struct EigResult {
 /// options.method == direct this calls top_eigenpairs_direct (and ignores warm_start).
 /// Per-rank memory: local(C) + about 5·N·p doubles. Communication per product: N·p doubles.
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options,
-                         const Eigen::MatrixXd* warm_start = nullptr);
+                         const Eigen::MatrixXd* warm_start = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
 
 /// A symmetric operator X ↦ A X on replicated n × p blocks. Collective: every rank calls
 /// it with the same X and gets the same result.
@@ -92,7 +97,7 @@ using SymmetricOperator = std::function<Eigen::MatrixXd(const Eigen::MatrixXd&)>
 /// Collective (through `op`, and on `comm` for the argument checks). The same method as
 /// above on an operator of dimension n: e.g. G Gᵀ for an off-diagonal block G of C (DC).
 EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
-                         const Eigen::MatrixXd* warm_start = nullptr);
+                         const Eigen::MatrixXd* warm_start = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
 
 /// Collective on C.grid(). The same K largest algebraic eigenpairs by ScaLAPACK's direct
 /// PDSYEVR (RANGE='I'): the fallback and a second oracle. It asks for max(K, 2·block)

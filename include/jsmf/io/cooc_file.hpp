@@ -28,6 +28,14 @@ struct RectificationRecord {
     /// 1 when the iteration's eigensolves converged and passed their check; eigenvalues
     /// above θ_K the check found and brought back; wrong λ_min bounds detected.
     std::vector<std::int64_t> eig_converged, eig_missed, eig_bound_corrections;
+    /// Per iteration: ‖C_t‖_F, the input's distance from the rank-K PSD set (relative),
+    /// passes over C, and AP's acceleration (1 accelerated, −1 rejected, 0 plain).
+    std::vector<double> norm, distance_psd;
+    std::vector<std::int64_t> passes, accelerated;
+    std::string stop_reason;     ///< iterations, tolerance, quality or fixed-point (empty: not recorded)
+    /// The stopping rule's checks of the topics, one entry per check.
+    std::vector<std::int64_t> check_iteration, check_anchors_changed;
+    std::vector<double> check_b_median, check_b_max, check_specificity, check_dissimilarity;
 };
 
 /// A projection rectifier's (AP, DR, DP) resume state, with the iterate C of the file
@@ -40,6 +48,9 @@ struct CheckpointRecord {
     /// DP: the N × N increments to write, by name (written collectively); reading them
     /// back is read_checkpoint_matrix's job.
     std::vector<std::pair<std::string, const dist::DistMatrix*>> increments;
+    /// Further replicated state, by name (/checkpoint/state/<name>): AP's pending product,
+    /// its acceleration history, the last check's B and anchors.
+    std::vector<std::pair<std::string, Eigen::MatrixXd>> state;
 };
 
 /// Everything a co-occurrence file holds besides C.

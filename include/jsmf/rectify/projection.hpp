@@ -12,6 +12,8 @@
 
 #include "jsmf/dist/dist_matrix.hpp"
 #include "jsmf/dist/eig.hpp"
+#include "jsmf/rectify/anderson.hpp"
+#include "jsmf/rectify/stopping.hpp"
 
 namespace jsmf::rectify {
 
@@ -31,6 +33,21 @@ struct ProjectionOptions {
     /// iterations after a miss or an unconverged solve; 1 checks every solve.
     dist::EigOptions eig;
     int eig_check_every = 10;
+    /// Inexact eigensolves: iteration t solves to max(eig.tolerance, eig_tolerance_factor ×
+    /// change_{t−1}) relative residual, the accuracy the step needs; 0 keeps eig.tolerance.
+    double eig_tolerance_factor = 0;
+    /// AP only: over-relaxation C ← C + ω (F(C) − C) with F the AP step, from iteration
+    /// `relaxation_start` on (1: plain AP). It follows plain AP's path to the same point,
+    /// about twice as fast for ω near 2; the iterate may then leave the non-negative set,
+    /// so a run that ends on a relaxed step gets one plain step more.
+    double relaxation = 1;
+    int relaxation_start = 5;
+    /// AP only: Anderson acceleration on the rank-K factor (anderson.depth 0: none), from
+    /// the first iteration after one whose change was at most anderson_below (0: from the
+    /// start). AP's fixed points form a continuum: Anderson snaps the iterate onto a nearby
+    /// one instead of following plain AP's slow drift, so it starts once that drift is small.
+    AndersonOptions anderson{0};
+    double anderson_below = 0;
 };
 
 /// One iteration, as written to /rectification.
@@ -42,17 +59,31 @@ struct ProjectionIteration {
     double clipped_mass = 0;
     double sum = 0;              ///< Σ of the iterate (before the final normalization)
     int eig_iterations = 0;      ///< over the iteration's eigensolves (DR has two)
-    int eig_products = 0;        ///< block products C·X (Lanczos' matrix-vector products not counted)
+    int eig_products = 0;        ///< block products C·X, AP's fused one included (Lanczos' not counted)
+    /// Passes over C's storage: the iteration's writes (AP's carries the next product) plus
+    /// every unfused block product and Lanczos matrix-vector product
+    int passes = 0;
     double eig_residual = 0;     ///< max_k ‖C u_k − θ_k u_k‖ / |θ_1|
     bool eig_converged = true;   ///< every eigensolve met its tolerance (and its check)
     int eig_missed = 0;          ///< eigenvalues above θ_K found and brought back by the check
     int eig_bound_corrections = 0;  ///< wrong λ_min bounds detected and lowered
     double seconds = 0;
+    double norm = 0;             ///< ‖C_t‖_F of the new iterate
+    /// ‖C − P_K(C)‖_F / ‖C‖_F of the iteration's input C: its distance from the rank-K PSD
+    /// set (NaN for the first input). Its distance from the joint-stochastic set is
+    /// |1 − sum|/N of the previous entry, from the non-negative set 0 (AP, DP).
+    double distance_psd = std::numeric_limits<double>::quiet_NaN();
+    /// AP: 0 a plain step, 2 an over-relaxed one, 1 an Anderson step, −1 an Anderson point
+    /// rejected by the safeguard (the plain step from the last accepted point taken)
+    int accelerated = 0;
 };
 
 /// What the next eigensolve starts from.
 struct WarmStart {
     Eigen::MatrixXd block;       ///< N × p: the previous solve's whole block (empty: cold)
+    /// N × p: the current iterate times `block`, formed by AP's pass that wrote the iterate
+    /// (empty: none; the eigensolve then forms it)
+    Eigen::MatrixXd product;
     double lower_bound = std::numeric_limits<double>::quiet_NaN();  ///< of λ_min; NaN: estimate
 };
 
@@ -66,6 +97,10 @@ struct ProjectionState {
     std::vector<dist::DistMatrix> increments;
     double js_increment = 0;
     std::vector<ProjectionIteration> trace;
+    FactorAnderson anderson;     ///< AP with acceleration: its history
+    std::vector<TopicCheck> checks;  ///< the stopping rule's looks at the topics
+    Eigen::MatrixXd checked_B;   ///< B of the last check (what the next one is compared with)
+    StopReason stop_reason = StopReason::none;
 
     ProjectionState() = default;
     ProjectionState(ProjectionState&&) noexcept = default;
@@ -82,6 +117,11 @@ struct ProjectionResult {
 /// Called on every rank after each iteration (the app prints from rank 0), and may write
 /// a checkpoint. Must not call collectives unless every rank does the same.
 using ProjectionProgress = std::function<void(const ProjectionState& state, const dist::DistMatrix& C)>;
+
+/// Called on every rank after each iteration (after `progress`): may look at the topics
+/// of C (collectively: every rank the same calls), append to state.checks, and return
+/// whether the run should stop (the root's answer counts).
+using ProjectionMonitor = std::function<StopReason(ProjectionState& state, const dist::DistMatrix& C)>;
 
 /// Collective on C.grid(). Rectifies C in place by `options.method`; then C ← C / ΣC.
 /// With P_K(X) = U max(Λ, 0) Uᵀ from the K largest algebraic eigenpairs of X,
@@ -111,7 +151,8 @@ using ProjectionProgress = std::function<void(const ProjectionState& state, cons
 /// `resume` continues a run from its state (C must be the matching checkpointed iterate);
 /// it is taken (moved from).
 ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOptions& options,
-                                       const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr);
+                                       const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr,
+                                       const ProjectionMonitor& monitor = {});
 
 /// rectify_by_projection with method ap.
 ProjectionResult alternating_projection(dist::DistMatrix& C, ProjectionOptions options,
