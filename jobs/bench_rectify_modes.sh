@@ -11,7 +11,8 @@
 # L1 per topic, median / max), and the papers' metrics.
 # Usage: jobs/bench_rectify_modes.sh [CORPUS_DIR] [NAME]
 #   env TOPICS ("10 100"), RANKS ("1 2"), LONG (2000), MODES ("long exact150 default converge"),
-#       GENSIM (1: also run gensim), OLD_JSMF (a jsmf binary to time the exact150 mode with too)
+#       GENSIM (1: also run gensim), OLD_JSMF (a jsmf binary to time the exact150 mode with too),
+#       REFS (a folder that keeps the long runs as long.<ranks>.<K>.h5 and reuses them when present)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 corpus_dir=${1:-$root/../shared/data/kos}
@@ -71,11 +72,19 @@ for np in $ranks; do
   for K in $topics; do
     for mode in $modes; do
       out=$work/$mode.$np.$K.h5
+      if [[ $mode == long && -n ${REFS:-} && -f ${REFS:-}/long.$np.$K.h5 ]]; then
+        echo "(long run for ranks $np K $K reused from $REFS)"; continue
+      fi
       read -r -a opts <<<"$(mode_options "$mode")"
       line=$(mpirun -np "$np" "$jsmf" -q fit --corpus "$docword" --vocab "$vocab" "${filter[@]}" --topics "$K" \
                "${opts[@]}" --out "$out")
       read -r its passes reason <<<"$(trace "$out" "$K")"
       ref=$work/long.$np.$K.h5
+      if [[ -n ${REFS:-} ]]; then
+        mkdir -p "$REFS"
+        [[ $mode == long ]] && cp "$out" "$REFS/long.$np.$K.h5"
+        [[ -f $REFS/long.$np.$K.h5 ]] && ref=$REFS/long.$np.$K.h5
+      fi
       dist="-/- - -"
       [[ -f $ref && $mode != long ]] && dist=$(distance "$out" "$ref" "$K")
       read -r shared med max <<<"$dist"

@@ -42,7 +42,9 @@ ApproximationError approximation_error(const dist::DistMatrix& C, const Eigen::M
 /// leading principal directions (centered; subspace iteration on C̄ᵀC̄ − N μμᵀ with
 /// distributed products, seeded). N × 2, replicated. For NIPS'15 Figure 1.
 /// The covariance is applied as X_cᵀ(X_c V) with X_c V = D⁻¹(C V) − 1 μᵀV and
-/// X_cᵀ Y = Cᵀ(D⁻¹ Y) − μ 1ᵀY, on a block of 2 + 8 vectors, then Rayleigh–Ritz. Each
+/// X_cᵀ Y = Cᵀ(D⁻¹ Y) − μ 1ᵀY, on a block of 2 + 8 vectors with Rayleigh–Ritz each
+/// iteration, until the two leading pairs' residuals are below 1e-6 θ₁ or after
+/// `iterations` products. Each
 /// direction's entry of largest magnitude is made positive, so the result is the same
 /// for a seed at every rank count (up to rounding) when λ₁ and λ₂ are separated from
 /// each other and from the rest of the spectrum.
