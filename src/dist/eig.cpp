@@ -295,7 +295,10 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
             // Degenerate block (e.g. all Ritz values equal): one plain product instead.
             X = orthonormalize(W);
         } else {
-            const int degree = filter_degree(options, residuals.head(K).maxCoeff() / scale(), theta(K - 1), a, b);
+            // The degree sets how many collective products follow: the root's counts.
+            double degree_value = filter_degree(options, residuals.head(K).maxCoeff() / scale(), theta(K - 1), a, b);
+            mpi::adopt_root_copy(comm, &degree_value, 1);
+            const int degree = static_cast<int>(degree_value);
             X = orthonormalize(chebyshev_filter(op, X, W, degree, a, b, theta(0), result.block_products));
         }
         W = op(X);
