@@ -82,6 +82,7 @@ RectifySettings recorded_rectification(const io::ModelFile& file, const io::Fitt
         throw InputError("the model file's option eig_tolerance_factor is not a number: '" + factor + "'");
     }
     s.eigensolver = option_of(file, "eigensolver", s.eigensolver);
+    s.precision = option_of(file, "precision", "double");
     s.eig_check_steps = static_cast<int>(integer_option(file, "eig_check_steps", s.eig_check_steps));
     s.eig_check_every = static_cast<int>(integer_option(file, "eig_check_every", s.eig_check_every));
     // A run that ended on an over-relaxed step closed with one plain step more (counted in

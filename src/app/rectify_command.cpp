@@ -128,7 +128,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         // Options that change the arithmetic: a resume with others still runs, but its
         // result is no longer an uninterrupted run's, bit for bit. Say so.
         std::vector<std::string> names{"stop",         "tolerance",   "eigensolver", "eig_check_steps", "eig_check_every",
-                                       "acceleration", "anderson_depth", "anderson_below", "relaxation", "eig_tolerance_factor", "check_every",
+                                       "acceleration", "anderson_depth", "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision",
                                        "block_size"};
         std::vector<std::string> mine;
         for (const auto& name : names)
@@ -154,7 +154,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
               c.block_size, r.method, c.topics);
 
     // Checkpoints: collective, every rank reaches the same iteration count together.
-    const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const dist::DistMatrix& current) {
+    const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         const int done = state.iterations_done;
         if (c.checkpoint.empty() || done % c.checkpoint_every != 0 || done >= r.iterations) return;
         Stopwatch write_clock;
@@ -169,7 +169,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
             checkpoint.increments = {{"increment_psd", &state.increments[0]}, {"increment_nn", &state.increments[1]}};
         checkpoint.state = projection_state_matrices(state);
         io::RectificationRecord so_far = run_rectify_trace(r.method, c.topics, state);
-        io::write_cooc_file(c.checkpoint, current, info, make_provenance(command_line, world, *grid, options),
+        io::write_cooc_file(c.checkpoint, current.matrix(), info, make_provenance(command_line, world, *grid, options),
                             StageTimes{}, 0, &so_far, &checkpoint);
         log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
                   write_clock.seconds());

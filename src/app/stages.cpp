@@ -176,6 +176,11 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
     sub->add_option("--eig-tolerance-factor", c.eig_tolerance_factor,
                     "Solve each iteration's eigenproblem to this times the last change (relative residual); 0: to "
                     "1e-9 always. Default: 0.1 with --stop quality/fixed-point, 0 with --stop iterations");
+    sub->add_option("--precision", c.precision,
+                    "AP: single holds the iterate in float32 and does its products in single precision (half the "
+                    "memory traffic per pass; eigensolves to 1e-6 at best); double (default) reproduces the papers")
+        ->check(CLI::IsMember({"double", "single"}))
+        ->capture_default_str();
     sub->add_option("--check-every", c.check_every,
                     "Iterations between the stopping rule's looks at the topics (anchors and B)")
         ->check(CLI::PositiveNumber)
@@ -227,6 +232,10 @@ RectifySettings resolve(const RectifySettings& given) {
     if (s.eig_tolerance_factor < 0) s.eig_tolerance_factor = fast ? 0.1 : 0.0;
     if (s.anderson_depth < 1) throw InputError("--anderson-depth must be at least 1");
     if (s.check_every < 1) throw InputError("--check-every must be at least 1");
+    if (s.precision != "double" && s.precision != "single")
+        throw InputError("--precision must be double or single, not '" + s.precision + "'");
+    if (s.precision == "single" && s.method != "ap")
+        throw InputError("--precision single applies to --rectify ap");
     return s;
 }
 
@@ -242,6 +251,7 @@ Options rectify_provenance(const RectifySettings& given) {
             {"relaxation", std::to_string(c.relaxation)},
             {"eig_tolerance_factor", std::to_string(c.eig_tolerance_factor)},
             {"check_every", std::to_string(c.check_every)},
+            {"precision", c.precision},
             {"eigensolver", c.eigensolver},
             {"eig_check_steps", std::to_string(c.eig_check_steps)},
             {"eig_check_every", std::to_string(c.eig_check_every)},
@@ -372,14 +382,15 @@ io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const Re
     options.anderson.depth = c.acceleration == "anderson" ? c.anderson_depth : 0;
     options.anderson_below = c.anderson_below;
     options.relaxation = c.relaxation;
+    options.single_precision = c.precision == "single";
     rectify::StopSettings stop;
     stop.rule = c.stop == "quality"       ? rectify::StopRule::quality
                 : c.stop == "fixed-point" ? rectify::StopRule::fixed_point
                                           : rectify::StopRule::iterations;
-    const rectify::ProjectionMonitor monitor = [&](rectify::ProjectionState& state, const dist::DistMatrix& current) {
+    const rectify::ProjectionMonitor monitor = [&](rectify::ProjectionState& state, const rectify::IterateView& current) {
         if (stop.rule == rectify::StopRule::iterations || state.iterations_done % c.check_every != 0)
             return rectify::StopReason::none;
-        check_topics(state, current, topics);
+        check_topics(state, current.matrix(), topics);
         const auto& check = state.checks.back();
         // On plain AP's slow drift B moves little between checks long before it stops: the
         // fixed-point rule waits until Anderson has snapped the iterate onto a fixed point.
@@ -399,7 +410,7 @@ io::RectificationRecord run_projection(dist::DistMatrix& C, int topics, const Re
     Stopwatch clock, since_print;
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;
-    auto progress = [&](const rectify::ProjectionState& state, const dist::DistMatrix& current) {
+    auto progress = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         if (hook) hook(state, current);
         const int done = state.iterations_done;
         const auto& it = state.trace.back();

@@ -73,6 +73,7 @@ struct RectifySettings {
     double anderson_below = 1e-6;       ///< Anderson starts after the change falls to this
     double eig_tolerance_factor = -1;   ///< -1: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
     int check_every = 10;        ///< iterations between the stopping rule's looks at the topics
+    std::string precision = "double";  ///< AP: double | single (the iterate and its products in float32)
     std::string eigensolver = "subspace";
     int eig_check_steps = 10;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
     int eig_check_every = 10;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
@@ -90,7 +91,7 @@ Options rectify_provenance(const RectifySettings& s);
 RectifySettings resolve(const RectifySettings& s);
 
 /// Called after every AP, DR or DP iteration (e.g. to write a checkpoint); collective.
-using ProjectionHook = std::function<void(const rectify::ProjectionState&, const dist::DistMatrix&)>;
+using ProjectionHook = std::function<void(const rectify::ProjectionState&, const rectify::IterateView&)>;
 
 /// Local. The replicated state a checkpoint needs beyond the warm blocks, by name, and
 /// its restoration (with the checks from the saved trace).

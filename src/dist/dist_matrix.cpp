@@ -21,8 +21,9 @@ Index local_extent(Index n, int block, int proc, int procs) {
     return extent;
 }
 
-DistMatrix::DistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols, int block_rows,
-                       int block_cols)
+template <class T>
+BasicDistMatrix<T>::BasicDistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols, int block_rows,
+                                    int block_cols)
     : grid_(std::move(grid)), rows_(rows), cols_(cols), block_rows_(block_rows),
       block_cols_(block_cols) {
     JSMF_REQUIRE(grid_ != nullptr, "DistMatrix needs a grid");
@@ -35,7 +36,7 @@ DistMatrix::DistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols,
     local_rows_ = local_extent(rows_, block_rows_, grid_->my_row(), grid_->rows());
     local_cols_ = local_extent(cols_, block_cols_, grid_->my_col(), grid_->cols());
     ld_ = std::max<Index>(1, local_rows_);
-    local_.assign(static_cast<std::size_t>(ld_ * local_cols_), 0.0);
+    local_.assign(static_cast<std::size_t>(ld_ * local_cols_), T(0));
 
     const int m = static_cast<int>(rows_), n = static_cast<int>(cols_);
     const int zero = 0, ctxt = grid_->context(), lld = static_cast<int>(ld_);
@@ -48,8 +49,25 @@ DistMatrix::DistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols,
                  "local_extent disagrees with numroc");
 }
 
-void DistMatrix::fill(double value) {
+template <class T>
+void BasicDistMatrix<T>::fill(T value) {
     std::fill(local_.begin(), local_.end(), value);
+}
+
+template class BasicDistMatrix<double>;
+template class BasicDistMatrix<float>;
+
+DistMatrixF to_single(const DistMatrix& A) {
+    DistMatrixF out(A.grid_ptr(), A.rows(), A.cols(), A.block_rows(), A.block_cols());
+    out.local() = A.local().cast<float>();
+    return out;
+}
+
+void widen_into(const DistMatrixF& from, DistMatrix& into) {
+    JSMF_REQUIRE(from.rows() == into.rows() && from.cols() == into.cols() && from.block_rows() == into.block_rows() &&
+                     from.block_cols() == into.block_cols() && &from.grid() == &into.grid(),
+                 "widen_into: the layouts differ");
+    into.local() = from.local().cast<double>();
 }
 
 DistMatrix copy(const DistMatrix& A) {

@@ -89,7 +89,24 @@ int filter_degree(const EigOptions& options, double residual, double theta_K, do
 }
 }  // namespace
 
-Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X) {
+namespace {
+// The local product in C's precision: X is rounded to it; the sums come back in double.
+void local_gemm(int m, int n, int k, const double* A, int lda, const Eigen::MatrixXd& X, Eigen::MatrixXd& Y) {
+    const double one = 1, zero = 0;
+    const int ldb = static_cast<int>(X.rows()), ldc = static_cast<int>(Y.rows());
+    dgemm_("N", "N", &m, &n, &k, &one, A, &lda, X.data(), &ldb, &zero, Y.data(), &ldc);
+}
+void local_gemm(int m, int n, int k, const float* A, int lda, const Eigen::MatrixXd& X, Eigen::MatrixXd& Y) {
+    const Eigen::MatrixXf Xf = X.cast<float>();
+    Eigen::MatrixXf Yf(Y.rows(), Y.cols());
+    const float one = 1, zero = 0;
+    const int ldb = static_cast<int>(Xf.rows()), ldc = static_cast<int>(Yf.rows());
+    sgemm_("N", "N", &m, &n, &k, &one, A, &lda, Xf.data(), &ldb, &zero, Yf.data(), &ldc);
+    Y = Yf.cast<double>();
+}
+
+template <class T>
+Eigen::MatrixXd multiply_any(const BasicDistMatrix<T>& C, const Eigen::MatrixXd& X) {
     JSMF_REQUIRE(X.rows() == C.cols(), "multiply_block: size mismatch");
     const Index p = X.cols();
     // This rank's columns of C meet these rows of X.
@@ -97,10 +114,8 @@ Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X) {
     for (Index jl = 0; jl < C.local_cols(); ++jl) X_loc.row(jl) = X.row(C.global_col(jl));
     Eigen::MatrixXd Y_loc(std::max<Index>(1, C.local_rows()), p);
     if (C.local_rows() > 0 && C.local_cols() > 0 && p > 0) {
-        const int m = static_cast<int>(C.local_rows()), n = static_cast<int>(p), k = static_cast<int>(C.local_cols());
-        const int lda = static_cast<int>(C.ld()), ldb = static_cast<int>(X_loc.rows()), ldc = static_cast<int>(Y_loc.rows());
-        const double one = 1, zero = 0;
-        dgemm_("N", "N", &m, &n, &k, &one, C.data(), &lda, X_loc.data(), &ldb, &zero, Y_loc.data(), &ldc);
+        local_gemm(static_cast<int>(C.local_rows()), static_cast<int>(p), static_cast<int>(C.local_cols()), C.data(),
+                   static_cast<int>(C.ld()), X_loc, Y_loc);
     } else {
         Y_loc.setZero();
     }
@@ -110,6 +125,11 @@ Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X) {
     mpi::allreduce_inplace(C.grid().borrow_comm(), Y.data(), static_cast<std::size_t>(Y.size()), MPI_SUM);
     return Y;
 }
+}  // namespace
+
+Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X) { return multiply_any(C, X); }
+
+Eigen::MatrixXd multiply_block(const DistMatrixF& C, const Eigen::MatrixXd& X) { return multiply_any(C, X); }
 
 namespace {
 // What a short Lanczos run says about the ends of a symmetric operator's spectrum.
@@ -189,6 +209,17 @@ EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options, const E
     if (options.method == EigMethod::direct) return top_eigenpairs_direct(C, options);
     mpi::run_local_phase(C.grid().borrow_comm(), "eig", [&] {
         if (C.rows() != C.cols()) throw InputError("eigensolver: the matrix is not square");
+    });
+    return top_eigenpairs([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(),
+                          C.grid().borrow_comm(), options, warm_start, warm_product);
+}
+
+EigResult top_eigenpairs(const DistMatrixF& C, const EigOptions& options, const Eigen::MatrixXd* warm_start,
+                         const Eigen::MatrixXd* warm_product) {
+    mpi::run_local_phase(C.grid().borrow_comm(), "eig", [&] {
+        if (C.rows() != C.cols()) throw InputError("eigensolver: the matrix is not square");
+        if (options.method == EigMethod::direct)
+            throw InputError("the direct eigensolver (PDSYEVR) needs C in double precision, not single");
     });
     return top_eigenpairs([&](const Eigen::MatrixXd& X) { return multiply_block(C, X); }, C.rows(),
                           C.grid().borrow_comm(), options, warm_start, warm_product);

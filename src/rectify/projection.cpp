@@ -50,6 +50,16 @@ struct Totals {
     }
 };
 
+// Y += A X (column-major), in A's precision.
+void accumulate_gemm(int m, int n, int k, const double* A, int lda, const double* X, int ldx, double* Y, int ldy) {
+    const double one = 1;
+    dgemm_("N", "N", &m, &n, &k, &one, A, &lda, X, &ldx, &one, Y, &ldy);
+}
+void accumulate_gemm(int m, int n, int k, const float* A, int lda, const float* X, int ldx, float* Y, int ldy) {
+    const float one = 1;
+    sgemm_("N", "N", &m, &n, &k, &one, A, &lda, X, &ldx, &one, Y, &ldy);
+}
+
 // visit(jl, fresh) for each local column jl of `layout`, with fresh[il] the entry
 // (global_row(il), global_col(jl)) of U Λ₊ Uᵀ: formed panel by panel as a local DGEMM
 // (rows of U Λ₊ at my rows times rows of U at my columns), never as an N × N temporary.
@@ -57,18 +67,20 @@ struct Totals {
 // visits leave in `layout`'s storage: each panel is multiplied right after it is written,
 // while it is still in cache, so the next eigensolve's first product costs no extra pass
 // over C. Collective when `block` is given (one N × p allreduce); local otherwise.
-template <class Visit>
-Eigen::MatrixXd for_each_low_rank_column(const dist::DistMatrix& layout, const Eigen::MatrixXd& U,
+template <class Layout, class Visit>
+Eigen::MatrixXd for_each_low_rank_column(const Layout& layout, const Eigen::MatrixXd& U,
                                          const Eigen::VectorXd& lambda_plus, Visit&& visit,
                                          const Eigen::MatrixXd* block = nullptr) {
+    using Local = typename Layout::Local;  // the product is formed in the storage's precision
     const Index m = layout.local_rows(), n = layout.local_cols(), K = U.cols();
     const Index p = block ? block->cols() : 0;
-    Eigen::MatrixXd product_local = Eigen::MatrixXd::Zero(std::max<Index>(m, 1), p);
+    Local product_local = Local::Zero(std::max<Index>(m, 1), p);
     if (m > 0 && n > 0) {
-        Eigen::MatrixXd UL(m, K), UC(n, K), XC(n, p);
+        Eigen::MatrixXd UL(m, K), UC(n, K);
+        Local XC(n, p);
         for (Index il = 0; il < m; ++il) UL.row(il) = U.row(layout.global_row(il)).cwiseProduct(lambda_plus.transpose());
         for (Index jl = 0; jl < n; ++jl) UC.row(jl) = U.row(layout.global_col(jl));
-        for (Index jl = 0; jl < n && block; ++jl) XC.row(jl) = block->row(layout.global_col(jl));
+        for (Index jl = 0; jl < n && block; ++jl) XC.row(jl) = block->row(layout.global_col(jl)).template cast<typename Layout::Scalar>();
         // 64 columns: the panel (m × 64 doubles) stays in cache between the write and the product.
         const Index width = 64;
         Eigen::MatrixXd panel(m, std::min(width, n));
@@ -80,15 +92,14 @@ Eigen::MatrixXd for_each_low_rank_column(const dist::DistMatrix& layout, const E
             dgemm_("N", "T", &mm, &nn, &kk, &one, UL.data(), &ldu, UC.data() + j0, &ldc, &zero, panel.data(), &ldp);
             for (Index jj = 0; jj < w; ++jj) visit(j0 + jj, panel.data() + jj * m);
             if (p == 0) continue;
-            const int pp = static_cast<int>(p), lda = static_cast<int>(layout.ld()), ldx = static_cast<int>(n);
-            const int ldy = static_cast<int>(product_local.rows());
-            dgemm_("N", "N", &mm, &pp, &nn, &one, layout.data() + j0 * layout.ld(), &lda, XC.data() + j0, &ldx, &one,
-                   product_local.data(), &ldy);
+            accumulate_gemm(mm, static_cast<int>(p), nn, layout.data() + j0 * layout.ld(), static_cast<int>(layout.ld()),
+                            XC.data() + j0, static_cast<int>(n), product_local.data(),
+                            static_cast<int>(product_local.rows()));
         }
     }
     if (!block) return {};
     Eigen::MatrixXd product = Eigen::MatrixXd::Zero(layout.rows(), p);
-    for (Index il = 0; il < m; ++il) product.row(layout.global_row(il)) = product_local.row(il);
+    for (Index il = 0; il < m; ++il) product.row(layout.global_row(il)) = product_local.row(il).template cast<double>();
     mpi::allreduce_inplace(layout.grid().borrow_comm(), product.data(), static_cast<std::size_t>(product.size()), MPI_SUM);
     return product;
 }
@@ -102,7 +113,8 @@ struct LowRankPsd {
 
 // The K largest algebraic eigenpairs of X from `warm`, which is updated for the next
 // solve on a nearby matrix; the solve's figures go into `it`. Collective.
-LowRankPsd nearest_psd(const dist::DistMatrix& X, dist::EigOptions eig, WarmStart& warm, ProjectionIteration& it) {
+template <class Matrix>
+LowRankPsd nearest_psd(const Matrix& X, dist::EigOptions eig, WarmStart& warm, ProjectionIteration& it) {
     const Index N = X.rows();
     // λ_min moves between iterations: reuse the last estimate widened by 10% (a wrong one
     // is detected and lowered by the eigensolver), or estimate it afresh.
@@ -156,8 +168,11 @@ bool anderson_active(const ProjectionOptions& options, const std::vector<Project
 
 // AP: C ← max(P_K(C) + (1 − ΣP_K(C))/N², 0)   (Alg. 1 lines 3–7). With acceleration the
 // new C is built from the factor Anderson proposes instead of U Λ₊^{1/2}.
-Totals ap_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, const ProjectionOptions& options,
+// C is the double iterate or, in single precision, the float one.
+template <class Matrix>
+Totals ap_iteration(Matrix& C, const dist::EigOptions& eig, const ProjectionOptions& options,
                     ProjectionState& state, ProjectionIteration& it) {
+    using Scalar = typename Matrix::Scalar;
     const double N2 = squared(static_cast<double>(C.rows()));
     WarmStart& warm = state.eig[0];
     LowRankPsd P = nearest_psd(C, eig, warm, it);
@@ -180,14 +195,32 @@ Totals ap_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, const Proj
     warm.product = for_each_low_rank_column(
         C, P.U, P.lambda_plus,
         [&](Index jl, const double* fresh) {
-            double* column = C.data() + jl * C.ld();
-            for (Index il = 0; il < C.local_rows(); ++il) {
+            Scalar* column = C.data() + jl * C.ld();
+            // Four partial sums per total: four independent chains of additions (one chain
+            // per total made the latency of an addition the pass's limit).
+            constexpr Index lanes = 4;
+            double clipped[lanes] = {}, diff2[lanes] = {}, norm2[lanes] = {}, sum[lanes] = {};
+            const auto entry = [&](Index il, Index l) {
                 const double nor = fresh[il] + shift;          // line 6: NOR projection
                 const double nn = nor > 0 ? nor : 0.0;         // line 7: NN projection
-                totals.clipped += nn - nor;
-                const double next = omega == 1.0 ? nn : column[il] + omega * (nn - column[il]);
-                totals.replace(column[il], next);
+                clipped[l] += nn - nor;
+                const double old = column[il];
+                const auto next = static_cast<Scalar>(omega == 1.0 ? nn : old + omega * (nn - old));
+                const double stored = next, d = stored - old;  // the stored value (rounded, in single)
+                diff2[l] += d * d;
+                norm2[l] += stored * stored;
+                sum[l] += stored;
                 column[il] = next;
+            };
+            const Index m = C.local_rows(), whole = m - m % lanes;
+            for (Index i0 = 0; i0 < whole; i0 += lanes)
+                for (Index l = 0; l < lanes; ++l) entry(i0 + l, l);
+            for (Index il = whole; il < m; ++il) entry(il, 0);
+            for (Index l = 0; l < lanes; ++l) {
+                totals.clipped += clipped[l];
+                totals.difference_squared += diff2[l];
+                totals.norm_squared += norm2[l];
+                totals.sum += sum[l];
             }
         },
         &warm.block);
@@ -309,6 +342,12 @@ const char* name_of(Projection method) {
 
 }  // namespace
 
+const dist::DistMatrix& IterateView::matrix() const {
+    if (!fresh_) dist::widen_into(*single_, *C_);
+    fresh_ = true;
+    return *C_;
+}
+
 ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOptions& options,
                                        const ProjectionProgress& progress, ProjectionState* resume,
                                        const ProjectionMonitor& monitor) {
@@ -322,6 +361,8 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
         if (C.rows() != C.cols()) throw InputError("rectify: C is not square");
         if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
         if (options.max_iterations < 0) throw InputError("--iterations must be non-negative");
+        if (options.single_precision && options.method != Projection::ap)
+            throw InputError(std::string("single precision is for --method ap, not ") + name_of(options.method));
         if (!resume || resume->iterations_done == 0) return;
         if (static_cast<int>(resume->eig.size()) != solves)
             throw InputError(std::string("the checkpoint is not of a --rectify ") + name_of(options.method) + " run");
@@ -355,6 +396,13 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
     }
     dist::EigOptions eig = options.eig;
     eig.num_eigenpairs = K;
+    // Single precision: the iterate lives in float; C (double) is brought up to date when
+    // a callback looks at it and at the end.
+    std::optional<dist::DistMatrixF> single;
+    if (options.single_precision) single.emplace(dist::to_single(C));
+    const double eig_floor = single ? std::max(options.eig.tolerance, options.single_eig_floor) : options.eig.tolerance;
+    eig.tolerance = eig_floor;
+    IterateView view(C, single ? &*single : nullptr);
 
     for (int t = state.iterations_done; t < options.max_iterations; ++t) {
         Stopwatch clock;
@@ -366,20 +414,22 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
         if (options.eig.verify_steps <= 0 && t % 5 == 0)
             for (auto& warm : state.eig) warm.lower_bound = nan;
         if (options.eig_tolerance_factor > 0 && !state.trace.empty())
-            eig.tolerance = std::max(options.eig.tolerance, options.eig_tolerance_factor * state.trace.back().change);
-        const Totals local = options.method == Projection::ap ? ap_iteration(C, eig, options, state, it)
+            eig.tolerance = std::max(eig_floor, options.eig_tolerance_factor * state.trace.back().change);
+        const Totals local = single                              ? ap_iteration(*single, eig, options, state, it)
+                             : options.method == Projection::ap ? ap_iteration(C, eig, options, state, it)
                              : options.method == Projection::dr
                                  ? dr_iteration(C, *work, negative, eig, state, it)
                                  : dp_iteration(C, eig, state, it);
         record_iteration(comm, local, clock, it, state);
-        if (progress) progress(state, C);
+        view.changed();
+        if (progress) progress(state, view);
         if (mpi::root_decides(comm, options.tolerance > 0 && it.change <= options.tolerance)) {
             result.converged = true;
             state.stop_reason = StopReason::tolerance;
             break;
         }
         if (monitor) {
-            double verdict = static_cast<double>(monitor(state, C));
+            double verdict = static_cast<double>(monitor(state, view));
             mpi::adopt_root_copy(comm, &verdict, 1);
             if (static_cast<StopReason>(static_cast<int>(verdict)) != StopReason::none) {
                 result.converged = true;
@@ -397,9 +447,10 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
         Stopwatch clock;
         ProjectionIteration it;
         eig.verify_steps = options.eig.verify_steps;
-        const Totals local = ap_iteration(C, eig, plain, state, it);
+        const Totals local = single ? ap_iteration(*single, eig, plain, state, it) : ap_iteration(C, eig, plain, state, it);
         record_iteration(comm, local, clock, it, state);
     }
+    if (single) dist::widen_into(*single, C);
     const double total = dist::sum(C);                                        // Alg. 1 line 9
     mpi::check_on_root(comm, "rectify", [&] {
         if (!(total > 0)) throw InputError("rectify: C has no positive mass left to normalize");

@@ -5,6 +5,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
+#include <cmath>
 #include <random>
 
 #include "jsmf/cooc/cooc.hpp"
@@ -68,6 +69,45 @@ TEST(Eig, LargestAlgebraicOfIndefiniteMatrices) {
             // The negative eigenvalues (magnitude > λ_K) must not have been returned.
             EXPECT_GT(result.values.minCoeff(), 0.0);
         }
+    }
+}
+
+// Single precision (AP's --precision single): each entry of C·X is the float product of
+// the float-rounded operands, so it is within n·2⁻²⁴ of Σ|C_ij||X_jk| (the standard
+// bound for a length-n dot product, rounding of both operands included) -- and not
+// within 1e-12 (the test would pass a double product by mistake otherwise).
+// The eigensolver on the float matrix reaches 1e-6, the floor AP asks of it.
+TEST(Eig, SinglePrecisionProductsAndSolve) {
+    const auto world = mpi::Comm::world();
+    const int n = 97, K = 4;
+    const Eigen::MatrixXd M = indefinite(n, K, 123);
+    std::mt19937_64 engine(5);
+    std::normal_distribution<double> normal(0, 1);
+    Eigen::MatrixXd X(n, 7);
+    for (Index j = 0; j < X.cols(); ++j)
+        for (Index i = 0; i < n; ++i) X(i, j) = normal(engine);
+    const Eigen::MatrixXd exact = M * X;
+    const Eigen::MatrixXd bound = n * std::ldexp(1.0, -24) * (M.cwiseAbs() * X.cwiseAbs());
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const auto grid = Grid::create(world, pr, pc);
+        const std::string where = std::to_string(pr) + "x" + std::to_string(pc);
+        DistMatrix C(grid, n, n, 8);
+        fill(C, M);
+        const DistMatrixF C32 = to_single(C);
+        const Eigen::MatrixXd Y = multiply_block(C32, X);
+        EXPECT_TRUE(((Y - exact).cwiseAbs().array() <= bound.array()).all()) << where;
+        EXPECT_GT((Y - exact).cwiseAbs().maxCoeff(), 1e-12) << where << ": the product was not done in float";
+        DistMatrix back(grid, n, n, 8);
+        widen_into(C32, back);
+        EXPECT_EQ(gather_all(back), M.cast<float>().cast<double>()) << where;
+        EigOptions options;
+        options.num_eigenpairs = K;
+        options.tolerance = 1e-6;
+        const EigResult result = top_eigenpairs(C32, options);
+        EXPECT_TRUE(result.converged) << where;
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> dense(M.cast<float>().cast<double>());
+        for (int k = 0; k < K; ++k)
+            EXPECT_NEAR(result.values(k), dense.eigenvalues()(n - 1 - k), 1e-5) << where << " k=" << k;
     }
 }
 

@@ -191,9 +191,9 @@ TEST(Ap, ResumedRunEqualsUninterruptedRun) {
     auto first = f.build(grid, 8);
     Eigen::MatrixXd saved_C;
     ProjectionState saved;
-    alternating_projection(first.C, options_for(f.K, 6), [&](const ProjectionState& state, const dist::DistMatrix& C) {
+    alternating_projection(first.C, options_for(f.K, 6), [&](const ProjectionState& state, const IterateView& C) {
         if (state.iterations_done == 3) {
-            saved_C = dist::gather_all(C);
+            saved_C = dist::gather_all(C.matrix());
             saved = state;
         }
     });
@@ -290,9 +290,9 @@ TEST(Projections, ResumedDrAndDpEqualUninterruptedRuns) {
         Eigen::MatrixXd saved_C;
         ProjectionState saved;
         rectify_by_projection(first.C, options_for(f.K, 6, method),
-                              [&](const ProjectionState& state, const dist::DistMatrix& C) {
+                              [&](const ProjectionState& state, const IterateView& C) {
                                   if (state.iterations_done == 3) {
-                                      saved_C = dist::gather_all(C);
+                                      saved_C = dist::gather_all(C.matrix());
                                       saved = state;  // a deep copy, Dykstra's increments too
                                   }
                               });

@@ -21,18 +21,22 @@ using Descriptor = std::array<int, 9>;
 /// (local_rows() x local_cols(), leading dimension ld()); shares the grid, which
 /// outlives it. Global element (i, j) lives on grid process (owner_row(i), owner_col(j))
 /// at local position (local_row(i), local_col(j)). All indices are 0-based.
-/// Per-rank memory: local_rows() * local_cols() doubles, about rows*cols/p.
-class DistMatrix {
+/// Per-rank memory: local_rows() * local_cols() scalars, about rows*cols/p.
+/// T is double everywhere but in single-precision AP (DistMatrixF), which holds its
+/// iterate in float to halve the bytes each pass over C moves.
+template <class T>
+class BasicDistMatrix {
 public:
+    using Scalar = T;
+    using Local = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
     /// Local (no communication). Zero-initialized.
-    DistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols, int block_rows,
-               int block_cols);
-    DistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols, int block)
-        : DistMatrix(std::move(grid), rows, cols, block, block) {}
-    DistMatrix(DistMatrix&&) noexcept = default;
-    DistMatrix& operator=(DistMatrix&&) noexcept = default;
-    DistMatrix(const DistMatrix&) = delete;
-    DistMatrix& operator=(const DistMatrix&) = delete;
+    BasicDistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols, int block_rows, int block_cols);
+    BasicDistMatrix(std::shared_ptr<const Grid> grid, Index rows, Index cols, int block)
+        : BasicDistMatrix(std::move(grid), rows, cols, block, block) {}
+    BasicDistMatrix(BasicDistMatrix&&) noexcept = default;
+    BasicDistMatrix& operator=(BasicDistMatrix&&) noexcept = default;
+    BasicDistMatrix(const BasicDistMatrix&) = delete;
+    BasicDistMatrix& operator=(const BasicDistMatrix&) = delete;
 
     Index rows() const { return rows_; }
     Index cols() const { return cols_; }
@@ -45,12 +49,12 @@ public:
     Index local_rows() const { return local_rows_; }
     Index local_cols() const { return local_cols_; }
     Index ld() const { return ld_; }
-    double* data() { return local_.data(); }
-    const double* data() const { return local_.data(); }
-    Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> local() {
+    T* data() { return local_.data(); }
+    const T* data() const { return local_.data(); }
+    Eigen::Map<Local, 0, Eigen::OuterStride<>> local() {
         return {local_.data(), local_rows_, local_cols_, Eigen::OuterStride<>(ld_)};
     }
-    Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> local() const {
+    Eigen::Map<const Local, 0, Eigen::OuterStride<>> local() const {
         return {local_.data(), local_rows_, local_cols_, Eigen::OuterStride<>(ld_)};
     }
 
@@ -79,7 +83,7 @@ public:
     int owner_rank(Index i, Index j) const { return grid_->rank_of(owner_row(i), owner_col(j)); }
 
     /// Local. Sets every local entry to `value`.
-    void fill(double value);
+    void fill(T value);
 
 private:
     std::shared_ptr<const Grid> grid_;
@@ -87,8 +91,13 @@ private:
     int block_rows_ = 0, block_cols_ = 0;
     Index local_rows_ = 0, local_cols_ = 0, ld_ = 1;
     Descriptor desc_{};
-    std::vector<double> local_;
+    std::vector<T> local_;
 };
+
+using DistMatrix = BasicDistMatrix<double>;
+using DistMatrixF = BasicDistMatrix<float>;
+extern template class BasicDistMatrix<double>;
+extern template class BasicDistMatrix<float>;
 
 /// Local. Number of rows (or columns) of an n-long dimension, split in blocks of `block`
 /// over `procs` processes, held by process `proc` (numroc).
@@ -97,6 +106,13 @@ Index local_extent(Index n, int block, int proc, int procs);
 /// Local (no communication). A deep copy: same grid, shape, blocks and entries.
 /// Memory: one more local(A).
 DistMatrix copy(const DistMatrix& A);
+
+/// Local. A in single precision (each entry rounded to nearest float): same grid, shape
+/// and blocks. Memory: local(A) floats.
+DistMatrixF to_single(const DistMatrix& A);
+
+/// Local. into ← from widened to double (exact); the two must have the same layout.
+void widen_into(const DistMatrixF& from, DistMatrix& into);
 
 /// Collective on A.grid(). The whole matrix on every rank, for tests and small
 /// diagnostics only. Memory: rows*cols doubles on every rank.

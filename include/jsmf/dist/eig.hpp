@@ -90,6 +90,11 @@ struct EigResult {
 EigResult top_eigenpairs(const DistMatrix& C, const EigOptions& options,
                          const Eigen::MatrixXd* warm_start = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
 
+/// Collective on C.grid(). The same on C in single precision (subspace method only):
+/// products as multiply_block(DistMatrixF), everything else in double.
+EigResult top_eigenpairs(const DistMatrixF& C, const EigOptions& options,
+                         const Eigen::MatrixXd* warm_start = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
+
 /// A symmetric operator X ↦ A X on replicated n × p blocks. Collective: every rank calls
 /// it with the same X and gets the same result.
 using SymmetricOperator = std::function<Eigen::MatrixXd(const Eigen::MatrixXd&)>;
@@ -109,6 +114,11 @@ EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options);
 
 /// Collective on C.grid(). Y = C X for a replicated N × p block X; Y replicated.
 Eigen::MatrixXd multiply_block(const DistMatrix& C, const Eigen::MatrixXd& X);
+
+/// Collective on C.grid(). The same for C in single precision: X is rounded to float,
+/// the local SGEMM accumulates in float (relative error about √n·2⁻²⁴ per entry), the
+/// sums across ranks are in double.
+Eigen::MatrixXd multiply_block(const DistMatrixF& C, const Eigen::MatrixXd& X);
 
 /// Collective on C.grid(). A lower estimate of λ_min(C) from `steps` Lanczos steps
 /// (smallest Ritz value minus its residual bound, widened by 1% of the spread).

@@ -48,6 +48,15 @@ struct ProjectionOptions {
     /// one instead of following plain AP's slow drift, so it starts once that drift is small.
     AndersonOptions anderson{0};
     double anderson_below = 0;
+    /// AP only: hold the iterate in float32 and do the products in single precision
+    /// (each pass over C moves half the bytes). Everything of size N × p or smaller (the
+    /// eigensolver's blocks, Rayleigh–Ritz, the factor, the trace's sums) stays in double,
+    /// and the result is the float iterate widened back into C. Eigensolves are asked for
+    /// no less than single_eig_floor relative residual, what float products can certify.
+    /// Per-rank memory: local(C) doubles + local(C) floats.
+    bool single_precision = false;
+    /// The least relative eigen-residual a single-precision run asks for.
+    double single_eig_floor = 1e-7;
 };
 
 /// One iteration, as written to /rectification.
@@ -114,14 +123,33 @@ struct ProjectionResult {
     bool converged = false;      ///< the tolerance was met (always false when it is 0)
 };
 
+/// The current iterate, as the callbacks see it. In double precision it is C itself. In
+/// single precision C is brought up to date from the float iterate by the first matrix()
+/// call after an iteration (a local pass over C), so a callback that does not look at
+/// the matrix (most iterations: no check, no checkpoint due) costs nothing.
+class IterateView {
+public:
+    explicit IterateView(dist::DistMatrix& C, const dist::DistMatrixF* single = nullptr)
+        : C_(&C), single_(single), fresh_(single == nullptr) {}
+    /// Local. The iterate in double precision.
+    const dist::DistMatrix& matrix() const;
+    /// Local. The iterate has changed (the next matrix() widens it again).
+    void changed() { fresh_ = single_ == nullptr; }
+
+private:
+    dist::DistMatrix* C_;
+    const dist::DistMatrixF* single_;
+    mutable bool fresh_;
+};
+
 /// Called on every rank after each iteration (the app prints from rank 0), and may write
 /// a checkpoint. Must not call collectives unless every rank does the same.
-using ProjectionProgress = std::function<void(const ProjectionState& state, const dist::DistMatrix& C)>;
+using ProjectionProgress = std::function<void(const ProjectionState& state, const IterateView& C)>;
 
 /// Called on every rank after each iteration (after `progress`): may look at the topics
 /// of C (collectively: every rank the same calls), append to state.checks, and return
 /// whether the run should stop (the root's answer counts).
-using ProjectionMonitor = std::function<StopReason(ProjectionState& state, const dist::DistMatrix& C)>;
+using ProjectionMonitor = std::function<StopReason(ProjectionState& state, const IterateView& C)>;
 
 /// Collective on C.grid(). Rectifies C in place by `options.method`; then C ← C / ΣC.
 /// With P_K(X) = U max(Λ, 0) Uᵀ from the K largest algebraic eigenpairs of X,

@@ -14,6 +14,9 @@ void Cblacs_gridexit(int context);
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc);
+void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
+            const int* ldc);
 // ScaLAPACK: selected eigenpairs of a symmetric distributed matrix (MRRR).
 void pdsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a, const int* ia,
               const int* ja, const int* desca, const double* vl, const double* vu, const int* il, const int* iu,
