@@ -6,13 +6,15 @@
 #   converge  (the same arithmetic, stop when the topics stopped moving)
 #   exact150  (the papers' 150 plain iterations with exact eigensolves)
 #   long      (plain AP for $LONG iterations: the reference the others are measured against)
+#   single, exact150-single (default and exact150 with --precision single: float32 iterate)
 # Per run: seconds per stage, iterations, passes over C per iteration, the stop reason,
 # the anchors shared with the long run and the distance of the topics from it (matched,
 # L1 per topic, median / max), and the papers' metrics.
 # Usage: jobs/bench_rectify_modes.sh [CORPUS_DIR] [NAME]
-#   env TOPICS ("10 100"), RANKS ("1 2"), LONG (2000), MODES ("long exact150 default converge"),
+#   env TOPICS ("10 100"), RANKS ("1 2"; RxT: R ranks of T OpenMP threads, e.g. "2 1x2"),
+#       LONG (2000), MODES ("long exact150 default converge"; also single, exact150-single),
 #       GENSIM (1: also run gensim), OLD_JSMF (a jsmf binary to time the exact150 mode with too),
-#       REFS (a folder that keeps the long runs as long.<ranks>.<K>.h5 and reuses them when present)
+#       REFS (a folder that keeps the long runs as long.<K>.h5 and reuses them when present)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 corpus_dir=${1:-$root/../shared/data/kos}
@@ -30,6 +32,8 @@ mode_options() {
     default) echo "" ;;
     converge) echo "--converge" ;;
     exact150) echo "--stop iterations --iterations 150" ;;
+    single) echo "--precision single" ;;
+    exact150-single) echo "--stop iterations --iterations 150 --precision single" ;;
     long) echo "--stop iterations --iterations $long --no-metrics" ;;
   esac
 }
@@ -66,24 +70,31 @@ metric() { "$py" -c "import h5py,sys; print('%.4g' % h5py.File(sys.argv[1],'r')[
 echo
 echo "== jsmf fit --corpus $name ${filter[*]}: seconds per stage; iterations; passes over C per iteration;"
 echo "   topics vs the $long-iteration plain run (anchors shared, L1 per topic median / max)"
-printf '%-5s %4s %-9s %6s %8s %7s %7s %7s %6s %-12s %6s %7s %7s %8s %7s %7s %9s\n' ranks K mode cooc rectify anchors \
+printf '%-5s %4s %-15s %6s %8s %7s %7s %7s %6s %-12s %6s %7s %7s %8s %7s %7s %9s\n' ranks K mode cooc rectify anchors \
   recover metrics total stop its passes anchors L1-med L1-max coherence specif dissim approx-orig
-for np in $ranks; do
+for config in $ranks; do
+  np=${config%x*} threads=1
+  [[ $config == *x* ]] && threads=${config#*x}
+  # Threads need a rank free to use more than one core: Open MPI binds each rank to one.
+  launch=(env OMP_NUM_THREADS="$threads" mpirun -np "$np")
+  [[ $threads -gt 1 ]] && launch=(env OMP_NUM_THREADS="$threads" mpirun --bind-to none -np "$np")
   for K in $topics; do
     for mode in $modes; do
-      out=$work/$mode.$np.$K.h5
-      if [[ $mode == long && -n ${REFS:-} && -f ${REFS:-}/long.$np.$K.h5 ]]; then
-        echo "(long run for ranks $np K $K reused from $REFS)"; continue
+      out=$work/$mode.$config.$K.h5
+      # One long run per K serves every rank count (their topics agree to 1e-9).
+      if [[ $mode == long && ( -f $work/long.$K.h5 || ( -n ${REFS:-} && -f ${REFS:-}/long.$K.h5 ) ) ]]; then
+        echo "(long run for K $K already done)"; continue
       fi
       read -r -a opts <<<"$(mode_options "$mode")"
-      line=$(mpirun -np "$np" "$jsmf" -q fit --corpus "$docword" --vocab "$vocab" "${filter[@]}" --topics "$K" \
+      line=$("${launch[@]}" "$jsmf" -q fit --corpus "$docword" --vocab "$vocab" "${filter[@]}" --topics "$K" \
                "${opts[@]}" --out "$out")
       read -r its passes reason <<<"$(trace "$out" "$K")"
-      ref=$work/long.$np.$K.h5
+      [[ $mode == long ]] && cp "$out" "$work/long.$K.h5"
+      ref=$work/long.$K.h5
       if [[ -n ${REFS:-} ]]; then
         mkdir -p "$REFS"
-        [[ $mode == long ]] && cp "$out" "$REFS/long.$np.$K.h5"
-        [[ -f $REFS/long.$np.$K.h5 ]] && ref=$REFS/long.$np.$K.h5
+        [[ $mode == long ]] && cp "$out" "$REFS/long.$K.h5"
+        [[ -f $REFS/long.$K.h5 ]] && ref=$REFS/long.$K.h5
       fi
       dist="-/- - -"
       [[ -f $ref && $mode != long ]] && dist=$(distance "$out" "$ref" "$K")
@@ -92,7 +103,7 @@ for np in $ranks; do
       if [[ $mode != long ]]; then
         metrics="$(metric "$out" "$K" coherence) $(metric "$out" "$K" specificity) $(metric "$out" "$K" dissimilarity) $(metric "$out" "$K" approximation_original)"
       fi
-      printf '%-5s %4s %-9s %6.2f %8.1f %7.2f %7.2f %7.2f %6.1f %-12s %6s %7s %7s %8s %7s %7s %9s %7s %9s\n' "$np" "$K" "$mode" \
+      printf '%-5s %4s %-15s %6.2f %8.1f %7.2f %7.2f %7.2f %6.1f %-12s %6s %7s %7s %8s %7s %7s %9s %7s %9s\n' "$config" "$K" "$mode" \
         "$(calc "$(field inspect_seconds "$line") + $(field cooc_seconds "$line")")" "$(field rectify_seconds "$line")" \
         "$(field anchors_seconds "$line")" "$(calc "$(field recover_B_seconds "$line") + $(field recover_A_seconds "$line")")" \
         "$(field metrics_seconds "$line" || echo 0)" "$(field total_seconds "$line")" "$reason" "$its" "$passes" \

@@ -112,12 +112,24 @@ Eigen::MatrixXd multiply_any(const BasicDistMatrix<T>& C, const Eigen::MatrixXd&
     // This rank's columns of C meet these rows of X.
     Eigen::MatrixXd X_loc(C.local_cols(), p);
     for (Index jl = 0; jl < C.local_cols(); ++jl) X_loc.row(jl) = X.row(C.global_col(jl));
-    Eigen::MatrixXd Y_loc(std::max<Index>(1, C.local_rows()), p);
+    Eigen::MatrixXd Y_loc = Eigen::MatrixXd::Zero(std::max<Index>(1, C.local_rows()), p);
     if (C.local_rows() > 0 && C.local_cols() > 0 && p > 0) {
-        local_gemm(static_cast<int>(C.local_rows()), static_cast<int>(p), static_cast<int>(C.local_cols()), C.data(),
-                   static_cast<int>(C.ld()), X_loc, Y_loc);
-    } else {
-        Y_loc.setZero();
+        // One slab of rows per thread, each a single-threaded GEMM (see row_slabs).
+        const Index m = C.local_rows();
+        const int slabs = row_slabs(m);
+        if (slabs == 1) {
+            local_gemm(static_cast<int>(m), static_cast<int>(p), static_cast<int>(C.local_cols()), C.data(),
+                       static_cast<int>(C.ld()), X_loc, Y_loc);
+        } else {
+#pragma omp parallel for schedule(static, 1) num_threads(slabs)
+            for (int slab = 0; slab < slabs; ++slab) {
+                const Index i0 = m * slab / slabs, rows = m * (slab + 1) / slabs - i0;
+                Eigen::MatrixXd part(rows, p);
+                local_gemm(static_cast<int>(rows), static_cast<int>(p), static_cast<int>(C.local_cols()),
+                           C.data() + i0, static_cast<int>(C.ld()), X_loc, part);
+                Y_loc.middleRows(i0, rows) = part;
+            }
+        }
     }
     Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(C.rows(), p);
     for (Index il = 0; il < C.local_rows(); ++il) Y.row(C.global_row(il)) = Y_loc.row(il);

@@ -2,11 +2,16 @@
 // Reductions and products on a DistMatrix with replicated results.
 #include "jsmf/dist/ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 
 #include "jsmf/mpi/collectives.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace jsmf::dist {
 namespace {
@@ -175,5 +180,23 @@ void set_diagonal(DistMatrix& A, const Eigen::VectorXd& d) {
 }
 
 void scale(DistMatrix& A, double alpha) { A.local() *= alpha; }
+
+int row_slabs(Index m) {
+#ifdef _OPENMP
+    const Index most = std::max<Index>(1, m / 256);
+    return static_cast<int>(std::clamp<Index>(omp_get_max_threads(), 1, most));
+#else
+    (void)m;
+    return 1;
+#endif
+}
+
+void set_threads(int threads) {
+#ifdef _OPENMP
+    omp_set_num_threads(std::max(1, threads));
+#else
+    (void)threads;
+#endif
+}
 
 }  // namespace jsmf::dist

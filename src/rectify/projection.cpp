@@ -48,6 +48,13 @@ struct Totals {
         norm_squared += fresh * fresh;
         sum += fresh;
     }
+
+    void add(const Totals& other) {
+        clipped += other.clipped;
+        difference_squared += other.difference_squared;
+        norm_squared += other.norm_squared;
+        sum += other.sum;
+    }
 };
 
 // Y += A X (column-major), in A's precision.
@@ -60,16 +67,19 @@ void accumulate_gemm(int m, int n, int k, const float* A, int lda, const float* 
     sgemm_("N", "N", &m, &n, &k, &one, A, &lda, X, &ldx, &one, Y, &ldy);
 }
 
-// visit(jl, fresh) for each local column jl of `layout`, with fresh[il] the entry
-// (global_row(il), global_col(jl)) of U Λ₊ Uᵀ: formed panel by panel as a local DGEMM
-// (rows of U Λ₊ at my rows times rows of U at my columns), never as an N × N temporary.
-// With `block` (N × p, replicated), the pass also returns C · block for the matrix the
-// visits leave in `layout`'s storage: each panel is multiplied right after it is written,
-// while it is still in cache, so the next eigensolve's first product costs no extra pass
-// over C. Collective when `block` is given (one N × p allreduce); local otherwise.
+// visit(jl, i0, i1, fresh, sums) for each local column jl of `layout` and slab of local
+// rows [i0, i1), with fresh[il − i0] the entry (global_row(il), global_col(jl)) of U Λ₊ Uᵀ,
+// adding what the trace needs to `sums`: formed panel by panel as a local DGEMM (rows of
+// U Λ₊ at my rows times rows of U at my columns), never as an N × N temporary. With
+// `block` (N × p, replicated), the pass also returns C · block for the matrix the visits
+// leave in `layout`'s storage: each panel is multiplied right after it is written, while
+// it is still in cache, so the next eigensolve's first product costs no extra pass over
+// C. Threads (OMP_NUM_THREADS) take one slab of rows each, with single-threaded BLAS
+// calls; their sums are added in slab order. Collective when `block` is given (one N × p
+// allreduce); local otherwise.
 template <class Layout, class Visit>
 Eigen::MatrixXd for_each_low_rank_column(const Layout& layout, const Eigen::MatrixXd& U,
-                                         const Eigen::VectorXd& lambda_plus, Visit&& visit,
+                                         const Eigen::VectorXd& lambda_plus, Totals& totals, Visit&& visit,
                                          const Eigen::MatrixXd* block = nullptr) {
     using Local = typename Layout::Local;  // the product is formed in the storage's precision
     const Index m = layout.local_rows(), n = layout.local_cols(), K = U.cols();
@@ -81,21 +91,30 @@ Eigen::MatrixXd for_each_low_rank_column(const Layout& layout, const Eigen::Matr
         for (Index il = 0; il < m; ++il) UL.row(il) = U.row(layout.global_row(il)).cwiseProduct(lambda_plus.transpose());
         for (Index jl = 0; jl < n; ++jl) UC.row(jl) = U.row(layout.global_col(jl));
         for (Index jl = 0; jl < n && block; ++jl) XC.row(jl) = block->row(layout.global_col(jl)).template cast<typename Layout::Scalar>();
-        // 64 columns: the panel (m × 64 doubles) stays in cache between the write and the product.
-        const Index width = 64;
-        Eigen::MatrixXd panel(m, std::min(width, n));
-        const double one = 1, zero = 0;
-        for (Index j0 = 0; j0 < n; j0 += width) {
-            const Index w = std::min(width, n - j0);
-            const int mm = static_cast<int>(m), nn = static_cast<int>(w), kk = static_cast<int>(K);
-            const int ldu = static_cast<int>(m), ldc = static_cast<int>(n), ldp = static_cast<int>(m);
-            dgemm_("N", "T", &mm, &nn, &kk, &one, UL.data(), &ldu, UC.data() + j0, &ldc, &zero, panel.data(), &ldp);
-            for (Index jj = 0; jj < w; ++jj) visit(j0 + jj, panel.data() + jj * m);
-            if (p == 0) continue;
-            accumulate_gemm(mm, static_cast<int>(p), nn, layout.data() + j0 * layout.ld(), static_cast<int>(layout.ld()),
-                            XC.data() + j0, static_cast<int>(n), product_local.data(),
-                            static_cast<int>(product_local.rows()));
+        const int slabs = dist::row_slabs(m);
+        std::vector<Totals> sums(static_cast<std::size_t>(slabs));
+#pragma omp parallel for schedule(static, 1) num_threads(slabs)
+        for (int slab = 0; slab < slabs; ++slab) {
+            const Index i0 = m * slab / slabs, rows = m * (slab + 1) / slabs - i0;
+            // 64 columns: the panel (rows × 64 doubles) stays in cache between the write and the product.
+            const Index width = 64;
+            Eigen::MatrixXd panel(rows, std::min(width, n));
+            const double one = 1, zero = 0;
+            for (Index j0 = 0; j0 < n; j0 += width) {
+                const Index w = std::min(width, n - j0);
+                const int mm = static_cast<int>(rows), nn = static_cast<int>(w), kk = static_cast<int>(K);
+                const int ldu = static_cast<int>(m), ldc = static_cast<int>(n), ldp = static_cast<int>(rows);
+                dgemm_("N", "T", &mm, &nn, &kk, &one, UL.data() + i0, &ldu, UC.data() + j0, &ldc, &zero, panel.data(),
+                       &ldp);
+                for (Index jj = 0; jj < w; ++jj)
+                    visit(j0 + jj, i0, i0 + rows, panel.data() + jj * rows, sums[static_cast<std::size_t>(slab)]);
+                if (p == 0) continue;
+                accumulate_gemm(mm, static_cast<int>(p), nn, layout.data() + j0 * layout.ld() + i0,
+                                static_cast<int>(layout.ld()), XC.data() + j0, static_cast<int>(n),
+                                product_local.data() + i0, static_cast<int>(product_local.rows()));
+            }
         }
+        for (const Totals& slab : sums) totals.add(slab);
     }
     if (!block) return {};
     Eigen::MatrixXd product = Eigen::MatrixXd::Zero(layout.rows(), p);
@@ -193,9 +212,9 @@ Totals ap_iteration(Matrix& C, const dist::EigOptions& eig, const ProjectionOpti
     Totals totals;
     // The pass also forms C_{t+1} · block, the next solve's first product.
     warm.product = for_each_low_rank_column(
-        C, P.U, P.lambda_plus,
-        [&](Index jl, const double* fresh) {
-            Scalar* column = C.data() + jl * C.ld();
+        C, P.U, P.lambda_plus, totals,
+        [&](Index jl, Index first, Index end, const double* fresh, Totals& sums) {
+            Scalar* column = C.data() + jl * C.ld() + first;
             // Four partial sums per total: four independent chains of additions (one chain
             // per total made the latency of an addition the pass's limit).
             constexpr Index lanes = 4;
@@ -212,15 +231,15 @@ Totals ap_iteration(Matrix& C, const dist::EigOptions& eig, const ProjectionOpti
                 sum[l] += stored;
                 column[il] = next;
             };
-            const Index m = C.local_rows(), whole = m - m % lanes;
+            const Index m = end - first, whole = m - m % lanes;
             for (Index i0 = 0; i0 < whole; i0 += lanes)
                 for (Index l = 0; l < lanes; ++l) entry(i0 + l, l);
             for (Index il = whole; il < m; ++il) entry(il, 0);
             for (Index l = 0; l < lanes; ++l) {
-                totals.clipped += clipped[l];
-                totals.difference_squared += diff2[l];
-                totals.norm_squared += norm2[l];
-                totals.sum += sum[l];
+                sums.clipped += clipped[l];
+                sums.difference_squared += diff2[l];
+                sums.norm_squared += norm2[l];
+                sums.sum += sum[l];
             }
         },
         &warm.block);
@@ -243,13 +262,14 @@ Totals dr_iteration(dist::DistMatrix& C, dist::DistMatrix& work, std::vector<std
     const double s1 = (1.0 - 2.0 * P.sum + sum_x) / N2;
     const double s2 = (1.0 - (1.0 - P.sum + sum_x)) / N2;
     Totals totals;
-    for_each_low_rank_column(C, P.U, P.lambda_plus, [&](Index jl, const double* fresh) {
+    for_each_low_rank_column(C, P.U, P.lambda_plus, totals,
+                             [&](Index jl, Index first, Index end, const double* fresh, Totals& sums) {
         double* out = work.data() + jl * work.ld();
         std::uint8_t* sign = negative.data() + jl * m;
-        for (Index il = 0; il < m; ++il) {
-            const double c1 = fresh[il] + s1;
+        for (Index il = first; il < end; ++il) {
+            const double c1 = fresh[il - first] + s1;
             const double y = c1 + 2.0 * s2;                // R_JS(C₁), the NN reflection's input
-            totals.clipped += y < 0 ? -y : 0.0;
+            sums.clipped += y < 0 ? -y : 0.0;
             const double c2 = 0.5 * (c1 + std::abs(y));
             out[il] = std::abs(c2);
             sign[il] = c2 < 0 ? 1 : 0;
@@ -257,13 +277,14 @@ Totals dr_iteration(dist::DistMatrix& C, dist::DistMatrix& work, std::vector<std
     });
     // C₃ = T_{NN,PSD}(C₂) = (C₂ + R_PSD(|C₂|))/2 = P_K(|C₂|) + min(C₂, 0).
     const LowRankPsd Q = nearest_psd(work, eig, state.eig[1], it);
-    for_each_low_rank_column(C, Q.U, Q.lambda_plus, [&](Index jl, const double* fresh) {
+    for_each_low_rank_column(C, Q.U, Q.lambda_plus, totals,
+                             [&](Index jl, Index first, Index end, const double* fresh, Totals& sums) {
         double* column = C.data() + jl * C.ld();
         const double* absolute = work.data() + jl * work.ld();
         const std::uint8_t* sign = negative.data() + jl * m;
-        for (Index il = 0; il < m; ++il) {
-            const double c3 = fresh[il] - (sign[il] ? absolute[il] : 0.0);
-            totals.replace(column[il], c3);
+        for (Index il = first; il < end; ++il) {
+            const double c3 = fresh[il - first] - (sign[il] ? absolute[il] : 0.0);
+            sums.replace(column[il], c3);
             column[il] = c3;
         }
     });
@@ -288,18 +309,20 @@ Totals dp_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, Projection
     const double js_old = state.js_increment;
     const double s = (1.0 - (P.sum + N2 * js_old)) / N2;
     Totals totals;
-    for_each_low_rank_column(C, P.U, P.lambda_plus, [&](Index jl, const double* fresh) {
+    for_each_low_rank_column(C, P.U, P.lambda_plus, totals,
+                             [&](Index jl, Index first, Index end, const double* fresh, Totals& sums) {
         double* x = C.data() + jl * C.ld();
         double* z = I_psd.data() + jl * I_psd.ld();
         double* g = I_nn.data() + jl * I_nn.ld();
-        for (Index il = 0; il < m; ++il) {
-            z[il] -= fresh[il];                             // I_PSD ← Z − P_K(Z)
-            const double y = fresh[il] + js_old + s;        // J(P_K(Z) + I_JS)
+        for (Index il = first; il < end; ++il) {
+            const double f = fresh[il - first];
+            z[il] -= f;                                     // I_PSD ← Z − P_K(Z)
+            const double y = f + js_old + s;                // J(P_K(Z) + I_JS)
             const double z3 = y + g[il];                    // the NN step's input
             const double next = z3 > 0 ? z3 : 0.0;
             g[il] = z3 - next;                              // I_NN ← Z₃ − max(Z₃, 0)
-            totals.clipped += next - z3;
-            totals.replace(x[il], next);
+            sums.clipped += next - z3;
+            sums.replace(x[il], next);
             x[il] = next;
         }
     });

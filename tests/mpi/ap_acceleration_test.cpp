@@ -140,6 +140,39 @@ TEST(FastAp, SinglePrecisionKeepsAnchorsAndTopics) {
     }
 }
 
+// Threads (OMP_NUM_THREADS) split AP's pass and the block products into slabs of rows:
+// the iterate is that of one thread, to rounding (the trace's sums are added in another
+// order), in double and in single precision. 1,200 words: room for three slabs.
+TEST(FastAp, ThreadsGiveTheSameIterate) {
+    const auto world = mpi::Comm::world();
+    synth::SynthOptions o;
+    o.num_docs = 3000;
+    o.num_words = 1200;
+    o.num_topics = 5;
+    o.mean_doc_length = 40;
+    o.seed = 8;
+    const corpus::Shard docs = synth::generate(o).docs;
+    const auto grid = dist::Grid::most_square(world);
+    for (const bool single : {false, true}) {
+        ProjectionOptions options = fast(5, 20, 0, false);
+        options.single_precision = single;
+        Eigen::MatrixXd one_thread;
+        for (const int threads : {1, 3}) {
+            dist::set_threads(threads);
+            auto built = test::build_cooc(grid, docs, o.num_words, 32);
+            rectify_by_projection(built.C, options);
+            const Eigen::MatrixXd C = dist::gather_all(built.C);
+            if (threads == 1) {
+                one_thread = C;
+                continue;
+            }
+            const double difference = (C - one_thread).cwiseAbs().maxCoeff() / one_thread.cwiseAbs().maxCoeff();
+            EXPECT_LE(difference, single ? 1e-5 : 1e-10) << (single ? "single" : "double");
+        }
+        dist::set_threads(1);
+    }
+}
+
 // Anderson on the factor (opt-in) reaches a fixed point of AP (change 1e-9, C in all
 // three sets to 1e-6) where plain AP creeps (its change is still 1.5e-8 after 4,000
 // iterations here) -- but another point of the continuum of fixed points than plain AP's

@@ -6,9 +6,10 @@
 
 namespace jsmf::dist {
 
-/// Local. Empty when fine; otherwise one sentence for the user: OpenBLAS picked a
+/// Local. Empty when fine; otherwise what the user should change: OpenBLAS picked a
 /// pre-AVX kernel on a CPU with AVX2 (it reads OPENBLAS_CORETYPE only at start-up, so
-/// the fix is an environment variable, which jobs/env.sh sets).
+/// the fix is an environment variable, which jobs/env.sh sets); more OpenMP threads than
+/// the cores the rank is bound to; a threaded BLAS under jsmf's threads.
 std::string blas_warning();
 
 }  // namespace jsmf::dist

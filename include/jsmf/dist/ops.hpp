@@ -35,4 +35,13 @@ void set_diagonal(DistMatrix& A, const Eigen::VectorXd& d);
 /// Local. A *= alpha.
 void scale(DistMatrix& A, double alpha);
 
+/// Local. Slabs of rows (one thread each) a local loop over m rows of C uses: the OpenMP
+/// threads (OMP_NUM_THREADS), with at least 256 rows a slab; 1 without OpenMP. The BLAS
+/// calls inside a slab must run single-threaded (OPENBLAS_NUM_THREADS=1, as jobs/env.sh
+/// sets): threads come from here, ranks from MPI.
+int row_slabs(Index m);
+
+/// Local. The OpenMP threads later loops use (as OMP_NUM_THREADS would); no-op without OpenMP.
+void set_threads(int threads);
+
 }  // namespace jsmf::dist
