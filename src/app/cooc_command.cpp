@@ -8,6 +8,7 @@
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/dist/grid.hpp"
+#include "jsmf/dist/ops.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -22,6 +23,8 @@ io::Provenance make_provenance(const std::string& command_line, const mpi::Comm&
     provenance.mpi_ranks = world.size();
     provenance.grid = std::to_string(grid.rows()) + "x" + std::to_string(grid.cols());
     provenance.options = std::move(options);
+    // Threads per rank split the sums of AP's trace differently (rounding only).
+    provenance.options.emplace_back("threads", std::to_string(dist::threads()));
     return provenance;
 }
 

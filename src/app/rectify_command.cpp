@@ -136,6 +136,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                 if (key == name) mine.push_back(value);
         names.push_back("grid");  // the process grid: (rank count and shape) change the rounding
         mine.push_back(std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()));
+        names.push_back("threads");  // so do the threads per rank
+        mine.push_back(std::to_string(dist::threads()));
         try {
             for (const auto& [name, saved] : io::read_root_options(c.resume, names))
                 for (std::size_t k = 0; k < names.size(); ++k)

@@ -235,7 +235,9 @@ RectifySettings resolve(const RectifySettings& given) {
     if (s.precision != "double" && s.precision != "single")
         throw InputError("--precision must be double or single, not '" + s.precision + "'");
     if (s.precision == "single" && s.method != "ap")
-        throw InputError("--precision single applies to --rectify ap");
+        throw InputError("--precision single applies to AP only (--rectify ap; jsmf rectify --method ap)");
+    if (s.precision == "single" && s.eigensolver == "direct")
+        throw InputError("--precision single needs --eigensolver subspace (PDSYEVR works in double)");
     return s;
 }
 

@@ -200,6 +200,8 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             if (group.empty()) continue;
             RectifySettings rectify = c.rectify;
             rectify.method = r;
+            // --precision single is AP's: the other rectifiers of the sweep run in double.
+            if (r != "ap") rectify.precision = "double";
             log::info("sweep: K = {}, rectify {} ({} run(s))", K, r, group.size());
             dist::DistMatrix work = dist::copy(C);
             Stopwatch clock;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 
@@ -181,10 +182,22 @@ void set_diagonal(DistMatrix& A, const Eigen::VectorXd& d) {
 
 void scale(DistMatrix& A, double alpha) { A.local() *= alpha; }
 
+namespace {
+// Threads only when asked for (OMP_NUM_THREADS or set_threads): OpenMP's own default is
+// every core the rank may use, which oversubscribes a node of unbound ranks.
+int& asked_threads() {
+    static int threads = [] {
+        const char* given = std::getenv("OMP_NUM_THREADS");
+        return given != nullptr ? std::max(1, std::atoi(given)) : 1;
+    }();
+    return threads;
+}
+}  // namespace
+
 int row_slabs(Index m) {
 #ifdef _OPENMP
     const Index most = std::max<Index>(1, m / 256);
-    return static_cast<int>(std::clamp<Index>(omp_get_max_threads(), 1, most));
+    return static_cast<int>(std::clamp<Index>(asked_threads(), 1, most));
 #else
     (void)m;
     return 1;
@@ -192,11 +205,12 @@ int row_slabs(Index m) {
 }
 
 void set_threads(int threads) {
+    asked_threads() = std::max(1, threads);
 #ifdef _OPENMP
     omp_set_num_threads(std::max(1, threads));
-#else
-    (void)threads;
 #endif
 }
+
+int threads() { return asked_threads(); }
 
 }  // namespace jsmf::dist

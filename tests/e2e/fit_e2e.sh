@@ -147,6 +147,6 @@ for np in 1 2 4; do
 done
 expect_error 2 "--projection-dim must be at least K = 5" "${corpus[@]}" --topics 5 --anchors fastanchor --projection-dim 3
 expect_error 2 "lists 5 anchor words, but --topics is 6" "${corpus[@]}" --topics 6 --anchor-words "$work/anchors.txt"
-expect_error 2 "--precision single applies to --rectify ap" "${corpus[@]}" --topics 5 --rectify dr --precision single
+expect_error 2 "--precision single applies to AP only" "${corpus[@]}" --topics 5 --rectify dr --precision single
 
 finish

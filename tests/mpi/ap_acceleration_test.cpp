@@ -142,7 +142,8 @@ TEST(FastAp, SinglePrecisionKeepsAnchorsAndTopics) {
 
 // Threads (OMP_NUM_THREADS) split AP's pass and the block products into slabs of rows:
 // the iterate is that of one thread, to rounding (the trace's sums are added in another
-// order), in double and in single precision. 1,200 words: room for three slabs.
+// order), in double and in single precision. 1,200 words: three slabs of rows at 1-3
+// ranks, two at 4 (2 × 2 grid).
 TEST(FastAp, ThreadsGiveTheSameIterate) {
     const auto world = mpi::Comm::world();
     synth::SynthOptions o;
@@ -153,6 +154,10 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
     o.seed = 8;
     const corpus::Shard docs = synth::generate(o).docs;
     const auto grid = dist::Grid::most_square(world);
+    const int before = dist::threads();
+    dist::set_threads(3);
+    ASSERT_GT(dist::row_slabs(dist::local_extent(1200, 32, grid->my_row(), grid->rows())), 1)
+        << "no threads: built without OpenMP?";
     for (const bool single : {false, true}) {
         ProjectionOptions options = fast(5, 20, 0, false);
         options.single_precision = single;
@@ -169,8 +174,8 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
             const double difference = (C - one_thread).cwiseAbs().maxCoeff() / one_thread.cwiseAbs().maxCoeff();
             EXPECT_LE(difference, single ? 1e-5 : 1e-10) << (single ? "single" : "double");
         }
-        dist::set_threads(1);
     }
+    dist::set_threads(before);
 }
 
 // Anderson on the factor (opt-in) reaches a fixed point of AP (change 1e-9, C in all

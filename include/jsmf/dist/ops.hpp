@@ -41,7 +41,11 @@ void scale(DistMatrix& A, double alpha);
 /// sets): threads come from here, ranks from MPI.
 int row_slabs(Index m);
 
-/// Local. The OpenMP threads later loops use (as OMP_NUM_THREADS would); no-op without OpenMP.
+/// Local. The threads later loops use (as OMP_NUM_THREADS would); without OpenMP, 1.
 void set_threads(int threads);
+
+/// Local. The threads a rank's loops over C use: OMP_NUM_THREADS (1 when unset) or the
+/// last set_threads.
+int threads();
 
 }  // namespace jsmf::dist
