@@ -183,6 +183,11 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
             if (again.method != "none")
                 log::info("eval: K = {}: running the recorded rectification again ({}, {} iterations) for the errors "
                           "against the C the inference used", m.num_topics, again.method, again.iterations);
+            // Float sums in another order land elsewhere on AP's continuum of fixed points.
+            if (again.precision == "single")
+                log::warn("eval: K = {}: the model was rectified in single precision, which the same rank count, "
+                          "grid and threads reproduce exactly, others only to about 1e-4 (the errors against the "
+                          "rectified C are then those of this replay)", m.num_topics);
             run_rectify_stage(work, m.num_topics, again);
             ProjectionCache cache{{}, original_projection};
             measure_model(m, work, &C, cache);

@@ -69,6 +69,25 @@ for name in sys.argv[3:]:
     x, y = a.attrs[name][0], b.attrs[name][0]
     assert abs(x - y) <= 1e-7 * max(1e-3, abs(x)), (name, x, y)
 PY
+# 2b. A model rectified in single precision: eval at the fit's rank count replays it
+#     exactly (every metric equal); at another it warns that the replay differs.
+run_quiet 2 fit --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --topics 4 --precision single \
+  --out "$work/single.h5" >/dev/null 2>&1 || fail "fit --precision single"
+cp "$work/single.h5" "$work/single_eval.h5"
+run_quiet 2 eval "$work/single_eval.h5" --cooc "$work/C.h5" --corpus "$work/docword.e.txt" >/dev/null 2>"$work/err" ||
+  fail "eval single: $(cat "$work/err")"
+py "$work/single.h5" "$work/single_eval.h5" $metric_names <<'PY' && ok "eval replays a single-precision fit" || fail "eval single differs"
+import sys, h5py
+a = h5py.File(sys.argv[1], "r")["K4/metrics"]; b = h5py.File(sys.argv[2], "r")["K4/metrics"]
+for name in sys.argv[3:]:
+    x, y = a.attrs[name][0], b.attrs[name][0]
+    assert abs(x - y) <= 1e-9 * max(1e-3, abs(x)), (name, x, y)
+PY
+cp "$work/single.h5" "$work/single_eval3.h5"
+run_quiet 3 eval "$work/single_eval3.h5" --cooc "$work/C.h5" --corpus "$work/docword.e.txt" >/dev/null 2>"$work/err"
+grep -q "rectified in single precision" "$work/err" && ok "eval of a single-precision fit at another rank count warns" ||
+  fail "no warning for a single-precision replay: $(cat "$work/err")"
+
 py "$work/m_eval.h5" <<'PY' && ok "eval --truth: B within 0.12 L1, every anchor found; clustacc > 0.8" || fail "eval --truth"
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
