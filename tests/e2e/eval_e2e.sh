@@ -62,13 +62,18 @@ if run_quiet 3 eval "$work/m_eval.h5" --cooc "$work/C.h5" --corpus "$work/docwor
 else
   fail "eval: $(cat "$work/err")"
 fi
-py "$work/m.h5" "$work/m_eval.h5" $metric_names <<'PY' && ok "eval equals fit's metrics" || fail "eval differs from fit"
-import sys, math, h5py
+# same_metrics A B TOLERANCE: every metric of /K4 in B equals A's to TOLERANCE (relative).
+same_metrics() {
+  py "$1" "$2" "$3" $metric_names <<'PY'
+import sys, h5py
 a = h5py.File(sys.argv[1], "r")["K4/metrics"]; b = h5py.File(sys.argv[2], "r")["K4/metrics"]
-for name in sys.argv[3:]:
+tolerance = float(sys.argv[3])
+for name in sys.argv[4:]:
     x, y = a.attrs[name][0], b.attrs[name][0]
-    assert abs(x - y) <= 1e-7 * max(1e-3, abs(x)), (name, x, y)
+    assert abs(x - y) <= tolerance * max(1e-3, abs(x)), (name, x, y)
 PY
+}
+same_metrics "$work/m.h5" "$work/m_eval.h5" 1e-7 && ok "eval equals fit's metrics" || fail "eval differs from fit"
 # 2b. A model rectified in single precision: eval at the fit's rank count replays it
 #     exactly (every metric equal); at another it warns that the replay differs.
 run_quiet 2 fit --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --topics 4 --precision single \
@@ -76,13 +81,8 @@ run_quiet 2 fit --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --topics 4 --
 cp "$work/single.h5" "$work/single_eval.h5"
 run_quiet 2 eval "$work/single_eval.h5" --cooc "$work/C.h5" --corpus "$work/docword.e.txt" >/dev/null 2>"$work/err" ||
   fail "eval single: $(cat "$work/err")"
-py "$work/single.h5" "$work/single_eval.h5" $metric_names <<'PY' && ok "eval replays a single-precision fit" || fail "eval single differs"
-import sys, h5py
-a = h5py.File(sys.argv[1], "r")["K4/metrics"]; b = h5py.File(sys.argv[2], "r")["K4/metrics"]
-for name in sys.argv[3:]:
-    x, y = a.attrs[name][0], b.attrs[name][0]
-    assert abs(x - y) <= 1e-9 * max(1e-3, abs(x)), (name, x, y)
-PY
+same_metrics "$work/single.h5" "$work/single_eval.h5" 1e-9 && ok "eval replays a single-precision fit" ||
+  fail "eval single differs"
 cp "$work/single.h5" "$work/single_eval3.h5"
 run_quiet 3 eval "$work/single_eval3.h5" --cooc "$work/C.h5" --corpus "$work/docword.e.txt" >/dev/null 2>"$work/err"
 grep -q "rectified in single precision" "$work/err" && ok "eval of a single-precision fit at another rank count warns" ||
