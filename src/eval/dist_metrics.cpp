@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -192,11 +192,11 @@ private:
 };
 
 /// The two leading eigenvectors of the covariance, by block subspace iteration from a
-/// seeded block and a final Rayleigh–Ritz step; columns by decreasing eigenvalue, signs
-/// fixed. Collective; a fixed number of products, so every rank takes the same path.
-// At most `iterations` products, fewer once the two leading Ritz pairs have residuals
-// below kDirectionTolerance · θ₁: a picture needs no more (60 fixed products on both Cs
-// were 15% of a KOS fit). The stop is the root's, so every rank runs the same products.
+/// seeded block with a Rayleigh–Ritz step each iteration; columns by decreasing
+/// eigenvalue, signs fixed. At most `iterations` products, fewer once the two leading
+/// Ritz pairs have residuals below kDirectionTolerance · θ₁: a picture needs no more (60
+/// fixed products on both Cs were 15% of a KOS fit). Collective; the stop and the block
+/// are the root's, so every rank runs the same products.
 constexpr double kDirectionTolerance = 1e-6;
 
 Eigen::MatrixXd leading_directions(const CenteredRows& X, Index cols, int iterations, Seed seed,

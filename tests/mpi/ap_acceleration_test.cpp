@@ -25,19 +25,21 @@ namespace {
 
 // A planted corpus whose AP crawls: short documents (noisy C) and correlated topics.
 struct Planted {
-    int N = 120, K = 5;
+    int N = 120, K = 5, block = 16;
     corpus::Shard docs;
-    explicit Planted(std::uint64_t seed = 33) {
+    explicit Planted(std::uint64_t seed = 33, int words = 120, int num_docs = 1500, double doc_length = 12,
+                     int block_size = 16)
+        : N(words), block(block_size) {
         synth::SynthOptions o;
-        o.num_docs = 1500;
+        o.num_docs = num_docs;
         o.num_words = N;
         o.num_topics = K;
-        o.mean_doc_length = 12;
+        o.mean_doc_length = doc_length;
         o.seed = seed;
         docs = synth::generate(o).docs;
     }
     cooc::CoocResult build(const std::shared_ptr<const dist::Grid>& grid) const {
-        return test::build_cooc(grid, docs, N, 16);
+        return test::build_cooc(grid, docs, N, block);
     }
 };
 
@@ -140,31 +142,26 @@ TEST(FastAp, SinglePrecisionKeepsAnchorsAndTopics) {
     }
 }
 
-// Threads (OMP_NUM_THREADS) split AP's pass and the block products into slabs of rows:
-// the iterate is that of one thread, to rounding (the trace's sums are added in another
-// order), in double and in single precision. 1,200 words: three slabs of rows at 1-3
-// ranks, two at 4 (2 × 2 grid).
+// Threads (OMP_NUM_THREADS) split the passes of AP (double and single precision), DR and
+// DP and the block products into slabs of rows: the iterate is that of one thread, to
+// rounding (the trace's sums are added in another order). 1,200 words: three slabs of
+// rows at 1-3 ranks, two at 4 (2 × 2 grid).
 TEST(FastAp, ThreadsGiveTheSameIterate) {
     const auto world = mpi::Comm::world();
-    synth::SynthOptions o;
-    o.num_docs = 3000;
-    o.num_words = 1200;
-    o.num_topics = 5;
-    o.mean_doc_length = 40;
-    o.seed = 8;
-    const corpus::Shard docs = synth::generate(o).docs;
+    const Planted planted(8, 1200, 3000, 40, 32);
     const auto grid = dist::Grid::most_square(world);
     const int before = dist::threads();
     dist::set_threads(3);
-    ASSERT_GT(dist::row_slabs(dist::local_extent(1200, 32, grid->my_row(), grid->rows())), 1)
+    ASSERT_GT(dist::row_slabs(dist::local_extent(planted.N, planted.block, grid->my_row(), grid->rows())), 1)
         << "no threads: built without OpenMP?";
-    for (const bool single : {false, true}) {
-        ProjectionOptions options = fast(5, 20, 0, false);
-        options.single_precision = single;
+    for (const int variant : {0, 1, 2, 3}) {  // AP, AP in single precision, DR, DP
+        ProjectionOptions options = variant < 2 ? fast(planted.K, 20, 0, false) : plain(planted.K, 8, 0);
+        options.single_precision = variant == 1;
+        options.method = variant == 2 ? Projection::dr : variant == 3 ? Projection::dp : Projection::ap;
         Eigen::MatrixXd one_thread;
         for (const int threads : {1, 3}) {
             dist::set_threads(threads);
-            auto built = test::build_cooc(grid, docs, o.num_words, 32);
+            auto built = planted.build(grid);
             rectify_by_projection(built.C, options);
             const Eigen::MatrixXd C = dist::gather_all(built.C);
             if (threads == 1) {
@@ -172,7 +169,7 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
                 continue;
             }
             const double difference = (C - one_thread).cwiseAbs().maxCoeff() / one_thread.cwiseAbs().maxCoeff();
-            EXPECT_LE(difference, single ? 1e-5 : 1e-10) << (single ? "single" : "double");
+            EXPECT_LE(difference, variant == 1 ? 1e-5 : 1e-10) << "variant " << variant;
         }
     }
     dist::set_threads(before);
