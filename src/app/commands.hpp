@@ -13,6 +13,7 @@
 #include "jsmf/dist/grid.hpp"
 #include "jsmf/io/provenance.hpp"
 #include "jsmf/mpi/comm.hpp"
+#include "jsmf/prepare/prepare.hpp"
 #include "jsmf/synth/synth.hpp"
 
 namespace jsmf::app {
@@ -43,6 +44,15 @@ CLI::App* add_cooc_command(CLI::App& app, CoocCommand& command);
 /// Collective on `world`.
 int run_cooc(const CoocCommand& command, const mpi::Comm& world, const std::string& command_line);
 
+struct PrepareCommand {
+    prepare::PrepareOptions options;
+    std::string format = "dir";
+    std::string invalid_utf8 = "skip";
+};
+CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& command);
+/// Collective on `world`; rank 0 prints the summary.
+int run_prepare(PrepareCommand command, const mpi::Comm& world);
+
 struct RectifyCommand {
     std::string in;
     std::string out;
@@ -61,6 +71,8 @@ int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std
 
 struct FitCommand {
     CoocSettings input;          ///< the corpus, unless --cooc is given (then only for coherence)
+    std::string prepared;        ///< a folder written by jsmf prepare (instead of --corpus/--vocab)
+    std::string prepared_name;   ///< which corpus of that folder (when it holds several)
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words

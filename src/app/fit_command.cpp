@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `jsmf fit`: corpus (or C) → co-occurrence → rectify → anchors → B, A, α → metrics → one model file.
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "app/commands.hpp"
 #include "app/metrics_stage.hpp"
@@ -21,6 +23,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--cooc", c.cooc_file,
                     "A co-occurrence file from jsmf cooc (instead of --corpus/--vocab; --corpus may still be given, "
                     "for coherence's document counts)");
+    sub->add_option("--prepared", c.prepared,
+                    "A folder written by jsmf prepare (instead of --corpus/--vocab): its document ids and labels go "
+                    "into the model file (/corpus)");
+    sub->add_option("--name", c.prepared_name, "With --prepared: which corpus of the folder (its --name)");
     sub->add_option("--out", c.out, "Output model file (HDF5)")->required();
     sub->add_option("--topics", c.topics,
                     "Number(s) of topics K, e.g. 10 or 10,25,50 (one C, one model per K; default 10, or the "
@@ -36,7 +42,52 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     return sub;
 }
 
-int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& command_line) {
+namespace {
+
+/// Rank 0: the document ids (and labels) of a prepared corpus, for the model file.
+io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
+    io::CorpusDocuments d;
+    auto lines = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw InputError(path, "cannot open");
+        std::vector<std::string> out;
+        for (std::string line; std::getline(in, line);) out.push_back(line);
+        return out;
+    };
+    d.ids = lines(p.doc_ids);
+    if (!p.labels.empty()) {
+        d.label_names = lines(p.label_names);
+        for (const auto& line : lines(p.labels)) {
+            const long long label = std::atoll(line.c_str());
+            if (label < 1 || label > static_cast<long long>(d.label_names.size()))
+                throw InputError(p.labels, "a label outside 1.." + std::to_string(d.label_names.size()));
+            d.labels.push_back(label);
+        }
+        if (d.labels.size() != d.ids.size()) throw InputError(p.labels, "has not one label per document of " + p.doc_ids);
+    }
+    return d;
+}
+
+}  // namespace
+
+int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line) {
+    FitCommand c = command;
+    io::CorpusDocuments documents;
+    if (!c.prepared.empty() || !c.prepared_name.empty()) {
+        mpi::check_on_root(world, "setup", [&] {
+            if (c.prepared.empty()) throw InputError("--name needs --prepared");
+            if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty())
+                throw InputError("--prepared names the corpus: give no --corpus, --vocab or --cooc with it");
+            const prepare::PreparedCorpus p = prepare::find_prepared(c.prepared, c.prepared_name);
+            documents = read_corpus_documents(p);
+            c.input.corpus = {p.docword};
+            c.input.vocab = p.vocab;
+        });
+        mpi::broadcast(world, c.input.vocab, 0);
+        std::string corpus = c.input.corpus.empty() ? std::string() : c.input.corpus.front();
+        mpi::broadcast(world, corpus, 0);
+        c.input.corpus = {corpus};
+    }
     Stopwatch total;
     StageTimes times;
     std::vector<int> topics;
@@ -126,8 +177,9 @@ int run_fit(const FitCommand& c, const mpi::Comm& world, const std::string& comm
         options.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
         options.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
     }
+    if (!c.prepared.empty()) options.emplace_back("prepared", c.prepared);
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, options), times,
-                         c.top_words);
+                         c.top_words, c.prepared.empty() ? nullptr : &documents);
     const double write_seconds = clock.seconds();
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,

@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
     app::CoocCommand cooc;
     CLI::App* synth_app = app::add_synth_command(app, synth);
     CLI::App* cooc_app = app::add_cooc_command(app, cooc);
+    app::PrepareCommand prepare;
+    CLI::App* prepare_app = app::add_prepare_command(app, prepare);
     app::RectifyCommand rectify;
     CLI::App* rectify_app = app::add_rectify_command(app, rectify);
     app::FitCommand fit;
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
     log::set_quiet(quiet);
     return run_guarded(world, [&] {
         if (*synth_app) return app::run_synth(synth, world, command_line);
+        if (*prepare_app) return app::run_prepare(prepare, world);
         if (*cooc_app) return app::run_cooc(cooc, world, command_line);
         if (*rectify_app) return app::run_rectify(rectify, world, command_line);
         if (*fit_app) return app::run_fit(fit, world, command_line);

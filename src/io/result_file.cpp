@@ -160,8 +160,16 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
 
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
-                      int top_words) {
+                      int top_words, const CorpusDocuments* documents) {
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
+        if (documents && comm.is_root()) {
+            h5::Handle corpus = h5::create_group(file, "corpus", partial);
+            h5::write_strings(corpus, "doc_ids", documents->ids);
+            if (!documents->labels.empty()) {
+                h5::write_int64s(corpus, "labels", documents->labels.data(), {documents->labels.size()});
+                h5::write_strings(corpus, "label_names", documents->label_names);
+            }
+        }
         write_root_attributes(file, "model", provenance);
         std::string topics;
         for (const auto& m : models) topics += (topics.empty() ? "" : ",") + std::to_string(m.num_topics);

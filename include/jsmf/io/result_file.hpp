@@ -52,6 +52,14 @@ struct FittedModel {
 /// (ties by word id).
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 
+/// The documents of a prepared corpus (jsmf prepare), carried into the model file:
+/// line m of its docs file is docID m + 1. Rank 0 only.
+struct CorpusDocuments {
+    std::vector<std::string> ids;
+    std::vector<std::int64_t> labels;       ///< per document, 1-based; empty when unlabelled
+    std::vector<std::string> label_names;
+};
+
 /// Schema (format_version 1):
 ///   /                  attrs as in the cooc file with kind="model", plus topics ("10,25")
 ///   /vocab, /stats     as in the cooc file (unigram = row sums of the unrectified C)
@@ -77,11 +85,14 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 ///                      each learned one), topic_l1 (K)
 ///   /model, /rectification, /topics: soft links to /K<K>/… when the file holds one K,
 ///   so DESIGN.md's paths work as written.
+///   /corpus/         (fit --prepared) doc_ids: D strings, the corpus's document ids in
+///                    docID order; labels: D int64 (1-based, into label_names) and
+///                    label_names: L strings, when the corpus has labels
 /// Collective on `comm`: rank 0 writes "<path>.partial" and renames it when complete;
 /// on failure nothing is left and every rank throws StageFailed.
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
-                      int top_words);
+                      int top_words, const CorpusDocuments* documents = nullptr);
 
 /// Collective on `comm`. Rewrites the evaluation of `models` (their metrics,
 /// projection and truth groups, replacing any there) in a copy of the model file `in`,

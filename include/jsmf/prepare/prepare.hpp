@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// `jsmf prepare`: raw documents -> the UCI bag-of-words files jsmf reads, distributed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jsmf/mpi/comm.hpp"
+#include "jsmf/prepare/sources.hpp"
+#include "jsmf/prepare/text.hpp"
+#include "jsmf/prepare/vocabulary.hpp"
+
+namespace jsmf::prepare {
+
+enum class InvalidUtf8 { skip, fail };
+
+struct PrepareOptions {
+    SourceOptions source;
+    TokenizerOptions tokenizer;
+    bool english_stopwords = true;       ///< text formats: drop jsmf's English stop words
+    std::string stopwords_file;          ///< more stop words (text formats)
+    CurationOptions curation;
+    std::uint64_t min_doc_tokens = 5;    ///< documents with fewer tokens after curation are dropped
+    InvalidUtf8 invalid_utf8 = InvalidUtf8::skip;
+    std::string items_file;              ///< ratings, playlists: "id<sep>name" lines naming the items
+    std::string out_dir;
+    std::string name = "corpus";
+    bool gzip = false;
+    double buffer_mb = 64;               ///< per rank: word counts buffered before an exchange
+};
+
+/// What a run read, dropped and wrote (summed over the ranks).
+struct PrepareReport {
+    std::int64_t files = 0;
+    std::int64_t bytes = 0;
+    std::int64_t docs_read = 0;
+    std::int64_t docs_invalid_utf8 = 0;  ///< skipped (InvalidUtf8::skip)
+    std::int64_t docs_empty = 0;         ///< no token left after tokenization and stop words
+    std::int64_t docs_short = 0;         ///< fewer than min_doc_tokens after curation
+    std::int64_t docs_kept = 0;
+    std::int64_t tokens_read = 0;        ///< tokens (items x repeats) before stop words
+    std::int64_t tokens_kept = 0;        ///< in the kept documents, after curation
+    std::int64_t distinct_words = 0;     ///< after stop words, before the df filters
+    std::int64_t words_passing_df = 0;
+    std::int64_t vocabulary = 0;
+    std::int64_t entries = 0;            ///< docword lines
+    std::int64_t labels = 0;             ///< distinct labels (0: none)
+    std::string first_invalid;           ///< where the first skipped invalid UTF-8 was
+    double count_seconds = 0, write_seconds = 0, total_seconds = 0;
+    std::int64_t peak_rss_bytes = 0;     ///< the largest rank's
+    std::vector<std::string> outputs;    ///< the files written
+};
+
+/// Collective on `comm`. Two passes over the input: (1) ranks tokenize their share and
+/// count words (DistributedCounts, exchanged whenever a rank's buffer passes buffer_mb);
+/// rank 0 chooses the vocabulary (stop words out, min_df, max_df_fraction, the top
+/// max_words by the authors' tf-idf) and broadcasts it; (2) ranks read their share again,
+/// keep the vocabulary's words, drop documents shorter than min_doc_tokens, and write
+/// their documents with MPI-IO at offsets from an exclusive scan, so that the files do not
+/// depend on the rank count (gzip: the same text, in one gzip member per rank). Every file
+/// is written under a temporary name and renamed only when all ranks succeeded.
+/// Throws StageFailed (agreed) on bad input.
+PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& options);
+
+/// The file names in `out_dir` for `name`.
+std::string docword_path(const std::string& out_dir, const std::string& name, bool gzip);
+std::string vocab_path(const std::string& out_dir, const std::string& name);
+std::string doc_ids_path(const std::string& out_dir, const std::string& name);
+std::string labels_path(const std::string& out_dir, const std::string& name);
+std::string label_names_path(const std::string& out_dir, const std::string& name);
+std::string manifest_path(const std::string& out_dir, const std::string& name);
+
+/// A prepared folder, as `jsmf fit --prepared` finds it (from its manifest).
+struct PreparedCorpus {
+    std::string docword, vocab, doc_ids, labels, label_names;  ///< labels empty when none
+};
+/// Local. Reads DIR/prepare.<name>.json (name empty: the folder's only manifest).
+/// Throws InputError when there is none, several, or a file it names is missing.
+PreparedCorpus find_prepared(const std::string& dir, const std::string& name);
+
+}  // namespace jsmf::prepare
