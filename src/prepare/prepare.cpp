@@ -506,6 +506,10 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
                 break;
             }
     }
+    {  // this rank's parts are copied: they go before the last collective step
+        std::error_code ec;
+        for (std::size_t k = 0; k < 4; ++k) fs::remove(temp.paths[k], ec);
+    }
     // Rank 0: the vocabulary, label names, manifest; then every rename.
     mpi::check_on_root(comm, kStage, [&] {
         auto write_lines = [](const std::string& path, const std::vector<std::string>& lines) {
@@ -560,11 +564,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
         if (!label_names.empty()) report.outputs.insert(report.outputs.end(), {finals[2], root_files[1]});
         report.outputs.push_back(root_files[2]);
     });
-    {  // the parts go; the finals stay
-        std::error_code ec;
-        for (std::size_t k = 0; k < 4; ++k) fs::remove(temp.paths[k], ec);
-        temp.committed = true;
-    }
+    temp.committed = true;  // the parts went before the renames
     return report;
 }
 

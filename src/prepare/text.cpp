@@ -3,6 +3,7 @@
 
 #include <unicode/brkiter.h>
 #include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
 #include <unicode/unistr.h>
 #include <unicode/utf8.h>
 
@@ -45,9 +46,22 @@ icu::UnicodeString fold(std::string_view text) {
     return folded;
 }
 
-bool is_word(std::int32_t status, bool keep_numbers) {
-    if (status >= UBRK_WORD_LETTER && status < UBRK_WORD_IDEO_LIMIT) return true;  // letters, kana, ideographs
-    return keep_numbers && status >= UBRK_WORD_NUMBER && status < UBRK_WORD_NUMBER_LIMIT;
+bool has_letter(const icu::UnicodeString& text, std::int32_t start, std::int32_t end) {
+    for (std::int32_t i = start; i < end;) {
+        const UChar32 c = text.char32At(i);
+        if (u_isalpha(c)) return true;
+        i += U16_LENGTH(c);
+    }
+    return false;
+}
+
+/// ICU's rule status says letters, kana, ideographs or a number; a "number" segment that
+/// holds a letter ("mp3", "x2": UAX #29 ends them in a digit) is a word too.
+bool is_word(const icu::UnicodeString& text, std::int32_t start, std::int32_t end, std::int32_t status,
+             bool keep_numbers) {
+    if (status >= UBRK_WORD_LETTER && status < UBRK_WORD_IDEO_LIMIT) return true;
+    if (status >= UBRK_WORD_NUMBER && status < UBRK_WORD_NUMBER_LIMIT) return keep_numbers || has_letter(text, start, end);
+    return false;
 }
 
 }  // namespace
@@ -76,7 +90,7 @@ void Tokenizer::tokenize(std::string_view text, std::vector<std::string>& tokens
     std::int32_t start = s.words->first();
     std::string token;
     for (std::int32_t end = s.words->next(); end != icu::BreakIterator::DONE; start = end, end = s.words->next()) {
-        if (!is_word(s.words->getRuleStatus(), s.options.keep_numbers)) continue;
+        if (!is_word(s.text, start, end, s.words->getRuleStatus(), s.options.keep_numbers)) continue;
         std::int32_t length = end - start;
         if (s.options.strip_possessive && length > 2 && s.text[end - 1] == u's' && s.text[end - 2] == u'\'')
             length -= 2;

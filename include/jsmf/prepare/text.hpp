@@ -28,7 +28,8 @@ struct TokenizerOptions {
 ///     folding: "Straße" -> "strasse", "ΣΟΦΌΣ" -> "σοφόσ"; accents are kept: "café");
 ///  2. ICU's word break iterator (Unicode UAX #29, with dictionaries for Chinese, Japanese,
 ///     Thai) cuts it into segments; a segment is a token when ICU classes it as a word of
-///     letters, kana or ideographs (and numbers, with keep_numbers); punctuation, spaces
+///     letters, kana or ideographs, or a number holding a letter ("mp3"), and pure numbers
+///     with keep_numbers; punctuation, spaces
 ///     and symbols never are ("don't" and "e-mail"'s halves are what UAX #29 says);
 ///  3. a trailing possessive "'s" or "’s" is dropped; tokens shorter than min_length
 ///     code points are dropped.
