@@ -52,9 +52,9 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
     sub->add_option("--min-doc-tokens", o.min_doc_tokens, "Drop documents with fewer tokens after curation")
         ->capture_default_str();
     sub->add_option("--invalid-utf8", c.invalid_utf8,
-                    "skip: drop a document with invalid UTF-8 and count it; fail: stop at the first, with its file, line "
-                    "and byte")
-        ->check(CLI::IsMember({"skip", "fail"}))
+                    "skip: drop a document with invalid UTF-8 and count it; replace: read each bad sequence as U+FFFD "
+                    "(no token) and count the document; fail: stop at the first, with its file, line and byte")
+        ->check(CLI::IsMember({"skip", "replace", "fail"}))
         ->capture_default_str();
     sub->add_option("--buffer-mb", o.buffer_mb, "Per rank: word counts buffered before the ranks exchange them")
         ->capture_default_str();
@@ -63,7 +63,9 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
 
 int run_prepare(PrepareCommand c, const mpi::Comm& world) {
     c.options.source.format = prepare::parse_format(c.format);
-    c.options.invalid_utf8 = c.invalid_utf8 == "fail" ? prepare::InvalidUtf8::fail : prepare::InvalidUtf8::skip;
+    c.options.invalid_utf8 = c.invalid_utf8 == "fail"      ? prepare::InvalidUtf8::fail
+                             : c.invalid_utf8 == "replace" ? prepare::InvalidUtf8::replace
+                                                           : prepare::InvalidUtf8::skip;
     const prepare::PrepareReport r = prepare::run_prepare(world, c.options);
     if (!world.is_root()) return exit_code::ok;
     log::info("prepare: read {} files, {:.1f} MB, {} documents, {} tokens in {:.2f} s", r.files, r.bytes / 1e6,
@@ -71,12 +73,13 @@ int run_prepare(PrepareCommand c, const mpi::Comm& world) {
     log::info("prepare: {} distinct words after stop words; {} pass --min-df/--max-df; vocabulary {} (top by tf-idf)",
               r.distinct_words, r.words_passing_df, r.vocabulary);
     log::info("prepare: kept {} documents ({} tokens, {} entries); dropped {} empty after stop words, {} shorter than "
-              "{} tokens, {} with invalid UTF-8{}",
+              "{} tokens; {} with invalid UTF-8 ({}){}",
               r.docs_kept, r.tokens_kept, r.entries, r.docs_empty, r.docs_short, c.options.min_doc_tokens,
-              r.docs_invalid_utf8, r.first_invalid.empty() ? "" : " (the first: " + r.first_invalid + ")");
+              r.docs_invalid_utf8, c.invalid_utf8 == "replace" ? "read with U+FFFD" : "dropped",
+              r.first_invalid.empty() ? "" : " (the first: " + r.first_invalid + ")");
     if (r.labels > 0) log::info("prepare: {} labels", r.labels);
     for (const auto& file : r.outputs) log::info("prepare: wrote {}", file);
-    const double seconds = r.count_seconds > 0 ? r.count_seconds : 1e-9;
+    const double seconds = r.total_seconds > 0 ? r.total_seconds : 1e-9;  // both passes and the writes
     std::printf("jsmf-prepare ranks=%d files=%lld bytes=%lld documents_read=%lld documents=%lld words=%lld "
                 "tokens_read=%lld tokens=%lld entries=%lld invalid_utf8=%lld empty=%lld short=%lld count_seconds=%.6f "
                 "write_seconds=%.6f total_seconds=%.6f mb_per_second_per_rank=%.3f tokens_per_second_per_rank=%.0f "

@@ -75,15 +75,20 @@ public:
     }
     /// False when the document is skipped for invalid UTF-8 (InvalidUtf8::skip); throws
     /// InputError for it with InvalidUtf8::fail. `read` counts tokens before stop words.
-    bool terms(const RawDocument& doc, std::vector<std::pair<std::string, std::uint32_t>>& out, std::int64_t& read) {
+    /// `repaired` says whether invalid UTF-8 was replaced.
+    bool terms(const RawDocument& doc, std::vector<std::pair<std::string, std::uint32_t>>& out, std::int64_t& read,
+               bool& repaired) {
         out.clear();
         read = 0;
+        repaired = false;
         if (!is_text_format(options_.source.format)) {
             for (const auto& item : doc.items) read += item.second;
             out = doc.items;
             return true;
         }
-        if (doc.invalid_utf8 >= 0) {
+        if (doc.invalid_utf8 >= 0 && options_.invalid_utf8 == InvalidUtf8::replace) {
+            repaired = true;  // ICU reads each ill-formed sequence as U+FFFD
+        } else if (doc.invalid_utf8 >= 0) {
             if (options_.invalid_utf8 == InvalidUtf8::fail)
                 throw InputError(doc.path + ":" + std::to_string(line_number_at(doc.path, doc.invalid_utf8)),
                                  "invalid UTF-8 at byte " + std::to_string(doc.invalid_utf8) +
@@ -288,11 +293,13 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
                     }
                     ++tally.docs_read;
                     std::int64_t read = 0;
-                    if (!terms->terms(doc, doc_terms, read)) {
+                    bool repaired = false;
+                    const bool usable = terms->terms(doc, doc_terms, read, repaired);
+                    if (!usable || repaired) {
                         ++tally.docs_invalid;
                         if (first_invalid.empty())
                             first_invalid = doc.path + " (byte " + std::to_string(doc.invalid_utf8) + ")";
-                        continue;
+                        if (!usable) continue;
                     }
                     tally.tokens_read += read;
                     if (doc_terms.empty()) {
@@ -358,7 +365,8 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
         while (reader.next(doc)) {
             if (check_ids) ids_seen.emplace_back(doc.id, doc.where);
             std::int64_t read = 0;
-            if (!terms->terms(doc, doc_terms, read) || doc_terms.empty()) continue;  // counted in pass 1
+            bool repaired = false;
+            if (!terms->terms(doc, doc_terms, read, repaired) || doc_terms.empty()) continue;  // counted in pass 1
             bag.clear();
             std::int64_t tokens = 0;
             for (const auto& [term, repeats] : doc_terms)
@@ -548,7 +556,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
               {"stopwords_file", o.stopwords_file},
               {"keep_numbers", o.tokenizer.keep_numbers},
               {"min_length", o.tokenizer.min_length},
-              {"invalid_utf8", o.invalid_utf8 == InvalidUtf8::skip ? "skip" : "fail"},
+              {"invalid_utf8", o.invalid_utf8 == InvalidUtf8::skip ? "skip" : o.invalid_utf8 == InvalidUtf8::replace ? "replace" : "fail"},
               {"tfidf", "tf(w) * ln(floor(D / df(w))), tf over the corpus (moontae/JSMF readBows.m)"}}}};
         std::ofstream out(root_files[2] + ".partial", std::ios::binary | std::ios::trunc);
         out << manifest.dump(2) << '\n';

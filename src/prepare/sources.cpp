@@ -390,12 +390,10 @@ bool RawReader::next_line_document(RawDocument& doc) {
         if (options_.format == Format::lines) {
             doc.id = line_id(local_line);
             doc.text = std::move(s.line);
-        } else if (options_.format == Format::jsonl && doc.invalid_utf8 >= 0) {
-            doc.id = line_id(local_line);  // not parsed: the document is skipped or fails
         } else if (options_.format == Format::jsonl) {
             nlohmann::json record;
-            try {
-                record = nlohmann::json::parse(s.line);
+            try {  // invalid UTF-8 read as U+FFFD (the policy on it is the caller's)
+                record = nlohmann::json::parse(doc.invalid_utf8 >= 0 ? replace_invalid_utf8(s.line) : s.line);
             } catch (const nlohmann::json::parse_error& e) {
                 throw InputError(where(line_start), std::string("not valid JSON: ") + e.what());
             }

@@ -26,6 +26,12 @@ std::int64_t first_invalid_utf8(std::string_view text) {
     return -1;
 }
 
+std::string replace_invalid_utf8(std::string_view text) {
+    std::string out;
+    icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<std::int32_t>(text.size()))).toUTF8String(out);
+    return out;
+}
+
 namespace {
 
 const icu::Normalizer2& nfkc_casefold() {

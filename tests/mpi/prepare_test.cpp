@@ -216,6 +216,32 @@ TEST(Prepare, JsonLinesAndLines) {
     }
 }
 
+TEST(Prepare, InvalidUtf8Replaced) {
+    const auto world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    if (world.is_root()) {
+        test::write_text(dir.file("d.txt"), "cats dogs\nbad\xff\xfe cats cats\n");
+        test::write_text(dir.file("d.jsonl"), "{\"text\": \"cats dogs\"}\n{\"text\": \"bad\xff\xfe cats cats\"}\n");
+    }
+    MPI_Barrier(world.raw());
+    for (const Format format : {Format::lines, Format::jsonl}) {
+        PrepareOptions o = base_options(dir.file("out"), format);
+        o.source.inputs = {dir.file(format == Format::lines ? "d.txt" : "d.jsonl")};
+        o.invalid_utf8 = InvalidUtf8::replace;
+        // "bad\ufffd\ufffd" is "bad" and a non-letter: tokens bad, cats, cats.
+        const PrepareReport r = run_prepare(world, o);
+        EXPECT_EQ(r.docs_invalid_utf8, 1);
+        EXPECT_EQ(r.docs_kept, 2);
+        EXPECT_EQ(r.tokens_read, 2 + 3);
+        o.invalid_utf8 = InvalidUtf8::skip;
+        o.min_doc_tokens = 1;
+        const PrepareReport skipped = run_prepare(world, o);
+        EXPECT_EQ(skipped.docs_invalid_utf8, 1);
+        EXPECT_EQ(skipped.docs_kept, 1);
+        EXPECT_EQ(skipped.tokens_read, 2);
+    }
+}
+
 TEST(Prepare, BadInputFailsEverywhereWithFileAndLine) {
     const auto world = mpi::Comm::world();
     test::SharedTempDir dir(world);

@@ -13,7 +13,10 @@
 
 namespace jsmf::prepare {
 
-enum class InvalidUtf8 { skip, fail };
+/// A document with invalid UTF-8: dropped and counted (skip, the default: the rest of a
+/// broken file is rarely what its author wrote), read with each bad sequence as U+FFFD,
+/// which is no letter and so no token (replace, counted too), or the run stops (fail).
+enum class InvalidUtf8 { skip, replace, fail };
 
 struct PrepareOptions {
     SourceOptions source;
@@ -35,7 +38,7 @@ struct PrepareReport {
     std::int64_t files = 0;
     std::int64_t bytes = 0;
     std::int64_t docs_read = 0;
-    std::int64_t docs_invalid_utf8 = 0;  ///< skipped (InvalidUtf8::skip)
+    std::int64_t docs_invalid_utf8 = 0;  ///< skipped (InvalidUtf8::skip) or repaired (replace)
     std::int64_t docs_empty = 0;         ///< no token left after tokenization and stop words
     std::int64_t docs_short = 0;         ///< fewer than min_doc_tokens after curation
     std::int64_t docs_kept = 0;

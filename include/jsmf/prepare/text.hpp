@@ -15,6 +15,9 @@ namespace jsmf::prepare {
 /// decoder, U8_NEXT), or -1 when `text` is well-formed UTF-8.
 std::int64_t first_invalid_utf8(std::string_view text);
 
+/// Local. `text` with each ill-formed UTF-8 sequence replaced by U+FFFD (ICU's decoder).
+std::string replace_invalid_utf8(std::string_view text);
+
 /// What counts as a token.
 struct TokenizerOptions {
     bool keep_numbers = false;  ///< keep segments ICU classes as numbers ("1964", "3.5")
@@ -33,7 +36,8 @@ struct TokenizerOptions {
 ///     and symbols never are ("don't" and "e-mail"'s halves are what UAX #29 says);
 ///  3. a trailing possessive "'s" or "’s" is dropped; tokens shorter than min_length
 ///     code points are dropped.
-/// The input must be valid UTF-8 (see first_invalid_utf8). Not thread-safe: one per thread.
+/// Ill-formed UTF-8 is read as U+FFFD (no letter, so never in a token); see
+/// first_invalid_utf8 to find it first. Not thread-safe: one per thread.
 class Tokenizer {
 public:
     explicit Tokenizer(TokenizerOptions options = {});
