@@ -73,6 +73,8 @@ struct FitCommand {
     CoocSettings input;          ///< the corpus, unless --cooc is given (then only for coherence)
     std::string prepared;        ///< a folder written by jsmf prepare (instead of --corpus/--vocab)
     std::string prepared_name;   ///< which corpus of that folder (when it holds several)
+    std::vector<std::string> text;  ///< raw input: jsmf prepare with its defaults into <out>.corpus/, then fit
+    std::string text_format = "dir";
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words

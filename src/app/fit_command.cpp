@@ -27,6 +27,12 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "A folder written by jsmf prepare (instead of --corpus/--vocab): its document ids and labels go "
                     "into the model file (/corpus)");
     sub->add_option("--name", c.prepared_name, "With --prepared: which corpus of the folder (its --name)");
+    sub->add_option("--text", c.text,
+                    "Raw input (files or directories): jsmf prepare with its defaults writes <out>.corpus/, then the "
+                    "fit reads it as --prepared (for prepare's other options, run it yourself)");
+    sub->add_option("--text-format", c.text_format, "With --text: dir, lines, jsonl, brown, ratings or playlists")
+        ->check(CLI::IsMember({"dir", "lines", "jsonl", "brown", "ratings", "playlists"}))
+        ->capture_default_str();
     sub->add_option("--out", c.out, "Output model file (HDF5)")->required();
     sub->add_option("--topics", c.topics,
                     "Number(s) of topics K, e.g. 10 or 10,25,50 (one C, one model per K; default 10, or the "
@@ -73,6 +79,21 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
 int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line) {
     FitCommand c = command;
     io::CorpusDocuments documents;
+    if (!c.text.empty()) {
+        mpi::check_on_root(world, "setup", [&] {
+            if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty() || !c.prepared.empty())
+                throw InputError("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
+            if (c.out.empty()) throw InputError("--out: no output path given");
+        });
+        prepare::PrepareOptions p;
+        p.source.format = prepare::parse_format(c.text_format);
+        p.source.inputs = c.text;
+        p.out_dir = c.out + ".corpus";
+        p.name = "corpus";
+        const prepare::PrepareReport r = prepare::run_prepare(world, p);
+        log::info("fit: prepared {} documents of {} ({} words) in {}", r.docs_kept, r.docs_read, r.vocabulary, p.out_dir);
+        c.prepared = p.out_dir;
+    }
     if (!c.prepared.empty() || !c.prepared_name.empty()) {
         mpi::check_on_root(world, "setup", [&] {
             if (c.prepared.empty()) throw InputError("--name needs --prepared");

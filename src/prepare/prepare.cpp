@@ -6,6 +6,7 @@
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <boost/serialization/map.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
@@ -124,8 +125,15 @@ struct TempFiles {
 /// Collective. Writes every rank's local file `part` into `path`, in rank order, with
 /// MPI-IO at offsets from an exclusive scan of the part sizes. Throws StageFailed.
 void write_concatenated(const mpi::Comm& comm, const std::string& path, const std::string& part) {
-    std::vector<std::int64_t> offset{static_cast<std::int64_t>(fs::file_size(part))};
+    std::error_code size_error;
+    std::vector<std::int64_t> offset{static_cast<std::int64_t>(fs::file_size(part, size_error))};
+    mpi::agree_or_throw(comm, kStage,
+                        size_error ? format_error(part + ": " + size_error.message(), comm.rank(), comm.size(), kStage)
+                                   : std::string(),
+                        exit_code::input);
     mpi::exscan_inplace(comm, offset, MPI_SUM);
+    // A failed open on some rank: the others' handles are not closed (MPI_File_close is
+    // collective over every rank of the open; calling it on some would hang).
     MPI_File fh = MPI_FILE_NULL;
     const int rc = MPI_File_open(comm.raw(), path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS && fh != MPI_FILE_NULL) MPI_File_close(&fh);
@@ -215,7 +223,6 @@ std::map<std::string, std::string> read_item_names(const std::string& path) {
         const auto fields = split_record(line);
         if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
             throw InputError(path + ":" + std::to_string(number), "expected 'id<separator>name'");
-        if (fields[1].find('\n') != std::string::npos) continue;
         names.emplace(fields[0], fields[1]);
     }
     return names;
@@ -243,8 +250,10 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
     PrepareReport report;
     const int rank = comm.rank(), size = comm.size();
 
-    // Setup: rank 0 lists the input and checks the options; the list goes to every rank.
+    // Setup: rank 0 lists the input, reads the labels file and checks the options; the
+    // list and the labels go to every rank.
     std::vector<InputFile> files;
+    std::map<std::string, std::string> labels;
     mpi::check_on_root(comm, kStage, [&] {
         if (o.out_dir.empty()) throw InputError("--out: no output directory given");
         if (o.name.empty() || o.name.find('/') != std::string::npos) throw InputError("--name must be a plain name, got '" + o.name + "'");
@@ -257,10 +266,11 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
         if (!o.items_file.empty() && is_text_format(o.source.format))
             throw InputError("--items names the items of --format ratings or playlists");
         if (!o.items_file.empty()) (void)read_item_names(o.items_file);
-        if (!o.source.labels_file.empty()) (void)read_label_file(o.source.labels_file);
+        if (!o.source.labels_file.empty()) labels = read_label_file(o.source.labels_file);
         files = list_input_files(o.source);
     });
     boost::mpi::broadcast(attach(comm), files, 0);
+    boost::mpi::broadcast(attach(comm), labels, 0);
     report.files = static_cast<std::int64_t>(files.size());
     for (const auto& f : files) report.bytes += f.size;
     const std::vector<Piece> pieces = plan_pieces(files, o.source.format, rank, size);
@@ -277,7 +287,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
     std::string first_invalid;
     std::vector<std::int64_t> owned_lines;
     {
-        RawReader reader(o.source, files, pieces);
+        RawReader reader(o.source, files, pieces, labels);  // no I/O until next()
         RawDocument doc;
         std::vector<std::pair<std::string, std::uint32_t>> doc_terms;
         const auto budget = static_cast<std::size_t>(o.buffer_mb * 1024 * 1024);
@@ -350,10 +360,15 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
     std::map<std::string, std::int32_t> local_labels;
     std::vector<std::int32_t> doc_label;  // per kept document: index into local_labels' order of insertion
     std::vector<std::string> local_label_names;
-    const bool check_ids = o.source.format == Format::jsonl || o.source.format == Format::ratings;
-    std::vector<std::pair<std::string, std::string>> ids_seen;  // (id, where) for the duplicate check
+    // Every document's id, for the duplicate check: (id, (the document's place in the
+    // input order, where)). Ids repeat in JSON Lines, in ratings whose users are apart, and
+    // among files of the same name under two inputs.
+    std::vector<std::pair<std::string, std::pair<std::int64_t, std::string>>> ids_seen;
+    std::string first_unlabelled;
+    std::vector<std::int64_t> first_read{tally.docs_read};
+    mpi::exscan_inplace(comm, first_read, MPI_SUM);
     mpi::run_local_phase(comm, kStage, [&] {
-        RawReader reader(o.source, files, pieces);
+        RawReader reader(o.source, files, pieces, labels);
         reader.set_first_lines(owned_lines);
         std::ofstream entries(temp.paths[0], std::ios::binary | std::ios::trunc);
         PartWriter ids(temp.paths[2], false);
@@ -361,9 +376,8 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
         RawDocument doc;
         std::vector<std::pair<std::string, std::uint32_t>> doc_terms;
         std::map<std::uint32_t, std::uint32_t> bag;
-        std::string line;
         while (reader.next(doc)) {
-            if (check_ids) ids_seen.emplace_back(doc.id, doc.where);
+            ids_seen.push_back({doc.id, {first_read[0] + static_cast<std::int64_t>(ids_seen.size()), doc.where}});
             std::int64_t read = 0;
             bool repaired = false;
             if (!terms->terms(doc, doc_terms, read, repaired) || doc_terms.empty()) continue;  // counted in pass 1
@@ -385,8 +399,10 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
                 entries.write(reinterpret_cast<const char*>(&e), sizeof e);
                 ++tally.entries;
             }
-            if (doc.id.find('\n') != std::string::npos || doc.id.find('\r') != std::string::npos)
-                throw InputError(doc.where, "a document id may not contain a line break");
+            for (const std::string* field : {&doc.id, &doc.label})
+                if (field->find_first_of("\r\n") != std::string::npos)
+                    throw InputError(doc.where, std::string(field == &doc.id ? "a document id" : "a label") +
+                                                    " may not contain a line break");
             ids.write(doc.id + "\n");
             if (!doc.label.empty()) {
                 ++tally.with_label;
@@ -395,6 +411,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
                 doc_label.push_back(it->second);
             } else {
                 doc_label.push_back(-1);
+                if (first_unlabelled.empty()) first_unlabelled = doc.id;
             }
         }
         entries.close();
@@ -402,23 +419,30 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
         ids.close();
     });
 
-    // Duplicate ids (JSON Lines ids; ratings: a user whose lines are not together).
-    if (check_ids) {
-        std::vector<std::vector<std::pair<std::string, std::string>>> outgoing(static_cast<std::size_t>(size)), incoming;
-        for (auto& entry : ids_seen) outgoing[static_cast<std::size_t>(DistributedCounts::owner(entry.first, size))].push_back(std::move(entry));
-        ids_seen.clear();
+    // Duplicate ids: each owner (by hash) sorts the ids it receives by id, then input order.
+    {
+        using Seen = std::pair<std::string, std::pair<std::int64_t, std::string>>;
+        std::vector<std::vector<Seen>> outgoing(static_cast<std::size_t>(size)), incoming;
+        for (auto& entry : ids_seen)
+            outgoing[static_cast<std::size_t>(DistributedCounts::owner(entry.first, size))].push_back(std::move(entry));
+        std::vector<Seen>().swap(ids_seen);
         boost::mpi::all_to_all(attach(comm), outgoing, incoming);
         mpi::run_local_phase(comm, kStage, [&] {
-            std::vector<std::pair<std::string, std::string>> mine;
+            std::vector<Seen> mine;
             for (auto& part : incoming) mine.insert(mine.end(), part.begin(), part.end());
-            std::sort(mine.begin(), mine.end());
-            for (std::size_t i = 1; i < mine.size(); ++i)
-                if (mine[i].first == mine[i - 1].first)
-                    throw InputError(mine[i].second, o.source.format == Format::ratings
-                                                         ? "user '" + mine[i].first + "' again, after other users' lines (" +
-                                                               mine[i - 1].second + "): a user's ratings must be together"
-                                                         : "document id '" + mine[i].first + "' again (also at " +
-                                                               mine[i - 1].second + ")");
+            std::sort(mine.begin(), mine.end(), [](const Seen& a, const Seen& b) {
+                return a.first != b.first ? a.first < b.first : a.second.first < b.second.first;
+            });
+            for (std::size_t i = 1; i < mine.size(); ++i) {
+                if (mine[i].first != mine[i - 1].first) continue;
+                const std::string& here = mine[i].second.second;
+                const std::string& before = mine[i - 1].second.second;
+                if (o.source.format == Format::ratings)
+                    throw InputError(here, "user '" + mine[i].first + "' again, after other users' lines (" + before +
+                                               "): a user's ratings must be together");
+                throw InputError(here, "document id '" + mine[i].first + "' again (also " + before +
+                                           "; files of the same name under two inputs have the same ids)");
+            }
         });
     }
 
@@ -434,13 +458,17 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
     report.tokens_kept = sums[6];
     report.entries = sums[7];
     const std::int64_t with_label = sums[8];
+    std::string unlabelled_example;
+    for (const auto& id : mpi::gather_strings(comm, first_unlabelled, 0))
+        if (unlabelled_example.empty()) unlabelled_example = id;
     mpi::check_on_root(comm, kStage, [&] {
         if (report.docs_kept == 0)
             throw InputError("no document has " + std::to_string(o.min_doc_tokens) +
                              " tokens or more after curation (--min-doc-tokens)");
         if (with_label > 0 && with_label < report.docs_kept)
             throw InputError(std::to_string(report.docs_kept - with_label) + " of " + std::to_string(report.docs_kept) +
-                             " kept documents have no label (labels come for every document or none)");
+                             " kept documents have no label, e.g. '" + unlabelled_example +
+                             "' (labels come for every document or none)");
     });
     std::vector<std::string> label_names;  // sorted: label k + 1 is label_names[k]
     if (with_label > 0) {
@@ -487,7 +515,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
         }
         out.write(text);
         out.close();
-        PartWriter labels(temp.paths[3], false);
+        PartWriter label_part(temp.paths[3], false);
         if (!label_names.empty()) {
             std::vector<std::int32_t> global(local_label_names.size());
             for (std::size_t k = 0; k < local_label_names.size(); ++k)
@@ -495,9 +523,9 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
                     std::lower_bound(label_names.begin(), label_names.end(), local_label_names[k]) - label_names.begin() + 1);
             text.clear();
             for (const std::int32_t l : doc_label) text += std::to_string(global[static_cast<std::size_t>(l)]) + "\n";
-            labels.write(text);
+            label_part.write(text);
         }
-        labels.close();
+        label_part.close();
     });
     write_concatenated(comm, finals[0] + ".partial", temp.paths[1]);
     write_concatenated(comm, finals[1] + ".partial", temp.paths[2]);
@@ -505,8 +533,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
     report.write_seconds = clock.seconds();
     report.total_seconds = total.seconds();
     report.peak_rss_bytes = mpi::allreduce_max(comm, peak_rss_bytes());
-    report.first_invalid = first_invalid;  // rank-local: the root reports its own, or gathers below
-    {
+    {  // the first skipped document in input order
         std::vector<std::string> all = mpi::gather_strings(comm, first_invalid, 0);
         for (const auto& s : all)
             if (!s.empty()) {

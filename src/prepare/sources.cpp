@@ -220,21 +220,17 @@ struct RawReader::State {
     int file = 0;
     std::int64_t pos = 0;        // offset of the next unread byte
     std::int64_t end = 0;        // the piece's end
-    bool at_file_start = true;   // the piece starts at byte 0
     bool passed_end = false;     // a line starting at or after `end` was taken
-    bool done = false;
     // one line of look-ahead
     bool has_line = false;
     std::string line;
     std::int64_t line_start = 0;
-    bool previous_blank = true;  // the file's first line starts a group
-    std::string previous_key;
 };
 
-RawReader::RawReader(const SourceOptions& options, std::vector<InputFile> files, std::vector<Piece> pieces)
-    : options_(options), files_(std::move(files)), pieces_(std::move(pieces)), owned_lines_(files_.size(), 0) {
-    if (!options_.labels_file.empty()) labels_ = read_label_file(options_.labels_file);
-}
+RawReader::RawReader(const SourceOptions& options, std::vector<InputFile> files, std::vector<Piece> pieces,
+                     std::map<std::string, std::string> labels)
+    : options_(options), files_(std::move(files)), pieces_(std::move(pieces)), owned_lines_(files_.size(), 0),
+      labels_(std::move(labels)) {}
 
 RawReader::~RawReader() = default;
 
@@ -253,18 +249,20 @@ double parse_rating(const std::string& field) {
 }
 
 /// Lines that are no record: blank ones, '#' comments (playlists), and a ratings file's
-/// first line when its third field is not a number (a CSV header: "userId,movieId,rating").
+/// first line when its first and third fields are not numbers (a CSV header:
+/// "userId,movieId,rating").
 bool blank_or_comment(const std::string& line, Format format, std::int64_t line_start = -1) {
     const std::string t = trim(line);
     if (t.empty() || (format == Format::playlists && t[0] == '#')) return true;
     if (format == Format::ratings && line_start == 0) {
-        const auto fields = split_record(line);
-        return fields.size() >= 3 && std::isnan(parse_rating(fields[2]));
+        const auto fields = split_record(line);  // "userId,movieId,rating,...", not "1,10,x"
+        return fields.size() >= 3 && std::isnan(parse_rating(fields[2])) && std::isnan(parse_rating(fields[0]));
     }
     return false;
 }
 
-/// Reads one line at s.pos into s.line (without '\n' or a trailing '\r'); false at EOF.
+/// Reads the line at `pos` into `line` (without '\n' or a trailing '\r'), its offset into
+/// `start`, and moves `pos` past it; false at EOF.
 bool read_line(std::ifstream& in, std::int64_t& pos, std::string& line, std::int64_t& start) {
     start = pos;
     if (!std::getline(in, line)) return false;
@@ -287,8 +285,7 @@ bool RawReader::open_next_piece() {
         s.in.open(path, std::ios::binary);
         if (!s.in) throw InputError(path, "cannot open");
         if (one_document_per_file(options_.format)) return true;
-        s.at_file_start = piece.begin == 0;
-        if (!s.at_file_start) {
+        if (piece.begin > 0) {
             // To the first line at or after `begin` (the byte before it decides), then past
             // the group that line is in: it belongs to the previous piece.
             s.in.seekg(piece.begin - 1);
@@ -301,8 +298,6 @@ bool RawReader::open_next_piece() {
             const bool blank = blank_or_comment(s.line, options_.format);
             const std::string key = ratings && !blank ? split_record(s.line)[0] : std::string();
             s.passed_end = s.line_start >= s.end;
-            s.previous_blank = blank;
-            s.previous_key = key;
             if (ratings && !blank) {
                 bool more = false;
                 while (read_line(s.in, s.pos, s.line, s.line_start)) {
@@ -335,11 +330,7 @@ bool RawReader::next(RawDocument& doc) {
             doc.text = read_whole_file(file.path);
             doc.invalid_utf8 = first_invalid_utf8(doc.text);
             if (options_.format == Format::brown) doc.text = strip_brown_tags(doc.text);
-            if (!labels_.empty()) {
-                const auto found = labels_.find(doc.id);
-                if (found == labels_.end()) throw InputError(options_.labels_file, "has no label for document '" + doc.id + "'");
-                doc.label = found->second;
-            }
+            if (const auto found = labels_.find(doc.id); found != labels_.end()) doc.label = found->second;
             return true;
         }
         if (next_line_document(doc)) return true;
@@ -373,16 +364,14 @@ bool RawReader::next_line_document(RawDocument& doc) {
         if (!take_line()) return false;
         const bool blank = blank_or_comment(s.line, options_.format, s.line_start);
         const std::string key = (!blank && options_.format == Format::ratings) ? key_of(s.line) : std::string();
-        const bool starts_group = blank || options_.format != Format::ratings || s.previous_blank || key != s.previous_key;
-        if (starts_group && s.line_start >= s.end && s.passed_end) return false;  // the next piece's
+        // Every line here starts a group (a user's later lines are read below): the piece
+        // ends at the second group starting at or after its end.
+        if (s.line_start >= s.end && s.passed_end) return false;
         if (s.line_start >= s.end) s.passed_end = true;
         s.has_line = false;
         const std::int64_t local_line = owned_lines_[file_index]++;
-        s.previous_blank = blank;
-        s.previous_key = key;
         if (blank) continue;
         const std::int64_t line_start = s.line_start;
-        doc.lines = 1;
         doc.path = file.path;
         doc.offset = line_start;
         if (is_text_format(options_.format))
@@ -436,15 +425,10 @@ bool RawReader::next_line_document(RawDocument& doc) {
                 if (s.line_start >= s.end) s.passed_end = true;
                 s.has_line = false;
                 owned_lines_[file_index]++;
-                doc.lines++;
             }
         }
         doc.where = file.path + ":" + (first_lines_.empty() ? std::string("?") : std::to_string(first_lines_[file_index] + local_line));
-        if (!labels_.empty()) {
-            const auto found = labels_.find(doc.id);
-            if (found == labels_.end()) throw InputError(options_.labels_file, "has no label for document '" + doc.id + "'");
-            doc.label = found->second;
-        }
+        if (const auto found = labels_.find(doc.id); found != labels_.end()) doc.label = found->second;
         return true;
     }
 }

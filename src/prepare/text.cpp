@@ -109,7 +109,8 @@ void Tokenizer::tokenize(std::string_view text, std::vector<std::string>& tokens
 
 const std::vector<std::string>& english_stopwords() {
     // Function words of English: what carries grammar, not topic. Contractions appear as
-    // UAX #29 keeps them (one token, ASCII apostrophe after folding).
+    // UAX #29 keeps them (one token, ASCII apostrophe after folding); those in 's lose it to
+    // the possessive rule ("it's" -> "it", "let's" -> "let"), so their stems are listed.
     static const std::vector<std::string> words = {
         "a", "about", "above", "after", "again", "against", "all", "almost", "along", "already", "also",
         "although", "always", "am", "among", "an", "and", "another", "any", "anyone", "anything", "are",
@@ -118,19 +119,16 @@ const std::vector<std::string>& english_stopwords() {
         "didn't", "do", "does", "doesn't", "doing", "don't", "done", "down", "during", "each", "either",
         "else", "enough", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets",
         "got", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll",
-        "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's",
-        "however", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's",
-        "its", "itself", "just", "let's", "may", "me", "might", "mine", "more", "most", "much", "must",
+        "her", "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "its", "itself", "just", "let", "may", "me", "might", "mine", "more", "most", "much", "must",
         "mustn't", "my", "myself", "neither", "never", "no", "nor", "not", "now", "of", "off", "often",
         "on", "once", "one", "only", "onto", "or", "other", "others", "otherwise", "ought", "our", "ours",
         "ourselves", "out", "over", "own", "per", "perhaps", "rather", "same", "shall", "shan't", "she",
-        "she'd", "she'll", "she's", "should", "shouldn't", "since", "so", "some", "such", "than", "that",
-        "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "therefore",
+        "she'd", "she'll", "should", "shouldn't", "since", "so", "some", "such", "than", "that",
+        "the", "their", "theirs", "them", "themselves", "then", "there", "therefore",
         "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "though", "through",
         "thus", "to", "too", "toward", "towards", "under", "until", "up", "upon", "us", "very", "via",
-        "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's",
-        "whatever", "when", "when's", "whenever", "where", "where's", "whereas", "whether", "which",
-        "while", "who", "who's", "whom", "whose", "why", "why's", "will", "with", "within", "without",
+        "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "whatever", "when", "whenever", "where", "whereas", "whether", "which",
+        "while", "who", "whom", "whose", "why", "will", "with", "within", "without",
         "won't", "would", "wouldn't", "yet", "you", "you'd", "you'll", "you're", "you've", "your",
         "yours", "yourself", "yourselves"};
     return words;

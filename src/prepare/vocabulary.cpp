@@ -72,17 +72,6 @@ void DistributedCounts::add_items(const std::vector<std::pair<std::string, std::
     }
 }
 
-void DistributedCounts::add_document(const std::vector<std::string>& tokens) {
-    scratch_.clear();
-    for (const auto& token : tokens) scratch_[token] += 1;
-    for (const auto& [word, count] : scratch_) {
-        auto [it, fresh] = outgoing_[static_cast<std::size_t>(owner(word, comm_.size()))].try_emplace(word);
-        if (fresh) buffered_bytes_ += word.size() + 64;
-        it->second.tf += count;
-        it->second.df += 1;
-    }
-}
-
 void DistributedCounts::exchange() {
     std::vector<CountTable> incoming;
     boost::mpi::all_to_all(attach(comm_), outgoing_, incoming);

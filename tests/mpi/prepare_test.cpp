@@ -252,28 +252,40 @@ TEST(Prepare, BadInputFailsEverywhereWithFileAndLine) {
         test::write_text(dir.file("bad.txt"), "fine words here\nbroken \xc3( words\n");
         test::write_text(dir.file("twice.jsonl"), "{\"text\": \"alpha beta\", \"id\": \"x\"}\n{\"text\": \"gamma delta\", \"id\": \"x\"}\n");
         test::write_text(dir.file("nojson.jsonl"), "{\"text\": \"a b\"}\n{\"txt\": \"c d\"}\n");
+        test::write_text(dir.file("header.dat"), "1,10,x\n2,10,4\n");  // not a CSV header: user 1 is a number
+        test::write_text(dir.file("newline.jsonl"), "{\"text\": \"alpha beta\", \"label\": \"a\\nb\"}\n");
+        test::write_text(dir.file("half.jsonl"),
+                         "{\"text\": \"alpha beta\", \"label\": \"x\"}\n{\"text\": \"gamma delta\", \"id\": \"two\"}\n");
+        std::filesystem::create_directories(dir.file("a"));
+        std::filesystem::create_directories(dir.file("b"));
+        test::write_text(dir.file("a/x.txt"), "alpha beta\n");
+        test::write_text(dir.file("b/x.txt"), "gamma delta\n");
     }
     MPI_Barrier(world.raw());
     const std::string out = dir.file("out");
-    auto fails = [&](Format format, const std::string& input, const std::vector<std::string>& fragments,
+    auto fails = [&](Format format, const std::vector<std::string>& input, const std::vector<std::string>& fragments,
                      InvalidUtf8 policy = InvalidUtf8::skip) {
         PrepareOptions o = base_options(out, format);
-        o.source.inputs = {input};
+        o.source.inputs = input;
         o.invalid_utf8 = policy;
         test::expect_stage_failed(world, [&] { run_prepare(world, o); }, fragments);
         if (world.is_root()) {
-            EXPECT_FALSE(std::filesystem::exists(docword_path(out, "t", false))) << input;
+            EXPECT_FALSE(std::filesystem::exists(docword_path(out, "t", false))) << input.front();
         }
         if (world.is_root() && std::filesystem::exists(out))
             for (const auto& entry : std::filesystem::directory_iterator(out)) ADD_FAILURE() << "left behind: " << entry.path();
     };
-    fails(Format::ratings, dir.file("short.dat"), {"short.dat:3", "found 2 fields"});
-    fails(Format::ratings, dir.file("apart.dat"), {"apart.dat:3", "user '1' again"});
-    fails(Format::ratings, dir.file("nan.dat"), {"nan.dat:2", "'x' is not a number"});
-    fails(Format::lines, dir.file("bad.txt"), {"bad.txt:2", "invalid UTF-8 at byte 23"}, InvalidUtf8::fail);
-    fails(Format::jsonl, dir.file("twice.jsonl"), {"twice.jsonl:2", "document id 'x' again", "twice.jsonl:1"});
-    fails(Format::jsonl, dir.file("nojson.jsonl"), {"nojson.jsonl:2", "no string field 'text'"});
-    fails(Format::lines, dir.file("missing.txt"), {"missing.txt", "no such file"});
+    fails(Format::ratings, {dir.file("short.dat")}, {"short.dat:3", "found 2 fields"});
+    fails(Format::ratings, {dir.file("apart.dat")}, {"apart.dat:3", "user '1' again", "apart.dat:1"});
+    fails(Format::ratings, {dir.file("nan.dat")}, {"nan.dat:2", "'x' is not a number"});
+    fails(Format::ratings, {dir.file("header.dat")}, {"header.dat:1", "'x' is not a number"});
+    fails(Format::lines, {dir.file("bad.txt")}, {"bad.txt:2", "invalid UTF-8 at byte 23"}, InvalidUtf8::fail);
+    fails(Format::jsonl, {dir.file("twice.jsonl")}, {"twice.jsonl:2", "document id 'x' again", "twice.jsonl:1"});
+    fails(Format::jsonl, {dir.file("nojson.jsonl")}, {"nojson.jsonl:2", "no string field 'text'"});
+    fails(Format::jsonl, {dir.file("newline.jsonl")}, {"newline.jsonl:1", "a label may not contain a line break"});
+    fails(Format::jsonl, {dir.file("half.jsonl")}, {"1 of 2 kept documents have no label, e.g. 'two'"});
+    fails(Format::lines, {dir.file("a/x.txt"), dir.file("b/x.txt")}, {"document id 'x.txt:1' again", "b/x.txt:1"});
+    fails(Format::lines, {dir.file("missing.txt")}, {"missing.txt", "no such file"});
 }
 
 }  // namespace

@@ -60,8 +60,10 @@ TEST(Utf8, FirstInvalidByte) {
 
 TEST(Stopwords, ListAndFile) {
     const auto& english = english_stopwords();
-    for (const char* word : {"the", "and", "of", "don't", "themselves"})
+    for (const char* word : {"the", "and", "of", "don't", "themselves", "let", "it"})
         EXPECT_NE(std::find(english.begin(), english.end(), word), english.end()) << word;
+    // every listed word survives the tokenizer as itself (else it could never match)
+    for (const auto& word : english) EXPECT_EQ(tokens_of(word, TokenizerOptions{false, 1, true}), (Tokens{word})) << word;
     for (const char* word : {"church", "state", "music"})
         EXPECT_EQ(std::find(english.begin(), english.end(), word), english.end()) << word;
     test::TempDir dir;

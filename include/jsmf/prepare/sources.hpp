@@ -75,7 +75,6 @@ struct RawDocument {
     std::string where;  ///< "file" or "file:line", for messages
     std::string text;   ///< text formats: the document's text (UTF-8 not yet checked)
     std::vector<std::pair<std::string, std::uint32_t>> items;  ///< item formats: item id and repeats
-    std::int64_t lines = 0;  ///< line formats: input lines this document took (blank lines too)
     std::string path;        ///< the file it came from
     std::int64_t offset = 0; ///< the byte where it starts in that file
     std::int64_t invalid_utf8 = -1;  ///< text formats: the file offset of its first invalid UTF-8 byte, or -1
@@ -88,7 +87,10 @@ std::int64_t line_number_at(const std::string& path, std::int64_t offset);
 /// file:line (line numbers are counted from the file's start only when an error needs one).
 class RawReader {
 public:
-    RawReader(const SourceOptions& options, std::vector<InputFile> files, std::vector<Piece> pieces);
+    /// `labels`: each document id's label (from SourceOptions::labels_file, read once by
+    /// the caller); a document whose id is not there keeps its own label (or none).
+    RawReader(const SourceOptions& options, std::vector<InputFile> files, std::vector<Piece> pieces,
+              std::map<std::string, std::string> labels = {});
     ~RawReader();
     /// The next document, false at the end. Blank lines (line formats) are no document.
     bool next(RawDocument& doc);
@@ -110,7 +112,7 @@ private:
     std::unique_ptr<State> state_;
     std::vector<std::int64_t> owned_lines_;
     std::vector<std::int64_t> first_lines_;
-    std::map<std::string, std::string> labels_;  // from labels_file
+    std::map<std::string, std::string> labels_;
 };
 
 /// Local. "id label" lines (whitespace-separated; '#' comments): the label of each id.

@@ -56,8 +56,6 @@ std::vector<Candidate> best_candidates(const CountTable& table, std::uint64_t nu
 class DistributedCounts {
 public:
     explicit DistributedCounts(const mpi::Comm& comm);
-    /// Local. Adds one document: each distinct token's count, and 1 to its df.
-    void add_document(const std::vector<std::string>& tokens);
     /// Local. Adds one document of (item, repeats) pairs (an item may come more than once).
     void add_items(const std::vector<std::pair<std::string, std::uint32_t>>& items);
     /// Bytes the outgoing buffer holds (an estimate: key bytes + 64 per entry).
