@@ -223,6 +223,8 @@ std::map<std::string, std::string> read_item_names(const std::string& path) {
         const auto fields = split_record(line);
         if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
             throw InputError(path + ":" + std::to_string(number), "expected 'id<separator>name'");
+        if (first_invalid_utf8(fields[1]) >= 0)
+            throw InputError(path + ":" + std::to_string(number), "the name is not valid UTF-8 (it goes into the vocabulary)");
         names.emplace(fields[0], fields[1]);
     }
     return names;
