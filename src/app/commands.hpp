@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/infer_stage.hpp"
 #include "app/model_stage.hpp"
 #include "app/stages.hpp"
 #include "jsmf/cooc/cooc.hpp"
@@ -69,11 +70,37 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.
 int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std::string& command_line);
 
+/// `jsmf infer`'s flags, shared with `jsmf fit --infer`.
+struct InferSettings {
+    infer::InferOptions options;
+    std::string prior = "none";
+};
+/// Adds --prior, --infer-tolerance, --infer-iterations.
+void add_infer_options(CLI::App* sub, InferSettings& settings);
+/// Collective on `world`. Rank 0 reads K's B (and α for prior "alpha", into options) from
+/// the model file; every rank receives them.
+InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, const std::string& prior,
+                            infer::InferOptions& options);
+
+struct InferCommand {
+    std::string model;
+    int topics = 0;
+    InferInput input;
+    std::string prepared, prepared_name;
+    std::string out;
+    InferSettings settings;
+};
+CLI::App* add_infer_command(CLI::App& app, InferCommand& command);
+/// Collective on `world`.
+int run_infer(const InferCommand& command, const mpi::Comm& world, const std::string& command_line);
+
 struct FitCommand {
     CoocSettings input;          ///< the corpus, unless --cooc is given (then only for coherence)
     std::string prepared;        ///< a folder written by jsmf prepare (instead of --corpus/--vocab)
     std::string prepared_name;   ///< which corpus of that folder (when it holds several)
     std::vector<std::string> text;  ///< raw input: jsmf prepare with its defaults into <out>.corpus/, then fit
+    std::string infer_out;       ///< --infer: θ of the training corpus under the model just fit
+    InferSettings infer;
     std::string text_format = "dir";
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;

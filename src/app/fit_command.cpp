@@ -34,6 +34,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
         ->check(CLI::IsMember({"dir", "lines", "jsonl", "brown", "ratings", "playlists"}))
         ->capture_default_str();
     sub->add_option("--out", c.out, "Output model file (HDF5)")->required();
+    sub->add_option("--infer", c.infer_out,
+                    "Also infer each training document's topic proportions θ under the model (one K) into this "
+                    "HDF5 file, as jsmf infer does");
+    add_infer_options(sub, c.infer);
     sub->add_option("--topics", c.topics,
                     "Number(s) of topics K, e.g. 10 or 10,25,50 (one C, one model per K; default 10, or the "
                     "number of --anchor-words)");
@@ -79,6 +83,7 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
 int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line) {
     FitCommand c = command;
     io::CorpusDocuments documents;
+    std::string prepared_doc_ids;  // rank 0
     if (!c.text.empty()) {
         mpi::check_on_root(world, "setup", [&] {
             if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty() || !c.prepared.empty())
@@ -101,6 +106,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
                 throw InputError("--prepared names the corpus: give no --corpus, --vocab or --cooc with it");
             const prepare::PreparedCorpus p = prepare::find_prepared(c.prepared, c.prepared_name);
             documents = read_corpus_documents(p);
+            prepared_doc_ids = p.doc_ids;
             c.input.corpus = {p.docword};
             c.input.vocab = p.vocab;
         });
@@ -119,8 +125,13 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
         (void)resolve(c.rectify);  // its InputErrors, before any work
         check_model_settings(c.model);
+        if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
+            throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
+        if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
+            throw InputError("--infer with --prior alpha needs --alpha");
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
+        if (!c.infer_out.empty() && topics.size() > 1) throw InputError("--infer works with one --topics value");
         if (!c.model.anchor_words.empty() && topics.size() > 1)
             throw InputError("--anchor-words fixes K: give one --topics value at most");
     });
@@ -202,6 +213,25 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, options), times,
                          c.top_words, c.prepared.empty() ? nullptr : &documents);
     const double write_seconds = clock.seconds();
+    if (!c.infer_out.empty()) {
+        InferModel model;
+        model.file = c.out;
+        model.topics = models.front().num_topics;
+        model.B = models.front().B;
+        model.vocab = info.vocab;
+        mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
+        infer::InferOptions infer_options = c.infer.options;
+        if (c.infer.prior == "alpha") {
+            infer_options.alpha = models.front().alpha;
+            mpi::broadcast(world, infer_options.alpha.data(), static_cast<std::size_t>(infer_options.alpha.size()), 0);
+        }
+        InferInput input;
+        input.corpus = c.input.corpus;
+        input.doc_ids = prepared_doc_ids;
+        const InferSummary summary =
+            run_infer_stage(world, model, input, infer_options, c.infer.prior, c.infer_out, command_line);
+        report_infer(world, summary, c.infer_out);
+    }
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
               total.seconds(), mib(peak));

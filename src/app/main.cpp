@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
     CLI::App* eval_app = app::add_eval_command(app, eval);
     app::SweepCommand sweep;
     CLI::App* sweep_app = app::add_sweep_command(app, sweep);
+    app::InferCommand infer;
+    CLI::App* infer_app = app::add_infer_command(app, infer);
     app::ShowCommand show;
     CLI::App* show_app = app::add_show_command(app, show);
     try {
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
         if (*fit_app) return app::run_fit(fit, world, command_line);
         if (*eval_app) return app::run_eval(eval, world, command_line);
         if (*sweep_app) return app::run_sweep(sweep, world, command_line);
+        if (*infer_app) return app::run_infer(infer, world, command_line);
         if (*show_app) return app::run_show(show, world);
         return exit_code::usage;
     });

@@ -343,6 +343,58 @@ std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name) {
     return dims;
 }
 
+
+namespace {
+
+template <class T>
+void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
+                               const std::vector<std::int64_t>& rows, const T* data, T fill, const std::string& path,
+                               hid_t file_type, hid_t memory_type) {
+    const int rank = cols == 0 ? 1 : 2;
+    const hsize_t width = cols == 0 ? 1 : cols;
+    const hsize_t dims[2] = {total_rows, width};
+    Handle file_space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_fill_value(dcpl, memory_type, &fill);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
+    Handle set(check(H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT), path,
+                     "cannot create " + name),
+               H5Dclose);
+    Handle space(H5Dget_space(set), H5Sclose);
+    H5Sselect_none(space);
+    // Runs of consecutive rows, one hyperslab each (OR).
+    for (std::size_t i = 0; i < rows.size();) {
+        std::size_t j = i + 1;
+        while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;
+        const hsize_t start[2] = {static_cast<hsize_t>(rows[i]), 0};
+        const hsize_t count[2] = {static_cast<hsize_t>(j - i), width};
+        check_status(H5Sselect_hyperslab(space, H5S_SELECT_OR, start, nullptr, count, nullptr), path,
+                     "cannot select rows of " + name);
+        i = j;
+    }
+    const hsize_t local[1] = {std::max<hsize_t>(1, rows.size() * width)};
+    Handle memory(H5Screate_simple(1, local, nullptr), H5Sclose);
+    if (rows.empty()) H5Sselect_none(memory);
+    Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    const T dummy{};
+    check_status(H5Dwrite(set, memory_type, memory, space, dxpl, rows.empty() ? &dummy : data), path,
+                 "cannot write " + name);
+}
+
+}  // namespace
+
+void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
+                         const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path) {
+    write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+}
+
+void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
+                         const std::vector<std::int64_t>& rows, const std::int64_t* data, std::int64_t fill,
+                         const std::string& path) {
+    write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_STD_I64LE, H5T_NATIVE_INT64);
+}
+
 void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMatrix& A, const std::string& path,
                        int compression) {
     const std::vector<hsize_t> dims = {static_cast<hsize_t>(A.rows()), static_cast<hsize_t>(A.cols())};

@@ -29,6 +29,10 @@ void write_synth_truth(const std::string& path, const synth::SynthCorpus& corpus
         write_matrix(model, "B", corpus.B);
         write_matrix(model, "A", corpus.A);
         write_matrix(model, "A_empirical", corpus.A_empirical);
+        if (corpus.proportions.size() > 0) {  // D × K: row m is document m + 1's w
+            const Eigen::MatrixXd theta = corpus.proportions.transpose();
+            write_matrix(file, "theta", theta);
+        }
         const Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> anchors =
             corpus.anchors.cast<std::int64_t>();
         h5::write_int64s(model, "anchors", anchors.data(),

@@ -97,11 +97,13 @@ void draw_documents(SynthCorpus& out, Index num_docs, double mean_length, Engine
     for (Index k = 0; k < K; ++k) topic_words.emplace_back(out.B.col(k));
     std::poisson_distribution<Index> length(mean_length);
     out.A_empirical = Eigen::MatrixXd::Zero(K, K);
+    out.proportions.resize(K, num_docs);
     std::map<std::uint32_t, std::uint32_t> bag;
     corpus::Document doc;
     for (Index m = 0; m < num_docs; ++m) {
         const Eigen::VectorXd w = draw_w(engine);
         out.A_empirical += w * w.transpose();
+        out.proportions.col(m) = w;
         Index dominant = 0;
         w.maxCoeff(&dominant);
         out.labels.push_back(static_cast<int>(dominant));

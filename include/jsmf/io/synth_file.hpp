@@ -17,6 +17,7 @@ namespace jsmf::io {
 ///                   for logistic-normal: attr monte_carlo_samples)
 ///   /model/A_empirical K×K float64, (1/D) Σ_m w_m w_mᵀ of the drawn documents
 ///   /model/anchors  K×a int64 word ids (0-based)
+///   /theta          D×K float64: row m is document m + 1's planted proportions w_m
 /// Written to "<path>.partial" and renamed when complete.
 void write_synth_truth(const std::string& path, const synth::SynthCorpus& corpus, const synth::SynthOptions& options,
                        const Provenance& provenance);

@@ -48,6 +48,8 @@ struct SynthCorpus {
     /// Per document (all D, empty ones included): its dominant topic argmax_k w_mk, a
     /// class label for ClustAcc.
     std::vector<int> labels;
+    /// K × D: document m's topic proportions w_m (all D, empty ones included).
+    Eigen::MatrixXd proportions;
 };
 
 /// Local. Draws a corpus: B with `anchors_per_topic` anchor words per topic (an anchor

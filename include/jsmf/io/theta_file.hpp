@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// The per-document topic proportions of `jsmf infer`, one parallel HDF5 file.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::io {
+
+/// This rank's documents (rows of the file, sorted) and their results.
+struct ThetaRows {
+    std::vector<std::int64_t> rows;          ///< global document index: docID - 1 over the files in order
+    Eigen::MatrixXd theta;                   ///< rows.size() × K
+    std::vector<std::int64_t> dominant_topic, tokens, oov_tokens, iterations;
+    std::vector<double> log_likelihood;
+};
+
+/// Collective on `comm`. Writes "<path>.partial" with every rank's rows in one collective
+/// H5Dwrite per dataset (rows no rank has: theta 0, dominant_topic -1, the rest 0), the
+/// attributes (the same on every rank) and, from rank 0, `doc_ids` (empty: none); renames
+/// it to `path` when complete. On failure nothing is left and every rank throws StageFailed.
+void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64_t total_rows, int topics,
+                      const ThetaRows& local, const std::vector<std::pair<std::string, std::string>>& text_attributes,
+                      const std::vector<std::pair<std::string, double>>& number_attributes,
+                      const std::vector<std::string>& doc_ids);
+
+}  // namespace jsmf::io

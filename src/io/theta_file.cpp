@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "jsmf/io/theta_file.hpp"
+
+#include <cstdio>
+
+#include "io/sections.hpp"
+#include "jsmf/core/error.hpp"
+#include "jsmf/mpi/agree.hpp"
+
+namespace jsmf::io {
+
+void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64_t total_rows, int topics,
+                      const ThetaRows& local, const std::vector<std::pair<std::string, std::string>>& text_attributes,
+                      const std::vector<std::pair<std::string, double>>& number_attributes,
+                      const std::vector<std::string>& doc_ids) {
+    const std::string partial = path + ".partial";
+    const auto D = static_cast<hsize_t>(total_rows);
+    // 1. The datasets, collectively (HDF5 fails alike on every rank, or is caught and agreed).
+    std::string error;
+    int code = 0;
+    try {
+        h5::Handle file = h5::create_file_parallel(partial, comm.raw());
+        h5::write_attribute(file, "format", std::string("jsmf"));
+        h5::write_attribute(file, "kind", std::string("theta"));
+        h5::write_attribute(file, "topics", std::int64_t{topics});
+        for (const auto& [name, value] : text_attributes) h5::write_attribute(file, name, value);
+        for (const auto& [name, value] : number_attributes) h5::write_attribute(file, name, value);
+        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> theta = local.theta;
+        h5::write_rows_parallel(file, "theta", D, static_cast<hsize_t>(topics), local.rows, theta.data(), 0.0, partial);
+        h5::write_rows_parallel(file, "dominant_topic", D, 0, local.rows, local.dominant_topic.data(), std::int64_t{-1},
+                                partial);
+        h5::write_rows_parallel(file, "log_likelihood", D, 0, local.rows, local.log_likelihood.data(), 0.0, partial);
+        h5::write_rows_parallel(file, "tokens", D, 0, local.rows, local.tokens.data(), std::int64_t{0}, partial);
+        h5::write_rows_parallel(file, "oov_tokens", D, 0, local.rows, local.oov_tokens.data(), std::int64_t{0}, partial);
+        h5::write_rows_parallel(file, "iterations", D, 0, local.rows, local.iterations.data(), std::int64_t{0}, partial);
+    } catch (const std::exception& e) {
+        error = mpi::describe(e, "write", comm);
+        code = exit_code_of(e);
+    }
+    try {
+        mpi::agree_or_throw(comm, "write", error, code);
+        // 2. Rank 0: the document ids (strings, serially), then the rename.
+        mpi::check_on_root(comm, "write", [&] {
+            if (!doc_ids.empty()) {
+                if (static_cast<std::int64_t>(doc_ids.size()) != total_rows)
+                    throw InputError(path, "the document ids (" + std::to_string(doc_ids.size()) +
+                                               ") do not match the corpus's documents (" + std::to_string(total_rows) + ")");
+                h5::Handle file = h5::open_file_serial(partial, true);
+                h5::write_strings(file, "doc_ids", doc_ids);
+            }
+            rename_into_place(partial, path);
+        });
+    } catch (...) {
+        if (comm.is_root()) std::remove(partial.c_str());
+        throw;
+    }
+}
+
+}  // namespace jsmf::io
