@@ -77,6 +77,9 @@ struct InferSettings {
 };
 /// Adds --prior, --infer-tolerance, --infer-iterations.
 void add_infer_options(CLI::App* sub, InferSettings& settings);
+/// Local. InputError for a non-positive tolerance, no iterations, or a θ file `out` that
+/// is the model file `model` (it would be overwritten).
+void check_infer_settings(const InferSettings& settings, const std::string& out, const std::string& model);
 /// Collective on `world`. Rank 0 reads K's B (and α for prior "alpha", into options) from
 /// the model file; every rank receives them.
 InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, const std::string& prior,

@@ -129,6 +129,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
         if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
             throw InputError("--infer with --prior alpha needs --alpha");
+        if (!c.infer_out.empty()) check_infer_settings(c.infer, c.infer_out, c.out);
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
         if (!c.infer_out.empty() && topics.size() > 1) throw InputError("--infer works with one --topics value");
@@ -137,6 +138,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     });
     const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
+    if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
     if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     // Stages 0–1: C, from the corpus or from a file.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `jsmf infer`: per-document topic proportions θ of a corpus under a fitted model.
+#include <filesystem>
+
 #include "app/commands.hpp"
 #include "app/infer_stage.hpp"
 #include "jsmf/core/log.hpp"
@@ -13,13 +15,22 @@ namespace jsmf::app {
 void add_infer_options(CLI::App* sub, InferSettings& s) {
     sub->add_option("--prior", s.prior,
                     "none: θ maximizes the likelihood; alpha: MAP under the model's Dirichlet α (fit --alpha: the α "
-                    "RECOVER-ALPHA fits to A, so the topic correlations the model learned shape θ; α_k < 1 count as 1)")
+                    "RECOVER-ALPHA fits to A, i.e. the topics' prevalence and concentration the model learned; "
+                    "α_k < 1 count as 1, as no MAP exists below)")
         ->check(CLI::IsMember({"none", "alpha"}))
         ->capture_default_str();
     sub->add_option("--infer-tolerance", s.options.tolerance, "EM stops when no θ_k moves more than this")
         ->capture_default_str();
     sub->add_option("--infer-iterations", s.options.max_iterations, "EM's iteration cap per document")
         ->capture_default_str();
+}
+
+void check_infer_settings(const InferSettings& s, const std::string& out, const std::string& model) {
+    if (s.options.tolerance <= 0) throw InputError("--infer-tolerance must be positive");
+    if (s.options.max_iterations < 1) throw InputError("--infer-iterations must be at least 1");
+    std::error_code ec1, ec2;
+    if (std::filesystem::weakly_canonical(out, ec1) == std::filesystem::weakly_canonical(model, ec2))
+        throw InputError(out, "is the model file: the θ file needs a path of its own");
 }
 
 CLI::App* add_infer_command(CLI::App& app, InferCommand& c) {
@@ -79,8 +90,7 @@ InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int
 int run_infer(const InferCommand& command, const mpi::Comm& world, const std::string& command_line) {
     InferCommand c = command;
     mpi::check_on_root(world, "setup", [&] {
-        if (c.settings.options.tolerance <= 0) throw InputError("--infer-tolerance must be positive");
-        if (c.settings.options.max_iterations < 1) throw InputError("--infer-iterations must be at least 1");
+        check_infer_settings(c.settings, c.out, c.model);
         if (!c.prepared.empty()) {
             if (!c.input.corpus.empty() || !c.input.vocab.empty())
                 throw InputError("--prepared names the corpus: give no --corpus or --vocab with it");

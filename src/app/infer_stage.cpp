@@ -86,8 +86,14 @@ InferSummary run_infer_stage(const mpi::Comm& world, const InferModel& model, co
     std::vector<std::int64_t> map(static_cast<std::size_t>(W), -1);
     std::vector<std::string> doc_ids;
     mpi::check_on_root(world, "infer", [&] {
+        JSMF_REQUIRE(static_cast<Index>(model.vocab.size()) == model.B.rows(), "the model's vocabulary and B disagree");
         map = word_map(model, input, W);
-        if (!input.doc_ids.empty()) doc_ids = read_lines(input.doc_ids);
+        if (!input.doc_ids.empty()) {
+            doc_ids = read_lines(input.doc_ids);
+            if (static_cast<std::int64_t>(doc_ids.size()) != declared)
+                throw InputError(input.doc_ids, "has " + std::to_string(doc_ids.size()) + " ids; the corpus declares " +
+                                                    std::to_string(declared) + " documents");
+        }
     });
     mpi::broadcast(world, map.data(), map.size(), 0);
 
@@ -136,7 +142,6 @@ InferSummary run_infer_stage(const mpi::Comm& world, const InferModel& model, co
         summary.inferred += r.tokens > 0 ? 1 : 0;
         summary.tokens += r.tokens;
         summary.not_converged += (r.tokens > 0 && !r.converged) ? 1 : 0;
-        summary.log_likelihood += r.log_likelihood;
         // words the model has whose row of B is 0 cannot be explained: they count as out of vocabulary
         std::int64_t present = 0;
         for (auto k = shard.doc_offsets[m]; k < shard.doc_offsets[m + 1]; ++k) present += shard.counts[static_cast<std::size_t>(k)];
@@ -149,20 +154,33 @@ InferSummary run_infer_stage(const mpi::Comm& world, const InferModel& model, co
     summary.tokens = counts[1];
     summary.not_converged = counts[2];
     summary.oov_tokens = counts[3];
-    summary.log_likelihood = mpi::allreduce_sum(world, summary.log_likelihood);
     summary.empty = summary.documents - summary.inferred;
     sort_by_row(local);  // documents may come in any docID order within a file
+    // The corpus's log-likelihood summed in corpus order on rank 0 (a sum by ranks would
+    // round differently at another rank count): D doubles.
+    {
+        const std::vector<std::int64_t> rows = mpi::gather_concat(world, local.rows, 0);
+        const std::vector<double> values = mpi::gather_concat(world, local.log_likelihood, 0);
+        if (world.is_root()) {
+            std::vector<std::size_t> order(rows.size());
+            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rows[a] < rows[b]; });
+            for (const std::size_t i : order) summary.log_likelihood += values[i];
+        }
+        mpi::broadcast(world, summary.log_likelihood, 0);
+    }
     io::write_theta_file(
         world, out, declared, K, local,
         {{"model", model.file}, {"prior", prior_name}, {"command_line", command_line},
          {"method", "EM on the mixture weights, B fixed, from the uniform theta"}},
         {{"tolerance", options.tolerance}, {"max_iterations", static_cast<double>(options.max_iterations)},
+         {"prior_alpha_below_one", static_cast<double>((options.alpha.array() < 1).count())},
          {"documents", static_cast<double>(summary.documents)}, {"inferred", static_cast<double>(summary.inferred)},
          {"empty", static_cast<double>(summary.empty)}, {"tokens", static_cast<double>(summary.tokens)},
          {"oov_tokens", static_cast<double>(summary.oov_tokens)},
          {"not_converged", static_cast<double>(summary.not_converged)},
          {"per_word_log_likelihood", summary.per_word()}, {"perplexity", std::exp(-summary.per_word())}},
-        doc_ids);
+        doc_ids, options.alpha);
     summary.seconds = clock.seconds();
     return summary;
 }

@@ -2,6 +2,7 @@
 #include "jsmf/infer/infer.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "jsmf/dist/ops.hpp"
 
@@ -9,14 +10,14 @@ namespace jsmf::infer {
 
 double objective_at(const Eigen::MatrixXd& B, const std::vector<std::uint32_t>& words,
                     const std::vector<std::uint32_t>& counts, const Eigen::VectorXd& theta,
-                    const Eigen::VectorXd& alpha_used) {
+                    const Eigen::VectorXd& alpha) {
     double value = 0;
     for (std::size_t i = 0; i < words.size(); ++i) {
-        const double p = B.row(words[i]).dot(theta);
-        if (p > 0) value += counts[i] * std::log(p);
+        if (counts[i] == 0 || B.row(words[i]).maxCoeff() <= 0) continue;  // as infer_document: not usable
+        value += counts[i] * std::log(B.row(words[i]).dot(theta));
     }
-    for (Index k = 0; k < alpha_used.size(); ++k)
-        if (alpha_used(k) != 1) value += (alpha_used(k) - 1) * std::log(theta(k));
+    for (Index k = 0; k < alpha.size(); ++k)
+        if (alpha(k) > 1) value += (alpha(k) - 1) * std::log(theta(k));  // α_k ≤ 1 count as 1
     return value;
 }
 
@@ -50,7 +51,8 @@ DocumentTopics infer_document(const Eigen::MatrixXd& B, const std::vector<std::u
         return v;
     };
     for (out.iterations = 1; out.iterations <= options.max_iterations; ++out.iterations) {
-        const Eigen::VectorXd p = Bd * theta;
+        // (Bθ)_w > 0 in exact arithmetic; floored so that an underflow cannot make 0 · inf
+        const Eigen::VectorXd p = (Bd * theta).cwiseMax(std::numeric_limits<double>::min());
         const Eigen::VectorXd weight = hv.array() / p.array();
         Eigen::VectorXd next = (theta.array() * (Bd.transpose() * weight).array() + extra.array()) / denominator;
         next /= next.sum();  // exact in theory; keeps rounding off the simplex's sum

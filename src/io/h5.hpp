@@ -80,11 +80,6 @@ std::vector<double> read_doubles(hid_t parent, const std::string& name);
 std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name);
 std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name);
 
-/// Collective on A.grid(): writes the distributed matrix as a rows × cols float64
-/// dataset (row-major, as h5py reads it), chunked along A's blocks and deflated at
-/// `compression` (0 = none, 1..9), with collective MPI-IO. Each rank writes its
-/// block-cyclic piece one local block-column at a time, so the extra memory is
-/// local_rows × block_cols doubles.
 /// Collective (parallel file). A `total_rows` × `cols` dataset (cols 0: a vector) of
 /// float64 or int64, where each rank writes its rows `rows` (sorted, distinct; row-major
 /// `data`, rows.size() × max(cols, 1) values) in one collective H5Dwrite; rows no rank
@@ -95,6 +90,11 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
                          const std::vector<std::int64_t>& rows, const std::int64_t* data, std::int64_t fill,
                          const std::string& path);
 
+/// Collective on A.grid(): writes the distributed matrix as a rows × cols float64
+/// dataset (row-major, as h5py reads it), chunked along A's blocks and deflated at
+/// `compression` (0 = none, 1..9), with collective MPI-IO. Each rank writes its
+/// block-cyclic piece one local block-column at a time, so the extra memory is
+/// local_rows × block_cols doubles.
 void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMatrix& A, const std::string& path,
                        int compression);
 /// Collective on A.grid(): reads a dataset written by write_dist_matrix (any layout)

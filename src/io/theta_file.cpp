@@ -12,9 +12,19 @@ namespace jsmf::io {
 void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64_t total_rows, int topics,
                       const ThetaRows& local, const std::vector<std::pair<std::string, std::string>>& text_attributes,
                       const std::vector<std::pair<std::string, double>>& number_attributes,
-                      const std::vector<std::string>& doc_ids) {
+                      const std::vector<std::string>& doc_ids, const Eigen::VectorXd& alpha) {
     const std::string partial = path + ".partial";
     const auto D = static_cast<hsize_t>(total_rows);
+    // 0. What each rank writes, prepared (and agreed) before any collective HDF5 call.
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> theta;
+    mpi::run_local_phase(comm, "write", [&] {
+        const auto n = local.rows.size();
+        JSMF_REQUIRE(static_cast<std::size_t>(local.theta.rows()) == n && local.dominant_topic.size() == n &&
+                         local.tokens.size() == n && local.oov_tokens.size() == n && local.iterations.size() == n &&
+                         local.log_likelihood.size() == n,
+                     "theta rows of unequal lengths");
+        theta = local.theta;
+    });
     // 1. The datasets, collectively (HDF5 fails alike on every rank, or is caught and agreed).
     std::string error;
     int code = 0;
@@ -25,7 +35,7 @@ void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64
         h5::write_attribute(file, "topics", std::int64_t{topics});
         for (const auto& [name, value] : text_attributes) h5::write_attribute(file, name, value);
         for (const auto& [name, value] : number_attributes) h5::write_attribute(file, name, value);
-        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> theta = local.theta;
+        if (alpha.size() > 0) h5::write_attribute(file, "alpha", std::vector<double>(alpha.data(), alpha.data() + alpha.size()));
         h5::write_rows_parallel(file, "theta", D, static_cast<hsize_t>(topics), local.rows, theta.data(), 0.0, partial);
         h5::write_rows_parallel(file, "dominant_topic", D, 0, local.rows, local.dominant_topic.data(), std::int64_t{-1},
                                 partial);

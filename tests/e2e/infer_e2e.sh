@@ -30,6 +30,8 @@ for other in ["t2", "t3", "t4", "threads", "fit_theta"]:
     f = h5py.File(f"{w}/{other}.h5", "r")
     for name in ["theta", "dominant_topic", "log_likelihood", "tokens", "oov_tokens", "iterations"]:
         assert np.array_equal(ref[name][:], f[name][:]), (other, name)
+    for name in ["per_word_log_likelihood", "perplexity", "tokens", "empty"]:
+        assert ref.attrs[name] == f.attrs[name], (other, name)  # summed in corpus order
 PY
 "$python" - "$work" <<'PY' && ok "theta near the planted proportions" || fail "theta far from the planted proportions"
 import sys, h5py, numpy as np
@@ -88,4 +90,22 @@ run 2 -q infer --model "$work/m.h5" --corpus "$work/docword.p.txt" --out "$work/
 rc=$?
 [[ $rc == 2 && $(grep -c "give the corpus's --vocab" "$work/err") == 1 && ! -e $work/bad.h5 ]] \
   && ok "another vocabulary without --vocab: exit 2, one message, no file" || fail "vocabulary mismatch: rc $rc $(cat "$work/err")"
+# The prior: a model with alpha; the file records the alpha used.
+run 2 -q fit "${corpus[@]}" --topics 4 --alpha --out "$work/ma.h5" --no-metrics >/dev/null 2>&1 || fail "fit --alpha"
+if run 2 -q infer --model "$work/ma.h5" --corpus "$work/docword.s.txt" --prior alpha --out "$work/pa.h5" >/dev/null 2>"$work/err"; then
+  "$python" - "$work" <<'PY' && ok "--prior alpha: the file records the prior and its alpha" || fail "--prior alpha"
+import sys, h5py, numpy as np
+w = sys.argv[1]
+f, m = h5py.File(f"{w}/pa.h5", "r"), h5py.File(f"{w}/ma.h5", "r")
+assert f.attrs["prior"] in (b"alpha", "alpha")
+assert np.allclose(f.attrs["alpha"], m["K4/model/alpha"][:])
+assert f.attrs["prior_alpha_below_one"] == (m["K4/model/alpha"][:] < 1).sum()
+PY
+else
+  fail "--prior alpha: $(cat "$work/err")"
+fi
+run 1 -q infer --model "$work/m.h5" --corpus "$work/docword.s.txt" --out "$work/m.h5" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 ]] && grep -q "is the model file" "$work/err" && "$python" -c "import h5py; h5py.File('$work/m.h5')['K4/model/B']" \
+  && ok "--out equal to the model is refused; the model is intact" || fail "--out = --model: rc $rc $(cat "$work/err")"
 finish

@@ -70,9 +70,13 @@ TEST(Infer, ObjectiveNeverDecreases) {
         options.tolerance = 1e-12;
         options.max_iterations = 300;
         if (trial % 2) options.alpha = Eigen::VectorXd::Constant(K, 1.0 + trial / 10.0);
-        std::vector<double> objective;
+        // the objective at the uniform start, then after every iteration
+        std::vector<double> objective{
+            objective_at(B, words, counts, Eigen::VectorXd::Constant(K, 1.0 / K), options.alpha)};
         const DocumentTopics r = infer_document(B, words, counts, options, &objective);
-        ASSERT_FALSE(objective.empty());
+        ASSERT_GT(objective.size(), 2u);
+        EXPECT_NEAR(objective.back(), objective_at(B, words, counts, r.theta, options.alpha),
+                    1e-9 * std::abs(objective.back()));
         for (std::size_t t = 1; t < objective.size(); ++t)
             EXPECT_GE(objective[t], objective[t - 1] - 1e-12 * std::abs(objective[t - 1])) << "trial " << trial << " t " << t;
         EXPECT_NEAR(r.theta.sum(), 1.0, 1e-12);

@@ -18,8 +18,8 @@ struct InferOptions {
     int max_iterations = 1000;
     /// A Dirichlet prior on θ (e.g. the α that RECOVER-ALPHA fits to A): empty for none.
     /// With it, θ maximizes Σ_w h_w log (Bθ)_w + Σ_k (α_k − 1) log θ_k where every α_k ≥ 1
-    /// (MAP); α_k < 1 are raised to 1 (the MAP does not exist below, the objective is
-    /// unbounded at the simplex's faces), which the result records.
+    /// (MAP); α_k < 1 count as 1 (the MAP does not exist below: the objective is
+    /// unbounded at the simplex's faces); the θ file records the α used.
     Eigen::VectorXd alpha;
 };
 
@@ -48,9 +48,10 @@ DocumentTopics infer_document(const Eigen::MatrixXd& B, const std::vector<std::u
 std::vector<DocumentTopics> infer_documents(const Eigen::MatrixXd& B, const corpus::Shard& docs,
                                             const InferOptions& options);
 
-/// Local. The objective at θ: Σ_w h_w log (Bθ)_w + Σ_k (α_k − 1) log θ_k (α as used).
+/// Local. infer_document's objective at θ: Σ_w h_w log (Bθ)_w over the usable words, plus
+/// Σ_k (α_k − 1) log θ_k over the α_k > 1.
 double objective_at(const Eigen::MatrixXd& B, const std::vector<std::uint32_t>& words,
                     const std::vector<std::uint32_t>& counts, const Eigen::VectorXd& theta,
-                    const Eigen::VectorXd& alpha_used);
+                    const Eigen::VectorXd& alpha);
 
 }  // namespace jsmf::infer

@@ -23,11 +23,12 @@ struct ThetaRows {
 
 /// Collective on `comm`. Writes "<path>.partial" with every rank's rows in one collective
 /// H5Dwrite per dataset (rows no rank has: theta 0, dominant_topic -1, the rest 0), the
-/// attributes (the same on every rank) and, from rank 0, `doc_ids` (empty: none); renames
-/// it to `path` when complete. On failure nothing is left and every rank throws StageFailed.
+/// attributes (the same on every rank), `alpha` (the prior's α as given, when there is
+/// one) and, from rank 0, `doc_ids` (empty: none); renames it to `path` when complete. On
+/// failure nothing is left and every rank throws StageFailed.
 void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64_t total_rows, int topics,
                       const ThetaRows& local, const std::vector<std::pair<std::string, std::string>>& text_attributes,
                       const std::vector<std::pair<std::string, double>>& number_attributes,
-                      const std::vector<std::string>& doc_ids);
+                      const std::vector<std::string>& doc_ids, const Eigen::VectorXd& alpha);
 
 }  // namespace jsmf::io
