@@ -14,6 +14,7 @@
 #include "jsmf/eval/codoc.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/evaluate.hpp"
+#include "jsmf/infer/infer.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -220,15 +221,14 @@ void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedMode
     const std::vector<std::int64_t> all_index = mpi::gather_concat(world, doc_index, 0);
     std::vector<int> labels;
     mpi::check_on_root(world, "clustacc", [&] { labels = read_labels(labels_path, declared); });
-    for (auto* m : models) {
-        Eigen::MatrixXd local;
-        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(m->B, shard); });
+    // Collective: ClustAcc of document weights (K × this rank's documents): gathered to
+    // rank 0, k-means with the correlation distance, best one-to-one matching with the labels.
+    auto accuracy_of = [&](const Eigen::MatrixXd& local, int K) {
         const std::vector<double> flat(local.data(), local.data() + local.size());
         const std::vector<double> all = mpi::gather_concat(world, flat, 0);
         double accuracy = 0;
         mpi::check_on_root(world, "clustacc", [&] {
-            const Eigen::Map<const Eigen::MatrixXd> W(all.data(), m->num_topics,
-                                                      static_cast<Index>(all_index.size()));
+            const Eigen::Map<const Eigen::MatrixXd> W(all.data(), K, static_cast<Index>(all_index.size()));
             std::vector<int> truth;  // labels renumbered 0 .. L−1 in order of appearance
             std::vector<int> seen;
             for (const auto index : all_index) {
@@ -238,15 +238,29 @@ void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedMode
                 truth.push_back(static_cast<int>(found - seen.begin()));
             }
             if (seen.size() < 2) throw InputError(labels_path, "needs at least two distinct labels");
-            const std::vector<int> clusters =
-                eval::kmeans_correlation(W, static_cast<int>(seen.size()), /*restarts=*/10, seed);
+            const std::vector<int> clusters = eval::kmeans_correlation(W, static_cast<int>(seen.size()), /*restarts=*/10, seed);
             accuracy = eval::clustering_accuracy(clusters, truth);
         });
         mpi::broadcast(world, accuracy, 0);
-        m->metrics.add_number("clustacc", accuracy);
+        return accuracy;
+    };
+    for (auto* m : models) {
+        // The paper's document weights: NNLS of each document's word distribution on B.
+        Eigen::MatrixXd local;
+        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(m->B, shard); });
+        m->metrics.add_number("clustacc", accuracy_of(local, m->num_topics));
+        // jsmf infer's θ (maximum likelihood with B fixed); a document without a usable
+        // word has θ = 0, which k-means (correlation) sees as a constant vector.
+        mpi::run_local_phase(world, "clustacc", [&] {
+            const std::vector<infer::DocumentTopics> theta = infer::infer_documents(m->B, shard, infer::InferOptions{});
+            local.resize(m->num_topics, static_cast<Index>(theta.size()));
+            for (std::size_t d = 0; d < theta.size(); ++d) local.col(static_cast<Index>(d)) = theta[d].theta;
+        });
+        m->metrics.add_number("clustacc_theta", accuracy_of(local, m->num_topics));
         eval::sort_metrics(m->metrics);
         m->metrics_note += (m->metrics_note.empty() ? "" : "; ") +
-                           std::string("clustacc: document weights by NNLS on B, k-means (correlation) vs ") +
+                           std::string("clustacc: document weights by NNLS on B, clustacc_theta: by jsmf infer's θ; "
+                                       "k-means (correlation) vs ") +
                            labels_path;
     }
     log::info("eval: clustacc over {} documents in {:.2f} s", all_index.size(), clock.seconds());

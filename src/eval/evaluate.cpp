@@ -44,13 +44,13 @@ const std::vector<std::string>& metric_names() {
         "specificity",      "specificity_original",
         "dissimilarity",    "dissimilarity_soft", "coherence",       "basis_rank",
         "basis_rank_soft",  "basis_quality",      "basis_quality_soft", "simcount",
-        "clustacc"};
+        "clustacc",         "clustacc_theta"};
     return names;
 }
 
 bool is_single_number(const std::string& name) {
     return name.rfind("approximation", 0) == 0 || name == "legality" || name.rfind("validity", 0) == 0 ||
-           name == "clustacc";
+           name.rfind("clustacc", 0) == 0;
 }
 
 MetricSet model_metrics(const ModelView& m) {

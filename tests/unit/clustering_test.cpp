@@ -4,7 +4,10 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #include "jsmf/core/error.hpp"
@@ -154,6 +157,34 @@ TEST(ClusteringAccuracy, MoreClustersThanLabelsLeavesAClusterWrong) {
 TEST(ClusteringAccuracy, MoreLabelsThanClusters) {
     // Cluster 0 = {label 0: 1, label 1: 1}, cluster 1 = {label 2: 2}: (1 + 2)/4 = 3/4.
     EXPECT_NEAR(clustering_accuracy({0, 0, 1, 1}, {0, 1, 2, 2}), 0.75, kTol);
+}
+
+TEST(ClusteringAccuracy, EqualsABruteForceBestMatching) {
+    // Random clusterings of 40 points, 2..5 clusters and labels: the Hungarian matching's
+    // accuracy equals the best over every one-to-one map (all permutations).
+    std::mt19937 engine(9);
+    for (int trial = 0; trial < 60; ++trial) {
+        const int k = 2 + trial % 4, labels = 2 + (trial / 4) % 4;
+        std::uniform_int_distribution<int> cluster(0, k - 1), label(0, labels - 1);
+        std::vector<int> c(40), l(40);
+        for (int i = 0; i < 40; ++i) {
+            c[static_cast<std::size_t>(i)] = cluster(engine);
+            l[static_cast<std::size_t>(i)] = (engine() % 3 == 0) ? label(engine) : c[static_cast<std::size_t>(i)] % labels;
+        }
+        // Brute force: map clusters onto a permutation of max(k, labels) slots (slots
+        // beyond the labels mean "unmatched").
+        const int slots = std::max(k, labels);
+        std::vector<int> perm(static_cast<std::size_t>(slots));
+        std::iota(perm.begin(), perm.end(), 0);
+        int best = 0;
+        do {
+            int right = 0;
+            for (int i = 0; i < 40; ++i)
+                right += perm[static_cast<std::size_t>(c[static_cast<std::size_t>(i)])] == l[static_cast<std::size_t>(i)];
+            best = std::max(best, right);
+        } while (std::next_permutation(perm.begin(), perm.end()));
+        EXPECT_NEAR(clustering_accuracy(c, l), best / 40.0, kTol) << "trial " << trial;
+    }
 }
 
 TEST(ClusteringAccuracy, BadInputs) {
