@@ -108,6 +108,7 @@ struct FitCommand {
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words
+    std::string hierarchy;       ///< "25,5": K₁ = 25 topics, then their A factorized into 5 supertopics
     RectifySettings rectify;
     ModelSettings model;
     int top_words = 20;

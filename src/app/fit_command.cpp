@@ -10,6 +10,7 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/dist/blas_check.hpp"
+#include "jsmf/dist/grid.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -41,6 +42,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--topics", c.topics,
                     "Number(s) of topics K, e.g. 10 or 10,25,50 (one C, one model per K; default 10, or the "
                     "number of --anchor-words)");
+    sub->add_option("--hierarchy", c.hierarchy,
+                    "Topics of topics, e.g. 25,5: K = 25 topics, then their rectified A factorized as the next "
+                    "level's co-occurrence matrix with 5 topics (and so on, K decreasing); /hierarchy in the model, "
+                    "jsmf show prints the tree");
     add_rectify_options(sub, c.rectify, "--rectify");
     sub->add_option("--solver", c.model.solver, kSolverHelp)->check(CLI::IsMember(solver_names()))->capture_default_str();
     add_model_options(sub, c.model);
@@ -76,6 +81,45 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
         if (d.labels.size() != d.ids.size()) throw InputError(p.labels, "has not one label per document of " + p.doc_ids);
     }
     return d;
+}
+
+/// Collective on `grid`. Levels 2, 3, … of --hierarchy: the level below's A (joint
+/// distribution of its topics, the same on every rank after the root's copy is adopted)
+/// becomes a K_below × K_below co-occurrence matrix, is rectified and factorized with the
+/// next K as jsmf fits any C.
+std::vector<io::HierarchyLevel> fit_hierarchy(const io::FittedModel& first, const std::vector<int>& levels,
+                                              const std::shared_ptr<const dist::Grid>& grid, const FitCommand& c) {
+    std::vector<io::HierarchyLevel> out;
+    if (levels.size() < 2) return out;
+    Eigen::MatrixXd A_below = first.A;
+    Eigen::MatrixXd B_words = first.B;
+    const mpi::Comm comm = grid->borrow_comm();
+    for (std::size_t l = 1; l < levels.size(); ++l) {
+        const int K = levels[l];
+        const Index below = A_below.rows();
+        mpi::adopt_root_copy(comm, A_below.data(), static_cast<std::size_t>(A_below.size()));
+        Eigen::MatrixXd C_level = (A_below + A_below.transpose()) / 2;
+        C_level /= C_level.sum();
+        dist::DistMatrix C(grid, below, below, std::min<Index>(c.block_size, below));
+        for (Index jl = 0; jl < C.local_cols(); ++jl)
+            for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = C_level(C.global_row(il), C.global_col(jl));
+        log::info("fit: hierarchy level {}: K = {} over the {} topics below", l + 1, K, below);
+        const io::RectificationRecord record = run_rectify_stage(C, K, c.rectify);
+        io::FittedModel m = fit_rectified(C, K, c.model, {}, record, c.rectify);
+        io::HierarchyLevel level;
+        level.topics = K;
+        level.B = m.B;
+        level.A = m.A;
+        level.anchors = m.anchors;
+        B_words = B_words * m.B;
+        level.B_words = B_words;
+        A_below = m.A;
+        std::string anchors;
+        for (const Index a : m.anchors) anchors += (anchors.empty() ? "" : " ") + std::to_string(a + 1);
+        log::info("fit: hierarchy level {}: anchor topics {}", l + 1, anchors);
+        out.push_back(std::move(level));
+    }
+    return out;
 }
 
 }  // namespace
@@ -118,6 +162,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     Stopwatch total;
     StageTimes times;
     std::vector<int> topics;
+    std::vector<int> levels;  // --hierarchy
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
@@ -132,6 +177,15 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         if (!c.infer_out.empty()) check_infer_settings(c.infer, c.infer_out, c.out);
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
+        if (!c.hierarchy.empty()) {
+            levels = parse_topic_list(c.hierarchy, "--hierarchy");
+            if (levels.size() < 2) throw InputError("--hierarchy needs at least two levels, e.g. 25,5");
+            for (std::size_t l = 1; l < levels.size(); ++l)
+                if (levels[l] >= levels[l - 1]) throw InputError("--hierarchy: each level needs fewer topics than the one below");
+            if (!c.topics.empty() || !c.model.anchor_words.empty())
+                throw InputError("--hierarchy sets the topics: give no --topics or --anchor-words with it");
+            topics = {levels.front()};
+        }
         if (!c.infer_out.empty() && topics.size() > 1) throw InputError("--infer works with one --topics value");
         if (!c.model.anchor_words.empty() && topics.size() > 1)
             throw InputError("--anchor-words fixes K: give one --topics value at most");
@@ -202,8 +256,11 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         measure_coherence(world, measured, counting, N, /*keep_going=*/true);
     }
 
+    const std::vector<io::HierarchyLevel> hierarchy = fit_hierarchy(models.front(), levels, grid, c);
+
     clock.restart();
     Options options = source_provenance(c.input, c.cooc_file, c.block_size);
+    if (!levels.empty()) options.emplace_back("hierarchy", c.hierarchy);
     for (const Options& more : {rectify_provenance(c.rectify), model_provenance(c.model, !given_anchors.empty())})
         options.insert(options.end(), more.begin(), more.end());
     options.emplace_back("metrics", measure ? "yes" : "no");
@@ -213,7 +270,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     }
     if (!c.prepared.empty()) options.emplace_back("prepared", c.prepared);
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, options), times,
-                         c.top_words, c.prepared.empty() ? nullptr : &documents);
+                         c.top_words, c.prepared.empty() ? nullptr : &documents, &hierarchy);
     const double write_seconds = clock.seconds();
     if (!c.infer_out.empty()) {
         InferModel model;

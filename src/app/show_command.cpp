@@ -86,6 +86,47 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
     print_metrics(m);
 }
 
+std::string top_words(const Eigen::MatrixXd& B, const std::vector<std::string>& vocab, int k, int n) {
+    std::string text;
+    for (const Index i : io::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
+    return text;
+}
+
+/// Prints topic `k` of level `level` (1 = the first K; 2, … = file.hierarchy[level − 2])
+/// and, below it, the topics of the level below that belong to it: topic j below belongs
+/// to the k maximizing p(k | j) ∝ B_level(j, k) p(k), shown with its weight p(j | k).
+void print_subtree(const io::ModelFile& file, int level, int k, double weight, int depth, const ShowCommand& c) {
+    const io::FittedModel& first = file.models.front();
+    const Eigen::MatrixXd& words = level == 1 ? first.B : file.hierarchy[static_cast<std::size_t>(level - 2)].B_words;
+    std::printf("%*s%s %-3d %6.3f  %s\n", 2 * depth, "", level == 1 ? "topic" : "super", k + 1, weight,
+                top_words(words, file.vocab, k, c.top_words).c_str());
+    if (level == 1) return;
+    const io::HierarchyLevel& here = file.hierarchy[static_cast<std::size_t>(level - 2)];
+    const Eigen::VectorXd p = here.A.rowwise().sum() / here.A.sum();
+    std::vector<std::pair<double, int>> children;
+    for (Index j = 0; j < here.B.rows(); ++j) {
+        Index best = 0;
+        (here.B.row(j).transpose().cwiseProduct(p)).maxCoeff(&best);
+        if (best == k) children.emplace_back(here.B(j, k), static_cast<int>(j));
+    }
+    std::sort(children.begin(), children.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [w, j] : children) print_subtree(file, level - 1, j, w, depth + 1, c);
+}
+
+void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
+    const int levels = static_cast<int>(file.hierarchy.size()) + 1;
+    std::string sizes = std::to_string(file.models.front().num_topics);
+    for (const auto& level : file.hierarchy) sizes += " -> " + std::to_string(level.topics);
+    std::printf("\n== hierarchy %s: each supertopic (p(super), top words of B1 ... Bl) over its topics "
+                "(p(topic | super), top words) ==\n", sizes.c_str());
+    const io::HierarchyLevel& top = file.hierarchy.back();
+    const Eigen::VectorXd p = top.A.rowwise().sum() / top.A.sum();
+    std::vector<int> order(static_cast<std::size_t>(top.topics));
+    for (int k = 0; k < top.topics; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p(a) > p(b); });
+    for (const int k : order) print_subtree(file, levels, k, p(k), 0, c);
+}
+
 }  // namespace
 
 int run_show(const ShowCommand& c, const mpi::Comm& world) {
@@ -95,6 +136,7 @@ int run_show(const ShowCommand& c, const mpi::Comm& world) {
         std::printf("jsmf model %s: %zu words, created %s\n  by: %s\n", c.file.c_str(), file.vocab.size(),
                     file.created.c_str(), file.command_line.c_str());
         for (const auto& m : file.models) print_model(m, file, c);
+        if (!file.hierarchy.empty()) print_hierarchy(file, c);
         std::fflush(stdout);
     });
     return exit_code::ok;

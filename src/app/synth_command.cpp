@@ -75,6 +75,10 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     sub->add_option("--alpha", o.alpha, "Symmetric Dirichlet parameter")->capture_default_str();
     sub->add_option("--sigma", o.sigma, "Logistic-normal scale")->capture_default_str();
     sub->add_option("--correlation", o.correlation, "Logistic-normal rho: Sigma_kl = sigma^2 rho^|k-l|")->capture_default_str();
+    sub->add_option("--groups", o.groups,
+                    "Logistic-normal: G contiguous groups of topics, Sigma_kl = sigma^2 rho within a group and 0 across "
+                    "(a planted hierarchy; 0: rho^|k-l|)")
+        ->capture_default_str();
     c.length_option = sub->add_option("--doc-length", o.mean_doc_length,
                                       "Mean document length (Poisson; with --from: default the model corpus's)")
                           ->capture_default_str();
@@ -122,6 +126,7 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
                                   {"alpha", std::to_string(options.alpha)},
                                   {"sigma", std::to_string(options.sigma)},
                                   {"correlation", std::to_string(options.correlation)},
+                                  {"groups", std::to_string(options.groups)},
                                   {"doc_length", std::to_string(options.mean_doc_length)},
                                   {"seed", std::to_string(options.seed)}};
             io::write_synth_truth(temporary("truth." + c.name + ".h5"), corpus, options, provenance);

@@ -160,8 +160,21 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
 
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
-                      int top_words, const CorpusDocuments* documents) {
+                      int top_words, const CorpusDocuments* documents, const std::vector<HierarchyLevel>* hierarchy) {
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
+        if (hierarchy && !hierarchy->empty()) {
+            h5::Handle root = h5::create_group(file, "hierarchy", partial);
+            for (std::size_t l = 0; l < hierarchy->size(); ++l) {
+                const HierarchyLevel& level = (*hierarchy)[l];
+                h5::Handle group = h5::create_group(root, "level" + std::to_string(l + 2), partial);
+                h5::write_attribute(group, "topics", std::int64_t{level.topics});
+                h5::write_matrix(group, "B", level.B);
+                h5::write_matrix(group, "A", level.A);
+                h5::write_matrix(group, "B_words", level.B_words);
+                const std::vector<std::int64_t> anchors(level.anchors.begin(), level.anchors.end());
+                h5::write_int64s(group, "anchors", anchors.data(), {anchors.size()});
+            }
+        }
         if (documents && comm.is_root()) {
             h5::Handle corpus = h5::create_group(file, "corpus", partial);
             h5::write_strings(corpus, "doc_ids", documents->ids);
@@ -277,6 +290,24 @@ ModelFile read_model_file(const std::string& path) {
             std::any_of(m.anchors.begin(), m.anchors.end(), [&](Index s) { return s < 0 || s >= N; }))
             throw InputError(path, "/" + group_name(K) + "/model: shapes disagree with K and the vocabulary");
         out.models.push_back(std::move(m));
+    }
+    if (h5::exists(file, "hierarchy")) {
+        h5::Handle root(H5Gopen2(file, "hierarchy", H5P_DEFAULT), H5Gclose);
+        for (int l = 2; h5::exists(root, "level" + std::to_string(l)); ++l) {
+            h5::Handle group(H5Gopen2(root, ("level" + std::to_string(l)).c_str(), H5P_DEFAULT), H5Gclose);
+            HierarchyLevel level;
+            level.topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
+            level.B = h5::read_matrix(group, "B");
+            level.A = h5::read_matrix(group, "A");
+            level.B_words = h5::read_matrix(group, "B_words");
+            for (const auto a : h5::read_int64s(group, "anchors")) level.anchors.push_back(a);
+            const Index below = out.hierarchy.empty() ? (out.models.empty() ? 0 : out.models.front().num_topics)
+                                                      : out.hierarchy.back().topics;
+            if (level.B.rows() != below || level.B.cols() != level.topics || level.A.rows() != level.topics ||
+                level.B_words.rows() != static_cast<Index>(out.vocab.size()) || level.B_words.cols() != level.topics)
+                throw InputError(path, "/hierarchy/level" + std::to_string(l) + ": shapes disagree");
+            out.hierarchy.push_back(std::move(level));
+        }
     }
     return out;
 }

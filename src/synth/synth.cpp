@@ -32,6 +32,8 @@ void check(const SynthOptions& o) {
     if (!(o.alpha > 0)) throw InputError("--alpha must be positive");
     if (!(o.sigma > 0)) throw InputError("--sigma must be positive");
     if (!(o.correlation > -1 && o.correlation < 1)) throw InputError("--correlation must be in (-1, 1)");
+    if (o.groups < 0 || o.groups > o.num_topics) throw InputError("--groups must be in 0..K");
+    if (o.groups > 0 && o.prior != TopicPrior::logistic_normal) throw InputError("--groups needs --prior logistic-normal");
     if (!(o.mean_doc_length > 0)) throw InputError("--doc-length must be positive");
 }
 
@@ -55,6 +57,16 @@ Eigen::MatrixXd ar1_covariance(int K, double sigma, double rho) {
     Eigen::MatrixXd sigma_matrix(K, K);
     for (int k = 0; k < K; ++k)
         for (int l = 0; l < K; ++l) sigma_matrix(k, l) = sigma * sigma * std::pow(rho, std::abs(k - l));
+    return sigma_matrix;
+}
+
+// Σ_kl = σ² (1 if k = l, ρ if k and l are in the same of `groups` contiguous groups, else
+// 0): a planted two-level model, topics that co-occur within their group only.
+Eigen::MatrixXd grouped_covariance(int K, int groups, double sigma, double rho) {
+    Eigen::MatrixXd sigma_matrix = Eigen::MatrixXd::Zero(K, K);
+    const auto group = [&](int k) { return k * groups / K; };
+    for (int k = 0; k < K; ++k)
+        for (int l = 0; l < K; ++l) sigma_matrix(k, l) = sigma * sigma * (k == l ? 1.0 : group(k) == group(l) ? rho : 0.0);
     return sigma_matrix;
 }
 
@@ -177,7 +189,10 @@ SynthCorpus generate(const SynthOptions& o) {
     if (o.prior == TopicPrior::dirichlet) {
         out.A = dirichlet_second_moment(alpha);
     } else {
-        L = ar1_covariance(K, o.sigma, o.correlation).llt().matrixL();
+        L = (o.groups > 0 ? grouped_covariance(K, o.groups, o.sigma, o.correlation)
+                          : ar1_covariance(K, o.sigma, o.correlation))
+                .llt()
+                .matrixL();
         out.A = Eigen::MatrixXd::Zero(K, K);
         for (Index s = 0; s < o.monte_carlo_samples; ++s) {
             const Eigen::VectorXd w = logistic_normal(monte_carlo_engine, L);

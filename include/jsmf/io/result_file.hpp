@@ -52,6 +52,16 @@ struct FittedModel {
 /// (ties by word id).
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 
+/// One level above the first of a topic hierarchy (fit --hierarchy): the rectified A of
+/// the level below factorized as a co-occurrence matrix of its K_below topics.
+struct HierarchyLevel {
+    int topics = 0;                 ///< K of this level
+    Eigen::MatrixXd B;              ///< K_below × K: p(topic below | topic here)
+    Eigen::MatrixXd A;              ///< K × K: p(topic1, topic2) at this level
+    std::vector<Index> anchors;     ///< K anchor topics of the level below (0-based)
+    Eigen::MatrixXd B_words;        ///< N × K: p(word | topic here) = B₁ B₂ … B_this
+};
+
 /// The documents of a prepared corpus (jsmf prepare), carried into the model file:
 /// line m of its docs file is docID m + 1. Rank 0 only.
 struct CorpusDocuments {
@@ -85,6 +95,8 @@ struct CorpusDocuments {
 ///                      each learned one), topic_l1 (K)
 ///   /model, /rectification, /topics: soft links to /K<K>/… when the file holds one K,
 ///   so DESIGN.md's paths work as written.
+///   /hierarchy/level<l>/ (fit --hierarchy; l = 2, 3, …) B K_{l-1} × K_l, A K_l × K_l,
+///                    anchors K_l int64 (topics of level l − 1), B_words N × K_l; attr topics
 ///   /corpus/         (fit --prepared) doc_ids: D strings, the corpus's document ids in
 ///                    docID order; labels: D int64 (1-based, into label_names) and
 ///                    label_names: L strings, when the corpus has labels
@@ -92,7 +104,8 @@ struct CorpusDocuments {
 /// on failure nothing is left and every rank throws StageFailed.
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
-                      int top_words, const CorpusDocuments* documents = nullptr);
+                      int top_words, const CorpusDocuments* documents = nullptr,
+                      const std::vector<HierarchyLevel>* hierarchy = nullptr);
 
 /// Collective on `comm`. Rewrites the evaluation of `models` (their metrics,
 /// projection and truth groups, replacing any there) in a copy of the model file `in`,
@@ -112,6 +125,7 @@ struct ModelFile {
     /// The options that made the file (root attributes: corpus, min_tokens, method, …).
     std::vector<std::pair<std::string, std::string>> options;
     std::vector<FittedModel> models;
+    std::vector<HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without --hierarchy)
 };
 /// Local. Reads a model file; throws InputError for anything else.
 ModelFile read_model_file(const std::string& path);

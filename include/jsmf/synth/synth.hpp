@@ -30,6 +30,9 @@ struct SynthOptions {
     double alpha = 0.1;        ///< Dirichlet prior (symmetric)
     double sigma = 1.0;        ///< logistic-normal scale
     double correlation = 0.5;  ///< logistic-normal ρ in Σ_kl = σ² ρ^|k−l|
+    /// logistic-normal: with G > 0, Σ_kl = σ² ρ for k ≠ l in the same of G contiguous
+    /// groups of topics and 0 across groups (topics of topics: a planted hierarchy)
+    int groups = 0;
     double mean_doc_length = 100;  ///< Poisson mean of n_m
     Seed seed = 1;
     /// Samples for the Monte Carlo A of the logistic-normal prior (no closed form).
