@@ -105,12 +105,17 @@ std::vector<io::HierarchyLevel> fit_hierarchy(const io::FittedModel& first, cons
             for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = C_level(C.global_row(il), C.global_col(jl));
         log::info("fit: hierarchy level {}: K = {} over the {} topics below", l + 1, K, below);
         const io::RectificationRecord record = run_rectify_stage(C, K, c.rectify);
-        io::FittedModel m = fit_rectified(C, K, c.model, {}, record, c.rectify);
+        ModelSettings above = c.model;
+        above.alpha = false;  // α belongs to the documents' topics, level 1
+        io::FittedModel m = fit_rectified(C, K, above, {}, record, c.rectify);
         io::HierarchyLevel level;
         level.topics = K;
         level.B = m.B;
         level.A = m.A;
         level.anchors = m.anchors;
+        level.rectify_method = record.method;
+        level.rectify_iterations = record.iterations;
+        level.rectify_converged = record.converged;
         B_words = B_words * m.B;
         level.B_words = B_words;
         A_below = m.A;

@@ -67,12 +67,13 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<io::FittedModel
 void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus, Index num_words);
 
 /// Collective on `world`. ClustAcc (AnchorFree §6.2): the documents that built C get
-/// topic weights by non-negative least squares on each model's B (the paper's estimate;
-/// jsmf has no per-document inference yet), on the rank that reads them; rank 0 gathers
-/// them (K × M doubles), clusters them by k-means with the correlation distance into as
-/// many clusters as there are distinct labels, and scores the best one-to-one matching
-/// against `labels_path` (one integer per document of the corpus, in order, the files
-/// concatenated). Adds "clustacc" to each model. Throws StageFailed on a bad labels file.
+/// topic weights by non-negative least squares on each model's B (the paper's estimate)
+/// and by jsmf infer's θ, on the rank that reads them; rank 0 gathers each (K × M
+/// doubles), clusters them by k-means with the correlation distance into as many clusters
+/// as there are distinct labels, and scores the best one-to-one matching against
+/// `labels_path` (one integer per document of the corpus, in order, the files
+/// concatenated). Adds "clustacc" (NNLS) and "clustacc_theta" (θ) to each model. Throws
+/// StageFailed on a bad labels file.
 void measure_clustering(const mpi::Comm& world, const std::vector<io::FittedModel*>& models,
                         const CountingCorpus& corpus, const std::string& labels_path, Seed seed);
 

@@ -108,6 +108,7 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         if (c.from.empty()) {
             corpus = synth::generate(options);
         } else {
+            if (options.groups > 0) throw InputError("--groups plants its own topics: not with --from");
             corpus = draw_from_model(c, options);
         }
         const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };

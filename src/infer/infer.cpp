@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/dist/ops.hpp"
 
 namespace jsmf::infer {
@@ -74,6 +75,10 @@ std::vector<DocumentTopics> infer_documents(const Eigen::MatrixXd& B, const corp
                                             const InferOptions& options) {
     std::vector<DocumentTopics> out(static_cast<std::size_t>(docs.num_docs()));
     const auto n = static_cast<std::ptrdiff_t>(docs.num_docs());
+    for (const std::uint32_t w : docs.words)  // checked here: nothing may throw inside the threads
+        if (static_cast<Index>(w) >= B.rows())
+            throw InputError("a document's word id " + std::to_string(w + 1) + " is outside the model's " +
+                             std::to_string(B.rows()) + " words");
 #pragma omp parallel for schedule(dynamic, 16) num_threads(dist::threads())
     for (std::ptrdiff_t m = 0; m < n; ++m) {
         const auto begin = static_cast<std::size_t>(docs.doc_offsets[static_cast<std::size_t>(m)]);

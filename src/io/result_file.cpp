@@ -168,6 +168,9 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                 const HierarchyLevel& level = (*hierarchy)[l];
                 h5::Handle group = h5::create_group(root, "level" + std::to_string(l + 2), partial);
                 h5::write_attribute(group, "topics", std::int64_t{level.topics});
+                h5::write_attribute(group, "rectify_method", level.rectify_method);
+                h5::write_attribute(group, "rectify_iterations", std::int64_t{level.rectify_iterations});
+                h5::write_attribute(group, "rectify_converged", std::int64_t{level.rectify_converged ? 1 : 0});
                 h5::write_matrix(group, "B", level.B);
                 h5::write_matrix(group, "A", level.A);
                 h5::write_matrix(group, "B_words", level.B_words);
@@ -250,7 +253,7 @@ ModelFile read_model_file(const std::string& path) {
     for (const char* name : {"corpus", "vocab_file", "cooc", "min_tokens", "min_distinct", "method", "iterations",
                              "tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "permutations", "seed",
                              "block_size", "solver", "anchors", "recover_a", "stop", "acceleration", "anderson_depth",
-                             "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision"})
+                             "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision", "hierarchy"})
         if (H5Aexists(file, name) > 0) out.options.emplace_back(name, h5::read_string_attribute(file, name));
     const std::string topics = h5::read_string_attribute(file, "topics");
     std::size_t start = 0;
@@ -292,20 +295,31 @@ ModelFile read_model_file(const std::string& path) {
         out.models.push_back(std::move(m));
     }
     if (h5::exists(file, "hierarchy")) {
-        h5::Handle root(H5Gopen2(file, "hierarchy", H5P_DEFAULT), H5Gclose);
+        h5::Handle root(h5::check(H5Gopen2(file, "hierarchy", H5P_DEFAULT), path, "cannot open /hierarchy"), H5Gclose);
         for (int l = 2; h5::exists(root, "level" + std::to_string(l)); ++l) {
-            h5::Handle group(H5Gopen2(root, ("level" + std::to_string(l)).c_str(), H5P_DEFAULT), H5Gclose);
+            const std::string name = "level" + std::to_string(l);
+            h5::Handle group(h5::check(H5Gopen2(root, name.c_str(), H5P_DEFAULT), path, "cannot open /hierarchy/" + name),
+                             H5Gclose);
             HierarchyLevel level;
             level.topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
+            if (H5Aexists(group, "rectify_method") > 0) {
+                level.rectify_method = h5::read_string_attribute(group, "rectify_method");
+                level.rectify_iterations = static_cast<int>(h5::read_int_attribute(group, "rectify_iterations"));
+                level.rectify_converged = h5::read_int_attribute(group, "rectify_converged") != 0;
+            }
             level.B = h5::read_matrix(group, "B");
             level.A = h5::read_matrix(group, "A");
             level.B_words = h5::read_matrix(group, "B_words");
             for (const auto a : h5::read_int64s(group, "anchors")) level.anchors.push_back(a);
             const Index below = out.hierarchy.empty() ? (out.models.empty() ? 0 : out.models.front().num_topics)
                                                       : out.hierarchy.back().topics;
-            if (level.B.rows() != below || level.B.cols() != level.topics || level.A.rows() != level.topics ||
-                level.B_words.rows() != static_cast<Index>(out.vocab.size()) || level.B_words.cols() != level.topics)
-                throw InputError(path, "/hierarchy/level" + std::to_string(l) + ": shapes disagree");
+            if (level.topics < 1 || level.B.rows() != below || level.B.cols() != level.topics ||
+                level.A.rows() != level.topics || level.A.cols() != level.topics ||
+                level.B_words.rows() != static_cast<Index>(out.vocab.size()) || level.B_words.cols() != level.topics ||
+                static_cast<int>(level.anchors.size()) != level.topics ||
+                std::any_of(level.anchors.begin(), level.anchors.end(), [&](Index a) { return a < 0 || a >= below; }) ||
+                !level.B.allFinite() || !level.A.allFinite())
+                throw InputError(path, "/hierarchy/" + name + ": shapes or values disagree");
             out.hierarchy.push_back(std::move(level));
         }
     }

@@ -34,6 +34,12 @@ void check(const SynthOptions& o) {
     if (!(o.correlation > -1 && o.correlation < 1)) throw InputError("--correlation must be in (-1, 1)");
     if (o.groups < 0 || o.groups > o.num_topics) throw InputError("--groups must be in 0..K");
     if (o.groups > 0 && o.prior != TopicPrior::logistic_normal) throw InputError("--groups needs --prior logistic-normal");
+    if (o.groups > 0) {  // a group of g topics has eigenvalues 1 − ρ and 1 + (g − 1)ρ: positive definite?
+        const int largest = (o.num_topics + o.groups - 1) / o.groups;
+        if (1 + (largest - 1) * o.correlation <= 0)
+            throw InputError("--correlation " + std::to_string(o.correlation) + " with groups of " + std::to_string(largest) +
+                             " topics is no covariance (needs rho > -1/(" + std::to_string(largest) + " - 1))");
+    }
     if (!(o.mean_doc_length > 0)) throw InputError("--doc-length must be positive");
 }
 
@@ -189,10 +195,10 @@ SynthCorpus generate(const SynthOptions& o) {
     if (o.prior == TopicPrior::dirichlet) {
         out.A = dirichlet_second_moment(alpha);
     } else {
-        L = (o.groups > 0 ? grouped_covariance(K, o.groups, o.sigma, o.correlation)
-                          : ar1_covariance(K, o.sigma, o.correlation))
-                .llt()
-                .matrixL();
+        const Eigen::LLT<Eigen::MatrixXd> llt(o.groups > 0 ? grouped_covariance(K, o.groups, o.sigma, o.correlation)
+                                                            : ar1_covariance(K, o.sigma, o.correlation));
+        if (llt.info() != Eigen::Success) throw InputError("the logistic-normal covariance is not positive definite");
+        L = llt.matrixL();
         out.A = Eigen::MatrixXd::Zero(K, K);
         for (Index s = 0; s < o.monte_carlo_samples; ++s) {
             const Eigen::VectorXd w = logistic_normal(monte_carlo_engine, L);

@@ -49,6 +49,13 @@ PY
 else
   fail "three levels: $(cat "$work/err")"
 fi
+"$jsmf" -q synth --dir "$work" --name neg --topics 6 --prior logistic-normal --groups 2 --correlation -0.6 \
+  >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 ]] && grep -q "is no covariance" "$work/err" && ok "synth --groups: a correlation that is no covariance is refused" \
+  || fail "synth --groups -0.6: rc $rc $(cat "$work/err")"
+run 2 -q fit --corpus "$work/docword.h4.txt" --vocab "$work/vocab.h4.txt" --hierarchy 6,2 --alpha --out "$work/al.h5" \
+  >/dev/null 2>"$work/err" && ok "--hierarchy with --alpha (alpha on the first level)" || fail "--hierarchy --alpha: $(cat "$work/err")"
 run 2 -q fit --corpus "$work/docword.t.txt" --vocab "$work/vocab.t.txt" --hierarchy 4,6 --out "$work/bad.h5" \
   >/dev/null 2>"$work/err"
 rc=$?

@@ -40,7 +40,7 @@ struct MetricSet {
 /// approximation_offdiag_original, legality, validity, validity_original, dominancy,
 /// entropy, sparsity, specificity, specificity_original, dissimilarity,
 /// dissimilarity_soft, coherence, basis_rank,
-/// basis_rank_soft, basis_quality, basis_quality_soft, simcount, clustacc.
+/// basis_rank_soft, basis_quality, basis_quality_soft, simcount, clustacc, clustacc_theta.
 const std::vector<std::string>& metric_names();
 /// Local. True for the metrics that are a single number (no standard deviation).
 bool is_single_number(const std::string& name);

@@ -60,6 +60,9 @@ struct HierarchyLevel {
     Eigen::MatrixXd A;              ///< K × K: p(topic1, topic2) at this level
     std::vector<Index> anchors;     ///< K anchor topics of the level below (0-based)
     Eigen::MatrixXd B_words;        ///< N × K: p(word | topic here) = B₁ B₂ … B_this
+    std::string rectify_method;     ///< how the level below's A was rectified
+    int rectify_iterations = 0;
+    bool rectify_converged = false;
 };
 
 /// The documents of a prepared corpus (jsmf prepare), carried into the model file:
@@ -96,7 +99,8 @@ struct CorpusDocuments {
 ///   /model, /rectification, /topics: soft links to /K<K>/… when the file holds one K,
 ///   so DESIGN.md's paths work as written.
 ///   /hierarchy/level<l>/ (fit --hierarchy; l = 2, 3, …) B K_{l-1} × K_l, A K_l × K_l,
-///                    anchors K_l int64 (topics of level l − 1), B_words N × K_l; attr topics
+///                    anchors K_l int64 (0-based topics of level l − 1), B_words N × K_l;
+///                    attrs topics, rectify_method, rectify_iterations, rectify_converged
 ///   /corpus/         (fit --prepared) doc_ids: D strings, the corpus's document ids in
 ///                    docID order; labels: D int64 (1-based, into label_names) and
 ///                    label_names: L strings, when the corpus has labels
