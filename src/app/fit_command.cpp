@@ -83,7 +83,8 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
     return d;
 }
 
-/// Collective on `grid`. Levels 2, 3, … of --hierarchy: the level below's A (joint
+/// Collective on `grid`. Levels 2, 3, … of --hierarchy (practical-jsmf §4: "the rectified
+/// A of one level is the co-occurrence matrix of the next"): the level below's A (joint
 /// distribution of its topics, the same on every rank after the root's copy is adopted)
 /// becomes a K_below × K_below co-occurrence matrix, is rectified and factorized with the
 /// next K as jsmf fits any C.
@@ -140,7 +141,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             if (c.out.empty()) throw InputError("--out: no output path given");
         });
         prepare::PrepareOptions p;
-        p.source.format = prepare::parse_format(c.text_format);
+        mpi::run_local_phase(world, "setup", [&] { p.source.format = prepare::parse_format(c.text_format); });
         p.source.inputs = c.text;
         p.out_dir = c.out + ".corpus";
         p.name = "corpus";

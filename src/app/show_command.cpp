@@ -43,10 +43,15 @@ std::vector<Pair> topic_correlations(const Eigen::MatrixXd& A) {
     return pairs;
 }
 
-std::string words_of(const io::FittedModel& m, const std::vector<std::string>& vocab, int k, int n) {
+/// Topic k's n most probable words under B (N × K).
+std::string top_words(const Eigen::MatrixXd& B, const std::vector<std::string>& vocab, int k, int n) {
     std::string text;
-    for (const Index i : io::top_word_ids(m.B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
+    for (const Index i : io::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
     return text;
+}
+
+std::string words_of(const io::FittedModel& m, const std::vector<std::string>& vocab, int k, int n) {
+    return top_words(m.B, vocab, k, n);
 }
 
 void print_model(const io::FittedModel& m, const io::ModelFile& file, const ShowCommand& c) {
@@ -84,12 +89,6 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
         std::printf("\n");
     }
     print_metrics(m);
-}
-
-std::string top_words(const Eigen::MatrixXd& B, const std::vector<std::string>& vocab, int k, int n) {
-    std::string text;
-    for (const Index i : io::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
-    return text;
 }
 
 /// Prints topic `k` of level `level` (1 = the first K; 2, … = file.hierarchy[level − 2])

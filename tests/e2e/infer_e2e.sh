@@ -104,6 +104,15 @@ PY
 else
   fail "--prior alpha: $(cat "$work/err")"
 fi
+run 2 -q fit "${corpus[@]}" --topics 4 --alpha --out "$work/ma2.h5" --no-metrics --infer "$work/fa.h5" --prior alpha \
+  >/dev/null 2>"$work/err" || fail "fit --alpha --infer --prior alpha: $(cat "$work/err")"
+"$python" - "$work" <<'PY' && ok "fit --infer --prior alpha equals infer --prior alpha" || fail "fit --infer --prior alpha differs"
+import sys, h5py, numpy as np
+w = sys.argv[1]
+a, b = h5py.File(f"{w}/fa.h5", "r"), h5py.File(f"{w}/pa.h5", "r")
+assert np.array_equal(h5py.File(f"{w}/ma2.h5", "r")["K4/model/B"][:], h5py.File(f"{w}/ma.h5", "r")["K4/model/B"][:])
+assert np.array_equal(a["theta"][:], b["theta"][:]) and np.allclose(a.attrs["alpha"], b.attrs["alpha"])
+PY
 run 1 -q infer --model "$work/m.h5" --corpus "$work/docword.s.txt" --out "$work/m.h5" >/dev/null 2>"$work/err"
 rc=$?
 [[ $rc == 2 ]] && grep -q "is the model file" "$work/err" && "$python" -c "import h5py; h5py.File('$work/m.h5')['K4/model/B']" \

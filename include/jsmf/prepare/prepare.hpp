@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `jsmf prepare`: raw documents -> the UCI bag-of-words files jsmf reads, distributed.
+// `jsmf prepare`: raw documents -> the UCI bag-of-words files jsmf reads, distributed, with
+// the papers' vocabulary curation (NIPS'15 §4, practical-jsmf §5: stop words out, rare words
+// pruned by tf-idf, documents shorter than 5 tokens after curation dropped).
 #pragma once
 
 #include <cstdint>
