@@ -17,6 +17,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libbenchmark-dev zlib1g-dev
   libicu-dev nlohmann-json3-dev                 # jsmf prepare (Unicode words; JSON Lines)
+  coinor-libclp-dev                             # AnchorFree-LP's linear programs (COIN-OR Clp, EPL)
   python3-matplotlib python3-h5py python3-numpy   # jobs/plot.py (pictures; not the binary)
   python3-scipy                                   # tests/e2e/fit_e2e.sh (topic matching)
   python3-gensim                                  # jobs/bench_rectify_modes.sh (the LDA baseline)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Simplex-constrained least squares solvers: ExpGrad, ADMM-DR (Alg. 3), exact active sets (QR and Gram).
+// Simplex-constrained least squares solvers: ExpGrad, ADMM-DR (Alg. 3), exact active sets (QR and Gram);
+// nonnegative and capped-simplex least squares for SNPA and XRAY.
 #include "jsmf/recover/scls.hpp"
 
 #include <Eigen/Cholesky>
@@ -306,6 +307,131 @@ SclsSolution solve_active_set_gram(const Eigen::MatrixXd& G, const Eigen::Vector
     s.y = s.y.cwiseMax(0.0);
     s.y /= s.y.sum();
     s.gap = duality_gap(G, f, s.y);
+    return s;
+}
+
+namespace {
+
+/// The minimizer of ½zᵀGz − fᵀz with z_i = 0 off P: G_PP z_P = f_P by LDLT (G_PP is
+/// symmetric positive definite). Non-finite if G_PP is singular to rounding.
+Eigen::VectorXd solve_on_passive_set(const Eigen::MatrixXd& G, const Eigen::VectorXd& f,
+                                     const std::vector<Eigen::Index>& P) {
+    const auto m = static_cast<Eigen::Index>(P.size());
+    Eigen::MatrixXd G_PP(m, m);
+    Eigen::VectorXd f_P(m);
+    for (Eigen::Index a = 0; a < m; ++a) {
+        for (Eigen::Index c = 0; c < m; ++c) G_PP(a, c) = G(P[static_cast<std::size_t>(a)], P[static_cast<std::size_t>(c)]);
+        f_P(a) = f(P[static_cast<std::size_t>(a)]);
+    }
+    const Eigen::VectorXd z_P = G_PP.ldlt().solve(f_P);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(f.size());
+    for (Eigen::Index a = 0; a < m; ++a) z(P[static_cast<std::size_t>(a)]) = z_P(a);
+    return z;
+}
+
+/// The rounding level of w = f − Gh: 10·K·eps·(K·max|G|·‖h‖∞ + ‖f‖∞).
+double nnls_rounding_level(const Eigen::MatrixXd& G, const Eigen::VectorXd& f, const Eigen::VectorXd& h) {
+    const auto K = static_cast<double>(f.size());
+    return 10.0 * K * std::numeric_limits<double>::epsilon() *
+           (K * G.cwiseAbs().maxCoeff() * h.cwiseAbs().maxCoeff() + f.cwiseAbs().maxCoeff());
+}
+
+}  // namespace
+
+SclsSolution solve_nnls_gram(const Eigen::MatrixXd& G, const Eigen::VectorXd& f, const SclsOptions& options) {
+    const Eigen::Index K = f.size();
+    JSMF_REQUIRE(G.rows() == K && G.cols() == K, "solve_nnls_gram: G must be K x K for f of length K");
+    SclsSolution s;
+    s.y = Eigen::VectorXd::Zero(K);
+    if (K == 0) {
+        s.converged = true;
+        return s;
+    }
+    const int limit = active_set_limit(options, K);
+    std::vector<bool> passive(static_cast<std::size_t>(K), false), excluded(passive);
+    bool failed = false;  // the cap was reached or a passive set was singular
+    // Invariant at the top: y minimizes the objective on its passive set P with y_P > 0.
+    while (!failed) {
+        // w = −∇ = f − Gy: the multiplier of y_j >= 0 is −w_j, so the most negative one is max w.
+        const Eigen::VectorXd w = f - G * s.y;
+        Eigen::Index entering = -1;
+        double largest = nnls_rounding_level(G, f, s.y);
+        for (Eigen::Index j = 0; j < K; ++j) {
+            if (passive[static_cast<std::size_t>(j)] || excluded[static_cast<std::size_t>(j)]) continue;
+            if (w(j) > largest) {
+                largest = w(j);
+                entering = j;
+            }
+        }
+        if (entering < 0) {
+            s.converged = true;  // every multiplier is >= −(rounding level): KKT holds
+            break;
+        }
+        passive[static_cast<std::size_t>(entering)] = true;
+        for (bool first = true;; first = false) {
+            if (s.iterations >= limit) {
+                failed = true;
+                break;
+            }
+            ++s.iterations;
+            const std::vector<Eigen::Index> P = members(passive);
+            const Eigen::VectorXd z = solve_on_passive_set(G, f, P);
+            if (!z.allFinite()) {
+                failed = true;
+                break;
+            }
+            if (std::all_of(P.begin(), P.end(), [&](Eigen::Index i) { return z(i) > 0; })) {
+                s.y = z;  // interior of the passive face: the new iterate
+                std::fill(excluded.begin(), excluded.end(), false);
+                break;
+            }
+            if (first && !(z(entering) > 0)) {
+                // Exactly, w_entering > 0 makes the entering coordinate positive; if it is not,
+                // w_entering was rounding: leave it out (Lawson & Hanson's guard).
+                passive[static_cast<std::size_t>(entering)] = false;
+                excluded[static_cast<std::size_t>(entering)] = true;
+                break;
+            }
+            // Move toward z until the first coordinate reaches 0; drop it (and any other at 0).
+            double alpha = 1;
+            Eigen::Index blocking = -1;
+            for (const auto i : P) {
+                if (z(i) <= 0) {
+                    const double limit_i = s.y(i) / (s.y(i) - z(i));
+                    if (blocking < 0 || limit_i < alpha) {
+                        alpha = limit_i;
+                        blocking = i;
+                    }
+                }
+            }
+            s.y += alpha * (z - s.y);
+            s.y(blocking) = 0;
+            for (const auto i : P) {
+                if (i == blocking || s.y(i) <= 0) {
+                    s.y(i) = 0;
+                    passive[static_cast<std::size_t>(i)] = false;
+                }
+            }
+        }
+    }
+    s.y = s.y.cwiseMax(0.0);
+    const Eigen::VectorXd gradient = 2.0 * (G * s.y - f);
+    s.gap = std::max(std::max(-gradient.minCoeff(), 0.0), std::abs(gradient.dot(s.y)));
+    return s;
+}
+
+SclsSolution solve_capped_simplex_gram(const Eigen::MatrixXd& G, const Eigen::VectorXd& f, const SclsOptions& options) {
+    SclsSolution s = solve_nnls_gram(G, f, options);
+    if (s.y.sum() > 1) {  // the cap is active at the optimum (see the header)
+        const SclsSolution on_simplex = solve_active_set_gram(G, f, options);
+        s.y = on_simplex.y;
+        s.iterations += on_simplex.iterations;
+        s.converged = s.converged && on_simplex.converged;
+    }
+    if (f.size() > 0) {
+        const Eigen::VectorXd gradient = 2.0 * (G * s.y - f);
+        s.gap = gradient.dot(s.y) - std::min(0.0, gradient.minCoeff());
+    }
     return s;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The distributed anchor finder equals a plain one-process Alg. 2 at any rank count, and
-// finds the planted anchors of a synthetic corpus.
+// The distributed anchor finders (Alg. 2, FastAnchorWords, SNPA, XRAY) equal plain
+// one-process implementations at any rank count and find planted anchors; Alg. 2 is SPA.
 #include <gtest/gtest.h>
 
 #include <Eigen/QR>
@@ -11,6 +11,7 @@
 
 #include "jsmf/anchors/fast_anchor.hpp"
 #include "jsmf/anchors/pivoted_qr.hpp"
+#include "jsmf/anchors/snpa_xray.hpp"
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/dist/ops.hpp"
 #include "jsmf/rectify/projection.hpp"
@@ -221,6 +222,270 @@ TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
     const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
     test::expect_stage_failed(world, [&] { find_anchors_fast(built.C, built.stats.unigram, 5, {4, 1, true}); },
                               {"--projection-dim must be at least K = 5"});
+}
+
+// ---- SNPA, XRAY and SPA written plainly: explicit C̄, explicit residual vectors ----
+
+/// C̄ = diag(C1)⁻¹ C, with zero rows for words that never occur.
+Eigen::MatrixXd row_normalized(const Eigen::MatrixXd& C) {
+    Eigen::MatrixXd C_bar = Eigen::MatrixXd::Zero(C.rows(), C.cols());
+    for (Index i = 0; i < C.rows(); ++i) {
+        const double p = C.row(i).sum();
+        if (p > 0) C_bar.row(i) = C.row(i) / p;
+    }
+    return C_bar;
+}
+
+/// The residual x − Uh of the exact min_{h >= 0} ‖x − Uh‖ (capped: also 1ᵀh <= 1), by
+/// enumeration of the supports S of h with a QR of U's columns in S (the method under
+/// test works on Gram matrices and an active set instead): the optimum minimizes on the
+/// affine set of its own support (h_S free, or 1ᵀh_S = 1 where the cap is active) and is
+/// feasible there, so it is the feasible candidate with the least residual.
+Eigen::VectorXd plain_residual(const Eigen::MatrixXd& U, const Eigen::VectorXd& x, bool capped) {
+    const int k = static_cast<int>(U.cols());
+    Eigen::VectorXd best = x;  // h = 0
+    auto consider = [&](const Eigen::MatrixXd& U_S, const Eigen::VectorXd& z) {
+        if ((z.array() < 0).any() || (capped && z.sum() > 1)) return;
+        const Eigen::VectorXd r = x - U_S * z;
+        if (r.squaredNorm() < best.squaredNorm()) best = r;
+    };
+    for (int mask = 1; mask < (1 << k); ++mask) {
+        std::vector<int> S;
+        for (int l = 0; l < k; ++l)
+            if (mask & (1 << l)) S.push_back(l);
+        const auto m = static_cast<Index>(S.size());
+        Eigen::MatrixXd U_S(U.rows(), m);
+        for (Index a = 0; a < m; ++a) U_S.col(a) = U.col(S[static_cast<std::size_t>(a)]);
+        consider(U_S, U_S.colPivHouseholderQr().solve(x));
+        if (!capped) continue;
+        Eigen::VectorXd z(m);  // 1ᵀz = 1: z_last = 1 − Σ others
+        z(m - 1) = 1;
+        if (m > 1) {
+            const Eigen::MatrixXd D = U_S.leftCols(m - 1).colwise() - U_S.col(m - 1);
+            z.head(m - 1) = D.colPivHouseholderQr().solve(x - U_S.col(m - 1));
+            z(m - 1) = 1 - z.head(m - 1).sum();
+        }
+        consider(U_S, z);
+    }
+    return best;
+}
+
+/// Every point's residual against the anchor rows A of X (rows of R).
+Eigen::MatrixXd plain_residuals(const Eigen::MatrixXd& X, const std::vector<Index>& A, bool capped) {
+    if (A.empty()) return X;
+    Eigen::MatrixXd U(X.cols(), static_cast<Index>(A.size()));
+    for (std::size_t l = 0; l < A.size(); ++l) U.col(static_cast<Index>(l)) = X.row(A[l]).transpose();
+    Eigen::MatrixXd R(X.rows(), X.cols());
+    for (Index i = 0; i < X.rows(); ++i) R.row(i) = plain_residual(U, X.row(i).transpose(), capped).transpose();
+    return R;
+}
+
+/// argmax of value(i) over occurring words (p_i > 0) not in A; ties: the lowest index.
+Index plain_argmax(const Eigen::VectorXd& value, const Eigen::MatrixXd& C, const std::vector<Index>& A) {
+    Index best = -1;
+    for (Index i = 0; i < value.size(); ++i) {
+        if (!(C.row(i).sum() > 0) || std::count(A.begin(), A.end(), i)) continue;
+        if (best < 0 || value(i) > value(best)) best = i;
+    }
+    return best;
+}
+
+/// SNPA (Gillis 2014): j = argmax ‖r_i‖², then every r_i = x_i − X_A h_i with h_i the
+/// capped-simplex projection.
+AnchorResult plain_snpa(const Eigen::MatrixXd& C, int K) {
+    const Eigen::MatrixXd X = row_normalized(C);
+    AnchorResult result;
+    result.diag_r.resize(K);
+    Eigen::MatrixXd R = X;
+    for (int k = 0; k < K; ++k) {
+        const Index j = plain_argmax(R.rowwise().squaredNorm(), C, result.anchors);
+        result.diag_r(k) = R.row(j).norm();
+        result.anchors.push_back(j);
+        R = plain_residuals(X, result.anchors, true);
+    }
+    return result;
+}
+
+/// XRAY, "max" selection (Kumar et al. 2013): i = argmax ‖r_i‖, j* = argmax r_iᵀx_j / 1ᵀx_j,
+/// residuals from plain NNLS.
+AnchorResult plain_xray(const Eigen::MatrixXd& C, int K) {
+    const Eigen::MatrixXd X = row_normalized(C);
+    AnchorResult result;
+    result.diag_r.resize(K);
+    for (int k = 0; k < K; ++k) {
+        const Eigen::MatrixXd R = plain_residuals(X, result.anchors, false);
+        const Index i = plain_argmax(R.rowwise().norm(), C, result.anchors);
+        Eigen::VectorXd score = X * R.row(i).transpose();
+        for (Index j = 0; j < X.rows(); ++j)
+            if (X.row(j).sum() > 0) score(j) /= X.row(j).sum();
+        const Index j = plain_argmax(score, C, result.anchors);
+        result.diag_r(k) = R.row(j).norm();
+        result.anchors.push_back(j);
+    }
+    return result;
+}
+
+/// Textbook SPA (Gillis & Vavasis 2014) on the rows of C̄: R = X; K times j = argmax ‖R_j‖
+/// over all rows (ties: the lowest index), R ← R(I − uuᵀ/‖u‖²) with u = R_jᵀ.
+std::vector<Index> plain_spa(const Eigen::MatrixXd& C, int K) {
+    Eigen::MatrixXd R = row_normalized(C);
+    std::vector<Index> S;
+    for (int k = 0; k < K; ++k) {
+        Index j = 0;
+        const Eigen::VectorXd norms = R.rowwise().squaredNorm();
+        for (Index i = 1; i < R.rows(); ++i)
+            if (norms(i) > norms(j)) j = i;
+        S.push_back(j);
+        const Eigen::VectorXd u = R.row(j).transpose();
+        R -= (R * u) * u.transpose() / u.squaredNorm();
+    }
+    return S;
+}
+
+void expect_same_result(const AnchorResult& found, const AnchorResult& expected, const std::string& what) {
+    EXPECT_EQ(found.anchors, expected.anchors) << what;
+    ASSERT_EQ(found.diag_r.size(), expected.diag_r.size()) << what;
+    for (Index k = 0; k < expected.diag_r.size(); ++k)
+        EXPECT_LE(std::abs(found.diag_r(k) - expected.diag_r(k)), 1e-8 * expected.diag_r(k)) << what << ", k = " << k;
+}
+
+TEST(SnpaXray, EqualPlainOneProcessImplementationsAtAnyLayout) {
+    // K = 8 > the 4 planted topics: the later anchors are where SNPA, XRAY and SPA differ
+    // (measured: Alg. 2 picks another 8th word, and SNPA's and XRAY's diag_r differ from
+    // the 6th on), and SNPA's cap is active for some words.
+    const auto world = mpi::Comm::world();
+    const synth::SynthOptions o = small_corpus();
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const int K = 8;
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
+        const AnchorResult snpa = find_anchors_snpa(built.C, built.stats.unigram, K);
+        const AnchorResult expected_snpa = plain_snpa(dense, K);
+        expect_same_result(snpa, expected_snpa, "SNPA " + shape);
+        const AnchorResult xray = find_anchors_xray(built.C, built.stats.unigram, K);
+        const AnchorResult expected_xray = plain_xray(dense, K);
+        expect_same_result(xray, expected_xray, "XRAY " + shape);
+        const Index unused = (built.stats.unigram.array() <= 0).count();
+        ASSERT_GT(unused, 0) << "the corpus must have words that never occur";
+        EXPECT_EQ(snpa.zero_rows, unused);
+        EXPECT_EQ(xray.zero_rows, unused);
+        // The three algorithms are different on this data, so each comparison tells.
+        EXPECT_NE(plain_spa(dense, K), expected_snpa.anchors);
+        EXPECT_GT((expected_snpa.diag_r - expected_xray.diag_r).cwiseAbs().maxCoeff(), 1e-3 * expected_snpa.diag_r(0));
+    }
+    // A dense random C (no topic structure, two words that never occur, one in the middle
+    // of a rank's range): none of the anchor finders' assumptions hold, only the arithmetic.
+    std::mt19937_64 engine(8);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    Eigen::MatrixXd M(24, 24);
+    for (Index e = 0; e < M.size(); ++e) M.data()[e] = std::pow(uniform(engine), 3);
+    M = (M + M.transpose()).eval();
+    for (const Index unused : {5, 17}) M.row(unused).setZero(), M.col(unused).setZero();
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
+        dist::DistMatrix C(dist::Grid::create(world, pr, pc), 24, 24, 3);
+        test::fill(C, M);
+        const Eigen::VectorXd p = dist::row_sums(C);
+        expect_same_result(find_anchors_snpa(C, p, K), plain_snpa(M, K), "random SNPA " + shape);
+        expect_same_result(find_anchors_xray(C, p, K), plain_xray(M, K), "random XRAY " + shape);
+    }
+}
+
+/// A separable C = B A Bᵀ (N = 40, K = 5): B has the planted anchor rows (one nonzero
+/// topic each), ordinary rows with at least two nonzero topics and one all-zero row (a
+/// word that never occurs); A is positive definite with positive entries. Then every row
+/// of C̄ is a convex combination of the anchor rows, the unique vertices of their hull.
+struct Separable {
+    Eigen::MatrixXd C;
+    std::vector<Index> anchors;
+    Index unused = 30;
+};
+Separable separable_matrix() {
+    Separable s;
+    const Index N = 40;
+    const int K = 5;
+    s.anchors = {3, 11, 19, 27, 38};
+    std::mt19937_64 engine(77);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(N, K);
+    for (Index i = 0; i < N; ++i) {
+        if (i == s.unused) continue;
+        const auto planted = std::find(s.anchors.begin(), s.anchors.end(), i);
+        if (planted != s.anchors.end()) {
+            B(i, planted - s.anchors.begin()) = 0.5 + uniform(engine);
+            continue;
+        }
+        while ((B.row(i).array() > 0).count() < 2)
+            for (int k = 0; k < K; ++k) B(i, k) = uniform(engine) < 0.4 ? 0.0 : uniform(engine);
+    }
+    Eigen::MatrixXd M = Eigen::MatrixXd::Identity(K, K);
+    for (Index e = 0; e < M.size(); ++e) M.data()[e] += 0.3 * uniform(engine);
+    const Eigen::MatrixXd A = M * M.transpose();
+    s.C = B * A * B.transpose();
+    s.C /= s.C.sum();
+    return s;
+}
+
+TEST(SnpaXray, FindThePlantedAnchorsOfASeparableMatrix) {
+    const auto world = mpi::Comm::world();
+    const Separable sep = separable_matrix();
+    const std::set<Index> planted(sep.anchors.begin(), sep.anchors.end());
+    const std::vector<Index> spa = plain_spa(sep.C, 5);
+    ASSERT_EQ(std::set<Index>(spa.begin(), spa.end()), planted)
+        << "the matrix must be separable enough for textbook SPA";
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        dist::DistMatrix C(dist::Grid::create(world, pr, pc), sep.C.rows(), sep.C.cols(), 3);
+        test::fill(C, sep.C);
+        const Eigen::VectorXd p = dist::row_sums(C);
+        const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
+        for (const auto& [name, found] : {std::pair{std::string("SNPA"), find_anchors_snpa(C, p, 5)},
+                                          std::pair{std::string("XRAY"), find_anchors_xray(C, p, 5)}}) {
+            EXPECT_EQ(std::set<Index>(found.anchors.begin(), found.anchors.end()), planted) << name << " " << shape;
+            EXPECT_EQ(found.zero_rows, 1) << name << " " << shape;
+        }
+        // The plain implementations agree too (they find the same order).
+        expect_same_result(find_anchors_snpa(C, p, 5), plain_snpa(sep.C, 5), "SNPA " + shape);
+        expect_same_result(find_anchors_xray(C, p, 5), plain_xray(sep.C, 5), "XRAY " + shape);
+    }
+}
+
+TEST(SnpaXray, Alg2IsSpaOnTheSameNormalization) {
+    // jsmf's pivoted QR (find_anchors) picks the anchors textbook SPA picks on the rows of
+    // C̄, in the same order: the pivot rule argmax ‖residual‖ and the Gram–Schmidt update
+    // are SPA's argmax and projection, written on C's rows without forming C̄.
+    const auto world = mpi::Comm::world();
+    const synth::SynthOptions o = small_corpus();
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const Separable sep = separable_matrix();
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
+        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        EXPECT_EQ(find_anchors(built.C, built.stats.unigram, 10).anchors, plain_spa(dense, 10)) << "corpus " << shape;
+        dist::DistMatrix C(dist::Grid::create(world, pr, pc), sep.C.rows(), sep.C.cols(), 3);
+        test::fill(C, sep.C);
+        EXPECT_EQ(find_anchors(C, dist::row_sums(C), 5).anchors, plain_spa(sep.C, 5)) << "separable " << shape;
+    }
+}
+
+TEST(SnpaXray, CheckTheirArgumentsOnEveryRank) {
+    const auto world = mpi::Comm::world();
+    const synth::SynthOptions o = small_corpus();
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
+    for (const auto finder : {&find_anchors_snpa, &find_anchors_xray}) {
+        test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 1); },
+                                  {"--topics must satisfy 2 <= K < N = 70"});
+        test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 70); },
+                                  {"--topics must satisfy 2 <= K < N = 70"});
+        test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram.head(69), 5); },
+                                  {"the row sums do not match C"});
+        Eigen::VectorXd p = Eigen::VectorXd::Zero(70);
+        p.head(3).setOnes();
+        test::expect_stage_failed(world, [&] { finder(built.C, p, 4); }, {"only 3 words occur, fewer than K = 4"});
+    }
 }
 
 }  // namespace

@@ -459,5 +459,154 @@ TEST(ActiveSet, ACappedWordIsNotConverged) {
     EXPECT_FALSE(solve_active_set_gram(p.G, p.f, capped).converged);
 }
 
+// ---- Nonnegative and capped-simplex least squares (SNPA's and XRAY's projections) ----
+
+/// The exact minimizer of ‖Uh − v‖² over h >= 0 (capped: and 1ᵀh <= 1) by enumeration,
+/// from U itself (QR), not from G: the optimum is the minimizer on the affine set of its
+/// own support S (h_S free, or with 1ᵀh_S = 1 where the cap is active), and that minimizer
+/// is feasible; every feasible candidate is a feasible point. So the feasible candidate of
+/// least ‖Uh − v‖² is the optimum. 2^K supports (K <= 6 here).
+Eigen::VectorXd brute_force_nnls(const Eigen::MatrixXd& U, const Eigen::VectorXd& v, bool capped) {
+    const int K = static_cast<int>(U.cols());
+    Eigen::VectorXd best = Eigen::VectorXd::Zero(K);  // S = {}: h = 0, always feasible
+    double best_value = v.squaredNorm();
+    auto consider = [&](const std::vector<int>& S, const Eigen::VectorXd& z) {
+        if ((z.array() < 0).any() || (capped && z.sum() > 1)) return;
+        Eigen::VectorXd h = Eigen::VectorXd::Zero(K);
+        for (std::size_t a = 0; a < S.size(); ++a) h(S[a]) = z(static_cast<Eigen::Index>(a));
+        const double value = (U * h - v).squaredNorm();
+        if (value < best_value) best_value = value, best = h;
+    };
+    for (int mask = 1; mask < (1 << K); ++mask) {
+        std::vector<int> S;
+        for (int k = 0; k < K; ++k)
+            if (mask & (1 << k)) S.push_back(k);
+        const auto m = static_cast<Eigen::Index>(S.size());
+        Eigen::MatrixXd U_S(U.rows(), m);
+        for (Eigen::Index a = 0; a < m; ++a) U_S.col(a) = U.col(S[static_cast<std::size_t>(a)]);
+        consider(S, U_S.colPivHouseholderQr().solve(v));  // the cap inactive
+        if (!capped) continue;
+        // The cap active: h_last = 1 − Σ others, least squares in the others on the
+        // differences U_a − U_last.
+        Eigen::VectorXd z(m);
+        z(m - 1) = 1;
+        if (m > 1) {
+            const Eigen::MatrixXd D = U_S.leftCols(m - 1).colwise() - U_S.col(m - 1);
+            z.head(m - 1) = D.colPivHouseholderQr().solve(v - U_S.col(m - 1));
+            z(m - 1) = 1 - z.head(m - 1).sum();
+        }
+        consider(S, z);
+    }
+    return best;
+}
+
+Eigen::MatrixXd normal_matrix(std::mt19937_64& engine, Eigen::Index rows, Eigen::Index cols) {
+    std::normal_distribution<double> normal(0, 1);
+    Eigen::MatrixXd M(rows, cols);
+    for (Eigen::Index i = 0; i < M.size(); ++i) M.data()[i] = normal(engine);
+    return M;
+}
+
+TEST(Nnls, EqualsTheBruteForceOptimumAndSatisfiesKkt) {
+    std::mt19937_64 engine(41);
+    int with_zeros = 0, all_positive = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        const int K = 1 + trial % 6;
+        const Eigen::MatrixXd U = normal_matrix(engine, 10, K);
+        const Eigen::VectorXd v = normal_matrix(engine, 10, 1);
+        const Eigen::MatrixXd G = U.transpose() * U;
+        const Eigen::VectorXd f = U.transpose() * v;
+        const SclsSolution s = solve_nnls_gram(G, f);
+        ASSERT_TRUE(s.converged) << "trial " << trial;
+        const Eigen::VectorXd exact = brute_force_nnls(U, v, false);
+        EXPECT_LE((s.y - exact).cwiseAbs().maxCoeff(), 1e-10 * std::max(1.0, exact.cwiseAbs().maxCoeff()))
+            << "trial " << trial;
+        // KKT from scratch: h >= 0, ∇ = Gh − f >= 0, ∇_j = 0 where h_j > 0.
+        ASSERT_GE(s.y.minCoeff(), 0.0);
+        const Eigen::VectorXd g = G * s.y - f;
+        const double scale = 1e-12 * (G.cwiseAbs().maxCoeff() * std::max(1.0, s.y.cwiseAbs().maxCoeff()) + f.cwiseAbs().maxCoeff());
+        for (int k = 0; k < K; ++k) {
+            if (s.y(k) > 0) EXPECT_LE(std::abs(g(k)), 10 * scale) << "trial " << trial;
+            else EXPECT_GE(g(k), -10 * scale) << "trial " << trial;
+        }
+        EXPECT_LE(s.gap, 40 * scale) << "trial " << trial;
+        ((s.y.array() == 0).any() ? with_zeros : all_positive) += 1;
+    }
+    // Both kinds of optimum occur, or the comparison says little.
+    EXPECT_GT(with_zeros, 50);
+    EXPECT_GT(all_positive, 20);
+}
+
+TEST(CappedSimplex, EqualsTheBruteForceOptimumAndSatisfiesKkt) {
+    std::mt19937_64 engine(42);
+    int cap_active = 0, cap_inactive = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        const int K = 1 + trial % 6;
+        // Probability columns (like rows of C̄ at anchors) and a v whose scale makes the cap
+        // active in some trials and not in others; every third trial a Gaussian U and v.
+        Problem p = random_problem(engine, K);
+        p.v *= 0.4 + 0.3 * (trial % 5);
+        if (trial % 3 == 2) p.U = normal_matrix(engine, 40, K), p.v = normal_matrix(engine, 40, 1);
+        p.G = p.U.transpose() * p.U;
+        p.f = p.U.transpose() * p.v;
+        const SclsSolution s = solve_capped_simplex_gram(p.G, p.f);
+        ASSERT_TRUE(s.converged) << "trial " << trial;
+        const Eigen::VectorXd exact = brute_force_nnls(p.U, p.v, true);
+        EXPECT_LE((s.y - exact).cwiseAbs().maxCoeff(), 1e-9) << "trial " << trial;
+        // KKT from scratch with the cap's multiplier μ >= 0: ∇ + μ1 >= 0, = 0 where h_j > 0,
+        // μ(1 − 1ᵀh) = 0.
+        ASSERT_GE(s.y.minCoeff(), 0.0);
+        ASSERT_LE(s.y.sum(), 1 + 1e-12);
+        const Eigen::VectorXd g = p.G * s.y - p.f;
+        const double tol = 1e-11 * (p.G.cwiseAbs().maxCoeff() + p.f.cwiseAbs().maxCoeff());
+        double mu = 0;
+        const bool on_cap = s.y.sum() > 1 - 1e-12;
+        if (on_cap) {
+            int support = 0;
+            for (int k = 0; k < K; ++k)
+                if (s.y(k) > 0) mu -= g(k), ++support;
+            mu /= support;
+            EXPECT_GE(mu, -tol) << "trial " << trial;
+        }
+        (on_cap ? cap_active : cap_inactive) += 1;
+        for (int k = 0; k < K; ++k) {
+            if (s.y(k) > 0) EXPECT_LE(std::abs(g(k) + mu), tol) << "trial " << trial;
+            else EXPECT_GE(g(k) + mu, -tol) << "trial " << trial;
+        }
+        EXPECT_LE(s.gap, 10 * tol) << "trial " << trial;
+    }
+    EXPECT_GT(cap_active, 50);
+    EXPECT_GT(cap_inactive, 50);
+}
+
+TEST(Nnls, AnAnchorGivesItsUnitVectorAndZeroGivesZero) {
+    std::mt19937_64 engine(43);
+    const Problem p = random_problem(engine, 5);
+    for (int k = 0; k < 5; ++k) {
+        const Eigen::VectorXd f = p.U.transpose() * p.U.col(k);  // v = an anchor's own row
+        EXPECT_LE((solve_nnls_gram(p.G, f).y - Eigen::VectorXd::Unit(5, k)).cwiseAbs().maxCoeff(), 1e-10);
+        EXPECT_LE((solve_capped_simplex_gram(p.G, f).y - Eigen::VectorXd::Unit(5, k)).cwiseAbs().maxCoeff(), 1e-10);
+    }
+    // v with Uᵀv <= 0 (here −U's first column, all of U nonnegative): h = 0 in both problems.
+    const Eigen::VectorXd f = -p.U.transpose() * p.U.col(0);
+    EXPECT_EQ(solve_nnls_gram(p.G, f).y, Eigen::VectorXd::Zero(5));
+    EXPECT_EQ(solve_capped_simplex_gram(p.G, f).y, Eigen::VectorXd::Zero(5));
+    EXPECT_EQ(solve_nnls_gram(Eigen::MatrixXd(0, 0), Eigen::VectorXd(0)).y.size(), 0);
+}
+
+TEST(Nnls, TheCapIsReportedAndAMismatchIsMisuse) {
+    std::mt19937_64 engine(44);
+    const Eigen::MatrixXd U = normal_matrix(engine, 10, 6);
+    const Eigen::VectorXd v = U * Eigen::VectorXd::Constant(6, 1.0);  // optimum h = 1: six solves at least
+    const Eigen::MatrixXd G = U.transpose() * U;
+    const SclsSolution free_run = solve_nnls_gram(G, U.transpose() * v);
+    ASSERT_TRUE(free_run.converged);
+    ASSERT_GE(free_run.iterations, 6);
+    SclsOptions capped;
+    capped.active_set_max_iterations = free_run.iterations - 1;
+    EXPECT_FALSE(solve_nnls_gram(G, U.transpose() * v, capped).converged);
+    EXPECT_THROW(solve_nnls_gram(Eigen::MatrixXd::Identity(3, 3), Eigen::VectorXd::Ones(2)), InternalError);
+}
+
 }  // namespace
 }  // namespace jsmf::recover

@@ -32,7 +32,7 @@ struct SclsOptions {
 };
 
 struct SclsSolution {
-    Eigen::VectorXd y;          ///< on the simplex
+    Eigen::VectorXd y;          ///< on the simplex (solve_nnls_gram: y >= 0; capped: y >= 0, Σy <= 1)
     int iterations = 0;         ///< updates done (the authors' t at the stop, or T)
     bool converged = false;     ///< the solver's stopping rule held (active set: KKT to rounding)
     double gap = 0;             ///< the final duality gap (authors' scale, see duality_gap)
@@ -88,5 +88,31 @@ SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd
 /// comparison. Same cap and convergence report. Local; thread-safe.
 SclsSolution solve_active_set_gram(const Eigen::MatrixXd& G, const Eigen::VectorXd& f,
                                    const SclsOptions& options = {});
+
+/// Nonnegative least squares on (G, f): min ½hᵀGh − fᵀh s.t. h >= 0, i.e. min_{h>=0} ‖Uh − v‖²
+/// for G = UᵀU positive definite and f = Uᵀv (XRAY's and SNPA's projections). Lawson–Hanson
+/// active set: from h = 0, the passive set P grows by the coordinate with the largest
+/// w_j = (f − Gh)_j > rounding level (the most negative multiplier of h_j >= 0); each inner
+/// step solves G_PP z_P = f_P (LDLT) and, if some z_j <= 0, moves from h toward z until the
+/// first coordinate reaches 0 and drops it. An entering coordinate whose first solve is not
+/// positive is rounding: it is left out (Lawson & Hanson's guard against cycling). Converged
+/// means KKT to rounding: h >= 0, ∇ = Gh − f >= −tol everywhere and |∇_j| <= tol on h_j > 0;
+/// options.active_set_max_iterations caps the solves (0: 30·K) and reports not converged.
+/// The feasible set is unbounded, so there is no Frank–Wolfe gap: gap holds the KKT
+/// residual max(‖min(∇, 0)‖∞, |∇ᵀh|) on the authors' scale, ∇ = 2(Gh − f) (0 at the optimum).
+/// Local; thread-safe. K = 0 gives the empty h.
+SclsSolution solve_nnls_gram(const Eigen::MatrixXd& G, const Eigen::VectorXd& f, const SclsOptions& options = {});
+
+/// The capped simplex: min ½hᵀGh − fᵀh s.t. h >= 0, Σh <= 1 (SNPA's projection onto
+/// conv{0, U's columns}), G positive definite. First the NNLS solution h⁰ (solve_nnls_gram);
+/// if Σh⁰ <= 1 it is feasible and optimal. Otherwise the cap is active at the optimum h*:
+/// if Σh* < 1, h* would be a local, hence (convexity) the global, minimizer over h >= 0,
+/// which is unique (G positive definite) and is h⁰ with Σh⁰ > 1 — a contradiction; so h*
+/// solves the simplex problem Σh = 1, by solve_active_set_gram. converged and iterations
+/// are those of the solver(s) run (iterations summed); gap is the Frank–Wolfe gap over the
+/// capped simplex (vertices 0 and e_k) on the authors' scale: ∇ᵀh − min(0, min_k ∇_k) with
+/// ∇ = 2(Gh − f), an upper bound of ‖Uh − v‖² − min. Local; thread-safe.
+SclsSolution solve_capped_simplex_gram(const Eigen::MatrixXd& G, const Eigen::VectorXd& f,
+                                       const SclsOptions& options = {});
 
 }  // namespace jsmf::recover

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// AnchorFree (Fu, Huang, Sidiropoulos, Shi, Hong, TPAMI 2019): topics without anchor words,
+// by the minimum-determinant criterion on the square-root factor of P.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <string>
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/dist/eig.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::anchorfree {
+
+/// B̃ = U Λ^{1/2} (AnchorFree §4.1): the F principal eigenpairs of P, each eigenvector
+/// scaled by the square root of its eigenvalue, so P ≈ B̃B̃ᵀ.
+struct SquareRootFactor {
+    Eigen::MatrixXd B;             ///< N × F, replicated
+    Eigen::VectorXd eigenvalues;   ///< F, descending, all > 0
+    int eig_iterations = 0;
+    bool eig_converged = false;
+};
+
+/// Collective on P.grid(). The F largest algebraic eigenpairs of symmetric P with jsmf's
+/// distributed eigensolver (`eig`, whose num_eigenpairs is set to F). Throws StageFailed
+/// (InputError) on every rank when λ_F <= 1e-12·λ_1: P then has fewer than F positive
+/// eigenvalues and no real N × F square root (rectify P first, or ask for fewer topics).
+/// Per-rank memory and communication: those of dist::top_eigenpairs (about 5·N·(F + p)).
+SquareRootFactor square_root_factor(const dist::DistMatrix& P, int F, const dist::EigOptions& eig);
+
+/// The contiguous rows [begin, end) of an N-row replicated matrix that rank r of p
+/// handles in the row-split steps (constraint checks, PDS's products): N·r/p to N·(r+1)/p.
+struct RowShare {
+    Index begin = 0, end = 0;
+};
+RowShare row_share(Index N, int rank, int ranks);
+
+/// AnchorFree-LP (Alg. 1): max |det M| s.t. B̃M >= 0, 1ᵀB̃M = 1ᵀ, by cycling over the
+/// columns of M; for column f with a = (M⁻¹)_{f,:}ᵀ (the co-factors up to the factor
+/// det M, which changes neither LP's solution), the LPs max aᵀx and min aᵀx s.t.
+/// B̃x >= 0, 1ᵀB̃x = 1, and the solution with the larger |aᵀx| becomes M(:, f) — the
+/// determinant lemma gives det M' = det M · aᵀx, so |det M| never decreases once the
+/// columns are feasible. M starts at I (the paper's).
+struct LpOptions {
+    /// Stop when a whole sweep over the F columns raised log|det M| by at most this
+    /// (from the second sweep; the first only makes M feasible). The paper says "until
+    /// convergence"; a relative determinant change of 1e-12 is far below what moves C*.
+    double tolerance = 1e-12;
+    int max_sweeps = 100;
+    /// Constraint screening (cutting planes): each LP is solved by Clp on a working set
+    /// of the N rows of B̃; the rows are checked on every rank (its RowShare), and the
+    /// `batch` most violated rows join the working set until none is violated by more
+    /// than `feasibility` (an absolute bound on C*'s entries, which sum to 1 per column;
+    /// Clp works to 1e-11 on its working rows): then the solution is optimal
+    /// for all N rows, because the working-set LP is a relaxation whose optimum is
+    /// feasible for the whole one. Rows stay in the set for the later LPs. 0: all rows.
+    int batch = 0;  ///< 0: 2F + 10
+    double feasibility = 1e-10;
+    bool screening = true;
+};
+
+struct LpReport {
+    int sweeps = 0;
+    bool converged = false;
+    int lp_solves = 0;             ///< Clp solves (each screening round is one)
+    Index working_rows = 0;        ///< the final working set (N without screening)
+    std::vector<double> log_det;   ///< log|det M| after each sweep (M of the B̃ scaled to ‖1ᵀB̃‖ = 1)
+    double lp_seconds = 0;         ///< in Clp, on the root
+};
+
+/// The factor and its report: C* = B̃M and E* = (C*ᵀC*)⁻¹ C*ᵀ P C* (C*ᵀC*)⁻¹.
+struct AnchorFreeResult {
+    Eigen::MatrixXd M;   ///< F × F
+    Eigen::MatrixXd C;   ///< N × F, C* = B̃M: columns sum to 1, >= 0 up to the solver's tolerance
+    Eigen::MatrixXd E;   ///< F × F, E* (not normalized; symmetric up to rounding)
+    double min_C = 0;    ///< the most negative entry of C* (0 when none): the constraint's residue
+};
+
+/// Collective on `comm` (every rank passes the same replicated B̃). The root runs Clp and
+/// decides; every rank checks its RowShare of the constraints. Returns M; B̃ is first
+/// scaled so that 1ᵀB̃ has unit norm (LPs are scale-free; this fixes Clp's tolerances'
+/// meaning), and M is returned for the B̃ given. Per-rank memory: B̃ (N·F), and on the
+/// root Clp's working set (at most N·F). Communication per screening round: F doubles
+/// broadcast, at most `batch` (id, violation) pairs per rank gathered.
+Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, const LpOptions& options,
+                              LpReport* report = nullptr);
+
+/// AnchorFree-PDS (Alg. 2–3): penalty dual splitting on min −log|det M| s.t. B̃M = Z,
+/// Mᵀb = 1 (b = B̃ᵀ1), Z >= 0. The paper's parameters are the defaults.
+struct PdsOptions {
+    double rho0 = 1;       ///< ρ₀
+    double c = 0.5;        ///< shrink factor of ρ, η and ε
+    double eta0 = 1e-3;    ///< η₀: the constraint violation below which the dual is updated
+    double mu = 1e-4;      ///< μ: the proximal weight of the M step (23)
+    double epsilon0 = 1e-3;  ///< ε₀: Decrease's first tolerance (the paper does not give one)
+    double armijo = 1e-4;    ///< σ of the Armijo rule f(M̂ + tD) <= f(M̂) + σ t ⟨∇f, D⟩
+    /// Stop when ‖B̃M − Z‖_F <= tolerance · ‖Z‖_F and the outer step moved M by at most
+    /// tolerance · ‖M‖_F (a KKT point of (14) to that accuracy: Prop. 2's limit).
+    double tolerance = 1e-10;
+    int max_outer = 200;
+    int max_inner = 2000;   ///< per Decrease (Alg. 3)
+};
+
+struct PdsReport {
+    int outer = 0, inner = 0;      ///< Alg. 2 iterations, Alg. 3 iterations in all
+    int dual_updates = 0, penalty_shrinks = 0;
+    bool converged = false;
+    double violation = 0;          ///< final ‖B̃M − Z‖_F / ‖Z‖_F
+    double rho = 0;                ///< final ρ
+};
+
+/// Collective on `comm` (replicated B̃). Each rank holds Z and U for its RowShare of the
+/// rows and forms its part of B̃ᵀB̃, B̃ᵀ(Z − ρU) and the norms; one allreduce of F² + 2
+/// doubles per Decrease iteration; M (F × F) is replicated and its updates are the
+/// root's decisions (the line search's steps and the stopping rules). M starts at I
+/// moved onto Mᵀb = 1 (the paper's M = I, made feasible for the equality constraint that
+/// (23) keeps). As in anchorfree_lp, B̃ is scaled to ‖b‖ = 1 inside. Per-rank memory:
+/// 3 · (N/p) · F doubles for Z, U, B̃M plus B̃.
+Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, const PdsOptions& options,
+                               PdsReport* report = nullptr);
+
+/// Collective on P.grid(). C* = B̃M and E* = (C*ᵀC*)⁻¹ C*ᵀ (P C*) (C*ᵀC*)⁻¹ (Alg. 1 line 7),
+/// P C* by one distributed product (dist::multiply_block, N·F doubles reduced).
+AnchorFreeResult finish(const dist::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M);
+
+}  // namespace jsmf::anchorfree

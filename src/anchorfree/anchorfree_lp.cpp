@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+// AnchorFree-LP (Alg. 1): max |det M| s.t. B̃M >= 0, 1ᵀB̃M = 1ᵀ by alternating linear programs,
+// solved by COIN-OR Clp on a screened working set of B̃'s rows.
+#include <ClpSimplex.hpp>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <unordered_set>
+
+#include "jsmf/anchorfree/anchorfree.hpp"
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::anchorfree {
+
+namespace {
+constexpr const char* kStage = "anchorfree";
+
+/// The root's linear program min cᵀx s.t. B̃_W x >= 0 (W the working rows), bᵀx = 1, |x_f| <= bound. The box holds the whole feasible set (see
+/// anchorfree_lp), so it never changes a solution; it only keeps every relaxation
+/// bounded.
+class WorkingLp {
+public:
+    WorkingLp(const Eigen::VectorXd& b, double bound) : F_(static_cast<int>(b.size())) {
+        model_.setLogLevel(0);
+        std::vector<CoinBigIndex> start(static_cast<std::size_t>(F_) + 1);
+        std::vector<int> index(static_cast<std::size_t>(F_), 0);
+        std::vector<double> value(b.data(), b.data() + F_);
+        for (int f = 0; f <= F_; ++f) start[static_cast<std::size_t>(f)] = f;
+        const std::vector<double> lower(static_cast<std::size_t>(F_), -bound), upper(static_cast<std::size_t>(F_), bound),
+            objective(static_cast<std::size_t>(F_), 0.0);
+        const double one = 1.0;
+        model_.loadProblem(F_, 1, start.data(), index.data(), value.data(), lower.data(), upper.data(), objective.data(),
+                           &one, &one);
+        model_.setPrimalTolerance(1e-11);
+        model_.setDualTolerance(1e-11);
+    }
+
+    void add_rows(const Eigen::MatrixXd& B_rows, const std::vector<Index>& rows) {
+        for (const Index i : rows) in_set_.insert(i);
+        const int n = static_cast<int>(rows.size());
+        std::vector<CoinBigIndex> starts(static_cast<std::size_t>(n) + 1);
+        std::vector<int> columns;
+        std::vector<double> elements;
+        for (int r = 0; r < n; ++r) {
+            starts[static_cast<std::size_t>(r)] = static_cast<CoinBigIndex>(columns.size());
+            for (int f = 0; f < F_; ++f) {
+                columns.push_back(f);
+                elements.push_back(B_rows(rows[static_cast<std::size_t>(r)], f));
+            }
+        }
+        starts[static_cast<std::size_t>(n)] = static_cast<CoinBigIndex>(columns.size());
+        const std::vector<double> lower(static_cast<std::size_t>(n), 0.0),
+            upper(static_cast<std::size_t>(n), COIN_DBL_MAX);
+        model_.addRows(n, lower.data(), upper.data(), starts.data(), columns.data(), elements.data());
+    }
+
+    Eigen::VectorXd solve(const Eigen::VectorXd& c) {
+        model_.chgObjCoefficients(c.data());
+        // Clp's initialSolve (presolve, then its choice of simplex), not primal()/dual() from
+        // the last basis: after chgObjCoefficients or addRows those returned status 0 with
+        // vertices far from optimal here (measured on the paper's test 1: |aᵀx| = 1 where
+        // the optimum is 12.6), which would let the determinant fall.
+        model_.initialSolve();
+        if (model_.status() != 0)
+            throw InternalError("anchorfree-lp: Clp ended with status " + std::to_string(model_.status()) +
+                                " (0 optimal, 1 infeasible, 2 unbounded, 3 limit, 4 errors) on a feasible, bounded LP");
+        return Eigen::Map<const Eigen::VectorXd>(model_.primalColumnSolution(), F_);
+    }
+
+    int rows() const { return model_.numberRows() - 1; }
+    bool has_row(Index i) const { return in_set_.count(i) > 0; }
+
+private:
+    int F_;
+    ClpSimplex model_;
+    std::unordered_set<Index> in_set_;
+};
+
+/// Collective. min cᵀx over all N rows of B̃ (c, the LP and W live on the root): the
+/// root solves on its working set, every rank checks its share of the rows, the most
+/// violated join, until none is violated. Returns x on the root (others: unspecified).
+Eigen::VectorXd solve_screened(const mpi::Comm& comm, WorkingLp* lp, const Eigen::VectorXd& c,
+                               const Eigen::MatrixXd& B_rows, const RowShare& share, const LpOptions& options,
+                               int batch, LpReport& report, double& lp_seconds) {
+    const int F = static_cast<int>(B_rows.cols());
+    Eigen::VectorXd x(F);
+    for (;;) {
+        mpi::check_on_root(comm, kStage, [&] {
+            Stopwatch clock;
+            x = lp->solve(c);
+            lp_seconds += clock.seconds();
+        });
+        ++report.lp_solves;
+        if (!options.screening) return x;
+        mpi::broadcast(comm, x.data(), static_cast<std::size_t>(F), 0);
+        // This rank's most violated rows (entries of C* = B̃x below −feasibility).
+        std::vector<std::pair<double, Index>> violated;
+        for (Index i = share.begin; i < share.end; ++i) {
+            const double v = B_rows.row(i).dot(x);  // an entry of the column C* = B̃x
+            if (v < -options.feasibility) violated.emplace_back(v, i);
+        }
+        const std::size_t keep = std::min(violated.size(), static_cast<std::size_t>(batch));
+        std::partial_sort(violated.begin(), violated.begin() + static_cast<std::ptrdiff_t>(keep), violated.end());
+        violated.resize(keep);
+        std::vector<double> values;
+        std::vector<std::int64_t> ids;
+        for (const auto& [v, i] : violated) {
+            values.push_back(v);
+            ids.push_back(i);
+        }
+        const std::vector<double> all_values = mpi::gather_concat(comm, values, 0);
+        const std::vector<std::int64_t> all_ids = mpi::gather_concat(comm, ids, 0);
+        bool done = false;
+        mpi::check_on_root(comm, kStage, [&] {
+            done = all_ids.empty();
+            if (!done) {
+                std::vector<std::size_t> order(all_ids.size());
+                std::iota(order.begin(), order.end(), std::size_t{0});
+                std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return all_values[a] != all_values[b] ? all_values[a] < all_values[b] : all_ids[a] < all_ids[b];
+                });
+                order.resize(std::min(order.size(), static_cast<std::size_t>(batch)));
+                std::vector<Index> rows;
+                for (const std::size_t k : order)
+                    if (!lp->has_row(all_ids[k])) rows.push_back(all_ids[k]);
+                // Rows in the set are met to Clp's tolerance, below `feasibility`; a
+                // violated one would be a solver failure, and adding it again no cure.
+                if (rows.empty()) throw InternalError("anchorfree-lp: Clp's solution violates a row of its own working set");
+                lp->add_rows(B_rows, rows);
+            }
+        });
+        if (mpi::root_decides(comm, done)) return x;
+    }
+}
+
+double log_abs_det(const Eigen::MatrixXd& M) {
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(M);
+    double sum = 0;
+    for (Index k = 0; k < M.rows(); ++k) sum += std::log(std::abs(lu.matrixLU()(k, k)));
+    return sum;
+}
+}  // namespace
+
+Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, const LpOptions& options,
+                              LpReport* report_out) {
+    const Index N = B.rows();
+    const int F = static_cast<int>(B.cols());
+    mpi::require_same_on_all_ranks(comm, {N, F, options.max_sweeps, options.batch, options.screening ? 1 : 0},
+                                   "anchorfree_lp");
+    mpi::run_local_phase(comm, kStage, [&] {
+        if (F < 2 || F >= N) throw InputError("anchorfree-lp: needs 2 <= K < N");
+        if (options.max_sweeps < 1) throw InputError("anchorfree-lp: max_sweeps must be at least 1");
+        if (!B.allFinite()) throw InputError("anchorfree-lp: the square-root factor is not finite");
+    });
+    LpReport report;
+    const int batch = options.batch > 0 ? options.batch : 2 * F + 10;
+    // Scale so that b = B̃ᵀ1 has unit norm (M then scales back by the same factor).
+    const double scale = (B.transpose() * Eigen::VectorXd::Ones(N)).norm();
+    mpi::run_local_phase(comm, kStage, [&] {
+        if (!(scale > 0)) throw InputError("anchorfree-lp: 1ᵀB̃ = 0 (P sums to 0?)");
+    });
+    const Eigen::MatrixXd B_s = B / scale;
+    const Eigen::VectorXd b = B_s.transpose() * Eigen::VectorXd::Ones(N);
+    // Every feasible x has ‖B̃x‖₂ <= ‖B̃x‖₁ = 1ᵀB̃x = 1 (B̃x >= 0), so ‖x‖₂ <= 1/σ_min(B̃):
+    // the box |x_f| <= 1/σ_min holds the feasible set.
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> gram(B_s.transpose() * B_s, Eigen::EigenvaluesOnly);
+    const double sigma_min = std::sqrt(std::max(gram.eigenvalues()(0), 0.0));
+    mpi::run_local_phase(comm, kStage, [&] {
+        if (!(sigma_min > 0)) throw InputError("anchorfree-lp: the square-root factor is rank deficient");
+    });
+    const double bound = 1.0 / sigma_min * (1 + 1e-6);
+    // Rows of B̃ that are rounding noise (the eigenvectors' entries for words whose row of P
+    // is 0, e.g. words that never occur) constrain nothing real: they are left out. They
+    // must not be scaled up either: as unit rows they would be random constraints.
+    const Eigen::VectorXd norms = B_s.rowwise().norm();
+    const double noise = 1e-10 * norms.maxCoeff();
+    Eigen::MatrixXd B_rows = B_s;
+    for (Index i = 0; i < N; ++i)
+        if (!(norms(i) > noise)) B_rows.row(i).setZero();
+    const RowShare share = row_share(N, comm.rank(), comm.size());
+
+    std::unique_ptr<WorkingLp> lp;
+    double lp_seconds = 0;
+    mpi::check_on_root(comm, kStage, [&] {
+        lp = std::make_unique<WorkingLp>(b, bound);
+        std::vector<Index> start;
+        if (options.screening) {  // each column's extreme rows: a start that touches every direction
+            for (int f = 0; f < F; ++f) {
+                Index hi = 0, lo = 0;
+                B_rows.col(f).maxCoeff(&hi);
+                B_rows.col(f).minCoeff(&lo);
+                start.push_back(hi);
+                start.push_back(lo);
+            }
+            std::sort(start.begin(), start.end());
+            start.erase(std::unique(start.begin(), start.end()), start.end());
+        } else {
+            for (Index i = 0; i < N; ++i)
+                if (norms(i) > noise) start.push_back(i);
+        }
+        lp->add_rows(B_rows, start);
+    });
+
+    Eigen::MatrixXd M = Eigen::MatrixXd::Identity(F, F);  // the root's; broadcast at the end
+    double previous = -std::numeric_limits<double>::infinity();
+    for (int sweep = 1; sweep <= options.max_sweeps; ++sweep) {
+        for (int f = 0; f < F; ++f) {
+            Eigen::VectorXd a = Eigen::VectorXd::Zero(F);
+            if (comm.is_root()) a = M.inverse().row(f).transpose();  // co-factors / det M
+            const Eigen::VectorXd x_max = solve_screened(comm, lp.get(), -a, B_rows, share, options, batch, report, lp_seconds);
+            const Eigen::VectorXd x_min = solve_screened(comm, lp.get(), a, B_rows, share, options, batch, report, lp_seconds);
+            if (comm.is_root()) {
+                // det M' = det M · aᵀx; the current column has aᵀm_f = 1. Once M is feasible
+                // (after the first sweep) the LPs cannot do worse than the current column,
+                // so a smaller |aᵀx| is a solver failure: the column is kept.
+                const Eigen::VectorXd& best = std::abs(a.dot(x_max)) >= std::abs(a.dot(x_min)) ? x_max : x_min;
+                if (sweep == 1 || std::abs(a.dot(best)) >= 1) M.col(f) = best;
+            }
+        }
+        report.sweeps = sweep;
+        double log_det = 0;
+        bool stop = false;
+        if (comm.is_root()) {
+            log_det = log_abs_det(M);
+            report.log_det.push_back(log_det);
+            stop = sweep >= 2 && log_det - previous <= options.tolerance * std::max(1.0, std::abs(log_det));
+            previous = log_det;
+        }
+        if (mpi::root_decides(comm, stop)) {
+            report.converged = true;
+            break;
+        }
+    }
+    mpi::broadcast(comm, M.data(), static_cast<std::size_t>(M.size()), 0);
+    if (comm.is_root()) report.working_rows = lp->rows();
+    std::int64_t rows = report.working_rows;
+    mpi::broadcast(comm, rows, 0);
+    report.working_rows = rows;
+    report.lp_seconds = lp_seconds;
+    mpi::broadcast(comm, report.lp_seconds, 0);
+    std::int64_t log_count = static_cast<std::int64_t>(report.log_det.size());
+    mpi::broadcast(comm, log_count, 0);
+    report.log_det.resize(static_cast<std::size_t>(log_count));
+    mpi::broadcast(comm, report.log_det.data(), report.log_det.size(), 0);
+    if (report_out) *report_out = report;
+    return M / scale;
+}
+
+}  // namespace jsmf::anchorfree

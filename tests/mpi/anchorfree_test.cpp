@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// AnchorFree-LP and -PDS recover planted topics without anchor words (the paper's synthetic
+// tests 1 and 2 at small scale) where the anchor finders cannot, agree with the
+// unscreened LP and across rank counts, and stop with one message on a P without a root.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+
+#include <cmath>
+
+#include "jsmf/anchorfree/anchorfree.hpp"
+#include "jsmf/anchorfree/synthetic.hpp"
+#include "jsmf/anchors/pivoted_qr.hpp"
+#include "jsmf/dist/ops.hpp"
+#include "jsmf/recover/recover.hpp"
+#include "test_support.hpp"
+
+namespace jsmf::anchorfree {
+namespace {
+
+dist::DistMatrix distribute(const mpi::Comm& world, const Eigen::MatrixXd& P, int pr = 0, int pc = 0) {
+    const auto grid = pr > 0 ? dist::Grid::create(world, pr, pc) : dist::Grid::most_square(world);
+    dist::DistMatrix D(grid, P.rows(), P.cols(), 16);
+    test::fill(D, P);
+    return D;
+}
+
+SquareRootFactor root_of(const dist::DistMatrix& P, int F) {
+    dist::EigOptions eig;
+    eig.tolerance = 1e-12;
+    return square_root_factor(P, F, eig);
+}
+
+RecoveryScore run_lp(const dist::DistMatrix& P, const PlantedFactors& truth, const LpOptions& options = {},
+                     LpReport* report = nullptr) {
+    const int F = static_cast<int>(truth.C.cols());
+    const SquareRootFactor root = root_of(P, F);
+    const Eigen::MatrixXd M = anchorfree_lp(P.grid().borrow_comm(), root.B, options, report);
+    const AnchorFreeResult r = finish(P, root.B, M);
+    return score_recovery(r.C, r.E, truth.C, truth.E);
+}
+
+RecoveryScore run_pds(const dist::DistMatrix& P, const PlantedFactors& truth, PdsReport* report = nullptr) {
+    const int F = static_cast<int>(truth.C.cols());
+    const SquareRootFactor root = root_of(P, F);
+    const Eigen::MatrixXd M = anchorfree_pds(P.grid().borrow_comm(), root.B, PdsOptions{}, report);
+    const AnchorFreeResult r = finish(P, root.B, M);
+    return score_recovery(r.C, r.E, truth.C, truth.E);
+}
+
+// The anchor route the paper compares with: anchors on the row-normalized P (jsmf's
+// pivoted QR, which is SPA), B by RecoverL2's simplex least squares and Bayes' rule,
+// E = D⁻¹ P_SS D⁻¹.
+RecoveryScore run_anchor_words(const dist::DistMatrix& P, const PlantedFactors& truth) {
+    const int F = static_cast<int>(truth.C.cols());
+    const Eigen::VectorXd p = dist::row_sums(P);
+    const anchors::AnchorResult found = anchors::find_anchors(P, p, F);
+    const recover::TopicModel model = recover::recover_topics(P, p, found.anchors, recover::RecoverOptions{});
+    return score_recovery(model.B, model.A, truth.C, truth.E);
+}
+
+TEST(AnchorFree, PaperTest1WithoutAnchorsLpAndPdsRecoverAnchorsDoNot) {
+    const auto world = mpi::Comm::world();
+    for (const int F : {5, 10}) {
+        for (Seed seed = 1; seed <= 2; ++seed) {
+            const PlantedFactors truth = paper_synthetic(1000, F, 0, 100 * F + seed);
+            const dist::DistMatrix P = distribute(world, truth.P);
+            const RecoveryScore lp = run_lp(P, truth);
+            EXPECT_TRUE(lp.success()) << "LP F=" << F << " seed " << seed << ": " << lp.C_error << " " << lp.E_error;
+            PdsReport pds_report;
+            const RecoveryScore pds = run_pds(P, truth, &pds_report);
+            EXPECT_TRUE(pds.success()) << "PDS F=" << F << " seed " << seed << ": " << pds.C_error << " "
+                                       << pds.E_error << " outer " << pds_report.outer << " violation "
+                                       << pds_report.violation;
+            const RecoveryScore anchors = run_anchor_words(P, truth);
+            if (F >= 10) EXPECT_FALSE(anchors.success()) << "anchor words F=" << F << " seed " << seed;
+            else EXPECT_TRUE(anchors.success()) << "anchor words F=5 (the paper: 100 %) " << anchors.C_error;
+        }
+    }
+}
+
+TEST(AnchorFree, PaperTest2FifteenAnchoredTopics) {
+    const auto world = mpi::Comm::world();
+    for (const int F : {10, 20}) {
+        const PlantedFactors truth = paper_synthetic(1000, F, 15, 7 * F);
+        const dist::DistMatrix P = distribute(world, truth.P);
+        const RecoveryScore lp = run_lp(P, truth);
+        EXPECT_TRUE(lp.success()) << "LP F=" << F << ": " << lp.C_error << " " << lp.E_error;
+        const RecoveryScore pds = run_pds(P, truth);
+        EXPECT_TRUE(pds.success()) << "PDS F=" << F << ": " << pds.C_error << " " << pds.E_error;
+        const RecoveryScore anchors = run_anchor_words(P, truth);
+        // All topics anchored at F = 10 (the anchor route is exact), 15 of 20 at F = 20.
+        EXPECT_EQ(anchors.success(), F <= 15) << "F=" << F << ": " << anchors.C_error << " " << anchors.E_error;
+    }
+}
+
+TEST(AnchorFree, ScreenedLpEqualsTheFullLpAtEveryLayout) {
+    const auto world = mpi::Comm::world();
+    const PlantedFactors truth = paper_synthetic(400, 8, 0, 31);
+    LpOptions full;
+    full.screening = false;
+    const dist::DistMatrix P0 = distribute(world, truth.P);
+    const SquareRootFactor root = root_of(P0, 8);
+    LpReport full_report, screened_report;
+    const Eigen::MatrixXd M_full = anchorfree_lp(world, root.B, full, &full_report);
+    const Eigen::MatrixXd M_screened = anchorfree_lp(world, root.B, LpOptions{}, &screened_report);
+    EXPECT_TRUE(full_report.converged);
+    EXPECT_TRUE(screened_report.converged);
+    EXPECT_LT(screened_report.working_rows, 400) << "screening kept every row";
+    EXPECT_LE((root.B * M_full - root.B * M_screened).cwiseAbs().maxCoeff(), 1e-9);
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const dist::DistMatrix P = distribute(world, truth.P, pr, pc);
+        const RecoveryScore score = run_lp(P, truth);
+        EXPECT_TRUE(score.success()) << pr << "x" << pc << ": " << score.C_error;
+    }
+}
+
+TEST(AnchorFree, TheDeterminantGrowsEverySweepAndTheColumnsAreFeasible) {
+    const auto world = mpi::Comm::world();
+    const PlantedFactors truth = paper_synthetic(300, 6, 0, 5);
+    const dist::DistMatrix P = distribute(world, truth.P);
+    const SquareRootFactor root = root_of(P, 6);
+    LpReport report;
+    const Eigen::MatrixXd M = anchorfree_lp(world, root.B, LpOptions{}, &report);
+    ASSERT_GE(report.log_det.size(), 2u);
+    for (std::size_t s = 1; s < report.log_det.size(); ++s) EXPECT_GE(report.log_det[s], report.log_det[s - 1] - 1e-10 * std::abs(report.log_det[s - 1]));
+    const AnchorFreeResult r = finish(P, root.B, M);
+    EXPECT_GE(r.min_C, -1e-10);
+    EXPECT_LE((r.C.colwise().sum().array() - 1).abs().maxCoeff(), 1e-9);
+    // det C*ᵀC* is maximal at the truth: M's determinant equals the truth's own M.
+    const Eigen::MatrixXd M_truth = root.B.colPivHouseholderQr().solve(truth.C);
+    EXPECT_NEAR(std::abs(M.determinant()), std::abs(M_truth.determinant()), 1e-8 * std::abs(M_truth.determinant()));
+}
+
+TEST(AnchorFree, APWithTooFewPositiveEigenvaluesStopsEveryRank) {
+    const auto world = mpi::Comm::world();
+    Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(30, 30);
+    Q.topLeftCorner(2, 2) << 0.5, 0.1, 0.1, 0.3;  // rank 2: two positive eigenvalues
+    const dist::DistMatrix P = distribute(world, Q);
+    test::expect_stage_failed(world, [&] { root_of(P, 4); }, {"positive eigenvalues", "rectify"});
+}
+
+}  // namespace
+}  // namespace jsmf::anchorfree
