@@ -78,6 +78,7 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
 
     for (int outer = 1; outer <= o.max_outer; ++outer) {
         const Eigen::MatrixXd M_outer = M;
+        const int inner_before = report.inner;
         // Decrease(f_k, ε_k) (Alg. 3): Z exactly (22), then one Armijo step on the
         // linearized M problem (23), until neither moved more than ε_k.
         for (int inner = 1; inner <= o.max_inner; ++inner) {
@@ -132,6 +133,8 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
         mpi::adopt_root_copy(comm, norms, 2);
         const double violation = std::sqrt(norms[0]);
         report.violation = violation / std::max(std::sqrt(norms[1]), std::numeric_limits<double>::min());
+        report.violations.push_back(report.violation);
+        report.inner_counts.push_back(report.inner - inner_before);
         if (mpi::root_decides(comm, violation <= eta)) {
             U_loc += R_loc / rho;
             ++report.dual_updates;

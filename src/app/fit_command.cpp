@@ -239,8 +239,11 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     std::vector<io::FittedModel> models;
     for (std::size_t k = 0; k < topics.size(); ++k) {
         const int K = topics[k];
-        log::info("fit: K = {} ({} of {}): rectify {}, anchors {}, solver {}", K, k + 1, topics.size(), c.rectify.method,
-                  given_anchors.empty() ? c.model.anchors : "words", c.model.solver);
+        if (c.model.method == "anchors")
+            log::info("fit: K = {} ({} of {}): rectify {}, anchors {}, solver {}", K, k + 1, topics.size(),
+                      c.rectify.method, given_anchors.empty() ? c.model.anchors : "words", c.model.solver);
+        else
+            log::info("fit: K = {} ({} of {}): rectify {}, {}", K, k + 1, topics.size(), c.rectify.method, c.model.method);
         const bool in_place = !measure && k + 1 == topics.size();
         dist::DistMatrix work = in_place ? std::move(C) : dist::copy(C);
         clock.restart();
@@ -302,9 +305,9 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
               total.seconds(), mib(peak));
     if (world.is_root()) {  // one machine-readable line per K (stdout, rank 0)
         for (const auto& m : models) {
-            std::printf("jsmf-fit ranks=%d words=%lld topics=%d rectify=%s anchors=%s solver=%s", world.size(),
-                        static_cast<long long>(N), m.num_topics, c.rectify.method.c_str(), m.anchor_method.c_str(),
-                        m.solver.c_str());
+            std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s rectify=%s anchors=%s solver=%s", world.size(),
+                        static_cast<long long>(N), m.num_topics, m.method.c_str(), c.rectify.method.c_str(),
+                        m.anchor_method.c_str(), m.solver.c_str());
             for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
             for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
             std::printf(" solve_seconds=%.6f words_solved=%lld words_converged=%lld write_seconds=%.6f "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/stages.hpp"
+#include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/comm.hpp"
 
@@ -15,7 +16,12 @@ namespace jsmf::app {
 
 /// How B, A and α are recovered (everything after rectification).
 struct ModelSettings {
-    std::string anchors = "qr";  ///< qr (Alg. 2) | fastanchor (Arora et al.)
+    /// anchors: rectified anchor words (the default); anchorfree-lp | anchorfree-pds:
+    /// AnchorFree's minimum-determinant factorization of the (rectified) C.
+    std::string method = "anchors";
+    std::string anchors = "qr";  ///< qr = spa (Alg. 2) | fastanchor (Arora et al.) | snpa | xray
+    anchorfree::LpOptions lp;
+    anchorfree::PdsOptions pds;
     int projection_dim = 1000;
     std::string anchor_words;    ///< a file of anchor words, one per line
     std::string solver = "active-set";
@@ -25,7 +31,7 @@ struct ModelSettings {
     std::string recover_a = "diagonal";
     bool alpha = false;
 };
-/// Adds --anchors, --projection-dim, --anchor-words, --solver-iterations,
+/// Adds --method, the AnchorFree options (--lp-*, --pds-*), --anchors, --projection-dim, --anchor-words, --solver-iterations,
 /// --solver-tolerance, --admm-stop, --recover-a and --alpha (not --solver: fit takes one,
 /// sweep a list).
 void add_model_options(CLI::App* sub, ModelSettings& s);
@@ -49,10 +55,21 @@ std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& 
                                      const std::vector<std::string>& vocab);
 
 /// Collective on C.grid(). Anchors, B, A (and α) on the rectified C; records `rectification`
-/// and the stage times (anchors, recover_B, recover_A) in the model.
+/// and the stage times (anchors, recover_B, recover_A) in the model. With an AnchorFree
+/// --method, fit_anchorfree instead.
 io::FittedModel fit_rectified(const dist::DistMatrix& C, int K, const ModelSettings& s,
                               const std::vector<Index>& given_anchors, const io::RectificationRecord& rectification,
                               const RectifySettings& rectify);
+
+/// Collective on C.grid(). AnchorFree on C (Fu et al. §4): B̃ = UΛ^{1/2} from the K top
+/// eigenpairs, M by the LP or PDS algorithm, C* = B̃M, E* (Alg. 1 line 7). The model's B is
+/// max(C*, 0) with unit columns (C*'s negative residue, at the solver's tolerance, is
+/// recorded), A = E*/ΣE* when E* is nonnegative to rounding (a joint distribution up to
+/// scale), else E* itself (with a warning); B̆ by Bayes' rule with the topic marginals
+/// A1, and each topic's representative word argmax_i B̆(k, i) in place of an anchor (so
+/// show, the metrics and infer work unchanged). Stage times: square_root, anchorfree, finish.
+io::FittedModel fit_anchorfree(const dist::DistMatrix& C, int K, const ModelSettings& s,
+                               const io::RectificationRecord& rectification, const RectifySettings& rectify);
 
 /// Rank 0 logs what was found (anchors, solver convergence, α).
 void log_model(const io::FittedModel& m, const std::vector<std::string>& vocab);

@@ -37,6 +37,11 @@ void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
     sub->add_option("--min-distinct", c.options.min_distinct,
                     "Skip documents with fewer distinct words (authors' code: 3)")
         ->capture_default_str();
+    sub->add_option("--estimator", c.estimator,
+                    "unbiased: Eq. 5 (NIPS'15) from word counts; tfidf: the second moment of the documents' tf-idf "
+                    "vectors (h/n)·ln(M/df), scaled to sum 1, as AnchorFree (Fu et al. 2019, §6.1) uses")
+        ->check(CLI::IsMember({"unbiased", "tfidf"}))
+        ->capture_default_str();
     sub->add_option("--buffer-mb", c.buffer_mb, "Per-rank exchange buffer in MiB (bounds memory)")->capture_default_str();
     sub->add_option("--exchange", c.exchange, "docs: ship document fragments (fast); pairs: ship (i,j,v) triplets")
         ->check(CLI::IsMember({"docs", "pairs"}))
@@ -49,6 +54,7 @@ CoocOutcome run_cooc_stage(const CoocSettings& c, const std::shared_ptr<const di
     cooc::CoocOptions options = c.options;
     options.block_size = block_size;
     options.exchange = c.exchange == "docs" ? cooc::Exchange::docs : cooc::Exchange::pairs;
+    options.estimator = c.estimator == "tfidf" ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
     mpi::run_local_phase(world, "setup", [&] {
         if (!(c.buffer_mb > 0)) throw InputError("--buffer-mb must be positive");
         options.buffer_bytes = static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20)));
@@ -133,7 +139,8 @@ Options cooc_provenance(const CoocSettings& c, int block_size) {
             {"min_distinct", std::to_string(c.options.min_distinct)},
             {"block_size", std::to_string(block_size)},
             {"buffer_bytes", std::to_string(static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20))))},
-            {"exchange", c.exchange}};
+            {"exchange", c.exchange},
+            {"estimator", c.estimator}};
 }
 
 void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& method_flag) {

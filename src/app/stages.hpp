@@ -27,6 +27,7 @@ struct CoocSettings {
     cooc::CoocOptions options;
     double buffer_mb = 32;
     std::string exchange = "docs";
+    std::string estimator = "unbiased";   ///< unbiased (Eq. 5) | tfidf (AnchorFree §6.1)
 };
 /// Adds --corpus, --vocab (required when `required`), --min-tokens, --min-distinct,
 /// --buffer-mb and --exchange.

@@ -60,6 +60,20 @@ std::string stream_documents(Router& router, corpus::DocumentStream& docs, const
 }
 }  // namespace
 
+namespace {
+/// Local. C_ij ← C_ij · idf_i · idf_j with idf_v = ln(M / df_v) (0 for df_v = 0).
+void apply_idf(dist::DistMatrix& C, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq, Index M) {
+    Eigen::VectorXd idf(doc_freq.size());
+    for (Index v = 0; v < idf.size(); ++v)
+        idf(v) = doc_freq(v) > 0 ? std::log(static_cast<double>(M) / static_cast<double>(doc_freq(v))) : 0.0;
+    auto local = C.local();
+    for (Index jl = 0; jl < C.local_cols(); ++jl) {
+        const double idf_j = idf(C.global_col(jl));
+        for (Index il = 0; il < C.local_rows(); ++il) local(il, jl) *= idf(C.global_row(il)) * idf_j;
+    }
+}
+}  // namespace
+
 bool contributes(const corpus::Document& doc, const CoocOptions& options) {
     return doc.tokens() >= std::max<Index>(2, options.min_tokens) &&
            static_cast<Index>(doc.distinct()) >= options.min_distinct;
@@ -70,7 +84,7 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
     const mpi::Comm comm = grid->borrow_comm();
     mpi::require_same_on_all_ranks(
         comm, {num_words, options.min_tokens, options.min_distinct, static_cast<std::int64_t>(options.buffer_bytes),
-               options.block_size, static_cast<std::int64_t>(options.exchange)},
+               options.block_size, static_cast<std::int64_t>(options.exchange), static_cast<std::int64_t>(options.estimator)},
         "build_cooccurrence");
     mpi::run_local_phase(comm, kStage, [&] { check_options(options, num_words); });
 
@@ -78,6 +92,10 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
     dist::DistMatrix& C = result.C;
     std::vector<std::int64_t> doc_freq(static_cast<std::size_t>(num_words), 0);
     Tally tally;
+    const bool tfidf = options.estimator == Estimator::tfidf;
+    // tf-idf: the docs exchange forms h hᵀ − diag h (Eq. 5's form); Σ_m s_m h_m is added back
+    // to the diagonal afterwards (one allreduce of N doubles).
+    std::vector<double> diagonal_back(tfidf ? static_cast<std::size_t>(num_words) : 0, 0.0);
 
     // The part every exchange shares: validate ids, filter, count.
     auto admit = [&](const corpus::Document& doc) -> double {
@@ -95,7 +113,9 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
         tally.tokens_used += n;
         for (const auto word : doc.words) ++doc_freq[word];
         // 1 / (n(n−1)); the 1/M factor is applied once M is known.   Eq. 5, NIPS'15
-        return 1.0 / (static_cast<double>(n) * static_cast<double>(n - 1));
+        // tf-idf: 1/n², the relative term frequencies' product; idf comes once df is known.
+        return tfidf ? 1.0 / (static_cast<double>(n) * static_cast<double>(n))
+                     : 1.0 / (static_cast<double>(n) * static_cast<double>(n - 1));
     };
 
     std::string error;
@@ -104,7 +124,10 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
         detail::FragmentRouter router(C, options.buffer_bytes);
         error = stream_documents(router, docs, comm, [&](const corpus::Document& doc) {
             const double scale = admit(doc);
-            if (scale > 0) router.add(doc, scale);
+            if (scale <= 0) return;
+            router.add(doc, scale);
+            if (tfidf)
+                for (std::size_t a = 0; a < doc.words.size(); ++a) diagonal_back[doc.words[a]] += scale * doc.counts[a];
         }, code);
         tally.pair_updates = router.updates();
         result.stats.exchange_rounds = static_cast<Index>(router.rounds());
@@ -117,8 +140,8 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
                 const double h_a = doc.counts[a];
                 for (std::size_t b = 0; b < doc.words.size(); ++b) {
                     const double h_b = doc.counts[b];
-                    // h_a h_b − [a = b] h_a, over n(n−1)   (Eq. 5)
-                    const double value = a == b ? (h_a * h_a - h_a) * scale : h_a * h_b * scale;
+                    // h_a h_b − [a = b] h_a, over n(n−1)   (Eq. 5); tf-idf: h_a h_b / n²
+                    const double value = a == b && !tfidf ? (h_a * h_a - h_a) * scale : h_a * h_b * scale;
                     router.add(doc.words[a], doc.words[b], value);
                 }
             }
@@ -150,7 +173,24 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
                              std::to_string(stats.num_docs_read) + " documents read)");
         }
     });
-    dist::scale(C, 1.0 / static_cast<double>(stats.num_docs));  // the 1/M of Eq. 5
+    if (tfidf) {
+        if (options.exchange == Exchange::docs) {
+            mpi::allreduce_inplace(comm, diagonal_back, MPI_SUM);
+            Eigen::VectorXd d = dist::diagonal(C);
+            for (Index i = 0; i < num_words; ++i) d(i) += diagonal_back[static_cast<std::size_t>(i)];
+            dist::set_diagonal(C, d);
+        }
+        apply_idf(C, stats.doc_freq, stats.num_docs);
+        const double total = dist::sum(C);
+        mpi::run_local_phase(comm, kStage, [&] {
+            if (!(total > 0))
+                throw InputError("tf-idf: every word occurs in every used document (idf = 0 for all), so the tf-idf "
+                                 "second moment is 0");
+        });
+        dist::scale(C, 1.0 / total);
+    } else {
+        dist::scale(C, 1.0 / static_cast<double>(stats.num_docs));  // the 1/M of Eq. 5
+    }
 
     stats.unigram = dist::row_sums(C);
     stats.sum = dist::sum(C);
@@ -159,7 +199,8 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
     mpi::check_on_root(comm, kStage, [&] {
         // Each entry is a sum of nonnegative terms (the diagonal's h² − h >= 0 for integer
         // h), so C >= 0 holds exactly; ΣC = 1 exactly in real arithmetic (each C_m sums to
-        // 1), and rounding stays far below 1e-12 with compensated summation.
+        // 1; tf-idf is divided by its sum), and rounding stays far below 1e-12 with
+        // compensated summation.
         if (!(std::abs(stats.sum - 1.0) <= 1e-12) || !(stats.min >= 0.0) || !(stats.asymmetry <= 1e-12)) {
             throw InternalError("co-occurrence postcondition failed: sum = " + std::to_string(stats.sum) +
                                 ", min = " + std::to_string(stats.min) +

@@ -62,6 +62,7 @@ void write_model(hid_t parent, const FittedModel& m, const std::vector<std::stri
         h5::write_attribute(alpha, "residual", m.alpha_residual);
         h5::write_attribute(alpha, "at_bound", std::int64_t{m.alpha_at_bound ? 1 : 0});
     }
+    h5::write_attribute(model, "method", m.method);
     h5::write_attribute(model, "anchor_method", m.anchor_method);
     h5::write_attribute(model, "zero_rows", std::int64_t{m.zero_rows});
     h5::write_attribute(model, "solver", m.solver);
@@ -69,6 +70,39 @@ void write_model(hid_t parent, const FittedModel& m, const std::vector<std::stri
     h5::write_attribute(model, "words_converged", std::int64_t{m.words_converged});
     h5::write_attribute(model, "solver_max_iterations", std::int64_t{m.solver_max_iterations});
     h5::write_attribute(model, "solve_seconds", m.solve_seconds);
+}
+
+/// /K<K>/anchorfree (AnchorFree methods only).
+void write_anchorfree(hid_t parent, const AnchorFreeRecord& r, const std::string& path) {
+    h5::Handle group = h5::create_group(parent, "anchorfree", path);
+    h5::write_matrix(group, "E", r.E);
+    h5::write_matrix(group, "M", r.M);
+    h5::write_doubles(group, "eigenvalues", r.eigenvalues.data(), {static_cast<hsize_t>(r.eigenvalues.size())});
+    h5::write_attribute(group, "algorithm", r.algorithm);
+    h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
+    h5::write_attribute(group, "inner_iterations", std::int64_t{r.inner_iterations});
+    h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
+    h5::write_attribute(group, "working_rows", std::int64_t{r.working_rows});
+    h5::write_attribute(group, "violation", r.violation);
+    h5::write_attribute(group, "min_C", r.min_C);
+    h5::write_attribute(group, "a_is_distribution", std::int64_t{r.a_is_distribution ? 1 : 0});
+}
+
+AnchorFreeRecord read_anchorfree(hid_t parent, const std::string& path) {
+    h5::Handle group(h5::check(H5Gopen2(parent, "anchorfree", H5P_DEFAULT), path, "cannot open anchorfree"), H5Gclose);
+    AnchorFreeRecord r;
+    r.E = h5::read_matrix(group, "E");
+    r.M = h5::read_matrix(group, "M");
+    r.eigenvalues = h5::read_vector(group, "eigenvalues");
+    r.algorithm = h5::read_string_attribute(group, "algorithm");
+    r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
+    r.inner_iterations = static_cast<int>(h5::read_int_attribute(group, "inner_iterations"));
+    r.converged = h5::read_int_attribute(group, "converged") != 0;
+    r.working_rows = h5::read_int_attribute(group, "working_rows");
+    r.violation = h5::read_double_attribute(group, "violation");
+    r.min_C = h5::read_double_attribute(group, "min_C");
+    r.a_is_distribution = h5::read_int_attribute(group, "a_is_distribution") != 0;
+    return r;
 }
 
 void delete_if_present(hid_t parent, const std::string& name, const std::string& path) {
@@ -196,6 +230,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
             h5::write_attribute(group, "topics", std::int64_t{m.num_topics});
             write_model(group, m, info.vocab, partial);
+            if (m.method != "anchors") write_anchorfree(group, m.anchorfree, partial);
             write_rectification(group, m.rectification, partial);
             write_topics(group, m, info.vocab, top_words, partial);
             write_timings(group, m.times, partial);
@@ -273,6 +308,13 @@ ModelFile read_model_file(const std::string& path) {
         m.unigram = h5::read_vector(model, "unigram");
         m.diag_r = h5::read_vector(model, "diag_r");
         m.anchor_method = h5::read_string_attribute(model, "anchor_method");
+        if (H5Aexists(model, "method") > 0) m.method = h5::read_string_attribute(model, "method");
+        if (m.method != "anchors") {
+            m.anchorfree = read_anchorfree(group, path);
+            if (m.anchorfree.E.rows() != K || m.anchorfree.E.cols() != K || m.anchorfree.M.rows() != K ||
+                m.anchorfree.M.cols() != K || m.anchorfree.eigenvalues.size() != K)
+                throw InputError(path, "/" + group_name(K) + "/anchorfree: shapes disagree with K");
+        }
         m.solver = h5::read_string_attribute(model, "solver");
         m.words_solved = h5::read_int_attribute(model, "words_solved");
         m.words_converged = h5::read_int_attribute(model, "words_converged");

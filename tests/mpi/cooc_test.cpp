@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <random>
 
@@ -94,6 +95,56 @@ TEST(Cooc, MatchesSerialReferenceForEveryLayoutAndBuffer) {
                     }
                 }
             }
+        }
+    }
+}
+
+// The tf-idf second moment written plainly: the dense V × M matrix D of tf-idf weights
+// D(v, d) = (h_dv / n_d) ln(M / df_v) over the used documents, then D Dᵀ / Σ D Dᵀ.
+Eigen::MatrixXd dense_tfidf(const corpus::Shard& all, Index N, const CoocOptions& options) {
+    std::vector<corpus::Document> used;
+    for (Index m = 0; m < all.num_docs(); ++m) {
+        const corpus::Document doc = all.document(m);
+        if (contributes(doc, options)) used.push_back(doc);
+    }
+    const Index M = static_cast<Index>(used.size());
+    Eigen::VectorXd df = Eigen::VectorXd::Zero(N);
+    for (const auto& doc : used)
+        for (auto w : doc.words) df(w) += 1;
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(N, M);
+    for (Index d = 0; d < M; ++d) {
+        const auto& doc = used[static_cast<std::size_t>(d)];
+        for (std::size_t a = 0; a < doc.words.size(); ++a) {
+            const auto v = doc.words[a];
+            D(v, d) = static_cast<double>(doc.counts[a]) / static_cast<double>(doc.tokens()) *
+                      std::log(static_cast<double>(M) / df(v));
+        }
+    }
+    const Eigen::MatrixXd P = D * D.transpose();
+    return P / P.sum();
+}
+
+TEST(Cooc, TfidfSecondMomentMatchesThePlainFormula) {
+    const auto world = mpi::Comm::world();
+    const int N = 29;
+    const corpus::Shard all = random_corpus(80, N, 77);
+    const corpus::Shard mine = test::share_of(all, world);
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        for (const Exchange exchange : {Exchange::docs, Exchange::pairs}) {
+            CoocOptions options;
+            options.block_size = 4;
+            options.exchange = exchange;
+            options.estimator = Estimator::tfidf;
+            options.min_tokens = 3;
+            corpus::ShardStream stream(mine);
+            const CoocResult result = build_cooccurrence(dist::Grid::create(world, pr, pc), N, stream, options);
+            const Eigen::MatrixXd expected = dense_tfidf(all, N, options);
+            const Eigen::MatrixXd C = dist::gather_all(result.C);
+            const std::string what = std::to_string(pr) + "x" + std::to_string(pc) + (exchange == Exchange::docs ? " docs" : " pairs");
+            EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff()) << what;
+            EXPECT_NEAR(result.stats.sum, 1.0, 1e-12) << what;
+            // It is not Eq. 5: the diagonal keeps h², and weights differ by idf.
+            EXPECT_GT((C - dense_reference(all, N, options)).cwiseAbs().maxCoeff(), 1e-4) << what;
         }
     }
 }

@@ -23,7 +23,23 @@ enum class Exchange {
     pairs,
 };
 
+/// Which second moment of the documents C estimates.
+enum class Estimator {
+    /// Eq. 5 (NIPS'15): the unbiased estimator of p(w1, w2) from word counts. Default.
+    unbiased,
+    /// The tf-idf second moment AnchorFree uses (Fu et al. 2019, §2 and §6.1: "the standard
+    /// tf-idf data as the D matrix", P = E{DDᵀ}, Eq. 2): D(v, d) = (h_dv / n_d) · ln(M / df_v)
+    /// (relative term frequency times the natural-log inverse document frequency over the M
+    /// contributing documents; words in every document get weight 0), and
+    /// C = Σ_d D(:, d) D(:, d)ᵀ / Σ_{d,u,v} D(u, d) D(v, d): the sample second moment,
+    /// scaled to sum 1. The scale changes neither the anchors nor AnchorFree's C*. There is
+    /// no diagonal correction: tf-idf weights are not counts, so Eq. 5's multinomial one
+    /// has no analogue.
+    tfidf,
+};
+
 struct CoocOptions {
+    Estimator estimator = Estimator::unbiased;
     /// Documents with fewer tokens are skipped (and not counted in M). Eq. 5 divides by
     /// n(n-1), so at least 2. The authors' code uses 5.
     Index min_tokens = 2;
@@ -62,7 +78,7 @@ struct CoocResult {
 };
 
 /// C = (1/M) Σ_m (h_m h_mᵀ − diag h_m) / (n_m (n_m − 1))   (Eq. 5, NIPS'15; Eq. 2,
-/// practical-jsmf), over the documents of every rank's `docs` that have at least
+/// practical-jsmf), or the tf-idf second moment (options.estimator), over the documents of every rank's `docs` that have at least
 /// `min_tokens` tokens and `min_distinct` distinct words.
 ///
 /// Collective on `grid`. Each rank streams its own documents, buffers their

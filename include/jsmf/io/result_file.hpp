@@ -17,8 +17,28 @@
 namespace jsmf::io {
 
 /// One fitted model (one K).
+/// What an AnchorFree fit (fit --method anchorfree-lp | anchorfree-pds) adds to a model.
+struct AnchorFreeRecord {
+    std::string algorithm;            ///< "lp" or "pds"
+    Eigen::MatrixXd E;                ///< K × K, the raw E* = (C*ᵀC*)⁻¹C*ᵀPC*(C*ᵀC*)⁻¹
+    Eigen::MatrixXd M;                ///< K × K, C* = B̃M
+    Eigen::VectorXd eigenvalues;      ///< K, those of P that made B̃ = UΛ^{1/2}
+    int iterations = 0;               ///< LP: sweeps over the columns; PDS: outer iterations
+    int inner_iterations = 0;         ///< LP: Clp solves; PDS: Decrease iterations
+    bool converged = false;
+    Index working_rows = 0;           ///< LP: rows of B̃ in the screened working set
+    double violation = 0;             ///< PDS: final ‖B̃M − Z‖/‖Z‖
+    double min_C = 0;                 ///< most negative entry of C* before B took max(C*, 0)
+    bool a_is_distribution = false;   ///< E* >= 0 (to rounding), so A = E*/ΣE*; else A = E*
+};
+
 struct FittedModel {
     int num_topics = 0;
+    /// "anchors" (rectified anchor words) or "anchorfree-lp" / "anchorfree-pds"; then
+    /// `anchors` are each topic's representative word (argmax_i p(topic | word i)), not
+    /// anchors, and `anchorfree` holds the rest.
+    std::string method = "anchors";
+    AnchorFreeRecord anchorfree;
     Eigen::MatrixXd B;               ///< N × K, p(word | topic)
     Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
     Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
@@ -83,8 +103,15 @@ struct CorpusDocuments {
 ///     model/unigram    N float64, p(x = i) of the rectified C (used by Bayes' rule)
 ///     model/anchors    K int64 word ids;  model/anchor_words K strings;  model/diag_r K
 ///     model/alpha      K float64 (with --alpha; attrs alpha0, residual, at_bound)
-///     model            attrs anchor_method, zero_rows, solver, words_solved,
-///                      words_converged, solver_max_iterations, solve_seconds
+///     model            attrs method (anchors | anchorfree-lp | anchorfree-pds), anchor_method,
+///                      zero_rows, solver, words_solved, words_converged,
+///                      solver_max_iterations, solve_seconds
+///     anchorfree/      (AnchorFree methods) E: K×K raw E*; M: K×K (C* = B̃M);
+///                      eigenvalues: K; attrs algorithm, iterations, inner_iterations,
+///                      converged, working_rows, violation, min_C, a_is_distribution.
+///                      Then model/B = max(C*, 0) with columns summed to 1, model/A =
+///                      E*/ΣE* when E* >= 0 (else E* itself), model/anchors the
+///                      representative words, diag_r their p(topic | word)
 ///     rectification/   as in the cooc file
 ///     topics/top_words K×T strings; topics/top_word_ids K×T int64; topics/top_word_probs K×T
 ///     timings          attrs: seconds per stage of this K

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Every anchor finder behind one call, for fit, sweep and the paper's comparisons.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jsmf/anchors/fast_anchor.hpp"
+#include "jsmf/anchors/pivoted_qr.hpp"
+
+namespace jsmf::anchors {
+
+/// qr: jsmf's sparse implicit pivoted QR (practical-jsmf Alg. 2). It is SPA (Gillis &
+/// Vavasis 2014) on the same normalization, the rows of C̄: both take the point with the
+/// largest residual norm and project every point onto the orthogonal complement of its
+/// residual; Alg. 2 keeps the complement as Gram–Schmidt vectors q_k and downdates the
+/// squared norms instead of forming the residual matrix (anchors_test checks a textbook
+/// SPA picks the same words in the same order). "spa" is accepted as its name.
+enum class Finder { qr, fastanchor, snpa, xray };
+
+/// Local. "qr", "spa", "fastanchor", "snpa" or "xray"; InputError otherwise.
+Finder finder_from_name(const std::string& name);
+/// Local. The names finder_from_name accepts.
+const std::vector<std::string>& finder_names();
+/// Local. The canonical name ("qr" for spa).
+std::string finder_name(Finder finder);
+
+/// Collective on C.grid(). The K anchors of C by `finder` (see each finder's contract;
+/// `fast` is used by fastanchor only).
+AnchorResult find_anchors_by(Finder finder, const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+                             const FastAnchorOptions& fast = {});
+
+}  // namespace jsmf::anchors
