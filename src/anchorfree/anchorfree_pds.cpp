@@ -27,12 +27,15 @@ double log_abs_det(const Eigen::MatrixXd& M) {
     return sum;
 }
 
-/// The M part of f_k (17) with Z fixed, from the replicated small quantities
-/// G = B̃ᵀB̃, W = B̃ᵀ(Z − ρU), s = ‖Z − ρU‖²:
-/// φ(M) = −log|det M| + (1/2ρ)(tr MᵀGM − 2 tr MᵀW + s) = −log|det M| + (1/2ρ)‖B̃M − Z + ρU‖².
-double phi(const Eigen::MatrixXd& M, const Eigen::MatrixXd& G, const Eigen::MatrixXd& W, double s, double rho) {
-    const double quadratic = (M.transpose() * G * M).trace() - 2 * (M.transpose() * W).trace() + s;
-    return -log_abs_det(M) + quadratic / (2 * rho);
+/// The change of the M part of f_k (17) along D, with Z fixed:
+/// φ(M) = −log|det M| + (1/2ρ)‖B̃M − Z + ρU‖², and with G = B̃ᵀB̃, W = B̃ᵀ(Z − ρU),
+/// φ(M̂ + tD) − φ(M̂) = −log|det(I + t M̂⁻¹D)| + (t⟨D, GM̂ − W⟩ + t²⟨D, GD⟩/2)/ρ.
+/// Formed as a difference, not as φ − φ: once ρ is small, φ itself is huge and the two
+/// values agree to all their digits, and the line search would never see a decrease.
+double phi_change(double t, const Eigen::MatrixXd& M_hat_inv_D, double linear, double curvature, double rho) {
+    const Index F = M_hat_inv_D.rows();
+    const double log_det = log_abs_det(Eigen::MatrixXd::Identity(F, F) + t * M_hat_inv_D);
+    return -log_det + (t * linear + 0.5 * t * t * curvature) / rho;
 }
 }  // namespace
 
@@ -74,7 +77,7 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
     double rho = o.rho0, eta = o.eta0, epsilon = o.epsilon0;
     PdsReport report;
     const Eigen::VectorXd ones = Eigen::VectorXd::Ones(F);
-    std::vector<double> buffer(static_cast<std::size_t>(F) * F + 2);
+    std::vector<double> buffer(static_cast<std::size_t>(F) * F + 1);  // W and ‖ΔZ‖²
 
     for (int outer = 1; outer <= o.max_outer; ++outer) {
         const Eigen::MatrixXd M_outer = M;
@@ -90,12 +93,10 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
             const Eigen::MatrixXd T_loc = Z_loc - rho * U_loc;
             Eigen::Map<Eigen::MatrixXd> W(buffer.data(), F, F);
             W = B_loc.transpose() * T_loc;
-            buffer[static_cast<std::size_t>(F) * F] = T_loc.squaredNorm();
-            buffer[static_cast<std::size_t>(F) * F + 1] = dz_loc;
+            buffer[static_cast<std::size_t>(F) * F] = dz_loc;
             mpi::allreduce_inplace(comm, buffer.data(), buffer.size(), MPI_SUM);
             mpi::adopt_root_copy(comm, buffer.data(), buffer.size());
-            const double s = buffer[static_cast<std::size_t>(F) * F];
-            const double dz = std::sqrt(buffer[static_cast<std::size_t>(F) * F + 1]);
+            const double dz = std::sqrt(buffer[static_cast<std::size_t>(F) * F]);
 
             // (23): min ⟨∇(−log|det|)(M̂), M⟩ + μ/2‖M − M̂‖² + 1/(2ρ)‖B̃M − Z + ρU‖² s.t. Mᵀb = 1.
             // Stationarity: H M = R − bλᵀ with H = μI + G/ρ, R = μM̂ + M̂⁻ᵀ + W/ρ; the
@@ -113,9 +114,11 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
             // Armijo: the largest t in {1, 1/2, …} with φ(M̂ + tD) <= φ(M̂) + σ t slope.
             double t = 0;
             if (slope < 0) {
-                const double phi_hat = phi(M_hat, G, W, s, rho);
+                const Eigen::MatrixXd M_hat_inv_D = M_hat.partialPivLu().solve(D);
+                const double linear = (D.array() * (G * M_hat - Eigen::MatrixXd(W)).array()).sum();
+                const double curvature = (D.array() * (G * D).array()).sum();
                 for (double step = 1; step > 1e-12; step /= 2) {
-                    if (phi(M_hat + step * D, G, W, s, rho) <= phi_hat + o.armijo * step * slope) {
+                    if (phi_change(step, M_hat_inv_D, linear, curvature, rho) <= o.armijo * step * slope) {
                         t = step;
                         break;
                     }

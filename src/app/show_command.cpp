@@ -60,15 +60,23 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
     std::printf("\n== K = %d ==\n", K);
     char last_change[48] = "";
     if (!r.change.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.change.back());
-    std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
-                r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
-                static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
+    if (m.method == "anchors") {
+        std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
+                    r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
+                    static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
+    } else {
+        const io::AnchorFreeRecord& a = m.anchorfree;
+        std::printf("rectification: %s, %d iterations%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,
+                    last_change, m.method.c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
+                    a.converged ? "converged" : "NOT converged",
+                    a.a_is_distribution ? "= E*/sum(E*)" : "= E* (has negative entries)");
+    }
     // p(z) = A1, normalized: A = D⁻¹C_SS D⁻¹ sums to 1 only when the model holds exactly.
     const Eigen::VectorXd pz = m.A.rowwise().sum() / m.A.sum();
     std::vector<int> order(static_cast<std::size_t>(K));
     for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pz(a) > pz(b); });
-    std::printf("%5s %7s  %-18s %s\n", "topic", "p(z)", "anchor", "top words");
+    std::printf("%5s %7s  %-18s %s\n", "topic", "p(z)", m.method == "anchors" ? "anchor" : "representative", "top words");
     for (const int k : order) {
         const std::string anchor = file.vocab[static_cast<std::size_t>(m.anchors[static_cast<std::size_t>(k)])];
         std::printf("%5d %7.4f  %-18s %s\n", k + 1, pz(k), anchor.c_str(), words_of(m, file.vocab, k, c.top_words).c_str());

@@ -119,7 +119,7 @@ struct PdsReport {
 };
 
 /// Collective on `comm` (replicated B̃). Each rank holds Z and U for its RowShare of the
-/// rows and forms its part of B̃ᵀB̃, B̃ᵀ(Z − ρU) and the norms; one allreduce of F² + 2
+/// rows and forms its part of B̃ᵀB̃, B̃ᵀ(Z − ρU) and the norms; one allreduce of F² + 1
 /// doubles per Decrease iteration; M (F × F) is replicated and its updates are the
 /// root's decisions (the line search's steps and the stopping rules). M starts at I
 /// moved onto Mᵀb = 1 (the paper's M = I, made feasible for the equality constraint that
