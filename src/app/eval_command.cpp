@@ -136,6 +136,13 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         for (auto& m : file.models) merge_metrics(m.metrics, eval::model_metrics({m.B, m.B_breve, m.A, m.unigram, m.anchors}));
         input.options.min_tokens = integer_option(file, "min_tokens", input.options.min_tokens);
         input.options.min_distinct = integer_option(file, "min_distinct", input.options.min_distinct);
+        // C is built again as the model's was: its estimator (Eq. 5 or tf-idf) where recorded.
+        for (const auto& [name, value] : file.options)
+            if (name == "estimator" && !value.empty()) {
+                if (value != input.estimator && input.estimator != "unbiased")
+                    throw InputError(c.model, "was fitted with --estimator " + value + ", not " + input.estimator);
+                input.estimator = value;
+            }
     });
 
     // The filter that built C: the --cooc file's record, where it has one.

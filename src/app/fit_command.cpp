@@ -190,6 +190,9 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
                 if (levels[l] >= levels[l - 1]) throw InputError("--hierarchy: each level needs fewer topics than the one below");
             if (!c.topics.empty() || !c.model.anchor_words.empty())
                 throw InputError("--hierarchy sets the topics: give no --topics or --anchor-words with it");
+            if (c.model.method != "anchors")
+                throw InputError("--hierarchy works with --method anchors: an AnchorFree A need not be a joint "
+                                 "distribution, which the next level factorizes");
             topics = {levels.front()};
         }
         if (!c.infer_out.empty() && topics.size() > 1) throw InputError("--infer works with one --topics value");

@@ -72,7 +72,9 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
                     a.a_is_distribution ? "= E*/sum(E*)" : "= E* (has negative entries)");
     }
     // p(z) = A1, normalized: A = D⁻¹C_SS D⁻¹ sums to 1 only when the model holds exactly.
-    const Eigen::VectorXd pz = m.A.rowwise().sum() / m.A.sum();
+    // (An AnchorFree A = E* with negative entries: its row sums clipped at 0.)
+    const Eigen::VectorXd marginal = m.A.rowwise().sum().cwiseMax(0.0);
+    const Eigen::VectorXd pz = marginal.sum() > 0 ? Eigen::VectorXd(marginal / marginal.sum()) : marginal;
     std::vector<int> order(static_cast<std::size_t>(K));
     for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pz(a) > pz(b); });

@@ -84,7 +84,8 @@ std::string number(double value) {
     return text;
 }
 
-const std::vector<std::string> kStageColumns = {"rectify", "anchors", "recover_B", "recover_A", "metrics", "codoc"};
+const std::vector<std::string> kStageColumns = {"rectify",     "anchors",    "recover_B", "recover_A", "square_root",
+                                                "anchorfree", "finish",     "metrics",   "codoc"};
 
 /// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
 Options csv_row(const GridPoint& p, const io::FittedModel& m, const Options& options, const StageTimes& shared,
@@ -148,6 +149,10 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
         solvers = parse_name_list(c.solvers, "--solver", solver_names());
         check_model_settings(c.model);
         if (!c.model.anchor_words.empty()) throw InputError("--anchor-words fixes K: use jsmf fit");
+        if (c.model.method != "anchors" && solvers.size() > 1) {  // AnchorFree has no B solver to sweep
+            log::info("sweep: --method {} has no B solver: the --solver list is not swept", c.model.method);
+            solvers.resize(1);
+        }
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
         (void)resolve(c.rectify);  // its InputErrors, before any work
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");

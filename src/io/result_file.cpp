@@ -288,7 +288,8 @@ ModelFile read_model_file(const std::string& path) {
     for (const char* name : {"corpus", "vocab_file", "cooc", "min_tokens", "min_distinct", "method", "iterations",
                              "tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "permutations", "seed",
                              "block_size", "solver", "anchors", "recover_a", "stop", "acceleration", "anderson_depth",
-                             "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision", "hierarchy"})
+                             "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision", "hierarchy",
+                             "estimator", "model_method"})
         if (H5Aexists(file, name) > 0) out.options.emplace_back(name, h5::read_string_attribute(file, name));
     const std::string topics = h5::read_string_attribute(file, "topics");
     std::size_t start = 0;

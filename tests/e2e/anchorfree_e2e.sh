@@ -37,7 +37,9 @@ for m in ("anchorfree-lp", "anchorfree-pds"):
     f, Bm = B(m, 1)
     _, B3 = B(m, 3)
     g = f["K5/model"]
-    assert g.attrs["method"].decode() if isinstance(g.attrs["method"], bytes) else g.attrs["method"] == m
+    method = g.attrs["method"]
+    method = method.decode() if isinstance(method, bytes) else method
+    assert method == m, method
     af = f["K5/anchorfree"]
     E, M = af["E"][:], af["M"][:]
     assert E.shape == (5, 5) and M.shape == (5, 5) and af["eigenvalues"].shape == (5,)
@@ -54,15 +56,38 @@ PY
 "$jsmf" show "$work/anchorfree-lp.1.h5" --top-words 5 >"$work/show.txt" 2>&1 && grep -q "anchorfree-lp: .* sweeps, converged" "$work/show.txt" && grep -q "representative" "$work/show.txt" \
   && ok "show prints an AnchorFree model" || fail "show: $(tail -5 "$work/show.txt")"
 run 2 -q eval "$work/anchorfree-lp.1.h5" --corpus "$work/docword.s.txt" --truth "$work/truth.s.h5" \
-  --out "$work/eval.h5" >"$work/eval.txt" 2>"$work/err" && ok "eval --truth reads an AnchorFree model" \
-  || fail "eval: $(cat "$work/err")"
+  --out "$work/eval.h5" >"$work/eval.txt" 2>"$work/err" && "$python" - "$work/eval.h5" <<'PY' \
+  && ok "eval --truth reads an AnchorFree model: B within 0.1 (L1) of the planted topics" || fail "eval: $(cat "$work/err")"
+import sys, h5py
+t = h5py.File(sys.argv[1], "r")["K5/truth"]
+print("eval --truth: b_l1 %.4f" % t.attrs["b_l1"])
+assert t.attrs["b_l1"] < 0.1
+PY
 run 2 -q infer --model "$work/anchorfree-pds.1.h5" --corpus "$work/docword.s.txt" --out "$work/theta.h5" \
   >/dev/null 2>"$work/err" && ok "infer with an AnchorFree model" || fail "infer: $(cat "$work/err")"
 
 run 2 -q fit "${common[@]}" --estimator tfidf --method anchorfree-lp --out "$work/tfidf.h5" >/dev/null 2>"$work/err" \
+  && run 2 -q eval "$work/tfidf.h5" --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --out "$work/tfidf.eval.h5" \
+     >/dev/null 2>>"$work/err" \
+  && "$python" - "$work/tfidf.h5" "$work/tfidf.eval.h5" <<'PY' && ok "--estimator tfidf with anchorfree-lp: recorded, and eval rebuilds the same C (approximation error equal)" || fail "tfidf: $(cat "$work/err")"
+import sys, h5py
+f, e = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+est = f.attrs["estimator"]; est = est.decode() if isinstance(est, bytes) else est
+assert est == "tfidf", est
+a, b = f["K5/metrics"].attrs["approximation_original"][0], e["K5/metrics"].attrs["approximation_original"][0]
+print("approximation_original: fit %.9g, eval %.9g" % (a, b))
+assert abs(a - b) <= 1e-9 * abs(a), (a, b)
+PY
+run 2 -q fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --estimator tfidf --method anchorfree-lp --topics 4,6 --out "$work/multi.h5" >/dev/null 2>"$work/err" \
   && "$python" -c "
-import h5py, sys; f = h5py.File('$work/tfidf.h5', 'r'); e = f.attrs['estimator']; e = e.decode() if isinstance(e, bytes) else e
-assert e == 'tfidf', e" && ok "--estimator tfidf with anchorfree-lp (recorded)" || fail "tfidf: $(cat "$work/err")"
+import h5py; f = h5py.File('$work/multi.h5', 'r'); assert f['K4/anchorfree/E'].shape == (4, 4) and f['K6/anchorfree/E'].shape == (6, 6)" \
+  && ok "--topics 4,6 with AnchorFree: one group each" || fail "--topics 4,6: $(cat "$work/err")"
+run 2 -q sweep --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 --rectify ap --method anchorfree-lp \
+  --out-dir "$work/sweep" >/dev/null 2>"$work/err" && head -1 "$work/sweep/"*.csv | grep -q anchorfree_seconds \
+  && ok "sweep --method anchorfree-lp (its seconds in the CSV)" || fail "sweep: $(cat "$work/err") $(ls "$work/sweep")"
+run 2 -q fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --method anchorfree-pds --hierarchy 5,2 \
+  --out "$work/bad3.h5" >/dev/null 2>"$work/err"
+[[ $? == 2 ]] && grep -q "hierarchy works with --method anchors" "$work/err" && ok "--hierarchy with AnchorFree refused" || fail "--hierarchy: $(cat "$work/err")"
 for finder in spa snpa xray fastanchor; do
   run 2 -q fit "${common[@]}" --anchors $finder --out "$work/$finder.h5" >/dev/null 2>"$work/err" \
     && ok "fit --anchors $finder" || fail "fit --anchors $finder: $(cat "$work/err")"

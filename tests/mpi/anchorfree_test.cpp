@@ -10,7 +10,7 @@
 
 #include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/anchorfree/synthetic.hpp"
-#include "jsmf/anchors/pivoted_qr.hpp"
+#include "jsmf/anchors/finder.hpp"
 #include "jsmf/dist/ops.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "test_support.hpp"
@@ -48,13 +48,14 @@ RecoveryScore run_pds(const dist::DistMatrix& P, const PlantedFactors& truth, Pd
     return score_recovery(r.C, r.E, truth.C, truth.E);
 }
 
-// The anchor route the paper compares with: anchors on the row-normalized P (jsmf's
-// pivoted QR, which is SPA), B by RecoverL2's simplex least squares and Bayes' rule,
-// E = D⁻¹ P_SS D⁻¹.
-RecoveryScore run_anchor_words(const dist::DistMatrix& P, const PlantedFactors& truth) {
+// The anchor route the paper compares with: anchors on the row-normalized P (by default
+// jsmf's pivoted QR, which is SPA), B by RecoverL2's simplex least squares and Bayes'
+// rule, E = D⁻¹ P_SS D⁻¹.
+RecoveryScore run_anchor_words(const dist::DistMatrix& P, const PlantedFactors& truth,
+                               anchors::Finder finder = anchors::Finder::qr) {
     const int F = static_cast<int>(truth.C.cols());
     const Eigen::VectorXd p = dist::row_sums(P);
-    const anchors::AnchorResult found = anchors::find_anchors(P, p, F);
+    const anchors::AnchorResult found = anchors::find_anchors_by(finder, P, p, F, {1000, 1, true});
     const recover::TopicModel model = recover::recover_topics(P, p, found.anchors, recover::RecoverOptions{});
     return score_recovery(model.B, model.A, truth.C, truth.E);
 }
@@ -72,9 +73,13 @@ TEST(AnchorFree, PaperTest1WithoutAnchorsLpAndPdsRecoverAnchorsDoNot) {
             EXPECT_TRUE(pds.success()) << "PDS F=" << F << " seed " << seed << ": " << pds.C_error << " "
                                        << pds.E_error << " outer " << pds_report.outer << " violation "
                                        << pds_report.violation;
-            const RecoveryScore anchors = run_anchor_words(P, truth);
-            if (F >= 10) EXPECT_FALSE(anchors.success()) << "anchor words F=" << F << " seed " << seed;
-            else EXPECT_TRUE(anchors.success()) << "anchor words F=5 (the paper: 100 %) " << anchors.C_error;
+            for (const auto finder : {anchors::Finder::qr, anchors::Finder::fastanchor, anchors::Finder::snpa,
+                                      anchors::Finder::xray}) {
+                const RecoveryScore score = run_anchor_words(P, truth, finder);
+                const std::string name = anchors::finder_name(finder);
+                if (F >= 10) EXPECT_FALSE(score.success()) << name << " F=" << F << " seed " << seed;
+                else EXPECT_TRUE(score.success()) << name << " F=5 (the paper: 100 %) " << score.C_error;
+            }
         }
     }
 }
@@ -88,9 +93,9 @@ TEST(AnchorFree, PaperTest2FifteenAnchoredTopics) {
         EXPECT_TRUE(lp.success()) << "LP F=" << F << ": " << lp.C_error << " " << lp.E_error;
         const RecoveryScore pds = run_pds(P, truth);
         EXPECT_TRUE(pds.success()) << "PDS F=" << F << ": " << pds.C_error << " " << pds.E_error;
-        const RecoveryScore anchors = run_anchor_words(P, truth);
+        const RecoveryScore anchored = run_anchor_words(P, truth);
         // All topics anchored at F = 10 (the anchor route is exact), 15 of 20 at F = 20.
-        EXPECT_EQ(anchors.success(), F <= 15) << "F=" << F << ": " << anchors.C_error << " " << anchors.E_error;
+        EXPECT_EQ(anchored.success(), F <= 15) << "F=" << F << ": " << anchored.C_error << " " << anchored.E_error;
     }
 }
 
@@ -115,6 +120,25 @@ TEST(AnchorFree, ScreenedLpEqualsTheFullLpAtEveryLayout) {
     }
 }
 
+TEST(AnchorFree, PdsRecoversAtEveryLayoutAndItsRowSplitMatchesOneRank) {
+    const auto world = mpi::Comm::world();
+    const PlantedFactors truth = paper_synthetic(400, 8, 0, 41);
+    const dist::DistMatrix P0 = distribute(world, truth.P);
+    const SquareRootFactor root = root_of(P0, 8);
+    // The same B̃ on every rank: PDS row-split over all ranks against PDS on one rank alone.
+    const Eigen::MatrixXd M_all = anchorfree_pds(world, root.B, PdsOptions{});
+    const mpi::Comm self(MPI_COMM_SELF);
+    const Eigen::MatrixXd M_one = anchorfree_pds(self, root.B, PdsOptions{});
+    EXPECT_LE((root.B * M_all - root.B * M_one).cwiseAbs().maxCoeff(), 1e-9);
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const dist::DistMatrix P = distribute(world, truth.P, pr, pc);
+        PdsReport report;
+        const RecoveryScore score = run_pds(P, truth, &report);
+        EXPECT_TRUE(report.converged) << pr << "x" << pc;
+        EXPECT_TRUE(score.success()) << pr << "x" << pc << ": " << score.C_error << " " << score.E_error;
+    }
+}
+
 TEST(AnchorFree, TheDeterminantGrowsEverySweepAndTheColumnsAreFeasible) {
     const auto world = mpi::Comm::world();
     const PlantedFactors truth = paper_synthetic(300, 6, 0, 5);
@@ -132,7 +156,7 @@ TEST(AnchorFree, TheDeterminantGrowsEverySweepAndTheColumnsAreFeasible) {
     EXPECT_NEAR(std::abs(M.determinant()), std::abs(M_truth.determinant()), 1e-8 * std::abs(M_truth.determinant()));
 }
 
-TEST(AnchorFree, APWithTooFewPositiveEigenvaluesStopsEveryRank) {
+TEST(AnchorFree, PWithTooFewPositiveEigenvaluesHasNoSquareRootAndStopsEveryRank) {
     const auto world = mpi::Comm::world();
     Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(30, 30);
     Q.topLeftCorner(2, 2) << 0.5, 0.1, 0.1, 0.3;  // rank 2: two positive eigenvalues

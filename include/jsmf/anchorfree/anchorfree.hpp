@@ -39,14 +39,16 @@ struct RowShare {
 RowShare row_share(Index N, int rank, int ranks);
 
 /// AnchorFree-LP (Alg. 1): max |det M| s.t. B̃M >= 0, 1ᵀB̃M = 1ᵀ, by cycling over the
-/// columns of M; for column f with a = (M⁻¹)_{f,:}ᵀ (the co-factors up to the factor
-/// det M, which changes neither LP's solution), the LPs max aᵀx and min aᵀx s.t.
+/// columns of M; for column f with a = (M⁻¹)_{f,:}ᵀ (the co-factors divided by det M: a
+/// negative det M swaps which LP is the max, harmless because both are solved), the LPs
+/// max aᵀx and min aᵀx s.t.
 /// B̃x >= 0, 1ᵀB̃x = 1, and the solution with the larger |aᵀx| becomes M(:, f) — the
 /// determinant lemma gives det M' = det M · aᵀx, so |det M| never decreases once the
 /// columns are feasible. M starts at I (the paper's).
 struct LpOptions {
-    /// Stop when a whole sweep over the F columns raised log|det M| by at most this
-    /// (from the second sweep; the first only makes M feasible). The paper says "until
+    /// Stop when a whole sweep over the F columns raised log|det M| by at most
+    /// tolerance · max(1, |log|det M||) (from the second sweep; the first only makes M
+    /// feasible). The paper says "until
     /// convergence"; a relative determinant change of 1e-12 is far below what moves C*.
     double tolerance = 1e-12;
     int max_sweeps = 100;
@@ -58,7 +60,7 @@ struct LpOptions {
     /// for all N rows, because the working-set LP is a relaxation whose optimum is
     /// feasible for the whole one. Rows stay in the set for the later LPs. 0: all rows.
     int batch = 0;  ///< 0: 2F + 10
-    double feasibility = 1e-10;
+    double feasibility = 1e-10;  ///< rows of the working set count as met at Clp's own tolerance
     bool screening = true;
 };
 
@@ -124,12 +126,15 @@ struct PdsReport {
 /// root's decisions (the line search's steps and the stopping rules). M starts at I
 /// moved onto Mᵀb = 1 (the paper's M = I, made feasible for the equality constraint that
 /// (23) keeps). As in anchorfree_lp, B̃ is scaled to ‖b‖ = 1 inside. Per-rank memory:
-/// 3 · (N/p) · F doubles for Z, U, B̃M plus B̃.
+/// B̃ (N·F, replicated) plus about 6 · (N/p) · F doubles (this rank's rows of B̃, Z, U and
+/// the temporaries of one Decrease iteration).
 Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, const PdsOptions& options,
                                PdsReport* report = nullptr);
 
 /// Collective on P.grid(). C* = B̃M and E* = (C*ᵀC*)⁻¹ C*ᵀ (P C*) (C*ᵀC*)⁻¹ (Alg. 1 line 7),
-/// P C* by one distributed product (dist::multiply_block, N·F doubles reduced).
+/// P C* by one distributed product (dist::multiply_block, N·F doubles reduced). C* and E*
+/// are the root's copies on every rank. Throws StageFailed (InputError) on every rank when
+/// C*ᵀC* is singular (dependent topics: no E*).
 AnchorFreeResult finish(const dist::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M);
 
 }  // namespace jsmf::anchorfree

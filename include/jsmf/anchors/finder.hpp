@@ -12,8 +12,8 @@ namespace jsmf::anchors {
 
 /// qr: jsmf's sparse implicit pivoted QR (practical-jsmf Alg. 2). It is SPA (Gillis &
 /// Vavasis 2014) on the same normalization, the rows of C̄: both take the point with the
-/// largest residual norm and project every point onto the orthogonal complement of its
-/// residual; Alg. 2 keeps the complement as Gram–Schmidt vectors q_k and downdates the
+/// largest residual norm and project every point onto the orthogonal complement of the
+/// chosen point's residual; Alg. 2 keeps the complement as Gram–Schmidt vectors q_k and downdates the
 /// squared norms instead of forming the residual matrix (anchors_test checks a textbook
 /// SPA picks the same words in the same order). "spa" is accepted as its name.
 enum class Finder { qr, fastanchor, snpa, xray };

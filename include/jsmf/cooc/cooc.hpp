@@ -27,8 +27,11 @@ enum class Exchange {
 enum class Estimator {
     /// Eq. 5 (NIPS'15): the unbiased estimator of p(w1, w2) from word counts. Default.
     unbiased,
-    /// The tf-idf second moment AnchorFree uses (Fu et al. 2019, §2 and §6.1: "the standard
-    /// tf-idf data as the D matrix", P = E{DDᵀ}, Eq. 2): D(v, d) = (h_dv / n_d) · ln(M / df_v)
+    /// A tf-idf second moment, jsmf's reading of AnchorFree (Fu et al. 2019): §6.1 uses "the
+    /// standard tf-idf data as the D matrix" and §2 defines P = E{DDᵀ} (Eq. 2); §6.1 then
+    /// estimates the co-occurrences "following the method suggested in [8]" (Arora, Ge,
+    /// Moitra 2012), whose exact estimator the paper does not state. jsmf uses the plain
+    /// sample second moment: D(v, d) = (h_dv / n_d) · ln(M / df_v)
     /// (relative term frequency times the natural-log inverse document frequency over the M
     /// contributing documents; words in every document get weight 0), and
     /// C = Σ_d D(:, d) D(:, d)ᵀ / Σ_{d,u,v} D(u, d) D(v, d): the sample second moment,
