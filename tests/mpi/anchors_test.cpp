@@ -16,6 +16,7 @@
 #include "jsmf/dist/ops.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
+#include "support/brute_force_nnls.hpp"
 #include "test_support.hpp"
 
 namespace jsmf::anchors {
@@ -237,37 +238,10 @@ Eigen::MatrixXd row_normalized(const Eigen::MatrixXd& C) {
 }
 
 /// The residual x − Uh of the exact min_{h >= 0} ‖x − Uh‖ (capped: also 1ᵀh <= 1), by
-/// enumeration of the supports S of h with a QR of U's columns in S (the method under
-/// test works on Gram matrices and an active set instead): the optimum minimizes on the
-/// affine set of its own support (h_S free, or 1ᵀh_S = 1 where the cap is active) and is
-/// feasible there, so it is the feasible candidate with the least residual.
+/// enumeration of the supports of h with a QR of U's columns (test::brute_force_nnls; the
+/// method under test works on Gram matrices and an active set instead).
 Eigen::VectorXd plain_residual(const Eigen::MatrixXd& U, const Eigen::VectorXd& x, bool capped) {
-    const int k = static_cast<int>(U.cols());
-    Eigen::VectorXd best = x;  // h = 0
-    auto consider = [&](const Eigen::MatrixXd& U_S, const Eigen::VectorXd& z) {
-        if ((z.array() < 0).any() || (capped && z.sum() > 1)) return;
-        const Eigen::VectorXd r = x - U_S * z;
-        if (r.squaredNorm() < best.squaredNorm()) best = r;
-    };
-    for (int mask = 1; mask < (1 << k); ++mask) {
-        std::vector<int> S;
-        for (int l = 0; l < k; ++l)
-            if (mask & (1 << l)) S.push_back(l);
-        const auto m = static_cast<Index>(S.size());
-        Eigen::MatrixXd U_S(U.rows(), m);
-        for (Index a = 0; a < m; ++a) U_S.col(a) = U.col(S[static_cast<std::size_t>(a)]);
-        consider(U_S, U_S.colPivHouseholderQr().solve(x));
-        if (!capped) continue;
-        Eigen::VectorXd z(m);  // 1ᵀz = 1: z_last = 1 − Σ others
-        z(m - 1) = 1;
-        if (m > 1) {
-            const Eigen::MatrixXd D = U_S.leftCols(m - 1).colwise() - U_S.col(m - 1);
-            z.head(m - 1) = D.colPivHouseholderQr().solve(x - U_S.col(m - 1));
-            z(m - 1) = 1 - z.head(m - 1).sum();
-        }
-        consider(U_S, z);
-    }
-    return best;
+    return x - U * test::brute_force_nnls(U, x, capped);
 }
 
 /// Every point's residual against the anchor rows A of X (rows of R).
