@@ -156,12 +156,6 @@ Eigen::VectorXd solve_screened(const mpi::Comm& comm, WorkingLp* lp, const Eigen
     }
 }
 
-double log_abs_det(const Eigen::MatrixXd& M) {
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(M);
-    double sum = 0;
-    for (Index k = 0; k < M.rows(); ++k) sum += std::log(std::abs(lu.matrixLU()(k, k)));
-    return sum;
-}
 }  // namespace
 
 Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, const LpOptions& options,

@@ -16,17 +16,6 @@ namespace jsmf::anchorfree {
 namespace {
 constexpr const char* kStage = "anchorfree";
 
-double log_abs_det(const Eigen::MatrixXd& M) {
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(M);
-    double sum = 0;
-    for (Index k = 0; k < M.rows(); ++k) {
-        const double u = std::abs(lu.matrixLU()(k, k));
-        if (!(u > 0)) return -std::numeric_limits<double>::infinity();
-        sum += std::log(u);
-    }
-    return sum;
-}
-
 /// The change of the M part of f_k (17) along D, with Z fixed:
 /// φ(M) = −log|det M| + (1/2ρ)‖B̃M − Z + ρU‖², and with G = B̃ᵀB̃, W = B̃ᵀ(Z − ρU),
 /// φ(M̂ + tD) − φ(M̂) = −log|det(I + t M̂⁻¹D)| + (t⟨D, GM̂ − W⟩ + t²⟨D, GD⟩/2)/ρ.

@@ -53,6 +53,15 @@ for m in ("anchorfree-lp", "anchorfree-pds"):
 print("anchors: max L1 to truth %.4f" % l1(Ba, truth))
 PY
 
+run 2 -q fit "${common[@]}" --method anchorfree-lp --lp-no-screening --out "$work/full.h5" >/dev/null 2>"$work/err" \
+  && "$python" - "$work/full.h5" "$work/anchorfree-lp.1.h5" <<'PY' && ok "--lp-no-screening: Clp gets every row, and the same topics as the screened LP" || fail "--lp-no-screening: $(cat "$work/err")"
+import sys, h5py, numpy as np
+full, screened = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+rows_full, rows_screened = full["K5/anchorfree"].attrs["working_rows"], screened["K5/anchorfree"].attrs["working_rows"]
+d = np.abs(full["K5/model/B"][:] - screened["K5/model/B"][:]).max()
+print("working rows: all %d, screened %d; max |B difference| %.2e" % (rows_full, rows_screened, d))
+assert rows_full == 300 and rows_screened < rows_full and d < 1e-8
+PY
 "$jsmf" show "$work/anchorfree-lp.1.h5" --top-words 5 >"$work/show.txt" 2>&1 && grep -q "anchorfree-lp: .* sweeps, converged" "$work/show.txt" && grep -q "representative" "$work/show.txt" \
   && ok "show prints an AnchorFree model" || fail "show: $(tail -5 "$work/show.txt")"
 run 2 -q eval "$work/anchorfree-lp.1.h5" --corpus "$work/docword.s.txt" --truth "$work/truth.s.h5" \

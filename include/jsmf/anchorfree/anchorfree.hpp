@@ -38,6 +38,10 @@ struct RowShare {
 };
 RowShare row_share(Index N, int rank, int ranks);
 
+/// Local. log|det M| from an LU factorization (−inf for a singular M): the LP's progress
+/// measure and PDS's barrier.
+double log_abs_det(const Eigen::MatrixXd& M);
+
 /// AnchorFree-LP (Alg. 1): max |det M| s.t. B̃M >= 0, 1ᵀB̃M = 1ᵀ, by cycling over the
 /// columns of M; for column f with a = (M⁻¹)_{f,:}ᵀ (the co-factors divided by det M: a
 /// negative det M swaps which LP is the max, harmless because both are solved), the LPs
