@@ -8,11 +8,11 @@
 #     seconds per trial (1 rank: the trials are small).
 #  2. A UCI corpus (default KOS), K in TOPICS (default "10 25"), 2 ranks, AP-rectified C:
 #     rectified anchor words vs AnchorFree-LP vs AnchorFree-PDS: seconds of the whole fit
-#     and of the factorization step, coherence and SimCount (issue 6's definitions).
+#     and of the factorization step, coherence and SimCount (the definitions in jsmf eval --help).
 # Usage: jobs/bench_anchorfree.sh [CORPUS_DIR] [NAME]; env TRIALS (20), TOPICS ("10 25"), TABLES (1)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus_dir=${1:-$root/../shared/data/kos}
+corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 source "$root/jobs/bench_common.sh"
 trials=${TRIALS:-20}

@@ -3,10 +3,10 @@
 # Benchmark of `jsmf cooc` against a one-process baseline (Eigen sparse H·Hᵀ), on a UCI
 # corpus and on the corpus concatenated with itself 2, 4 and 8 times (per-rank memory
 # must stay flat). Prints the machine's context and one table.
-# Usage: jobs/bench_cooc.sh [CORPUS_DIR (default: ../shared/data/kos)] [NAME (default: kos)]
+# Usage: jobs/bench_cooc.sh CORPUS_DIR [NAME (default: kos)]  (CORPUS_DIR or JSMF_CORPUS_DIR: docword.NAME.txt, vocab.NAME.txt)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus_dir=${1:-$root/../shared/data/kos}
+corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 source "$root/jobs/bench_common.sh"
 bandwidth=$("$build/cooc_kernel_bench" --benchmark_filter=Triad 2>/dev/null |

@@ -7,7 +7,7 @@
 # Usage: jobs/bench_fit.sh [CORPUS_DIR] [NAME]; env ITERATIONS (150), TOPICS ("10 100"), RANKS ("1 2")
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus_dir=${1:-$root/../shared/data/kos}
+corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 iterations=${ITERATIONS:-150}
 topics=${TOPICS:-10 100}

@@ -11,7 +11,7 @@
 # Usage: jobs/bench_infer.sh [CORPUS_DIR] [NAME]; env RANKS ("1 2"), TOPICS ("25 100"), HELDOUT_K (25)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus_dir=${1:-$root/../shared/data/kos}
+corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 source "$root/jobs/bench_common.sh"
 py=/usr/bin/python3

@@ -8,7 +8,7 @@
 #        METHODS ("ap dr dp"), RANKS (2), CHECK_VARIANTS (1: also AP checking every iteration and never)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus_dir=${1:-$root/../shared/data/kos}
+corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 iterations=${ITERATIONS:-300}
 topics=${TOPICS:-10 50}

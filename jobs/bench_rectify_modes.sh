@@ -17,7 +17,7 @@
 #       REFS (a folder that keeps the long runs as long.<K>.h5 and reuses them when present)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus_dir=${1:-$root/../shared/data/kos}
+corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 topics=${TOPICS:-10 100}
 ranks=${RANKS:-1 2}
@@ -25,7 +25,7 @@ long=${LONG:-2000}
 modes=${MODES:-long exact150 default converge}
 source "$root/jobs/bench_common.sh"
 py=/usr/bin/python3
-filter=(--min-tokens 5 --min-distinct 3)   # the authors' KOS/NIPS filter (as ap-convergence.md)
+filter=(--min-tokens 5 --min-distinct 3)   # the authors' KOS/NIPS filter 
 
 mode_options() {
   case $1 in

@@ -10,7 +10,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/jobs/setup.sh"
-bash "$root/jobs/build.sh"
+JSMF_TARGETS=${JSMF_TARGETS:-jsmf jsmf_man} bash "$root/jobs/build.sh"   # only what it runs
 source "$root/jobs/env.sh"
 jsmf=$root/build/jsmf
 np=${JSMF_NP:-2}

@@ -8,7 +8,7 @@
 
 #include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/core/error.hpp"
-#include "jsmf/dist/eig.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::anchorfree {
@@ -28,7 +28,7 @@ RowShare row_share(Index N, int rank, int ranks) {
     return {N * rank / ranks, N * (rank + 1) / ranks};
 }
 
-AnchorFreeResult finish(const dist::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M) {
+AnchorFreeResult finish(const distmat::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M) {
     const mpi::Comm comm = P.grid().borrow_comm();
     mpi::require_same_on_all_ranks(comm, {P.rows(), B.rows(), B.cols(), M.rows(), M.cols()}, "anchorfree finish");
     AnchorFreeResult out;
@@ -38,7 +38,7 @@ AnchorFreeResult finish(const dist::DistMatrix& P, const Eigen::MatrixXd& B, con
     // so no rank's rounding can send it down another branch.
     mpi::adopt_root_copy(comm, out.C.data(), static_cast<std::size_t>(out.C.size()));
     out.min_C = std::min(0.0, out.C.minCoeff());
-    const Eigen::MatrixXd PC = dist::multiply_block(P, out.C);  // the one distributed product
+    const Eigen::MatrixXd PC = distmat::multiply_block(P, out.C);  // the one distributed product
     const Eigen::MatrixXd gram = out.C.transpose() * out.C;
     const Eigen::LDLT<Eigen::MatrixXd> ldlt(gram);
     // (CᵀC)⁻¹ Cᵀ P C (CᵀC)⁻¹: two solves with the Gram matrix, symmetrized against rounding.

@@ -8,7 +8,7 @@
 
 namespace jsmf::anchorfree {
 
-SquareRootFactor square_root_factor(const dist::DistMatrix& P, int F, const dist::EigOptions& eig) {
+SquareRootFactor square_root_factor(const distmat::DistMatrix& P, int F, const distmat::EigOptions& eig) {
     const mpi::Comm comm = P.grid().borrow_comm();
     mpi::require_same_on_all_ranks(comm, {P.rows(), P.cols(), F}, "square_root_factor");
     mpi::run_local_phase(comm, "anchorfree", [&] {
@@ -16,9 +16,9 @@ SquareRootFactor square_root_factor(const dist::DistMatrix& P, int F, const dist
         if (F < 2 || F >= P.rows())
             throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(P.rows()) + ", got " + std::to_string(F));
     });
-    dist::EigOptions options = eig;
+    distmat::EigOptions options = eig;
     options.num_eigenpairs = F;
-    const dist::EigResult r = dist::top_eigenpairs(P, options);
+    const distmat::EigResult r = distmat::top_eigenpairs(P, options);
     // The eigenvalues are the root's (Rayleigh–Ritz on the root, broadcast): every rank
     // takes the same branch.
     mpi::run_local_phase(comm, "anchorfree", [&] {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "jsmf/core/error.hpp"
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/solvers/matching.hpp"
 
 namespace jsmf::anchorfree {
 
@@ -53,7 +53,7 @@ RecoveryScore score_recovery(const Eigen::MatrixXd& C_est, const Eigen::MatrixXd
     Eigen::MatrixXd cost(F, F);  // truth k against estimate j
     for (Index k = 0; k < F; ++k)
         for (Index j = 0; j < F; ++j) cost(k, j) = (C_est.col(j) - C.col(k)).squaredNorm();
-    score.matching = eval::optimal_assignment(cost);
+    score.matching = solvers::optimal_assignment(cost);
     for (Index k = 0; k < F; ++k) {
         const int j = score.matching[static_cast<std::size_t>(k)];
         score.C_error += cost(k, j);

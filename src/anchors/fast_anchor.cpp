@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "jsmf/dist/eig.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -99,7 +99,7 @@ void greedy_farthest_points(const Eigen::MatrixXd& Y, std::vector<bool> candidat
 
 }  // namespace
 
-AnchorResult find_anchors_fast(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
+AnchorResult find_anchors_fast(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
                                const FastAnchorOptions& options) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
@@ -123,7 +123,7 @@ AnchorResult find_anchors_fast(const dist::DistMatrix& C, const Eigen::VectorXd&
         inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
     }
     // Y = C̄ R = diag(1/p) (C R): the projected rows of C̄, replicated.
-    const Eigen::MatrixXd Y = inverse_p.asDiagonal() * dist::multiply_block(C, random_projection(N, d, options.seed));
+    const Eigen::MatrixXd Y = inverse_p.asDiagonal() * distmat::multiply_block(C, random_projection(N, d, options.seed));
     result.diag_r.resize(K);
     std::vector<Index> anchors(static_cast<std::size_t>(K), -1);
     // The root's greedy must not leave the others waiting in the broadcast: agree first.

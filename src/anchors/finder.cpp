@@ -30,7 +30,7 @@ std::string finder_name(Finder finder) {
     return "qr";
 }
 
-AnchorResult find_anchors_by(Finder finder, const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+AnchorResult find_anchors_by(Finder finder, const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
                              const FastAnchorOptions& fast) {
     switch (finder) {
         case Finder::fastanchor: return find_anchors_fast(C, row_sums, num_topics, fast);

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -12,7 +12,7 @@ namespace jsmf::anchors {
 
 namespace {
 /// Alg. 2; `fixed` (when not null) replaces the argmax of line 4 by the given pivots.
-AnchorResult pivoted_qr(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
+AnchorResult pivoted_qr(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
                         const std::vector<Index>* fixed) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
@@ -44,7 +44,7 @@ AnchorResult pivoted_qr(const dist::DistMatrix& C, const Eigen::VectorXd& row_su
         inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
         result.zero_rows += row_sums(i) > 0 ? 0 : 1;
     }
-    Eigen::VectorXd u = dist::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());   // line 2
+    Eigen::VectorXd u = distmat::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());   // line 2
     Eigen::MatrixXd Q(N, K);
     std::vector<bool> chosen(static_cast<std::size_t>(N), false);
     result.diag_r.resize(K);
@@ -64,23 +64,23 @@ AnchorResult pivoted_qr(const dist::DistMatrix& C, const Eigen::VectorXd& row_su
         result.anchors.push_back(n);
         const double r = std::sqrt(std::max(u(n), 0.0));                                   // line 5
         result.diag_r(k) = r;
-        const Eigen::VectorXd p_n = dist::row(C, n) * inverse_p(n);                        // column n of P = C̄ᵀ
+        const Eigen::VectorXd p_n = distmat::row(C, n) * inverse_p(n);                        // column n of P = C̄ᵀ
         Eigen::VectorXd q = p_n;
         for (int l = 0; l < k; ++l) q -= Q.col(l).dot(p_n) * Q.col(l);                     // line 6
         q /= r > 0 ? r : 1.0;
         Q.col(k) = q;
-        const Eigen::VectorXd qP = dist::multiply(C, q).cwiseProduct(inverse_p);          // q_kᵀP = (C̄ q_k)ᵀ
+        const Eigen::VectorXd qP = distmat::multiply(C, q).cwiseProduct(inverse_p);          // q_kᵀP = (C̄ q_k)ᵀ
         u -= qP.cwiseAbs2();                                                               // line 7
     }
     return result;
 }
 }  // namespace
 
-AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K) {
+AnchorResult find_anchors(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K) {
     return pivoted_qr(C, row_sums, K, nullptr);
 }
 
-AnchorResult anchors_from_words(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums,
+AnchorResult anchors_from_words(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums,
                                 const std::vector<Index>& anchors) {
     return pivoted_qr(C, row_sums, static_cast<int>(anchors.size()), &anchors);
 }

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "jsmf/core/error.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
-#include "jsmf/recover/scls.hpp"
+#include "jsmf/solvers/scls.hpp"
 
 namespace jsmf::anchors {
 
@@ -34,8 +34,8 @@ int owner_of_point(Index N, int ranks, Index i) {
 
 /// Collective on C.grid(). x_jᵀX = (x_jᵀx_i)_i = (1/p)∘(C (C_jᵀ/p_j)) for symmetric C:
 /// one row and one matrix-vector product. Replicated.
-Eigen::VectorXd inner_products_with(const dist::DistMatrix& C, const Eigen::VectorXd& inverse_p, Index j) {
-    return dist::multiply(C, dist::row(C, j) * inverse_p(j)).cwiseProduct(inverse_p);
+Eigen::VectorXd inner_products_with(const distmat::DistMatrix& C, const Eigen::VectorXd& inverse_p, Index j) {
+    return distmat::multiply(C, distmat::row(C, j) * inverse_p(j)).cwiseProduct(inverse_p);
 }
 
 /// Collective on `comm`. The root's argmax of `value` over the candidates (ties: the lowest
@@ -73,8 +73,8 @@ Eigen::VectorXd residual_squared_norms(const mpi::Comm& comm, Method method, con
     for (Index i = begin; i < end; ++i) {
         if (!candidate[static_cast<std::size_t>(i)]) continue;
         const Eigen::VectorXd f_i = F_A.col(i);
-        const recover::SclsSolution s = method == Method::snpa ? recover::solve_capped_simplex_gram(G, f_i)
-                                                               : recover::solve_nnls_gram(G, f_i);
+        const solvers::SclsSolution s = method == Method::snpa ? solvers::solve_capped_simplex_gram(G, f_i)
+                                                               : solvers::solve_nnls_gram(G, f_i);
         H.col(i - begin) = s.y;
         residual2(i) = std::max(norms2(i) - 2.0 * s.y.dot(f_i) + s.y.dot(G * s.y), 0.0);
     }
@@ -82,7 +82,7 @@ Eigen::VectorXd residual_squared_norms(const mpi::Comm& comm, Method method, con
     return residual2;
 }
 
-AnchorResult snpa_or_xray(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int K, Method method) {
+AnchorResult snpa_or_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K, Method method) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(row_sums.size())},
@@ -105,7 +105,7 @@ AnchorResult snpa_or_xray(const dist::DistMatrix& C, const Eigen::VectorXd& row_
         candidate[static_cast<std::size_t>(i)] = row_sums(i) > 0;
         result.zero_rows += row_sums(i) > 0 ? 0 : 1;
     }
-    const Eigen::VectorXd norms2 = dist::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());  // ‖x_i‖²
+    const Eigen::VectorXd norms2 = distmat::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());  // ‖x_i‖²
     const Index begin = first_point(N, comm.rank(), comm.size()), end = first_point(N, comm.rank() + 1, comm.size());
     Eigen::MatrixXd F(K, N);  // row l: x_{s_l}ᵀX
     Eigen::MatrixXd H;        // this rank's h_i, column i − begin
@@ -145,11 +145,11 @@ AnchorResult snpa_or_xray(const dist::DistMatrix& C, const Eigen::VectorXd& row_
 
 }  // namespace
 
-AnchorResult find_anchors_snpa(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics) {
+AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics) {
     return snpa_or_xray(C, row_sums, num_topics, Method::snpa);
 }
 
-AnchorResult find_anchors_xray(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics) {
+AnchorResult find_anchors_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics) {
     return snpa_or_xray(C, row_sums, num_topics, Method::xray);
 }
 

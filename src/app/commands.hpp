@@ -11,7 +11,7 @@
 #include "app/model_stage.hpp"
 #include "app/stages.hpp"
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/grid.hpp"
+#include "jsmf/distmat/grid.hpp"
 #include "jsmf/io/provenance.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/prepare/prepare.hpp"
@@ -160,13 +160,14 @@ struct ShowCommand {
     std::string file;
     int top_words = 10;
     int pairs = 10;
+    bool schema = false;     ///< print the files' HDF5 schema instead
 };
 CLI::App* add_show_command(CLI::App& app, ShowCommand& command);
 /// Rank 0 reads and prints; the others wait for its verdict.
 int run_show(const ShowCommand& command, const mpi::Comm& world);
 
 /// Local. Provenance of a result made now by `world` on `grid`, with these options.
-io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const dist::Grid& grid,
+io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
                                std::vector<std::pair<std::string, std::string>> options);
 
 /// Local: "RxC" (or empty for the most-square shape) checked against the rank count.

@@ -7,15 +7,15 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
-#include "jsmf/dist/grid.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/grid.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::app {
 
-io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const dist::Grid& grid,
+io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
                                std::vector<std::pair<std::string, std::string>> options) {
     io::Provenance provenance;
     provenance.command_line = command_line;
@@ -24,13 +24,13 @@ io::Provenance make_provenance(const std::string& command_line, const mpi::Comm&
     provenance.grid = std::to_string(grid.rows()) + "x" + std::to_string(grid.cols());
     provenance.options = std::move(options);
     // Threads per rank split the sums of AP's trace differently (rounding only).
-    provenance.options.emplace_back("threads", std::to_string(dist::threads()));
+    provenance.options.emplace_back("threads", std::to_string(distmat::threads()));
     return provenance;
 }
 
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols) {
     if (shape.empty()) {
-        dist::most_square_shape(num_ranks, rows, cols);
+        distmat::most_square_shape(num_ranks, rows, cols);
         return;
     }
     char x = 0, extra = 0;
@@ -61,10 +61,10 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
     StageTimes times;
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] { parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols); });
-    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);  // collective (BLACS)
+    const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);  // collective (BLACS)
     io::check_output_path(world, c.out);
 
-    CoocOutcome outcome = run_cooc_stage(c.input, grid, c.block_size, times);
+    fit::BuiltCooc outcome = run_cooc_stage(c.input, grid, c.block_size, times);
     Stopwatch clock;
     Options options = cooc_provenance(c.input, c.block_size);
     options.emplace_back("compression", std::to_string(c.compression));

@@ -5,7 +5,8 @@
 #include <tuple>
 
 #include "app/commands.hpp"
-#include "app/metrics_stage.hpp"
+#include "app/output.hpp"
+#include "jsmf/fit/measure.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/truth.hpp"
@@ -57,7 +58,7 @@ long long integer_option(const io::ModelFile& file, const std::string& name, lon
 }
 
 /// Local. The rectification a model records, as settings that run it again.
-RectifySettings recorded_rectification(const io::ModelFile& file, const io::FittedModel& m) {
+RectifySettings recorded_rectification(const io::ModelFile& file, const fit::Model& m) {
     RectifySettings s;
     s.method = m.rectification.method;
     s.iterations = m.rectification.iterations;  // as many as were run (any stop included)
@@ -126,7 +127,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
     });
     const std::string out = c.out.empty() ? c.model : c.out;
     io::check_output_path(world, out);
-    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
+    const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     const auto N = static_cast<Index>(file.vocab.size());
 
     // What B, B̆, A and p alone tell; and the model's document filter (its own record, else
@@ -147,7 +148,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
 
     // The filter that built C: the --cooc file's record, where it has one.
     if (!c.cooc_file.empty()) {
-        const CountingCorpus recorded = counting_corpus_of_file(world, c.cooc_file, {}, file.doc_freq, input.options);
+        const fit::CountingCorpus recorded = fit::counting_corpus_of_file(world, c.cooc_file, {}, file.doc_freq, input.options);
         input.options.min_tokens = recorded.filter.min_tokens;
         input.options.min_distinct = recorded.filter.min_distinct;
     }
@@ -155,14 +156,14 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
     // Coherence first (one cheap pass, checked against the model's D1): a wrong corpus
     // stops eval before the rectifications are run again.
     if (!c.input.corpus.empty()) {
-        CountingCorpus corpus;
+        fit::CountingCorpus corpus;
         corpus.files = c.input.corpus;
         corpus.filter = input.options;
         corpus.doc_freq = file.doc_freq;
-        std::vector<io::FittedModel*> models;
+        std::vector<fit::Model*> models;
         for (auto& m : file.models) models.push_back(&m);
-        measure_coherence(world, models, corpus, N);
-        if (!c.labels.empty()) measure_clustering(world, models, corpus, c.labels, c.seed);
+        fit::measure_coherence(world, models, corpus, N, log_report());
+        if (!c.labels.empty()) fit::measure_clustering(world, models, corpus, c.labels, c.seed, log_report());
     }
 
     // Against C: from the file, or built again from the corpus with the model's filter.
@@ -170,7 +171,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
     if (!c.cooc_file.empty() || build_from_corpus) {
         StageTimes times;
         io::CoocFileInfo info;
-        const dist::DistMatrix C = load_cooc(input, c.cooc_file, grid, c.block_size, times, info);
+        const distmat::DistMatrix C = load_cooc(input, c.cooc_file, grid, c.block_size, times, info);
         mpi::check_on_root(world, "setup", [&] {
             if (C.rows() != N) throw InputError(c.cooc_file.empty() ? c.input.vocab : c.cooc_file,
                                                 "has " + std::to_string(C.rows()) + " words, the model " + std::to_string(N));
@@ -184,7 +185,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         });
         Eigen::MatrixXd original_projection;
         for (auto& m : file.models) {
-            dist::DistMatrix work = dist::copy(C);
+            distmat::DistMatrix work = distmat::copy(C);
             RectifySettings again;
             mpi::run_local_phase(world, "setup", [&] { again = recorded_rectification(file, m); });
             if (again.method != "none")
@@ -195,9 +196,11 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                 log::warn("eval: K = {}: the model was rectified in single precision, which the same rank count, "
                           "grid and threads reproduce exactly, others only to about 1e-4 (the errors against the "
                           "rectified C are then those of this replay)", m.num_topics);
-            run_rectify_stage(work, m.num_topics, again);
-            ProjectionCache cache{{}, original_projection};
-            measure_model(m, work, &C, cache);
+            fit::RectifyOptions options;
+            mpi::run_local_phase(world, "setup", [&] { with_flags([&] { options = fit::resolve(to_options(again)); }); });
+            fit::rectify(work, m.num_topics, options, log_report());
+            fit::ProjectionCache cache{{}, original_projection};
+            fit::measure_model(m, work, &C, cache);
             original_projection = cache.original;
         }
     }

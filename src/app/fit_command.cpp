@@ -5,12 +5,12 @@
 #include <fstream>
 
 #include "app/commands.hpp"
-#include "app/metrics_stage.hpp"
+#include "jsmf/fit/fit.hpp"
 #include "app/model_stage.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
-#include "jsmf/dist/blas_check.hpp"
-#include "jsmf/dist/grid.hpp"
+#include "jsmf/distmat/blas_check.hpp"
+#include "jsmf/distmat/grid.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -83,51 +83,6 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
     return d;
 }
 
-/// Collective on `grid`. Levels 2, 3, … of --hierarchy (practical-jsmf §4: "the rectified
-/// A of one level is the co-occurrence matrix of the next"): the level below's A (joint
-/// distribution of its topics, the same on every rank after the root's copy is adopted)
-/// becomes a K_below × K_below co-occurrence matrix, is rectified and factorized with the
-/// next K as jsmf fits any C.
-std::vector<io::HierarchyLevel> fit_hierarchy(const io::FittedModel& first, const std::vector<int>& levels,
-                                              const std::shared_ptr<const dist::Grid>& grid, const FitCommand& c) {
-    std::vector<io::HierarchyLevel> out;
-    if (levels.size() < 2) return out;
-    Eigen::MatrixXd A_below = first.A;
-    Eigen::MatrixXd B_words = first.B;
-    const mpi::Comm comm = grid->borrow_comm();
-    for (std::size_t l = 1; l < levels.size(); ++l) {
-        const int K = levels[l];
-        const Index below = A_below.rows();
-        mpi::adopt_root_copy(comm, A_below.data(), static_cast<std::size_t>(A_below.size()));
-        Eigen::MatrixXd C_level = (A_below + A_below.transpose()) / 2;
-        C_level /= C_level.sum();
-        dist::DistMatrix C(grid, below, below, std::min<Index>(c.block_size, below));
-        for (Index jl = 0; jl < C.local_cols(); ++jl)
-            for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = C_level(C.global_row(il), C.global_col(jl));
-        log::info("fit: hierarchy level {}: K = {} over the {} topics below", l + 1, K, below);
-        const io::RectificationRecord record = run_rectify_stage(C, K, c.rectify);
-        ModelSettings above = c.model;
-        above.alpha = false;  // α belongs to the documents' topics, level 1
-        io::FittedModel m = fit_rectified(C, K, above, {}, record, c.rectify);
-        io::HierarchyLevel level;
-        level.topics = K;
-        level.B = m.B;
-        level.A = m.A;
-        level.anchors = m.anchors;
-        level.rectify_method = record.method;
-        level.rectify_iterations = record.iterations;
-        level.rectify_converged = record.converged;
-        B_words = B_words * m.B;
-        level.B_words = B_words;
-        A_below = m.A;
-        std::string anchors;
-        for (const Index a : m.anchors) anchors += (anchors.empty() ? "" : " ") + std::to_string(a + 1);
-        log::info("fit: hierarchy level {}: anchor topics {}", l + 1, anchors);
-        out.push_back(std::move(level));
-    }
-    return out;
-}
-
 }  // namespace
 
 int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line) {
@@ -167,122 +122,79 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     }
     Stopwatch total;
     StageTimes times;
-    std::vector<int> topics;
-    std::vector<int> levels;  // --hierarchy
+    fit::FitOptions options;
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        (void)resolve(c.rectify);  // its InputErrors, before any work
+        with_flags([&] { options.rectify = fit::resolve(to_options(c.rectify)); });  // its errors, before any work
         check_model_settings(c.model);
+        options.model = to_options(c.model, {});
+        options.metrics = !c.no_metrics;
         if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
             throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
         if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
             throw InputError("--infer with --prior alpha needs --alpha");
         if (!c.infer_out.empty()) check_infer_settings(c.infer, c.infer_out, c.out);
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
-        topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
+        options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
         if (!c.hierarchy.empty()) {
-            levels = parse_topic_list(c.hierarchy, "--hierarchy");
-            if (levels.size() < 2) throw InputError("--hierarchy needs at least two levels, e.g. 25,5");
-            for (std::size_t l = 1; l < levels.size(); ++l)
-                if (levels[l] >= levels[l - 1]) throw InputError("--hierarchy: each level needs fewer topics than the one below");
+            options.hierarchy = parse_topic_list(c.hierarchy, "--hierarchy");
             if (!c.topics.empty() || !c.model.anchor_words.empty())
                 throw InputError("--hierarchy sets the topics: give no --topics or --anchor-words with it");
-            if (c.model.method != "anchors")
-                throw InputError("--hierarchy works with --method anchors: an AnchorFree A need not be a joint "
-                                 "distribution, which the next level factorizes");
-            topics = {levels.front()};
+            options.topics = {options.hierarchy.front()};
         }
-        if (!c.infer_out.empty() && topics.size() > 1) throw InputError("--infer works with one --topics value");
-        if (!c.model.anchor_words.empty() && topics.size() > 1)
+        if (!c.infer_out.empty() && options.topics.size() > 1) throw InputError("--infer works with one --topics value");
+        if (!c.model.anchor_words.empty() && options.topics.size() > 1)
             throw InputError("--anchor-words fixes K: give one --topics value at most");
+        with_flags([&] { fit::check(options); });
     });
-    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
+    const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
-    if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
+    if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     // Stages 0–1: C, from the corpus or from a file.
     Stopwatch clock;
     io::CoocFileInfo info;
-    dist::DistMatrix C = load_cooc(c.input, c.cooc_file, grid, c.block_size, times, info);
+    distmat::DistMatrix C = load_cooc(c.input, c.cooc_file, grid, c.block_size, times, info);
     const Index N = C.rows();
-    std::vector<Index> given_anchors;
     if (!c.model.anchor_words.empty()) {
-        given_anchors = read_anchor_words(world, c.model.anchor_words, info.vocab);
-        const int K = static_cast<int>(given_anchors.size());
+        options.model.anchor_words = read_anchor_words(world, c.model.anchor_words, info.vocab);
+        const int K = static_cast<int>(options.model.anchor_words.size());
         mpi::check_on_root(world, "setup", [&] {
-            if (!c.topics.empty() && topics.front() != K)
+            if (!c.topics.empty() && options.topics.front() != K)
                 throw InputError(c.model.anchor_words, "lists " + std::to_string(K) +
                                                            " anchor words, but --topics is " +
-                                                           std::to_string(topics.front()));
+                                                           std::to_string(options.topics.front()));
         });
-        topics = {K};
+        options.topics = {K};
     }
-    mpi::check_on_root(world, "setup", [&] {
-        for (const int K : topics)
-            if (K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
-        if (!info.rectification.empty() && c.rectify.method != "none")
-            log::warn("fit: {} holds an already rectified C ({}); it is rectified again", c.cooc_file, info.rectification);
-        Index never = 0;
-        for (Index i = 0; i < N; ++i) never += info.stats.unigram(i) > 0 ? 0 : 1;
-        if (never > 0)
-            log::warn("fit: {} of {} words never occur in the used documents (rows of C that are 0: with --rectify "
-                      "none they get B row 0 and are never anchors)", never, N);
-    });
+    mpi::run_local_phase(world, "setup", [&] { with_flags([&] { fit::check(options, N); }); });
+    if (!info.rectification.empty() && options.rectify.method != fit::Rectifier::none)
+        log::warn("fit: {} holds an already rectified C ({}); it is rectified again", c.cooc_file, info.rectification);
 
-    // Stages 2–6 per K. The metrics compare with the original C, so then every K works on
-    // a copy; without them, the last K rectifies C in place.
-    const bool measure = !c.no_metrics;
-    const CountingCorpus counting = measure ? counting_corpus(world, c.input, c.cooc_file, info) : CountingCorpus{};
-    check_counting_corpus(world, counting, N);  // before the work, not after it
-    ProjectionCache original_projection;  // the original C's, shared by every K
-    std::vector<io::FittedModel> models;
-    for (std::size_t k = 0; k < topics.size(); ++k) {
-        const int K = topics[k];
-        if (c.model.method == "anchors")
-            log::info("fit: K = {} ({} of {}): rectify {}, anchors {}, solver {}", K, k + 1, topics.size(),
-                      c.rectify.method, given_anchors.empty() ? c.model.anchors : "words", c.model.solver);
-        else
-            log::info("fit: K = {} ({} of {}): rectify {}, {}", K, k + 1, topics.size(), c.rectify.method, c.model.method);
-        const bool in_place = !measure && k + 1 == topics.size();
-        dist::DistMatrix work = in_place ? std::move(C) : dist::copy(C);
-        clock.restart();
-        const io::RectificationRecord record = run_rectify_stage(work, K, c.rectify);
-        const double rectify_seconds = clock.seconds();
-        io::FittedModel m = fit_rectified(work, K, c.model, given_anchors, record, c.rectify);
-        m.times.add("rectify", rectify_seconds);
-        log_model(m, info.vocab);
-        if (measure) {
-            ProjectionCache cache{{}, original_projection.original};
-            measure_model(m, work, &C, cache);
-            original_projection.original = cache.original;
-        }
-        models.push_back(std::move(m));
-    }
-    if (measure) {
-        std::vector<io::FittedModel*> measured;
-        for (auto& m : models) measured.push_back(&m);
-        measure_coherence(world, measured, counting, N, /*keep_going=*/true);
-    }
-
-    const std::vector<io::HierarchyLevel> hierarchy = fit_hierarchy(models.front(), levels, grid, c);
+    // Stages 2–5: the library's fit, per K, and the hierarchy.
+    const fit::CountingCorpus counting =
+        options.metrics ? fit::counting_corpus(world, c.input.corpus, c.input.options, c.cooc_file, info)
+                        : fit::CountingCorpus{};
+    fit::FitResult result = fit::fit(std::move(C), info, options, counting, log_report());
+    const std::vector<fit::Model>& models = result.models;
 
     clock.restart();
-    Options options = source_provenance(c.input, c.cooc_file, c.block_size);
-    if (!levels.empty()) options.emplace_back("hierarchy", c.hierarchy);
-    for (const Options& more : {rectify_provenance(c.rectify), model_provenance(c.model, !given_anchors.empty())})
-        options.insert(options.end(), more.begin(), more.end());
-    options.emplace_back("metrics", measure ? "yes" : "no");
+    Options provenance = source_provenance(c.input, c.cooc_file, c.block_size);
+    if (!options.hierarchy.empty()) provenance.emplace_back("hierarchy", c.hierarchy);
+    for (const Options& more : {rectify_provenance(options.rectify), model_provenance(options.model, c.model.anchor_words)})
+        provenance.insert(provenance.end(), more.begin(), more.end());
+    provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
     if (!c.cooc_file.empty() && !counting.files.empty()) {  // the filter coherence counted with
-        options.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
-        options.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
+        provenance.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
+        provenance.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
     }
-    if (!c.prepared.empty()) options.emplace_back("prepared", c.prepared);
-    io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, options), times,
-                         c.top_words, c.prepared.empty() ? nullptr : &documents, &hierarchy);
+    if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
+    io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, provenance), times,
+                         c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();
     if (!c.infer_out.empty()) {
         InferModel model;

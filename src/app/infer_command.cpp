@@ -58,7 +58,7 @@ InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int
     Eigen::VectorXd alpha;
     mpi::check_on_root(world, "setup", [&] {
         io::ModelFile file = io::read_model_file(path);
-        const io::FittedModel* chosen = nullptr;
+        const fit::Model* chosen = nullptr;
         for (const auto& m : file.models)
             if (topics == 0 || m.num_topics == topics) {
                 chosen = &m;

@@ -12,7 +12,7 @@
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/io/theta_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -195,7 +195,7 @@ void report_infer(const mpi::Comm& world, const InferSummary& s, const std::stri
     std::printf("jsmf-infer ranks=%d threads=%d documents=%lld inferred=%lld empty=%lld tokens=%lld oov_tokens=%lld "
                 "not_converged=%lld per_word_log_likelihood=%.9g perplexity=%.6g seconds=%.6f "
                 "documents_per_second_per_rank=%.1f tokens_per_second_per_rank=%.0f\n",
-                world.size(), dist::threads(), static_cast<long long>(s.documents), static_cast<long long>(s.inferred),
+                world.size(), distmat::threads(), static_cast<long long>(s.documents), static_cast<long long>(s.inferred),
                 static_cast<long long>(s.empty), static_cast<long long>(s.tokens), static_cast<long long>(s.oov_tokens),
                 static_cast<long long>(s.not_converged), s.per_word(), std::exp(-s.per_word()), s.seconds,
                 s.inferred / s.seconds / world.size(), s.tokens / s.seconds / world.size());

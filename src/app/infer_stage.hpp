@@ -41,7 +41,7 @@ struct InferSummary {
 };
 
 /// Collective on `world`. Reads the corpus in shards (each rank its documents), maps its
-/// words to the model's, infers θ for each document with dist::threads() threads, and
+/// words to the model's, infers θ for each document with distmat::threads() threads, and
 /// writes `out` (to "<out>.partial", renamed when complete) with a collective parallel-HDF5
 /// write in corpus order:
 ///   /theta            D × K float64 (row m: docID m + 1 over the files in order); a row of

@@ -2,8 +2,12 @@
 // jsmf: one binary, subcommands; parse everywhere, print once, abort only as a last resort.
 #include <cstdio>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "app/commands.hpp"
+#include "app/help_texts.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/mpi/environment.hpp"
@@ -14,7 +18,7 @@ using namespace jsmf;
 /// Runs `body` on every rank. A StageFailed means the ranks agreed on a failure: print
 /// the gathered messages once (rank 0) and exit with the same code everywhere. Any other
 /// exception escaped while ranks may be inside a collective: print it with the rank
-/// and MPI_Abort, the documented last resort (STYLE.md 2.5).
+/// and MPI_Abort, the last resort.
 int run_guarded(const mpi::Comm& world, const std::function<int()>& body) {
     try {
         return body();
@@ -70,6 +74,14 @@ int main(int argc, char** argv) {
     CLI::App* infer_app = app::add_infer_command(app, infer);
     app::ShowCommand show;
     CLI::App* show_app = app::add_show_command(app, show);
+    // Each subcommand's reference follows its options in --help (and so in its man page).
+    for (const auto& [sub, name] : std::vector<std::pair<CLI::App*, std::string>>{
+             {synth_app, "synth"}, {cooc_app, "cooc"},   {prepare_app, "prepare"}, {rectify_app, "rectify"},
+             {fit_app, "fit"},     {eval_app, "eval"},   {sweep_app, "sweep"},     {infer_app, "infer"},
+             {show_app, "show"}})
+        if (const std::string text = app::help_text(name); !text.empty()) sub->footer("\n" + text);
+    app.footer("jsmf <command> --help: every option of a command and its reference; jsmf show --schema: the "
+               "files' HDF5 schema.");
     try {
         app.parse(argc, argv);  // same argv on every rank => same outcome everywhere
     } catch (const CLI::ParseError& e) {

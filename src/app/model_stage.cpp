@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Anchors, B, A and α on a rectified C: the part of fit that sweep repeats per solver.
+// The flags of stages 3–4 (anchors, B, A, α; AnchorFree) and how they become the library's options.
 #include "app/model_stage.hpp"
 
 #include <algorithm>
@@ -9,28 +9,22 @@
 #include <unordered_map>
 
 #include "jsmf/anchors/finder.hpp"
-#include "jsmf/core/log.hpp"
-#include "jsmf/dist/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
-#include "jsmf/recover/recover.hpp"
 
 namespace jsmf::app {
 
 const char* const kSolverHelp =
     "B's simplex-constrained least squares: active-set (exact, on U = QR), expgrad (eta 50), admm (ADMM-DR, Alg. 3)";
 
-const std::vector<std::string>& solver_names() {
-    static const std::vector<std::string> names = {"active-set", "expgrad", "admm"};
-    return names;
-}
+const std::vector<std::string>& solver_names() { return fit::solver_names(); }
 
 void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_option("--method", c.method,
                     "anchors: rectified anchor words; anchorfree-lp / anchorfree-pds: AnchorFree (Fu et al. 2019), "
                     "topics without anchor words by the minimum-determinant criterion (alternating LPs with Clp, or "
                     "penalty dual splitting)")
-        ->check(CLI::IsMember({"anchors", "anchorfree-lp", "anchorfree-pds"}))
+        ->check(CLI::IsMember(fit::method_names()))
         ->capture_default_str();
     sub->add_option("--lp-max-sweeps", c.lp.max_sweeps, "anchorfree-lp: sweeps over the columns of M at most")
         ->capture_default_str();
@@ -75,45 +69,39 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_flag("--alpha", c.alpha, "Also fit a Dirichlet alpha to A (RECOVER-ALPHA, Alg. 4)");
 }
 
-void check_model_settings(const ModelSettings& c) {
-    if (c.solver_iterations < 1) throw InputError("--solver-iterations must be at least 1");
-    if (!(c.solver_tolerance > 0)) throw InputError("--solver-tolerance must be positive");
-    if (!c.anchor_words.empty() && anchors::finder_from_name(c.anchors) != anchors::Finder::qr)
-        throw InputError("--anchor-words and --anchors " + c.anchors + " exclude each other");
-    if (c.method != "anchors") {
-        if (!c.anchor_words.empty()) throw InputError("--anchor-words needs --method anchors");
-        if (c.recover_a != "diagonal") throw InputError("--recover-a is for --method anchors (AnchorFree's A is E*)");
-        if (c.lp.max_sweeps < 1 || !(c.lp.tolerance > 0)) throw InputError("--lp-max-sweeps and --lp-tolerance must be positive");
-        if (!(c.pds.rho0 > 0) || !(c.pds.c > 0 && c.pds.c < 1) || !(c.pds.eta0 > 0) || !(c.pds.mu > 0) ||
-            c.pds.max_outer < 1 || !(c.pds.tolerance > 0))
-            throw InputError("--pds-rho0, --pds-eta0, --pds-mu, --pds-tolerance and --pds-max-outer must be positive and "
-                             "--pds-c in (0, 1)");
-    }
+fit::ModelOptions to_options(const ModelSettings& c, const std::vector<Index>& anchor_words) {
+    fit::ModelOptions o;
+    o.method = fit::parse_method(c.method);
+    o.finder = anchors::finder_from_name(c.anchors);
+    o.projection_dim = c.projection_dim;
+    o.anchor_words = anchor_words;
+    o.solver = fit::parse_solver(c.solver);
+    o.solver_iterations = c.solver_iterations;
+    o.solver_tolerance = c.solver_tolerance;
+    o.admm_stop = fit::parse_admm_stop(c.admm_stop);
+    o.recover_a = fit::parse_recover_a(c.recover_a);
+    o.alpha = c.alpha;
+    o.lp = c.lp;
+    o.pds = c.pds;
+    return o;
 }
 
-Options model_provenance(const ModelSettings& c, bool words_given) {
-    if (c.method != "anchors") {
-        const bool lp = c.method == "anchorfree-lp";
-        return {{"model_method", c.method},
-                {"lp_max_sweeps", std::to_string(c.lp.max_sweeps)},
-                {"lp_tolerance", std::to_string(c.lp.tolerance)},
-                {"lp_screening", c.lp.screening ? "yes" : "no"},
-                {"pds", lp ? "" : "rho0=" + std::to_string(c.pds.rho0) + " c=" + std::to_string(c.pds.c) +
-                                      " eta0=" + std::to_string(c.pds.eta0) + " mu=" + std::to_string(c.pds.mu) +
-                                      " epsilon0=" + std::to_string(c.pds.epsilon0) +
-                                      " tolerance=" + std::to_string(c.pds.tolerance)},
-                {"alpha", c.alpha ? "yes" : "no"}};
+void check_model_settings(const ModelSettings& c) {
+    fit::ModelOptions o = to_options(c, {});
+    // The anchor-word file is read later (it needs the vocabulary); its combinations now.
+    if (!c.anchor_words.empty()) {
+        if (o.finder != anchors::Finder::qr)
+            throw InputError("--anchor-words and --anchors " + c.anchors + " exclude each other");
+        if (o.method != fit::Method::anchors) throw InputError("--anchor-words needs --method anchors");
     }
-    return {{"model_method", "anchors"},
-            {"anchors", words_given ? "words" : c.anchors},
-            {"anchor_words", c.anchor_words},
-            {"projection_dim", std::to_string(c.projection_dim)},
-            {"solver", c.solver},
-            {"solver_iterations", std::to_string(c.solver_iterations)},
-            {"solver_tolerance", std::to_string(c.solver_tolerance)},
-            {"admm_stop", c.admm_stop},
-            {"recover_a", c.recover_a},
-            {"alpha", c.alpha ? "yes" : "no"}};
+    with_flags([&] { fit::check(o); });
+}
+
+Options model_provenance(const fit::ModelOptions& options, const std::string& anchor_file) {
+    Options entries = fit::entries(options);
+    for (auto& [name, value] : entries)
+        if (name == "anchor_words") value = anchor_file;
+    return entries;
 }
 
 namespace {
@@ -192,195 +180,6 @@ std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& 
     ids.resize(static_cast<std::size_t>(count));
     mpi::broadcast(world, ids.data(), ids.size(), 0);
     return {ids.begin(), ids.end()};
-}
-
-namespace {
-/// Collective on `comm`. RECOVER-ALPHA on m.A.
-void fit_alpha(const mpi::Comm& comm, io::FittedModel& m) {
-    recover::AlphaResult alpha;
-    mpi::run_local_phase(comm, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
-    m.has_alpha = true;
-    m.alpha = alpha.alpha;
-    m.alpha0 = alpha.alpha0;
-    m.alpha_residual = alpha.residual;
-    m.alpha_at_bound = alpha.at_bound;
-}
-
-recover::Solver solver_of(const std::string& name) {
-    if (name == "expgrad") return recover::Solver::expgrad;
-    if (name == "admm") return recover::Solver::admm;
-    return recover::Solver::active_set;
-}
-}  // namespace
-
-io::FittedModel fit_rectified(const dist::DistMatrix& C, int K, const ModelSettings& c,
-                              const std::vector<Index>& given_anchors, const io::RectificationRecord& rectification,
-                              const RectifySettings& rectify) {
-    if (c.method != "anchors") return fit_anchorfree(C, K, c, rectification, rectify);
-    io::FittedModel m;
-    m.num_topics = K;
-    m.rectification = rectification;
-    Stopwatch clock;
-    const Eigen::VectorXd p = dist::row_sums(C);  // p(x = i) of the rectified C
-    anchors::AnchorResult found;
-    if (!given_anchors.empty()) {
-        found = anchors::anchors_from_words(C, p, given_anchors);
-        m.anchor_method = "words";
-    } else {
-        found = anchors::find_anchors_by(anchors::finder_from_name(c.anchors), C, p, K,
-                                         {c.projection_dim, rectify.seed, true});
-        m.anchor_method = c.anchors;
-    }
-    m.anchors = found.anchors;
-    m.diag_r = found.diag_r;
-    m.zero_rows = found.zero_rows;
-    m.times.add("anchors", clock.seconds());
-
-    clock.restart();
-    recover::RecoverOptions options;
-    options.solver = solver_of(c.solver);
-    options.scls.max_iterations = c.solver_iterations;
-    options.scls.tolerance = c.solver_tolerance;
-    options.scls.admm_stop = c.admm_stop == "gap" ? recover::AdmmStop::gap : recover::AdmmStop::step;
-    recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options);
-    m.solver = c.solver;
-    m.words_solved = model.words_solved;
-    m.words_converged = model.words_converged;
-    m.solver_max_iterations = model.max_iterations_used;
-    m.solve_seconds = model.solve_seconds;
-    m.times.add("recover_B", clock.seconds());
-
-    clock.restart();
-    m.a_method = c.recover_a == "ls" ? "least_squares" : "diagonal";
-    m.A = c.recover_a == "ls" ? recover::recover_a_least_squares(C, model.B) : model.A;
-    if (c.alpha) fit_alpha(C.grid().borrow_comm(), m);
-    m.unigram = p;
-    m.B = std::move(model.B);
-    m.B_breve = std::move(model.B_breve);
-    m.times.add("recover_A", clock.seconds());
-    return m;
-}
-
-io::FittedModel fit_anchorfree(const dist::DistMatrix& C, int K, const ModelSettings& c,
-                               const io::RectificationRecord& rectification, const RectifySettings& rectify) {
-    const mpi::Comm comm = C.grid().borrow_comm();
-    io::FittedModel m;
-    m.method = c.method;
-    m.num_topics = K;
-    m.rectification = rectification;
-    io::AnchorFreeRecord& record = m.anchorfree;
-    Stopwatch clock;
-    dist::EigOptions eig;
-    eig.tolerance = 1e-10;
-    eig.seed = rectify.seed;
-    const anchorfree::SquareRootFactor root = anchorfree::square_root_factor(C, K, eig);
-    if (!root.eig_converged) log::warn("fit: K = {}: the eigensolver did not converge for B = U Lambda^1/2", K);
-    record.eigenvalues = root.eigenvalues;
-    m.times.add("square_root", clock.seconds());
-
-    clock.restart();
-    Eigen::MatrixXd M;
-    if (c.method == "anchorfree-lp") {
-        anchorfree::LpReport report;
-        M = anchorfree::anchorfree_lp(comm, root.B, c.lp, &report);
-        record.algorithm = "lp";
-        record.iterations = report.sweeps;
-        record.inner_iterations = report.lp_solves;
-        record.converged = report.converged;
-        record.working_rows = report.working_rows;
-    } else {
-        anchorfree::PdsReport report;
-        M = anchorfree::anchorfree_pds(comm, root.B, c.pds, &report);
-        record.algorithm = "pds";
-        record.iterations = report.outer;
-        record.inner_iterations = report.inner;
-        record.converged = report.converged;
-        record.violation = report.violation;
-    }
-    m.times.add("anchorfree", clock.seconds());
-
-    clock.restart();
-    const anchorfree::AnchorFreeResult r = anchorfree::finish(C, root.B, M);
-    record.M = r.M;
-    record.E = r.E;
-    record.min_C = r.min_C;
-    const Index N = C.rows();
-    // B: C* with its negative residue (at the solver's tolerance) cut, columns summed to 1.
-    m.B = r.C.cwiseMax(0.0);
-    for (Index k = 0; k < K; ++k) {
-        const double sum = m.B.col(k).sum();
-        if (sum > 0) m.B.col(k) /= sum;
-    }
-    // A: E* as a joint distribution when it is one (nonnegative to rounding).
-    const double scale = r.E.cwiseAbs().maxCoeff();
-    record.a_is_distribution = r.E.minCoeff() >= -1e-9 * scale && r.E.sum() > 0;
-    m.A = record.a_is_distribution ? Eigen::MatrixXd(r.E.cwiseMax(0.0) / r.E.cwiseMax(0.0).sum()) : r.E;
-    m.a_method = "anchorfree";
-    if (!record.a_is_distribution && comm.is_root())
-        log::warn("fit: K = {}: E* has negative entries (min {:.3g}, max {:.3g}): A is E* itself, not a joint "
-                  "distribution", K, r.E.minCoeff(), r.E.maxCoeff());
-    // B̆ by Bayes' rule with the topic marginals, and each topic's representative word.
-    m.unigram = dist::row_sums(C);
-    const Eigen::VectorXd marginal = m.A.rowwise().sum().cwiseMax(0.0);
-    m.B_breve = Eigen::MatrixXd::Zero(K, N);
-    for (Index i = 0; i < N; ++i) {
-        const Eigen::VectorXd joint = m.B.row(i).transpose().cwiseProduct(marginal);
-        const double total = joint.sum();
-        if (total > 0) m.B_breve.col(i) = joint / total;
-        else ++m.zero_rows;
-    }
-    std::vector<bool> taken(static_cast<std::size_t>(N), false);
-    m.diag_r.resize(K);
-    for (Index k = 0; k < K; ++k) {  // greedy in topic order, a word to one topic only
-        Index best = -1;
-        for (Index i = 0; i < N; ++i)
-            if (!taken[static_cast<std::size_t>(i)] && m.unigram(i) > 0 && (best < 0 || m.B_breve(k, i) > m.B_breve(k, best)))
-                best = i;
-        if (best < 0) best = k;  // fewer occurring words than topics: any id (never happens with K < N words used)
-        taken[static_cast<std::size_t>(best)] = true;
-        m.anchors.push_back(best);
-        m.diag_r(k) = m.B_breve(k, best);
-    }
-    m.anchor_method = "representative";
-    m.solver = c.method;
-    if (c.alpha && record.a_is_distribution) fit_alpha(comm, m);
-    else if (c.alpha && comm.is_root()) log::warn("fit: K = {}: no alpha: A is not a joint distribution", K);
-    m.times.add("finish", clock.seconds());
-    return m;
-}
-
-void log_model(const io::FittedModel& m, const std::vector<std::string>& vocab) {
-    if (m.method != "anchors") {
-        const io::AnchorFreeRecord& r = m.anchorfree;
-        std::string words;
-        for (const Index s : m.anchors) words += (words.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
-        log::info("fit: K = {}: {}: {} {} ({} {}), {}; C* min {:.3g}{}; A {}", m.num_topics, m.method, r.iterations,
-                  r.algorithm == "lp" ? "sweeps" : "outer iterations", r.inner_iterations,
-                  r.algorithm == "lp" ? "Clp solves" : "inner", r.converged ? "converged" : "NOT converged", r.min_C,
-                  r.algorithm == "lp" ? fmt::format(", {} working rows", r.working_rows)
-                                      : fmt::format(", |BM - Z|/|Z| = {:.2e}", r.violation),
-                  r.a_is_distribution ? "= E*/sum E*" : "= E* (not a distribution)");
-        log::info("fit: K = {}: representative words: {}", m.num_topics, words);
-        if (!r.converged)
-            log::warn("fit: K = {}: {} stopped at its iteration limit before its stopping rule", m.num_topics, m.method);
-        return;
-    }
-    std::string anchor_list;
-    for (const Index s : m.anchors) anchor_list += (anchor_list.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
-    log::info("fit: K = {}: anchors ({}): {}", m.num_topics, m.anchor_method, anchor_list);
-    const double words_per_second = m.solve_seconds > 0 ? static_cast<double>(m.words_solved) / m.solve_seconds : 0;
-    log::info("fit: K = {}: B by {}: {} of {} words converged (most iterations {}), {:.3f} s, {:.0f} words/s",
-              m.num_topics, m.solver, m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
-              words_per_second);
-    if (m.words_converged < m.words_solved)
-        log::warn("fit: K = {}: {} words did not converge ({}); raise the limit or use --solver active-set",
-                  m.num_topics, m.words_solved - m.words_converged,
-                  m.solver == "active-set" ? "the active set reached its iteration cap"
-                                           : "stopped at --solver-iterations before --solver-tolerance");
-    if (m.has_alpha) {
-        log::info("fit: K = {}: alpha0 = {:.4g} (fit residual {:.3g})", m.num_topics, m.alpha0, m.alpha_residual);
-        if (m.alpha_at_bound) log::warn("fit: K = {}: A is not Dirichlet-like: alpha0 was clamped", m.num_topics);
-    }
 }
 
 }  // namespace jsmf::app

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Stages 3–5 shared by fit and sweep: anchors, B, A (and α) on a rectified C.
+// The flags of stages 3–4 shared by fit and sweep.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,7 +9,7 @@
 
 #include "app/stages.hpp"
 #include "jsmf/anchorfree/anchorfree.hpp"
-#include "jsmf/io/result_file.hpp"
+#include "jsmf/fit/options.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::app {
@@ -38,10 +38,12 @@ void add_model_options(CLI::App* sub, ModelSettings& s);
 /// The --solver help text and its allowed values.
 extern const char* const kSolverHelp;
 const std::vector<std::string>& solver_names();
-/// Local. Checks the settings' ranges (throws InputError).
+/// Local. The library's options for these flags, with the anchor words' ids (empty: found).
+fit::ModelOptions to_options(const ModelSettings& s, const std::vector<Index>& anchor_words);
+/// Local. Checks the settings' ranges and combinations (throws InputError naming flags).
 void check_model_settings(const ModelSettings& s);
-/// Local. The provenance entries of the settings (`words_given`: anchors came from words).
-Options model_provenance(const ModelSettings& s, bool words_given);
+/// Local. The provenance entries of the options; `anchor_file` where the anchor words came from.
+Options model_provenance(const fit::ModelOptions& options, const std::string& anchor_file);
 
 /// Local. "10" or "10,25,50" → {10, 25, 50}; InputError for anything else, K < 2 or repeats.
 std::vector<int> parse_topic_list(const std::string& text, const std::string& flag = "--topics");
@@ -53,25 +55,5 @@ std::vector<std::string> parse_name_list(const std::string& text, const std::str
 /// every rank gets the ids.
 std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
                                      const std::vector<std::string>& vocab);
-
-/// Collective on C.grid(). Anchors, B, A (and α) on the rectified C; records `rectification`
-/// and the stage times (anchors, recover_B, recover_A) in the model. With an AnchorFree
-/// --method, fit_anchorfree instead.
-io::FittedModel fit_rectified(const dist::DistMatrix& C, int K, const ModelSettings& s,
-                              const std::vector<Index>& given_anchors, const io::RectificationRecord& rectification,
-                              const RectifySettings& rectify);
-
-/// Collective on C.grid(). AnchorFree on C (Fu et al. §4): B̃ = UΛ^{1/2} from the K top
-/// eigenpairs, M by the LP or PDS algorithm, C* = B̃M, E* (Alg. 1 line 7). The model's B is
-/// max(C*, 0) with unit columns (C*'s negative residue, at the solver's tolerance, is
-/// recorded), A = E*/ΣE* when E* is nonnegative to rounding (a joint distribution up to
-/// scale), else E* itself (with a warning); B̆ by Bayes' rule with the topic marginals
-/// A1, and each topic's representative word argmax_i B̆(k, i) in place of an anchor (so
-/// show, the metrics and infer work unchanged). Stage times: square_root, anchorfree, finish.
-io::FittedModel fit_anchorfree(const dist::DistMatrix& C, int K, const ModelSettings& s,
-                               const io::RectificationRecord& rectification, const RectifySettings& rectify);
-
-/// Rank 0 logs what was found (anchors, solver convergence, α).
-void log_model(const io::FittedModel& m, const std::vector<std::string>& vocab);
 
 }  // namespace jsmf::app

@@ -7,9 +7,9 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
-#include "jsmf/dist/blas_check.hpp"
-#include "jsmf/dist/grid.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/blas_check.hpp"
+#include "jsmf/distmat/grid.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -54,65 +54,44 @@ CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& c) {
 int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::string& command_line) {
     Stopwatch total;
     StageTimes times;
-    RectifySettings r;
+    fit::RectifyOptions r;
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        r = resolve(c.rectify);
+        with_flags([&] { r = fit::resolve(to_options(c.rectify)); }, "--method");
     });
-    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
+    const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
-    if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
+    if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
     mpi::run_local_phase(world, "setup", [&] {
-        if ((!c.checkpoint.empty() || !c.resume.empty()) && !is_projection(r.method))
+        if ((!c.checkpoint.empty() || !c.resume.empty()) && !fit::is_projection(r.method))
             throw InputError("--checkpoint and --resume apply to --method ap, dr and dp");
         if (c.checkpoint_every < 1) throw InputError("--checkpoint-every must be at least 1");
     });
     Stopwatch clock;
     io::CoocFileInfo info;
     // On --resume, C (un-normalized, mid-run) comes from the checkpoint instead of --in.
-    dist::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
+    distmat::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
     rectify::ProjectionState resume_state;
     if (!c.resume.empty()) {
-        io::RectificationRecord saved;
+        fit::RectificationTrace saved;
         io::CheckpointRecord checkpoint;
         io::read_checkpoint(world, c.resume, saved, checkpoint);
         mpi::check_on_root(world, "rectify", [&] {
             if (saved.num_topics != c.topics)
                 throw InputError(c.resume, "the checkpoint has K = " + std::to_string(saved.num_topics) +
                                                ", not --topics " + std::to_string(c.topics));
-            if (saved.method != r.method)
-                throw InputError(c.resume, "the checkpoint is of --method " + saved.method + ", not " + r.method);
+            if (saved.method != fit::to_string(r.method))
+                throw InputError(c.resume, "the checkpoint is of --method " + saved.method + ", not " +
+                                               fit::to_string(r.method));
         });
-        resume_state.iterations_done = checkpoint.iterations_done;
-        resume_state.js_increment = checkpoint.js_increment;
-        for (std::size_t k = 0; k < checkpoint.blocks.size(); ++k)
-            resume_state.eig.push_back({checkpoint.blocks[k], {}, checkpoint.lower_bounds[k]});
-        if (r.method == "dp")
+        mpi::run_local_phase(world, "read", [&] { resume_state = fit::resume_state(saved, checkpoint); });
+        if (r.method == fit::Rectifier::dp)
             for (const char* name : {"increment_psd", "increment_nn"})
                 resume_state.increments.push_back(io::read_checkpoint_matrix(c.resume, name, grid, c.block_size));
-        for (std::size_t k = 0; k < saved.change.size(); ++k) {
-            rectify::ProjectionIteration it;
-            it.change = saved.change[k];
-            it.clipped_mass = saved.clipped_mass[k];
-            it.sum = saved.sum[k];
-            it.eig_residual = saved.eig_residual[k];
-            it.seconds = saved.seconds[k];
-            it.eig_iterations = static_cast<int>(saved.eig_iterations[k]);
-            it.eig_products = static_cast<int>(saved.eig_products[k]);
-            it.eig_converged = saved.eig_converged[k] != 0;
-            it.eig_missed = static_cast<int>(saved.eig_missed[k]);
-            it.eig_bound_corrections = static_cast<int>(saved.eig_bound_corrections[k]);
-            it.norm = saved.norm[k];
-            it.distance_psd = saved.distance_psd[k];
-            it.passes = static_cast<int>(saved.passes[k]);
-            it.accelerated = static_cast<int>(saved.accelerated[k]);
-            resume_state.trace.push_back(it);
-        }
-        mpi::run_local_phase(world, "read", [&] { restore_projection_state(resume_state, saved, checkpoint.state); });
         log::info("rectify: resuming from {} after {} iterations", c.resume, resume_state.iterations_done);
     }
     times.add("read", clock.seconds());
@@ -137,7 +116,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         names.push_back("grid");  // the process grid: (rank count and shape) change the rounding
         mine.push_back(std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()));
         names.push_back("threads");  // so do the threads per rank
-        mine.push_back(std::to_string(dist::threads()));
+        mine.push_back(std::to_string(distmat::threads()));
         try {
             for (const auto& [name, saved] : io::read_root_options(c.resume, names))
                 for (std::size_t k = 0; k < names.size(); ++k)
@@ -153,39 +132,30 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         if (!info.rectification.empty()) log::warn("rectify: {} was already rectified ({})", c.in, info.rectification);
     });
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
-              c.block_size, r.method, c.topics);
+              c.block_size, fit::to_string(r.method), c.topics);
 
     // Checkpoints: collective, every rank reaches the same iteration count together.
-    const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
+    const fit::ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         const int done = state.iterations_done;
-        if (c.checkpoint.empty() || done % c.checkpoint_every != 0 || done >= r.iterations) return;
+        if (c.checkpoint.empty() || done % c.checkpoint_every != 0 || done >= *r.iterations) return;
         Stopwatch write_clock;
-        io::CheckpointRecord checkpoint;
-        checkpoint.iterations_done = done;
-        checkpoint.js_increment = state.js_increment;
-        for (const auto& warm : state.eig) {
-            checkpoint.blocks.push_back(warm.block);
-            checkpoint.lower_bounds.push_back(warm.lower_bound);
-        }
-        if (state.increments.size() == 2)
-            checkpoint.increments = {{"increment_psd", &state.increments[0]}, {"increment_nn", &state.increments[1]}};
-        checkpoint.state = projection_state_matrices(state);
-        io::RectificationRecord so_far = run_rectify_trace(r.method, c.topics, state);
+        const io::CheckpointRecord checkpoint = fit::checkpoint_of(state);
+        const fit::RectificationTrace so_far = fit::trace_of(r.method, c.topics, state);
         io::write_cooc_file(c.checkpoint, current.matrix(), info, make_provenance(command_line, world, *grid, options),
                             StageTimes{}, 0, &so_far, &checkpoint);
         log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
                   write_clock.seconds());
     };
     clock.restart();
-    const io::RectificationRecord record =
-        run_rectify_stage(C, c.topics, r, write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
+    const fit::RectificationTrace record =
+        fit::rectify(C, c.topics, r, log_report(), write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());
 
     // The statistics of the C being written.
-    info.stats.unigram = dist::row_sums(C);
-    info.stats.sum = dist::sum(C);
-    info.stats.min = dist::min_entry(C);
-    info.stats.asymmetry = dist::asymmetry(C);
+    info.stats.unigram = distmat::row_sums(C);
+    info.stats.sum = distmat::sum(C);
+    info.stats.min = distmat::min_entry(C);
+    info.stats.asymmetry = distmat::asymmetry(C);
     clock.restart();
     io::write_cooc_file(c.out, C, info, make_provenance(command_line, world, *grid, options), times, c.compression,
                         &record);
@@ -202,8 +172,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     const double n_iter = std::max<double>(1, static_cast<double>(record.eig_products.size()));
     const double p_block = c.topics + std::max(10, c.topics / 5);
     const double nn = static_cast<double>(N) * static_cast<double>(N);
-    const double reconstructions = r.method == "dr" ? 2 : 1;
-    const double flops = is_projection(r.method)
+    const double reconstructions = r.method == fit::Rectifier::dr ? 2 : 1;
+    const double flops = fit::is_projection(r.method)
                              ? (products * 2 * nn * p_block + reconstructions * n_iter * 2 * nn * c.topics)
                              : 0.0;
     const double rectify_seconds = times.entries()[1].second;
@@ -215,7 +185,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         std::printf("jsmf-rectify ranks=%d words=%lld topics=%d method=%s eigensolver=%s iterations=%d "
                     "rectify_seconds=%.6f seconds_per_iteration=%.6f eig_rounds_per_iteration=%.3f "
                     "eig_products_per_iteration=%.3f gflops_per_rank=%.3f total_seconds=%.6f peak_rss_bytes=%lld\n",
-                    world.size(), static_cast<long long>(N), c.topics, r.method.c_str(), r.eigensolver.c_str(),
+                    world.size(), static_cast<long long>(N), c.topics, fit::to_string(r.method).c_str(),
+                    fit::to_string(r.eigensolver).c_str(),
                     record.iterations, rectify_seconds, rectify_seconds / n_iter, rounds / n_iter, products / n_iter,
                     flops / world.size() / rectify_seconds / 1e9, total.seconds(), static_cast<long long>(peak));
         std::fflush(stdout);

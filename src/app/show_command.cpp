@@ -6,7 +6,8 @@
 #include <string>
 
 #include "app/commands.hpp"
-#include "app/metrics_stage.hpp"
+#include "app/help_texts.hpp"
+#include "app/output.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -14,7 +15,8 @@ namespace jsmf::app {
 
 CLI::App* add_show_command(CLI::App& app, ShowCommand& c) {
     CLI::App* sub = app.add_subcommand("show", "Print a model file: anchors, top words per topic, correlated topics");
-    sub->add_option("file", c.file, "Model file from jsmf fit")->required();
+    sub->add_option("file", c.file, "Model file from jsmf fit");
+    sub->add_flag("--schema", c.schema, "Print the HDF5 schema of jsmf's files (what each group, dataset and attribute holds)");
     sub->add_option("--top-words", c.top_words, "Words per topic")->capture_default_str();
     sub->add_option("--pairs", c.pairs, "Most correlated topic pairs to list")->capture_default_str();
     return sub;
@@ -46,15 +48,15 @@ std::vector<Pair> topic_correlations(const Eigen::MatrixXd& A) {
 /// Topic k's n most probable words under B (N × K).
 std::string top_words(const Eigen::MatrixXd& B, const std::vector<std::string>& vocab, int k, int n) {
     std::string text;
-    for (const Index i : io::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
+    for (const Index i : fit::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
     return text;
 }
 
-std::string words_of(const io::FittedModel& m, const std::vector<std::string>& vocab, int k, int n) {
+std::string words_of(const fit::Model& m, const std::vector<std::string>& vocab, int k, int n) {
     return top_words(m.B, vocab, k, n);
 }
 
-void print_model(const io::FittedModel& m, const io::ModelFile& file, const ShowCommand& c) {
+void print_model(const fit::Model& m, const io::ModelFile& file, const ShowCommand& c) {
     const int K = m.num_topics;
     const auto& r = m.rectification;
     std::printf("\n== K = %d ==\n", K);
@@ -65,7 +67,7 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
                     r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
                     static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
     } else {
-        const io::AnchorFreeRecord& a = m.anchorfree;
+        const fit::AnchorFreeRecord& a = m.anchorfree;
         std::printf("rectification: %s, %d iterations%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,
                     last_change, m.method.c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
                     a.converged ? "converged" : "NOT converged",
@@ -105,12 +107,12 @@ void print_model(const io::FittedModel& m, const io::ModelFile& file, const Show
 /// and, below it, the topics of the level below that belong to it: topic j below belongs
 /// to the k maximizing p(k | j) ∝ B_level(j, k) p(k), shown with its weight p(j | k).
 void print_subtree(const io::ModelFile& file, int level, int k, double weight, int depth, const ShowCommand& c) {
-    const io::FittedModel& first = file.models.front();
+    const fit::Model& first = file.models.front();
     const Eigen::MatrixXd& words = level == 1 ? first.B : file.hierarchy[static_cast<std::size_t>(level - 2)].B_words;
     std::printf("%*s%s %-3d %6.3f  %s\n", 2 * depth, "", level == 1 ? "topic" : "super", k + 1, weight,
                 top_words(words, file.vocab, k, c.top_words).c_str());
     if (level == 1) return;
-    const io::HierarchyLevel& here = file.hierarchy[static_cast<std::size_t>(level - 2)];
+    const fit::HierarchyLevel& here = file.hierarchy[static_cast<std::size_t>(level - 2)];
     const Eigen::VectorXd p = here.A.rowwise().sum() / here.A.sum();
     std::vector<std::pair<double, int>> children;
     for (Index j = 0; j < here.B.rows(); ++j) {
@@ -128,7 +130,7 @@ void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
     for (const auto& level : file.hierarchy) sizes += " -> " + std::to_string(level.topics);
     std::printf("\n== hierarchy %s: each supertopic (p(super), top words of B1 ... Bl) over its topics "
                 "(p(topic | super), top words) ==\n", sizes.c_str());
-    const io::HierarchyLevel& top = file.hierarchy.back();
+    const fit::HierarchyLevel& top = file.hierarchy.back();
     const Eigen::VectorXd p = top.A.rowwise().sum() / top.A.sum();
     std::vector<int> order(static_cast<std::size_t>(top.topics));
     for (int k = 0; k < top.topics; ++k) order[static_cast<std::size_t>(k)] = k;
@@ -140,6 +142,12 @@ void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
 
 int run_show(const ShowCommand& c, const mpi::Comm& world) {
     mpi::check_on_root(world, "show", [&] {
+        if (c.schema) {
+            std::fputs(help_text("schema"), stdout);
+            std::fflush(stdout);
+            return;
+        }
+        if (c.file.empty()) throw InputError("give a model file (or --schema)");
         if (c.top_words < 1 || c.pairs < 0) throw InputError("--top-words must be >= 1 and --pairs >= 0");
         const io::ModelFile file = io::read_model_file(c.file);
         std::printf("jsmf model %s: %zu words, created %s\n  by: %s\n", c.file.c_str(), file.vocab.size(),

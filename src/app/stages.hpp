@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Pipeline stages shared by the subcommands: their flags and their runs with progress logs.
+// The flags shared by the subcommands and how they become the library's options.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,9 +12,9 @@
 
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/timer.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/io/cooc_file.hpp"
-#include "jsmf/rectify/projection.hpp"
+#include "jsmf/fit/stages.hpp"
 
 namespace jsmf::app {
 
@@ -33,23 +33,20 @@ struct CoocSettings {
 /// --buffer-mb and --exchange.
 void add_cooc_options(CLI::App* sub, CoocSettings& s, bool required);
 
-struct CoocOutcome {
-    dist::DistMatrix C;
-    io::CoocFileInfo info;
-    double build_seconds = 0;   ///< accumulation alone (for throughput figures)
-};
+/// Local. The library's corpus source for these flags; InputError for a bad --buffer-mb.
+fit::CorpusSource corpus_source(const CoocSettings& s, int block_size);
 /// Collective on `grid`. Reads the corpus in shards and builds C with `block_size`
-/// blocks; adds "inspect" and "cooc" to `times`; logs the statistics.
-CoocOutcome run_cooc_stage(const CoocSettings& s, const std::shared_ptr<const dist::Grid>& grid, int block_size,
-                           StageTimes& times);
+/// blocks (fit::build_cooc, logged); adds "inspect" and "cooc" to `times`.
+fit::BuiltCooc run_cooc_stage(const CoocSettings& s, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
+                              StageTimes& times);
 /// Local. Checks that exactly one source of C is given: --corpus with --vocab, or a
 /// co-occurrence file (then --corpus alone may come too: `corpus_with_file` says whether
 /// that is allowed). Throws InputError.
 void check_cooc_source(const CoocSettings& s, const std::string& cooc_file, bool corpus_with_file);
 /// Collective on `grid`. C from the corpus (the cooc stage, when `cooc_file` is empty) or
 /// read from the file; fills `info` and adds the stage times.
-dist::DistMatrix load_cooc(const CoocSettings& s, const std::string& cooc_file,
-                           const std::shared_ptr<const dist::Grid>& grid, int block_size, StageTimes& times,
+distmat::DistMatrix load_cooc(const CoocSettings& s, const std::string& cooc_file,
+                           const std::shared_ptr<const distmat::Grid>& grid, int block_size, StageTimes& times,
                            io::CoocFileInfo& info);
 /// Local. The provenance entries of C's source (the corpus options, or the file).
 std::vector<std::pair<std::string, std::string>> source_provenance(const CoocSettings& s, const std::string& cooc_file,
@@ -85,32 +82,28 @@ struct RectifySettings {
 /// Adds `method_flag` (the method; none when empty), --iterations, --tolerance, --eigensolver,
 /// --permutations, --seed and --progress-seconds.
 void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& method_flag);
+/// Local. The library's options for these flags (every "auto" and -1 left for
+/// fit::resolve to decide); InputError for --converge against another --stop, OptionError
+/// (library names) for bad values.
+fit::RectifyOptions to_options(const RectifySettings& s);
 /// Local. The provenance entries of the rectification options (resolved).
-Options rectify_provenance(const RectifySettings& s);
-/// Local. The settings with every "auto" and -1 decided (idempotent); InputError for
-/// contradictions (e.g. --tolerance with --stop quality).
-RectifySettings resolve(const RectifySettings& s);
+Options rectify_provenance(const fit::RectifyOptions& options);
 
-/// Called after every AP, DR or DP iteration (e.g. to write a checkpoint); collective.
-using ProjectionHook = std::function<void(const rectify::ProjectionState&, const rectify::IterateView&)>;
-
-/// Local. The replicated state a checkpoint needs beyond the warm blocks, by name, and
-/// its restoration (with the checks from the saved trace).
-std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(const rectify::ProjectionState& state);
-void restore_projection_state(rectify::ProjectionState& state, const io::RectificationRecord& saved,
-                              const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named);
-
-/// Local. Is `method` one of the projection rectifiers (ap, dr, dp)?
-bool is_projection(const std::string& method);
-/// Collective on C.grid(). Rectifies C in place with K topics, logging progress from
-/// rank 0 at most every progress_seconds; returns the record that goes to the file.
-io::RectificationRecord run_rectify_stage(dist::DistMatrix& C, int topics, const RectifySettings& s,
-                                          const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr);
-
-/// Local. The record of an AP, DR or DP run so far (for checkpoints).
-io::RectificationRecord run_rectify_trace(const std::string& method, int topics, const rectify::ProjectionState& state);
-
-/// Local. "12.3 MiB".
-std::string mib(double bytes);
+/// Local. The flag that sets the library option `option` ("relaxation" → "--relaxation";
+/// the rectifier is --rectify in fit and sweep, --method in jsmf rectify).
+std::string flag_of(const std::string& option, const std::string& rectifier_flag = "--rectify");
+/// Local. Runs `body`, turning the library's OptionError into an InputError that names
+/// the flags the user typed (the library speaks of options, the CLI adds the flag).
+template <class Body>
+void with_flags(Body&& body, const std::string& rectifier_flag = "--rectify") {
+    try {
+        body();
+    } catch (const fit::OptionError& e) {
+        throw InputError(e.render([&](const std::string& option) { return flag_of(option, rectifier_flag); }));
+    }
+}
+/// Local. A Report that logs the library's lines (rank 0 prints).
+fit::Report log_report();
+using fit::mib;
 
 }  // namespace jsmf::app

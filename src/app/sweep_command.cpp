@@ -9,9 +9,10 @@
 #include <fstream>
 
 #include "app/commands.hpp"
-#include "app/metrics_stage.hpp"
+#include "app/output.hpp"
+#include "jsmf/fit/measure.hpp"
 #include "jsmf/core/log.hpp"
-#include "jsmf/dist/blas_check.hpp"
+#include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -88,7 +89,7 @@ const std::vector<std::string> kStageColumns = {"rectify",     "anchors",    "re
                                                 "anchorfree", "finish",     "metrics",   "codoc"};
 
 /// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
-Options csv_row(const GridPoint& p, const io::FittedModel& m, const Options& options, const StageTimes& shared,
+Options csv_row(const GridPoint& p, const fit::Model& m, const Options& options, const StageTimes& shared,
                 double write_seconds) {
     Options row = {{"run", std::to_string(p.index)}, {"file", p.file}, {"topics", std::to_string(p.topics)},
                    {"rectify", p.rectify}, {"solver", p.solver}};
@@ -154,7 +155,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             solvers.resize(1);
         }
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        (void)resolve(c.rectify);  // its InputErrors, before any work
+        with_flags([&] { (void)fit::resolve(to_options(c.rectify)); });  // its errors, before any work
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         const auto count = static_cast<int>(rectifiers.size() * topics.size() * solvers.size());
         if (c.task >= count)
@@ -178,20 +179,22 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
         for (const std::string& dir : {c.out_dir, c.out_dir + "/runs"})
             if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw InputError(dir, "cannot create directory");
     });
-    const auto grid = dist::Grid::create(world, grid_rows, grid_cols);
-    if (const std::string warning = dist::blas_warning(); !warning.empty()) log::warn("{}", warning);
+    const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
+    if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     StageTimes shared;
     io::CoocFileInfo info;
-    const dist::DistMatrix C = load_cooc(c.input, c.cooc_file, grid, c.block_size, shared, info);
+    const distmat::DistMatrix C = load_cooc(c.input, c.cooc_file, grid, c.block_size, shared, info);
     const Index N = C.rows();
     mpi::check_on_root(world, "setup", [&] {
         for (const int K : topics)
             if (K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
     });
-    const CountingCorpus counting = c.no_metrics ? CountingCorpus{} : counting_corpus(world, c.input, c.cooc_file, info);
-    check_counting_corpus(world, counting, N);
-    if (!c.labels.empty()) check_labels(world, counting, c.labels);
+    const fit::CountingCorpus counting =
+        c.no_metrics ? fit::CountingCorpus{} : fit::counting_corpus(world, c.input.corpus, c.input.options, c.cooc_file, info);
+    fit::check_counting_corpus(world, counting, N);
+    if (!c.labels.empty()) fit::check_labels(world, counting, c.labels);
+    const fit::Report report = log_report();
     const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
     std::vector<Options> rows;
     Eigen::MatrixXd original_projection;  // C's, shared by every run
@@ -203,43 +206,44 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             for (const auto& p : points)
                 if (p.rectify == r && p.topics == K && (c.task < 0 || p.index == c.task)) group.push_back(p);
             if (group.empty()) continue;
-            RectifySettings rectify = c.rectify;
-            rectify.method = r;
+            fit::RectifyOptions rectify = to_options(c.rectify);
+            rectify.method = fit::parse_rectifier(r);
             // --precision single is AP's: the other rectifiers of the sweep run in double.
-            if (r != "ap") rectify.precision = "double";
+            if (r != "ap") rectify.precision = fit::Precision::double_;
             log::info("sweep: K = {}, rectify {} ({} run(s))", K, r, group.size());
-            dist::DistMatrix work = dist::copy(C);
+            distmat::DistMatrix work = distmat::copy(C);
             Stopwatch clock;
-            const io::RectificationRecord record = run_rectify_stage(work, K, rectify);
+            const fit::RectificationTrace record = fit::rectify(work, K, rectify, report);
             const double rectify_seconds = clock.seconds();
-            std::vector<io::FittedModel> models;
-            ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
+            std::vector<fit::Model> models;
+            fit::ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
             for (const auto& p : group) {
-                ModelSettings model = c.model;
-                model.solver = p.solver;
-                io::FittedModel m = fit_rectified(work, K, model, {}, record, rectify);
+                fit::ModelOptions model = to_options(c.model, {});
+                model.solver = fit::parse_solver(p.solver);
+                fit::Model m = fit::factorize(work, K, model, record, rectify.seed, report);
                 m.times.add("rectify", rectify_seconds);
-                log_model(m, info.vocab);
-                if (!c.no_metrics) measure_model(m, work, &C, cache);
+                fit::describe(m, info.vocab, report);
+                if (!c.no_metrics) fit::measure_model(m, work, &C, cache);
                 models.push_back(std::move(m));
             }
             original_projection = cache.original;
             if (!c.no_metrics) {
-                std::vector<io::FittedModel*> measured;
+                std::vector<fit::Model*> measured;
                 for (auto& m : models) measured.push_back(&m);
                 // ClustAcc reads the same corpus: not when it turned out not to be C's.
-                const bool counted = measure_coherence(world, measured, counting, N, /*keep_going=*/true);
-                if (counted && !c.labels.empty()) measure_clustering(world, measured, counting, c.labels, c.rectify.seed);
+                const bool counted = fit::measure_coherence(world, measured, counting, N, report, /*keep_going=*/true);
+                if (counted && !c.labels.empty())
+                    fit::measure_clustering(world, measured, counting, c.labels, c.rectify.seed, report);
             }
             for (std::size_t k = 0; k < group.size(); ++k) {
-                ModelSettings model = c.model;
-                model.solver = group[k].solver;
+                fit::ModelOptions model = to_options(c.model, {});
+                model.solver = fit::parse_solver(group[k].solver);
                 Options options = source_provenance(c.input, c.cooc_file, c.block_size);
                 if (!c.cooc_file.empty() && !counting.files.empty()) {
                     options.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
                     options.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
                 }
-                for (const Options& more : {rectify_provenance(rectify), model_provenance(model, false)})
+                for (const Options& more : {rectify_provenance(rectify), model_provenance(model, c.model.anchor_words)})
                     options.insert(options.end(), more.begin(), more.end());
                 options.emplace_back("metrics", c.no_metrics ? "no" : "yes");
                 clock.restart();

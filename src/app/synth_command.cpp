@@ -18,7 +18,7 @@ namespace {
 /// The Arora et al. semi-synthetic protocol on a model file (rank 0).
 synth::SynthCorpus draw_from_model(const SynthCommand& c, synth::SynthOptions& options) {
     const io::ModelFile file = io::read_model_file(c.from);
-    const io::FittedModel* chosen = nullptr;
+    const fit::Model* chosen = nullptr;
     for (const auto& m : file.models)
         if (c.from_topics == 0 || m.num_topics == c.from_topics) {
             chosen = &m;

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cooc/fragment_router.hpp"
-#include "jsmf/dist/ops.hpp"
-#include "jsmf/dist/route.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/distmat/route.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -54,7 +54,7 @@ std::string stream_documents(Router& router, corpus::DocumentStream& docs, const
             exit_code = exit_code_of(e);
             local_done = true;
         }
-        const dist::RoundStatus status = router.exchange(local_done, !error.empty());
+        const distmat::RoundStatus status = router.exchange(local_done, !error.empty());
         if (status.any_failed || status.all_done) return error;
     }
 }
@@ -62,7 +62,7 @@ std::string stream_documents(Router& router, corpus::DocumentStream& docs, const
 
 namespace {
 /// Local. C_ij ← C_ij · idf_i · idf_j with idf_v = ln(M / df_v) (0 for df_v = 0).
-void apply_idf(dist::DistMatrix& C, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq, Index M) {
+void apply_idf(distmat::DistMatrix& C, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq, Index M) {
     Eigen::VectorXd idf(doc_freq.size());
     for (Index v = 0; v < idf.size(); ++v)
         idf(v) = doc_freq(v) > 0 ? std::log(static_cast<double>(M) / static_cast<double>(doc_freq(v))) : 0.0;
@@ -79,7 +79,7 @@ bool contributes(const corpus::Document& doc, const CoocOptions& options) {
            static_cast<Index>(doc.distinct()) >= options.min_distinct;
 }
 
-CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Index num_words,
+CoocResult build_cooccurrence(const std::shared_ptr<const distmat::Grid>& grid, Index num_words,
                               corpus::DocumentStream& docs, const CoocOptions& options) {
     const mpi::Comm comm = grid->borrow_comm();
     mpi::require_same_on_all_ranks(
@@ -88,8 +88,8 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
         "build_cooccurrence");
     mpi::run_local_phase(comm, kStage, [&] { check_options(options, num_words); });
 
-    CoocResult result{dist::DistMatrix(grid, num_words, num_words, options.block_size), {}};
-    dist::DistMatrix& C = result.C;
+    CoocResult result{distmat::DistMatrix(grid, num_words, num_words, options.block_size), {}};
+    distmat::DistMatrix& C = result.C;
     std::vector<std::int64_t> doc_freq(static_cast<std::size_t>(num_words), 0);
     Tally tally;
     const bool tfidf = options.estimator == Estimator::tfidf;
@@ -132,7 +132,7 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
         tally.pair_updates = router.updates();
         result.stats.exchange_rounds = static_cast<Index>(router.rounds());
     } else {
-        dist::ContributionRouter router(C, options.buffer_bytes);
+        distmat::ContributionRouter router(C, options.buffer_bytes);
         error = stream_documents(router, docs, comm, [&](const corpus::Document& doc) {
             const double scale = admit(doc);
             if (scale <= 0) return;
@@ -176,26 +176,26 @@ CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Ind
     if (tfidf) {
         if (options.exchange == Exchange::docs) {
             mpi::allreduce_inplace(comm, diagonal_back, MPI_SUM);
-            Eigen::VectorXd d = dist::diagonal(C);
+            Eigen::VectorXd d = distmat::diagonal(C);
             for (Index i = 0; i < num_words; ++i) d(i) += diagonal_back[static_cast<std::size_t>(i)];
-            dist::set_diagonal(C, d);
+            distmat::set_diagonal(C, d);
         }
         apply_idf(C, stats.doc_freq, stats.num_docs);
-        const double total = dist::sum(C);
+        const double total = distmat::sum(C);
         mpi::run_local_phase(comm, kStage, [&] {
             if (!(total > 0))
                 throw InputError("tf-idf: every word occurs in every used document (idf = 0 for all), so the tf-idf "
                                  "second moment is 0");
         });
-        dist::scale(C, 1.0 / total);
+        distmat::scale(C, 1.0 / total);
     } else {
-        dist::scale(C, 1.0 / static_cast<double>(stats.num_docs));  // the 1/M of Eq. 5
+        distmat::scale(C, 1.0 / static_cast<double>(stats.num_docs));  // the 1/M of Eq. 5
     }
 
-    stats.unigram = dist::row_sums(C);
-    stats.sum = dist::sum(C);
-    stats.min = dist::min_entry(C);
-    stats.asymmetry = dist::asymmetry(C);
+    stats.unigram = distmat::row_sums(C);
+    stats.sum = distmat::sum(C);
+    stats.min = distmat::min_entry(C);
+    stats.asymmetry = distmat::asymmetry(C);
     mpi::check_on_root(comm, kStage, [&] {
         // Each entry is a sum of nonnegative terms (the diagonal's h² − h >= 0 for integer
         // h), so C >= 0 holds exactly; ΣC = 1 exactly in real arithmetic (each C_m sums to

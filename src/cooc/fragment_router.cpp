@@ -15,7 +15,7 @@ void put(std::vector<char>& box, const T* data, std::size_t count) {
 }
 }  // namespace
 
-FragmentRouter::FragmentRouter(dist::DistMatrix& C, std::size_t buffer_bytes)
+FragmentRouter::FragmentRouter(distmat::DistMatrix& C, std::size_t buffer_bytes)
     : C_(C),
       mailbox_(C.grid().size()),
       per_destination_bytes_(std::max<std::size_t>(1, buffer_bytes / C.grid().size())),
@@ -28,7 +28,7 @@ FragmentRouter::FragmentRouter(dist::DistMatrix& C, std::size_t buffer_bytes)
 }
 
 void FragmentRouter::add(const corpus::Document& doc, double scale) {
-    const dist::Grid& grid = C_.grid();
+    const distmat::Grid& grid = C_.grid();
     for (auto& v : row_words_) v.clear();
     for (auto& v : row_counts_) v.clear();
     for (auto& v : col_words_) v.clear();
@@ -140,12 +140,12 @@ void FragmentRouter::accumulate(const char* at, const char* end) {
 
 }
 
-dist::RoundStatus FragmentRouter::exchange(bool local_done, bool local_failed) {
+distmat::RoundStatus FragmentRouter::exchange(bool local_done, bool local_failed) {
     const mpi::Comm comm = C_.grid().borrow_comm();
     const std::vector<char> received = mailbox_.exchange(comm);
     accumulate(received.data(), received.data() + received.size());
     ++rounds_;
-    return dist::agree_round(comm, local_done, local_failed);
+    return distmat::agree_round(comm, local_done, local_failed);
 }
 
 }  // namespace jsmf::cooc::detail

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "jsmf/corpus/shard.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
-#include "jsmf/dist/exchange.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/exchange.hpp"
 
 namespace jsmf::cooc::detail {
 
@@ -23,22 +23,22 @@ namespace jsmf::cooc::detail {
 /// R = {0, 5, 9}, K = {5}.
 class FragmentRouter {
 public:
-    FragmentRouter(dist::DistMatrix& C, std::size_t buffer_bytes);
+    FragmentRouter(distmat::DistMatrix& C, std::size_t buffer_bytes);
 
     /// Local. Buffers the document's fragments for every owner.
     void add(const corpus::Document& doc, double scale);
     /// Local. True when some destination's buffer reached its share of buffer_bytes.
     bool full() const { return mailbox_.largest() >= per_destination_bytes_; }
     /// Collective on C's grid: ship, accumulate what arrived, agree.
-    dist::RoundStatus exchange(bool local_done, bool local_failed);
+    distmat::RoundStatus exchange(bool local_done, bool local_failed);
 
     std::int64_t updates() const { return updates_; }
     std::size_t rounds() const { return rounds_; }
 
 private:
     void accumulate(const char* fragment_begin, const char* fragment_end);
-    dist::DistMatrix& C_;
-    dist::ByteMailbox mailbox_;
+    distmat::DistMatrix& C_;
+    distmat::ByteMailbox mailbox_;
     std::size_t per_destination_bytes_;
     std::vector<std::vector<std::uint32_t>> row_words_, row_counts_, col_words_, col_counts_;
     // Scratch for accumulate: local indices and values of one round's fragments.

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "jsmf/core/error.hpp"
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/solvers/matching.hpp"
 
 namespace jsmf::eval {
 namespace {
@@ -264,7 +264,7 @@ double clustering_accuracy(const std::vector<int>& clusters, const std::vector<i
     const int size = std::max(num_clusters, num_labels);
     Eigen::MatrixXd negative_overlap = Eigen::MatrixXd::Zero(size, size);
     for (std::size_t m = 0; m < clusters.size(); ++m) negative_overlap(clusters[m], labels[m]) -= 1;
-    const std::vector<int> label_of = optimal_assignment(negative_overlap);
+    const std::vector<int> label_of = solvers::optimal_assignment(negative_overlap);
     double correct = 0;
     for (int c = 0; c < size; ++c) correct -= negative_overlap(c, label_of[static_cast<std::size_t>(c)]);
     return correct / static_cast<double>(clusters.size());

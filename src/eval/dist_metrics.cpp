@@ -13,10 +13,10 @@
 #include <random>
 #include <string>
 
-#include "dist/detail/scalapack_api.hpp"
+#include "jsmf/distmat/blas.hpp"
 #include "jsmf/core/error.hpp"
-#include "jsmf/dist/eig.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/eig.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -29,7 +29,7 @@ constexpr Index kPanelWidth = 256;
 /// (λ_{2 + extra + 1} / λ_2)^iterations instead of (λ_3 / λ_2)^iterations.
 constexpr Index kExtraVectors = 8;
 
-mpi::Comm comm_of(const dist::DistMatrix& C) { return C.grid().borrow_comm(); }
+mpi::Comm comm_of(const distmat::DistMatrix& C) { return C.grid().borrow_comm(); }
 
 /// Global index of local index `l` on process `proc` of `procs` (ScaLAPACK's indxl2g),
 /// for any process, not only this one.
@@ -49,8 +49,8 @@ Eigen::VectorXd inverse_row_sums(const Eigen::VectorXd& p) {
 /// (cols × K, replicated). Each rank sends the entries it owns (the requested rows in its
 /// process row, at its local columns) in one allgatherv. Collective on C.grid().
 /// Memory: 2 × cols × K doubles (the receive buffer and the result).
-Eigen::MatrixXd gather_rows_transposed(const dist::DistMatrix& C, const std::vector<Index>& which) {
-    const dist::Grid& grid = C.grid();
+Eigen::MatrixXd gather_rows_transposed(const distmat::DistMatrix& C, const std::vector<Index>& which) {
+    const distmat::Grid& grid = C.grid();
     const mpi::Comm comm = comm_of(C);
     const Index K = static_cast<Index>(which.size());
     // The requested rows owned by each process row, in request order.
@@ -62,7 +62,7 @@ Eigen::MatrixXd gather_rows_transposed(const dist::DistMatrix& C, const std::vec
     for (int r = 0; r < grid.size(); ++r) {
         const int pr = r / grid.cols(), pc = r % grid.cols();
         const Index count = static_cast<Index>(rows_of[static_cast<std::size_t>(pr)].size()) *
-                            dist::local_extent(C.cols(), C.block_cols(), pc, grid.cols());
+                            distmat::local_extent(C.cols(), C.block_cols(), pc, grid.cols());
         JSMF_REQUIRE(total + count < INT_MAX, "gather_rows_transposed: too many entries for one allgatherv");
         counts[static_cast<std::size_t>(r)] = static_cast<int>(count);
         displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
@@ -82,7 +82,7 @@ Eigen::MatrixXd gather_rows_transposed(const dist::DistMatrix& C, const std::vec
     Eigen::MatrixXd out(C.cols(), K);
     for (int r = 0; r < grid.size(); ++r) {
         const int pr = r / grid.cols(), pc = r % grid.cols();
-        const Index width = dist::local_extent(C.cols(), C.block_cols(), pc, grid.cols());
+        const Index width = distmat::local_extent(C.cols(), C.block_cols(), pc, grid.cols());
         const double* piece = all.data() + displs[static_cast<std::size_t>(r)];
         for (const Index k : rows_of[static_cast<std::size_t>(pr)]) {
             for (Index jl = 0; jl < width; ++jl) out(global_index(jl, C.block_cols(), pc, grid.cols()), k) = piece[jl];
@@ -93,7 +93,7 @@ Eigen::MatrixXd gather_rows_transposed(const dist::DistMatrix& C, const std::vec
 }
 
 /// The rows of a replicated matrix at this rank's local rows of C (m × cols(M)).
-Eigen::MatrixXd rows_at_local_rows(const dist::DistMatrix& C, const Eigen::MatrixXd& M) {
+Eigen::MatrixXd rows_at_local_rows(const distmat::DistMatrix& C, const Eigen::MatrixXd& M) {
     Eigen::MatrixXd out(C.local_rows(), M.cols());
     for (Index il = 0; il < C.local_rows(); ++il) out.row(il) = M.row(C.global_row(il));
     return out;
@@ -104,7 +104,7 @@ Eigen::MatrixXd rows_at_local_rows(const dist::DistMatrix& C, const Eigen::Matri
 /// the rows of L at this rank's local rows (m × K), `right` is R itself (cols × K,
 /// replicated). One local DGEMM per panel; memory m × kPanelWidth + kPanelWidth × K.
 template <class Visit>
-void for_each_product_panel(const dist::DistMatrix& C, const Eigen::MatrixXd& left, const Eigen::MatrixXd& right,
+void for_each_product_panel(const distmat::DistMatrix& C, const Eigen::MatrixXd& left, const Eigen::MatrixXd& right,
                             Visit&& visit) {
     const Index m = C.local_rows(), n = C.local_cols(), K = left.cols();
     if (m == 0 || n == 0) return;
@@ -117,8 +117,7 @@ void for_each_product_panel(const dist::DistMatrix& C, const Eigen::MatrixXd& le
             const int mm = static_cast<int>(m), nn = static_cast<int>(w), kk = static_cast<int>(K);
             const int ldl = static_cast<int>(m), ldr = static_cast<int>(width), ldp = static_cast<int>(m);
             const double one = 1, zero = 0;
-            dgemm_("N", "T", &mm, &nn, &kk, &one, left.data(), &ldl, right_panel.data(), &ldr, &zero, panel.data(),
-                   &ldp);
+            distmat::gemm('N', 'T', mm, nn, kk, one, left.data(), ldl, right_panel.data(), ldr, zero, panel.data(), ldp);
         } else {
             panel.setZero();
         }
@@ -128,7 +127,7 @@ void for_each_product_panel(const dist::DistMatrix& C, const Eigen::MatrixXd& le
 
 /// Y = Cᵀ X for a replicated rows × q block X; Y replicated (cols × q). One local DGEMM
 /// and one allreduce of cols × q doubles. Collective on C.grid().
-Eigen::MatrixXd multiply_transposed_block(const dist::DistMatrix& C, const Eigen::MatrixXd& X) {
+Eigen::MatrixXd multiply_transposed_block(const distmat::DistMatrix& C, const Eigen::MatrixXd& X) {
     JSMF_REQUIRE(X.rows() == C.rows(), "multiply_transposed_block: size mismatch");
     const Index q = X.cols();
     const Eigen::MatrixXd X_loc = rows_at_local_rows(C, X);
@@ -137,7 +136,7 @@ Eigen::MatrixXd multiply_transposed_block(const dist::DistMatrix& C, const Eigen
         const int m = static_cast<int>(C.local_cols()), n = static_cast<int>(q), k = static_cast<int>(C.local_rows());
         const int lda = static_cast<int>(C.ld()), ldb = static_cast<int>(X_loc.rows()), ldc = static_cast<int>(Y_loc.rows());
         const double one = 1, zero = 0;
-        dgemm_("T", "N", &m, &n, &k, &one, C.data(), &lda, X_loc.data(), &ldb, &zero, Y_loc.data(), &ldc);
+        distmat::gemm('T', 'N', m, n, k, one, C.data(), lda, X_loc.data(), ldb, zero, Y_loc.data(), ldc);
     }
     Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(C.cols(), q);
     for (Index jl = 0; jl < C.local_cols(); ++jl) Y.row(C.global_col(jl)) = Y_loc.row(jl);
@@ -161,15 +160,15 @@ void fix_signs(Eigen::MatrixXd& V) {
 /// X_c = C̄ − 1 μᵀ with C̄ = D⁻¹ C and μ = C̄ᵀ 1 / rows the mean row. Collective on C.grid().
 class CenteredRows {
 public:
-    explicit CenteredRows(const dist::DistMatrix& C)
-        : C_(C), inverse_p_(inverse_row_sums(dist::row_sums(C))) {
+    explicit CenteredRows(const distmat::DistMatrix& C)
+        : C_(C), inverse_p_(inverse_row_sums(distmat::row_sums(C))) {
         // μ = C̄ᵀ 1 / rows = Cᵀ (D⁻¹ 1) / rows.
         mean_ = multiply_transposed_block(C, inverse_p_) / static_cast<double>(C.rows());
     }
 
     /// X_c V = D⁻¹ (C V) − 1 (μᵀ V): rows × q. One distributed product.
     Eigen::MatrixXd times(const Eigen::MatrixXd& V) const {
-        Eigen::MatrixXd Y = inverse_p_.asDiagonal() * dist::multiply_block(C_, V);
+        Eigen::MatrixXd Y = inverse_p_.asDiagonal() * distmat::multiply_block(C_, V);
         Y.rowwise() -= mean_.transpose() * V;
         return Y;
     }
@@ -186,7 +185,7 @@ public:
     Eigen::MatrixXd covariance_times(const Eigen::MatrixXd& V) const { return transposed_times(times(V)); }
 
 private:
-    const dist::DistMatrix& C_;
+    const distmat::DistMatrix& C_;
     Eigen::VectorXd inverse_p_;
     Eigen::VectorXd mean_;
 };
@@ -202,7 +201,7 @@ constexpr double kDirectionTolerance = 1e-6;
 Eigen::MatrixXd leading_directions(const CenteredRows& X, Index cols, int iterations, Seed seed,
                                    const mpi::Comm& comm) {
     const Index q = std::min(cols, 2 + kExtraVectors);
-    Eigen::MatrixXd V = dist::orthonormalize(dist::random_block(cols, q, seed));
+    Eigen::MatrixXd V = distmat::orthonormalize(distmat::random_block(cols, q, seed));
     Eigen::MatrixXd S;
     for (int it = 0;; ++it) {
         const Eigen::MatrixXd W = X.covariance_times(V);
@@ -216,7 +215,7 @@ Eigen::MatrixXd leading_directions(const CenteredRows& X, Index cols, int iterat
             residual = std::max(residual, (W * S.col(k) - theta(k) * (V * S.col(k))).norm());
         const double scale = std::max(std::abs(theta(q - 1)), std::numeric_limits<double>::min());
         if (mpi::root_decides(comm, it >= iterations || residual <= kDirectionTolerance * scale)) break;
-        V = dist::orthonormalize(W);
+        V = distmat::orthonormalize(W);
         mpi::adopt_root_copy(comm, V.data(), static_cast<std::size_t>(V.size()));
     }
     Eigen::MatrixXd directions(cols, 2);
@@ -226,7 +225,7 @@ Eigen::MatrixXd leading_directions(const CenteredRows& X, Index cols, int iterat
     return directions;
 }
 
-void check_recovery_inputs(const dist::DistMatrix& C, const std::vector<Index>& anchors, const Eigen::MatrixXd& B_breve) {
+void check_recovery_inputs(const distmat::DistMatrix& C, const std::vector<Index>& anchors, const Eigen::MatrixXd& B_breve) {
     if (C.rows() != C.cols()) throw InputError("recovery error: C is not square");
     if (anchors.empty()) throw InputError("recovery error: no anchors");
     if (B_breve.rows() != static_cast<Index>(anchors.size()) || B_breve.cols() != C.rows())
@@ -237,14 +236,14 @@ void check_recovery_inputs(const dist::DistMatrix& C, const std::vector<Index>& 
         if (s < 0 || s >= C.rows()) throw InputError("recovery error: anchor id " + std::to_string(s) + " out of range");
 }
 
-void check_approximation_inputs(const dist::DistMatrix& C, const Eigen::MatrixXd& B, const Eigen::MatrixXd& A) {
+void check_approximation_inputs(const distmat::DistMatrix& C, const Eigen::MatrixXd& B, const Eigen::MatrixXd& A) {
     if (C.rows() != C.cols()) throw InputError("approximation error: C is not square");
     if (B.rows() != C.rows()) throw InputError("approximation error: B does not match C");
     if (A.rows() != B.cols() || A.cols() != B.cols()) throw InputError("approximation error: A does not match B");
 }
 }  // namespace
 
-Eigen::VectorXd recovery_errors(const dist::DistMatrix& C, const std::vector<Index>& anchors,
+Eigen::VectorXd recovery_errors(const distmat::DistMatrix& C, const std::vector<Index>& anchors,
                                 const Eigen::MatrixXd& B_breve) {
     const mpi::Comm comm = comm_of(C);
     mpi::require_same_on_all_ranks(comm, {C.rows(), C.cols(), static_cast<std::int64_t>(anchors.size()),
@@ -252,7 +251,7 @@ Eigen::VectorXd recovery_errors(const dist::DistMatrix& C, const std::vector<Ind
                                    "recovery_errors");
     mpi::run_local_phase(comm, kStage, [&] { check_recovery_inputs(C, anchors, B_breve); });
     const Index K = static_cast<Index>(anchors.size());
-    const Eigen::VectorXd inverse_p = inverse_row_sums(dist::row_sums(C));
+    const Eigen::VectorXd inverse_p = inverse_row_sums(distmat::row_sums(C));
 
     // C̄_{S,:}ᵀ (N × K): the anchor rows, normalized by their own sums.
     Eigen::MatrixXd anchor_rows = gather_rows_transposed(C, anchors);
@@ -274,7 +273,7 @@ Eigen::VectorXd recovery_errors(const dist::DistMatrix& C, const std::vector<Ind
     return squares.cwiseSqrt();
 }
 
-ApproximationError approximation_error(const dist::DistMatrix& C, const Eigen::MatrixXd& B, const Eigen::MatrixXd& A) {
+ApproximationError approximation_error(const distmat::DistMatrix& C, const Eigen::MatrixXd& B, const Eigen::MatrixXd& A) {
     const mpi::Comm comm = comm_of(C);
     mpi::require_same_on_all_ranks(comm, {C.rows(), C.cols(), B.rows(), B.cols(), A.rows(), A.cols()},
                                    "approximation_error");
@@ -304,7 +303,7 @@ ApproximationError approximation_error(const dist::DistMatrix& C, const Eigen::M
     return error;
 }
 
-Eigen::MatrixXd project_rows_2d(const dist::DistMatrix& C, int iterations, Seed seed) {
+Eigen::MatrixXd project_rows_2d(const distmat::DistMatrix& C, int iterations, Seed seed) {
     const mpi::Comm comm = comm_of(C);
     mpi::require_same_on_all_ranks(comm, {C.rows(), C.cols(), iterations, static_cast<std::int64_t>(seed)},
                                    "project_rows_2d");

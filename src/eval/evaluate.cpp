@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 
 namespace jsmf::eval {
@@ -71,13 +71,13 @@ MetricSet model_metrics(const ModelView& m) {
     return set;
 }
 
-void add_matrix_metrics(MetricSet& set, const dist::DistMatrix& C, const ModelView& m, const std::string& suffix) {
+void add_matrix_metrics(MetricSet& set, const distmat::DistMatrix& C, const ModelView& m, const std::string& suffix) {
     set.add("recovery" + suffix, "word", recovery_errors(C, m.anchors, m.B_breve));
     if (!suffix.empty()) {
         // The authors evaluate every metric twice, with the original C's row sums and with
         // the rectified C's (EXP_factorizeC.m); validity and specificity are the ones that
         // use them (the unsuffixed ones use m.p, the rectified C's).
-        const Eigen::VectorXd p = dist::row_sums(C);
+        const Eigen::VectorXd p = distmat::row_sums(C);
         set.add_number("validity" + suffix, validity(m.B, m.A, m.B_breve, p));
         set.add("specificity" + suffix, "topic", specificity(m.B, p));
     }

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "jsmf/core/error.hpp"
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/solvers/matching.hpp"
 
 namespace jsmf::eval {
 namespace {
@@ -29,8 +29,8 @@ TruthComparison compare_to_truth(const Eigen::MatrixXd& B, const Eigen::MatrixXd
     require(anchors_true.rows() == K, "anchors_true must have one row per topic");
 
     TruthComparison result;
-    const Eigen::MatrixXd cost = l1_column_distances(B, B_true);
-    result.permutation = optimal_assignment(cost);
+    const Eigen::MatrixXd cost = solvers::l1_column_distances(B, B_true);
+    result.permutation = solvers::optimal_assignment(cost);
     const auto pi = [&](Eigen::Index k) { return static_cast<Eigen::Index>(result.permutation[static_cast<std::size_t>(k)]); };
 
     result.topic_l1.resize(K);

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "jsmf/core/error.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 
 namespace jsmf::infer {
 
@@ -79,7 +79,7 @@ std::vector<DocumentTopics> infer_documents(const Eigen::MatrixXd& B, const corp
         if (static_cast<Index>(w) >= B.rows())
             throw InputError("a document's word id " + std::to_string(w + 1) + " is outside the model's " +
                              std::to_string(B.rows()) + " words");
-#pragma omp parallel for schedule(dynamic, 16) num_threads(dist::threads())
+#pragma omp parallel for schedule(dynamic, 16) num_threads(distmat::threads())
     for (std::ptrdiff_t m = 0; m < n; ++m) {
         const auto begin = static_cast<std::size_t>(docs.doc_offsets[static_cast<std::size_t>(m)]);
         const auto end = static_cast<std::size_t>(docs.doc_offsets[static_cast<std::size_t>(m) + 1]);

@@ -47,9 +47,9 @@ void check_output_path(const mpi::Comm& comm, const std::string& path) {
     });
 }
 
-void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const CoocFileInfo& info,
+void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression,
-                     const RectificationRecord* rectification, const CheckpointRecord* checkpoint) {
+                     const fit::RectificationTrace* rectification, const CheckpointRecord* checkpoint) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const std::string partial = path + ".partial";
     // 1. C, collectively. HDF5 calls here are collective: a failure is the same on
@@ -112,7 +112,7 @@ void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const C
     }
 }
 
-dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const dist::Grid>& grid, int block_size,
+distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
                                 CoocFileInfo& info) {
     const mpi::Comm comm = grid->borrow_comm();
     std::int64_t n = 0;
@@ -159,7 +159,7 @@ dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<c
     info.stats.doc_freq.resize(n);
     mpi::broadcast(comm, info.stats.unigram.data(), static_cast<std::size_t>(n), 0);
     mpi::broadcast(comm, info.stats.doc_freq.data(), static_cast<std::size_t>(n), 0);
-    dist::DistMatrix C(grid, n, n, block_size);
+    distmat::DistMatrix C(grid, n, n, block_size);
     std::string error;
     int code = 0;
     try {
@@ -184,7 +184,7 @@ void broadcast_vector(const mpi::Comm& comm, std::vector<T>& values) {
 
 // The trace columns and the state of the fast AP, read by rank 0 (read_rectification has
 // filled r there), then sent to every rank.
-void read_checkpoint_extras(const mpi::Comm& comm, const std::string& path, RectificationRecord& r,
+void read_checkpoint_extras(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& r,
                             CheckpointRecord& c) {
     std::vector<std::string> names;
     std::vector<double> values;
@@ -221,7 +221,7 @@ void read_checkpoint_extras(const mpi::Comm& comm, const std::string& path, Rect
 }
 }  // namespace
 
-void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& r, CheckpointRecord& c) {
+void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& r, CheckpointRecord& c) {
     // Rank 0 reads; the record goes to everyone as one serialized blob of numbers.
     std::int64_t sizes[4] = {0, 0, 0, 0};  // iterations_done, trace length, topics, eigensolves
     std::vector<double> doubles;           // js_increment, lower_bounds, the trace columns, then the blocks
@@ -312,8 +312,8 @@ std::vector<std::pair<std::string, std::string>> read_root_options(const std::st
     return found;
 }
 
-dist::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
-                                        const std::shared_ptr<const dist::Grid>& grid, int block_size) {
+distmat::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
+                                        const std::shared_ptr<const distmat::Grid>& grid, int block_size) {
     const mpi::Comm comm = grid->borrow_comm();
     std::int64_t n = 0;
     mpi::check_on_root(comm, "read", [&] {
@@ -326,7 +326,7 @@ dist::DistMatrix read_checkpoint_matrix(const std::string& path, const std::stri
         n = static_cast<std::int64_t>(dims[0]);
     });
     mpi::broadcast(comm, n, 0);
-    dist::DistMatrix M(grid, n, n, block_size);
+    distmat::DistMatrix M(grid, n, n, block_size);
     std::string error;
     int code = 0;
     try {

@@ -54,7 +54,7 @@ void write_array(hid_t parent, const std::string& name, hid_t type, const T* dat
 }
 
 // This rank's rows of a block-cyclic matrix as a hyperslab union, columns [col, col+width).
-void select_my_rows(hid_t space, const dist::DistMatrix& A, hsize_t col, hsize_t width) {
+void select_my_rows(hid_t space, const distmat::DistMatrix& A, hsize_t col, hsize_t width) {
     H5Sselect_none(space);
     const Index mb = A.block_rows(), pr = A.grid().rows();
     const Index local_rows = A.local_rows();
@@ -76,7 +76,7 @@ void select_my_rows(hid_t space, const dist::DistMatrix& A, hsize_t col, hsize_t
 
 // Collective strip-by-strip transfer shared by write and read.
 template <class Transfer>
-void for_each_strip(const dist::DistMatrix& A, Transfer&& transfer) {
+void for_each_strip(const distmat::DistMatrix& A, Transfer&& transfer) {
     const Index nb = A.block_cols();
     const Index my_strips = A.local_rows() > 0 ? (A.local_cols() + nb - 1) / nb : 0;
     const mpi::Comm comm = A.grid().borrow_comm();
@@ -395,7 +395,7 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
     write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
-void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMatrix& A, const std::string& path,
+void write_dist_matrix(hid_t parent, const std::string& name, const distmat::DistMatrix& A, const std::string& path,
                        int compression) {
     const std::vector<hsize_t> dims = {static_cast<hsize_t>(A.rows()), static_cast<hsize_t>(A.cols())};
     // Chunks follow the block-cyclic blocks, so that each chunk has one owner and is
@@ -436,7 +436,7 @@ void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMa
     set.close();
 }
 
-void read_dist_matrix(hid_t parent, const std::string& name, dist::DistMatrix& A, const std::string& path) {
+void read_dist_matrix(hid_t parent, const std::string& name, distmat::DistMatrix& A, const std::string& path) {
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), path, "no dataset " + name), H5Dclose);
     {
         Handle space(H5Dget_space(set), H5Sclose);

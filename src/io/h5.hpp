@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 
 namespace jsmf::io::h5 {
 
@@ -95,10 +95,10 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
 /// `compression` (0 = none, 1..9), with collective MPI-IO. Each rank writes its
 /// block-cyclic piece one local block-column at a time, so the extra memory is
 /// local_rows × block_cols doubles.
-void write_dist_matrix(hid_t parent, const std::string& name, const dist::DistMatrix& A, const std::string& path,
+void write_dist_matrix(hid_t parent, const std::string& name, const distmat::DistMatrix& A, const std::string& path,
                        int compression);
 /// Collective on A.grid(): reads a dataset written by write_dist_matrix (any layout)
 /// into A, whose shape must match the dataset's.
-void read_dist_matrix(hid_t parent, const std::string& name, dist::DistMatrix& A, const std::string& path);
+void read_dist_matrix(hid_t parent, const std::string& name, distmat::DistMatrix& A, const std::string& path);
 
 }  // namespace jsmf::io::h5

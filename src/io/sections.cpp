@@ -42,7 +42,7 @@ void write_vocab_and_stats(hid_t file, const CoocFileInfo& info, const std::stri
     h5::write_attribute(stats, "asymmetry", s.asymmetry);
 }
 
-void write_rectification(hid_t parent, const RectificationRecord& r, const std::string& path) {
+void write_rectification(hid_t parent, const fit::RectificationTrace& r, const std::string& path) {
     h5::Handle group = h5::create_group(parent, "rectification", path);
     h5::write_attribute(group, "method", r.method);
     h5::write_attribute(group, "topics", std::int64_t{r.num_topics});
@@ -78,8 +78,8 @@ void write_rectification(hid_t parent, const RectificationRecord& r, const std::
         h5::write_doubles(check_group, name, values->data(), {checks});
 }
 
-RectificationRecord read_rectification(hid_t group) {
-    RectificationRecord r;
+fit::RectificationTrace read_rectification(hid_t group) {
+    fit::RectificationTrace r;
     r.method = h5::read_string_attribute(group, "method");
     r.num_topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));

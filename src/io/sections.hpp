@@ -17,11 +17,11 @@ void write_root_attributes(hid_t file, const std::string& kind, const Provenance
 /// /vocab and /stats (unigram, doc_freq and the counts as attributes).
 void write_vocab_and_stats(hid_t file, const CoocFileInfo& info, const std::string& path);
 /// A `rectification` group under `parent`: method, topics, iterations, converged, trace.
-void write_rectification(hid_t parent, const RectificationRecord& record, const std::string& path);
+void write_rectification(hid_t parent, const fit::RectificationTrace& record, const std::string& path);
 /// A `timings` group under `parent`: one attribute per stage, in seconds.
 void write_timings(hid_t parent, const StageTimes& times, const std::string& path);
 /// Reads what write_rectification wrote.
-RectificationRecord read_rectification(hid_t group);
+fit::RectificationTrace read_rectification(hid_t group);
 
 /// Collective on `comm`. Rank 0 creates "<path>.partial", runs `fill` on it and renames
 /// it to `path`; the others wait for the verdict. On failure the partial file is removed

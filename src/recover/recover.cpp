@@ -9,14 +9,21 @@
 
 #include "jsmf/core/timer.hpp"
 
-#include "jsmf/dist/eig.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/eig.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::recover {
 
 namespace {
+
+using solvers::AdmmDrSolver;
+using solvers::SclsSolution;
+using solvers::ThinQr;
+using solvers::solve_active_set_qr;
+using solvers::solve_expgrad;
+using solvers::thin_qr;
 
 /// U = QR computed on rank 0 and broadcast, so every rank solves with the same Q and R
 /// whatever its own floating point would do. Collective on comm; U is replicated.
@@ -35,7 +42,7 @@ ThinQr thin_qr_on_root(const mpi::Comm& comm, const Eigen::MatrixXd& U) {
 
 }  // namespace
 
-TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, const std::vector<Index>& S,
+TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p, const std::vector<Index>& S,
                           const RecoverOptions& options) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
@@ -54,7 +61,7 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
     // U = C̄_{S,:}ᵀ (N × K) and C_SS, from K row broadcasts.
     Eigen::MatrixXd U(N, K), C_SS(K, K);
     for (int k = 0; k < K; ++k) {
-        const Eigen::VectorXd row = dist::row(C, S[static_cast<std::size_t>(k)]);
+        const Eigen::VectorXd row = distmat::row(C, S[static_cast<std::size_t>(k)]);
         U.col(k) = row * inverse_p(S[static_cast<std::size_t>(k)]);
         for (int l = 0; l < K; ++l) C_SS(k, l) = row(S[static_cast<std::size_t>(l)]);
     }
@@ -72,7 +79,7 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
         G = U.transpose() * U;
         W = U;
     }
-    const Eigen::MatrixXd F = inverse_p.asDiagonal() * dist::multiply_block(C, W);
+    const Eigen::MatrixXd F = inverse_p.asDiagonal() * distmat::multiply_block(C, W);
 
     // Each rank solves the words i ≡ rank (mod size); the rest of B̆ stays 0 and a sum
     // assembles it. Anchors and never-seen words are not solved.
@@ -133,13 +140,13 @@ TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& p, c
     return model;
 }
 
-Eigen::MatrixXd recover_a_least_squares(const dist::DistMatrix& C, const Eigen::MatrixXd& B) {
+Eigen::MatrixXd recover_a_least_squares(const distmat::DistMatrix& C, const Eigen::MatrixXd& B) {
     const mpi::Comm comm = C.grid().borrow_comm();
     mpi::require_same_on_all_ranks(comm, {C.rows(), B.rows(), B.cols()}, "recover_a_least_squares");
     mpi::run_local_phase(comm, "recover", [&] {
         if (B.rows() != C.rows()) throw InputError("recover: B does not match C");
     });
-    const Eigen::MatrixXd CB = dist::multiply_block(C, B);
+    const Eigen::MatrixXd CB = distmat::multiply_block(C, B);
     const Eigen::LDLT<Eigen::MatrixXd> BtB(B.transpose() * B);
     const Eigen::MatrixXd left = BtB.solve(B.transpose() * CB);        // (BᵀB)⁻¹ Bᵀ C B
     const Eigen::MatrixXd A = BtB.solve(left.transpose()).transpose();  // … (BᵀB)⁻¹

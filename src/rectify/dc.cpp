@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::rectify {
@@ -61,10 +61,10 @@ struct Halving {
 // Collective on C.grid(). C X̃ with X̃ = X placed on the rows `on` (H or O of `halves`),
 // returned as its rows on H and on O: [F_H X; Gᵀ X] for X on H, [G X; F_O X] for X on O
 // (C symmetric). One block product gives a G-product and an F-product together.
-std::pair<Eigen::MatrixXd, Eigen::MatrixXd> multiply_on(const dist::DistMatrix& C, const Eigen::MatrixXd& X,
+std::pair<Eigen::MatrixXd, Eigen::MatrixXd> multiply_on(const distmat::DistMatrix& C, const Eigen::MatrixXd& X,
                                                         const std::vector<Index>& on, const Halving& halves,
                                                         int& products) {
-    const Eigen::MatrixXd Y = dist::multiply_block(C, expand(X, on, C.rows()));
+    const Eigen::MatrixXd Y = distmat::multiply_block(C, expand(X, on, C.rows()));
     ++products;
     return {restrict_rows(Y, halves.H), restrict_rows(Y, halves.O)};
 }
@@ -98,7 +98,7 @@ struct SingularSubspace {
 // The Jordan–Wielandt operator [0 G; Gᵀ 0] reached only 9.5e-10 (planted, tol 1e-13) at
 // 441832 columns, 1158 (K = 5) and 4598 (K = 15): its spectrum ±σ puts σ_K at a relative
 // distance σ_K/σ_1 from the damped interval [−σ_1, σ_p], so the filter converges slowly.
-SingularSubspace refine_singular_subspace(const dist::DistMatrix& C, const Halving& halves, const Eigen::MatrixXd& U0) {
+SingularSubspace refine_singular_subspace(const distmat::DistMatrix& C, const Halving& halves, const Eigen::MatrixXd& U0) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const double tau = 16 * kEps * std::sqrt(static_cast<double>(C.rows()));
     SingularSubspace s;
@@ -106,7 +106,7 @@ SingularSubspace refine_singular_subspace(const dist::DistMatrix& C, const Halvi
     for (int step = 0; step < kMaxRefinementSteps && !s.converged; ++step) {
         // The small factorizations are every rank's own arithmetic: keep the root's, so
         // that the vectors (and the stopping decision below) agree across ranks.
-        Eigen::MatrixXd V = dist::orthonormalize(GtU);
+        Eigen::MatrixXd V = distmat::orthonormalize(GtU);
         mpi::adopt_root_copy(comm, V.data(), static_cast<std::size_t>(V.size()));
         const auto [GV, FV] = multiply_on(C, V, halves.O, halves, s.products);
         Eigen::JacobiSVD<Eigen::MatrixXd> svd(GV, Eigen::ComputeThinU | Eigen::ComputeThinV);  // small: |H| × K
@@ -148,7 +148,7 @@ int complete_half(const std::vector<Index>& rows, const Eigen::MatrixXd& W, cons
 }
 }  // namespace
 
-DcResult diagonal_completion(dist::DistMatrix& C, const DcOptions& options, const DcProgress& progress) {
+DcResult diagonal_completion(distmat::DistMatrix& C, const DcOptions& options, const DcProgress& progress) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     const int K = options.num_topics;
@@ -162,11 +162,11 @@ DcResult diagonal_completion(dist::DistMatrix& C, const DcOptions& options, cons
         if (options.permutations < 1) throw InputError("--permutations must be at least 1");
     });
     DcResult result;
-    result.old_diagonal = dist::diagonal(C);
+    result.old_diagonal = distmat::diagonal(C);
     Eigen::MatrixXd completions(N, options.permutations);
     std::mt19937_64 engine(options.seed);  // replicated: every rank draws the same permutations
     std::vector<Index> order(static_cast<std::size_t>(N));
-    dist::EigOptions eig = options.eig;
+    distmat::EigOptions eig = options.eig;
     eig.num_eigenpairs = K;
     eig.lower_bound = 0;  // G Gᵀ is positive semidefinite: no Lanczos needed
 
@@ -176,11 +176,11 @@ DcResult diagonal_completion(dist::DistMatrix& C, const DcOptions& options, cons
         const Halving halves{{order.begin(), order.begin() + N / 2}, {order.begin() + N / 2, order.end()}};
         // x ↦ G Gᵀ x with G = C[H, O]: a cheap start for the refinement, which fixes its accuracy.
         int eig_products = 0;
-        const dist::SymmetricOperator GGt = [&](const Eigen::MatrixXd& X) {
+        const distmat::SymmetricOperator GGt = [&](const Eigen::MatrixXd& X) {
             const Eigen::MatrixXd GtX = multiply_on(C, X, halves.H, halves, eig_products).second;
             return multiply_on(C, GtX, halves.O, halves, eig_products).first;
         };
-        const dist::EigResult top = dist::top_eigenpairs(GGt, static_cast<Index>(halves.H.size()), comm, eig);
+        const distmat::EigResult top = distmat::top_eigenpairs(GGt, static_cast<Index>(halves.H.size()), comm, eig);
         const SingularSubspace s = refine_singular_subspace(C, halves, top.vectors);
         result.eig_products += eig_products;
         result.svd_products += s.products;
@@ -200,12 +200,12 @@ DcResult diagonal_completion(dist::DistMatrix& C, const DcOptions& options, cons
         result.new_diagonal(j) = std::max(m, 0.0);
     }
     result.permutations = options.permutations;
-    dist::set_diagonal(C, result.new_diagonal);
-    const double total = dist::sum(C);
+    distmat::set_diagonal(C, result.new_diagonal);
+    const double total = distmat::sum(C);
     mpi::check_on_root(comm, "rectify", [&] {
         if (!(total > 0)) throw InputError("rectify: C has no positive mass to normalize");
     });
-    dist::scale(C, 1.0 / total);
+    distmat::scale(C, 1.0 / total);
     return result;
 }
 

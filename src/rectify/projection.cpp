@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "dist/detail/scalapack_api.hpp"
+#include "jsmf/distmat/blas.hpp"
 #include "jsmf/core/timer.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -26,7 +26,7 @@ ProjectionState::ProjectionState(const ProjectionState& other)
       checks(other.checks),
       checked_B(other.checked_B),
       stop_reason(other.stop_reason) {
-    for (const auto& M : other.increments) increments.push_back(dist::copy(M));
+    for (const auto& M : other.increments) increments.push_back(distmat::copy(M));
 }
 
 ProjectionState& ProjectionState::operator=(const ProjectionState& other) {
@@ -58,13 +58,9 @@ struct Totals {
 };
 
 // Y += A X (column-major), in A's precision.
-void accumulate_gemm(int m, int n, int k, const double* A, int lda, const double* X, int ldx, double* Y, int ldy) {
-    const double one = 1;
-    dgemm_("N", "N", &m, &n, &k, &one, A, &lda, X, &ldx, &one, Y, &ldy);
-}
-void accumulate_gemm(int m, int n, int k, const float* A, int lda, const float* X, int ldx, float* Y, int ldy) {
-    const float one = 1;
-    sgemm_("N", "N", &m, &n, &k, &one, A, &lda, X, &ldx, &one, Y, &ldy);
+template <class T>
+void accumulate_gemm(int m, int n, int k, const T* A, int lda, const T* X, int ldx, T* Y, int ldy) {
+    distmat::gemm('N', 'N', m, n, k, T{1}, A, lda, X, ldx, T{1}, Y, ldy);
 }
 
 // visit(jl, i0, i1, fresh, sums) for each local column jl of `layout` and slab of local
@@ -91,7 +87,7 @@ Eigen::MatrixXd for_each_low_rank_column(const Layout& layout, const Eigen::Matr
         for (Index il = 0; il < m; ++il) UL.row(il) = U.row(layout.global_row(il)).cwiseProduct(lambda_plus.transpose());
         for (Index jl = 0; jl < n; ++jl) UC.row(jl) = U.row(layout.global_col(jl));
         for (Index jl = 0; jl < n && block; ++jl) XC.row(jl) = block->row(layout.global_col(jl)).template cast<typename Layout::Scalar>();
-        const int slabs = dist::row_slabs(m);
+        const int slabs = distmat::row_slabs(m);
         std::vector<Totals> sums(static_cast<std::size_t>(slabs));
 #pragma omp parallel for schedule(static, 1) num_threads(slabs)
         for (int slab = 0; slab < slabs; ++slab) {
@@ -104,8 +100,8 @@ Eigen::MatrixXd for_each_low_rank_column(const Layout& layout, const Eigen::Matr
                 const Index w = std::min(width, n - j0);
                 const int mm = static_cast<int>(rows), nn = static_cast<int>(w), kk = static_cast<int>(K);
                 const int ldu = static_cast<int>(m), ldc = static_cast<int>(n), ldp = static_cast<int>(rows);
-                dgemm_("N", "T", &mm, &nn, &kk, &one, UL.data() + i0, &ldu, UC.data() + j0, &ldc, &zero, panel.data(),
-                       &ldp);
+                distmat::gemm('N', 'T', mm, nn, kk, one, UL.data() + i0, ldu, UC.data() + j0, ldc, zero, panel.data(),
+                              ldp);
                 for (Index jj = 0; jj < w; ++jj)
                     visit(j0 + jj, i0, i0 + rows, panel.data() + jj * rows, sums[static_cast<std::size_t>(slab)]);
                 if (p == 0) continue;
@@ -133,13 +129,13 @@ struct LowRankPsd {
 // The K largest algebraic eigenpairs of X from `warm`, which is updated for the next
 // solve on a nearby matrix; the solve's figures go into `it`. Collective.
 template <class Matrix>
-LowRankPsd nearest_psd(const Matrix& X, dist::EigOptions eig, WarmStart& warm, ProjectionIteration& it) {
+LowRankPsd nearest_psd(const Matrix& X, distmat::EigOptions eig, WarmStart& warm, ProjectionIteration& it) {
     const Index N = X.rows();
     // λ_min moves between iterations: reuse the last estimate widened by 10% (a wrong one
     // is detected and lowered by the eigensolver), or estimate it afresh.
     eig.lower_bound = std::isfinite(warm.lower_bound) ? warm.lower_bound - 0.1 * std::abs(warm.lower_bound) : nan;
     const bool has_product = warm.product.rows() == N && warm.block.rows() == N;
-    const dist::EigResult top = dist::top_eigenpairs(X, eig, warm.block.rows() == N ? &warm.block : nullptr,
+    const distmat::EigResult top = distmat::top_eigenpairs(X, eig, warm.block.rows() == N ? &warm.block : nullptr,
                                                      has_product ? &warm.product : nullptr);
     warm.block = top.block;
     warm.product.resize(0, 0);  // it was the old iterate's
@@ -189,7 +185,7 @@ bool anderson_active(const ProjectionOptions& options, const std::vector<Project
 // new C is built from the factor Anderson proposes instead of U Λ₊^{1/2}.
 // C is the double iterate or, in single precision, the float one.
 template <class Matrix>
-Totals ap_iteration(Matrix& C, const dist::EigOptions& eig, const ProjectionOptions& options,
+Totals ap_iteration(Matrix& C, const distmat::EigOptions& eig, const ProjectionOptions& options,
                     ProjectionState& state, ProjectionIteration& it) {
     using Scalar = typename Matrix::Scalar;
     const double N2 = squared(static_cast<double>(C.rows()));
@@ -250,11 +246,11 @@ Totals ap_iteration(Matrix& C, const dist::EigOptions& eig, const ProjectionOpti
 
 // DR (rectifyC_DR.m): C ← T_{NN,PSD}(T_{JS,NN}(T_{PSD,JS}(C))), T_{A,B} = (I + R_B R_A)/2.
 // `work` holds |C₂| for the second eigensolve and `negative` the signs of C₂.
-Totals dr_iteration(dist::DistMatrix& C, dist::DistMatrix& work, std::vector<std::uint8_t>& negative,
-                    const dist::EigOptions& eig, ProjectionState& state, ProjectionIteration& it) {
+Totals dr_iteration(distmat::DistMatrix& C, distmat::DistMatrix& work, std::vector<std::uint8_t>& negative,
+                    const distmat::EigOptions& eig, ProjectionState& state, ProjectionIteration& it) {
     const double N2 = squared(static_cast<double>(C.rows()));
     const Index m = C.local_rows();
-    const double sum_x = dist::sum(C);
+    const double sum_x = distmat::sum(C);
     it.passes += 3;  // the sum, and the writes of |C₂| and of C
     const LowRankPsd P = nearest_psd(C, eig, state.eig[0], it);
     // C₁ = T_{PSD,JS}(X) = P + s₁ with s₁ = (1 − Σ(2P − X))/N², so ΣC₁ = 1 − ΣP + ΣX;
@@ -292,11 +288,11 @@ Totals dr_iteration(dist::DistMatrix& C, dist::DistMatrix& work, std::vector<std
 }
 
 // Dykstra: for S = PSD, JS, NN: Y = proj_S(C + I_S); I_S ← C + I_S − Y; C ← Y.
-Totals dp_iteration(dist::DistMatrix& C, const dist::EigOptions& eig, ProjectionState& state,
+Totals dp_iteration(distmat::DistMatrix& C, const distmat::EigOptions& eig, ProjectionState& state,
                     ProjectionIteration& it) {
     const double N2 = squared(static_cast<double>(C.rows()));
-    dist::DistMatrix& I_psd = state.increments[0];
-    dist::DistMatrix& I_nn = state.increments[1];
+    distmat::DistMatrix& I_psd = state.increments[0];
+    distmat::DistMatrix& I_nn = state.increments[1];
     const Index m = C.local_rows();
     for (Index jl = 0; jl < C.local_cols(); ++jl) {  // I_psd ← Z = C + I_psd, the PSD step's input
         const double* x = C.data() + jl * C.ld();
@@ -365,13 +361,13 @@ const char* name_of(Projection method) {
 
 }  // namespace
 
-const dist::DistMatrix& IterateView::matrix() const {
-    if (!fresh_) dist::widen_into(*single_, *C_);
+const distmat::DistMatrix& IterateView::matrix() const {
+    if (!fresh_) distmat::widen_into(*single_, *C_);
     fresh_ = true;
     return *C_;
 }
 
-ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOptions& options,
+ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionOptions& options,
                                        const ProjectionProgress& progress, ProjectionState* resume,
                                        const ProjectionMonitor& monitor) {
     const mpi::Comm comm = C.grid().borrow_comm();
@@ -412,23 +408,23 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
         }
     }
     // DR's work space: |C₂| for its second eigensolve, and C₂'s signs (one byte each).
-    std::optional<dist::DistMatrix> work;
+    std::optional<distmat::DistMatrix> work;
     std::vector<std::uint8_t> negative;
     if (options.method == Projection::dr) {
         work.emplace(C.grid_ptr(), N, N, C.block_rows(), C.block_cols());
         negative.assign(static_cast<std::size_t>(C.local_rows() * C.local_cols()), 0);
     }
-    dist::EigOptions eig = options.eig;
+    distmat::EigOptions eig = options.eig;
     eig.num_eigenpairs = K;
     // Single precision: the iterate lives in float from the second iteration on; C
     // (double) is brought up to date when a callback looks at it and at the end. The
     // first iteration's solve starts cold, and a cold solve on float products stalls
     // (measured on KOS, K = 100: 300 rounds, residual 6e-4, where double converges in a
     // few): it runs in double, and the warm solves after it in float.
-    std::optional<dist::DistMatrixF> single;
+    std::optional<distmat::DistMatrixF> single;
     IterateView view(C);
     const auto go_single = [&] {
-        single.emplace(dist::to_single(C));
+        single.emplace(distmat::to_single(C));
         view = IterateView(C, &*single);
     };
     if (options.single_precision && state.iterations_done > 0) go_single();
@@ -482,16 +478,16 @@ ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOpti
         const Totals local = single ? ap_iteration(*single, eig, plain, state, it) : ap_iteration(C, eig, plain, state, it);
         record_iteration(comm, local, clock, it, state);
     }
-    if (single) dist::widen_into(*single, C);
-    const double total = dist::sum(C);                                        // Alg. 1 line 9
+    if (single) distmat::widen_into(*single, C);
+    const double total = distmat::sum(C);                                        // Alg. 1 line 9
     mpi::check_on_root(comm, "rectify", [&] {
         if (!(total > 0)) throw InputError("rectify: C has no positive mass left to normalize");
     });
-    dist::scale(C, 1.0 / total);
+    distmat::scale(C, 1.0 / total);
     return result;
 }
 
-ProjectionResult alternating_projection(dist::DistMatrix& C, ProjectionOptions options,
+ProjectionResult alternating_projection(distmat::DistMatrix& C, ProjectionOptions options,
                                         const ProjectionProgress& progress, ProjectionState* resume) {
     options.method = Projection::ap;
     return rectify_by_projection(C, options, progress, resume);

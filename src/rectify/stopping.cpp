@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/solvers/matching.hpp"
 
 namespace jsmf::rectify {
 
@@ -27,8 +27,8 @@ void compare_checks(const TopicCheck& previous, const Eigen::MatrixXd& B_previou
         if (std::find(previous.anchors.begin(), previous.anchors.end(), a) == previous.anchors.end())
             ++next.anchors_changed;
     // Topics keep no fixed order between checks (a new anchor can come earlier): match them.
-    const Eigen::MatrixXd cost = eval::l1_column_distances(B_next, B_previous);
-    const std::vector<int> match = eval::optimal_assignment(cost);
+    const Eigen::MatrixXd cost = solvers::l1_column_distances(B_next, B_previous);
+    const std::vector<int> match = solvers::optimal_assignment(cost);
     std::vector<double> moved(match.size());
     for (std::size_t k = 0; k < match.size(); ++k) moved[k] = cost(static_cast<Index>(k), match[k]);
     std::sort(moved.begin(), moved.end());

@@ -18,8 +18,8 @@
 #include "jsmf/anchorfree/synthetic.hpp"
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/timer.hpp"
-#include "jsmf/dist/grid.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/grid.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/recover/recover.hpp"
 
 using namespace jsmf;
@@ -38,14 +38,14 @@ struct Outcome {
     double seconds = 0;
 };
 
-Outcome run_method(const std::string& method, const dist::DistMatrix& P, const anchorfree::PlantedFactors& truth,
+Outcome run_method(const std::string& method, const distmat::DistMatrix& P, const anchorfree::PlantedFactors& truth,
                    Seed seed) {
     const int F = static_cast<int>(truth.C.cols());
     const mpi::Comm comm = P.grid().borrow_comm();
     Stopwatch clock;
     Eigen::MatrixXd C_est, E_est;
     if (method.rfind("anchorfree", 0) == 0) {
-        dist::EigOptions eig;
+        distmat::EigOptions eig;
         eig.tolerance = 1e-12;
         eig.seed = seed;
         const anchorfree::SquareRootFactor root = anchorfree::square_root_factor(P, F, eig);
@@ -55,7 +55,7 @@ Outcome run_method(const std::string& method, const dist::DistMatrix& P, const a
         C_est = r.C;
         E_est = r.E;
     } else {
-        const Eigen::VectorXd p = dist::row_sums(P);
+        const Eigen::VectorXd p = distmat::row_sums(P);
         const anchors::AnchorResult found =
             anchors::find_anchors_by(anchors::finder_from_name(method), P, p, F, {1000, seed, true});
         const recover::TopicModel model = recover::recover_topics(P, p, found.anchors, recover::RecoverOptions{});
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     int code = 0;
     try {
         const mpi::Comm world = mpi::Comm::world();
-        const auto grid = dist::Grid::most_square(world);
+        const auto grid = distmat::Grid::most_square(world);
         const std::vector<std::string> method_list = split(methods);
         std::vector<int> F_list;
         for (const auto& f : split(topics)) F_list.push_back(std::atoi(f.c_str()));
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
             for (int trial = 0; trial < trials; ++trial) {
                 const Seed seed = 1000003ULL * static_cast<Seed>(F) + static_cast<Seed>(trial) + (test == 2 ? 500 : 0);
                 const anchorfree::PlantedFactors truth = anchorfree::paper_synthetic(V, F, test == 2 ? 15 : 0, seed);
-                dist::DistMatrix P(grid, V, V, 64);
+                distmat::DistMatrix P(grid, V, V, 64);
                 for (Index jl = 0; jl < P.local_cols(); ++jl)
                     for (Index il = 0; il < P.local_rows(); ++il)
                         P.local()(il, jl) = truth.P(P.global_row(il), P.global_col(jl));

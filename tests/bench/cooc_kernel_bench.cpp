@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/grid.hpp"
+#include "jsmf/distmat/grid.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/synth/synth.hpp"
 
@@ -40,7 +40,7 @@ Index pair_updates(const corpus::Shard& docs) {
 void cooc_kernel(benchmark::State& state, cooc::Exchange exchange) {
     const auto& c = corpus();
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     cooc::CoocOptions options;
     options.exchange = exchange;
     for (auto _ : state) {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/solvers/matching.hpp"
 
 namespace {
 using jsmf::test::int_attr;
@@ -83,7 +83,7 @@ void check_against_truth(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, con
     const std::vector<std::int64_t> planted = read_ints(truth, "/model/anchors");
     H5Fclose(truth);
     if (B_true.cols() != B.cols()) return check(false, "K differs from the truth's");
-    const std::vector<int> match = jsmf::eval::optimal_assignment(jsmf::eval::l1_column_distances(B, B_true));
+    const std::vector<int> match = jsmf::solvers::optimal_assignment(jsmf::solvers::l1_column_distances(B, B_true));
     double b_error = 0, a_error = 0;
     for (Eigen::Index k = 0; k < B.cols(); ++k) b_error += (B.col(k) - B_true.col(match[k])).lpNorm<1>();
     b_error /= static_cast<double>(B.cols());
@@ -99,7 +99,7 @@ void check_against_truth(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, con
 
 
 /// Two model files hold the same model for K: anchors identical, and B, B_breve, A equal
-/// to 1e-9 of their largest entry (DESIGN.md: results do not depend on the rank count;
+/// to 1e-9 of their largest entry (results do not depend on the rank count;
 /// entrywise relative error is meaningless for entries near 0).
 int compare(const std::string& first, const std::string& second, int K) {
     const hid_t a = H5Fopen(first.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), b = H5Fopen(second.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -11,27 +11,27 @@
 #include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/anchorfree/synthetic.hpp"
 #include "jsmf/anchors/finder.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "test_support.hpp"
 
 namespace jsmf::anchorfree {
 namespace {
 
-dist::DistMatrix distribute(const mpi::Comm& world, const Eigen::MatrixXd& P, int pr = 0, int pc = 0) {
-    const auto grid = pr > 0 ? dist::Grid::create(world, pr, pc) : dist::Grid::most_square(world);
-    dist::DistMatrix D(grid, P.rows(), P.cols(), 16);
+distmat::DistMatrix distribute(const mpi::Comm& world, const Eigen::MatrixXd& P, int pr = 0, int pc = 0) {
+    const auto grid = pr > 0 ? distmat::Grid::create(world, pr, pc) : distmat::Grid::most_square(world);
+    distmat::DistMatrix D(grid, P.rows(), P.cols(), 16);
     test::fill(D, P);
     return D;
 }
 
-SquareRootFactor root_of(const dist::DistMatrix& P, int F) {
-    dist::EigOptions eig;
+SquareRootFactor root_of(const distmat::DistMatrix& P, int F) {
+    distmat::EigOptions eig;
     eig.tolerance = 1e-12;
     return square_root_factor(P, F, eig);
 }
 
-RecoveryScore run_lp(const dist::DistMatrix& P, const PlantedFactors& truth, const LpOptions& options = {},
+RecoveryScore run_lp(const distmat::DistMatrix& P, const PlantedFactors& truth, const LpOptions& options = {},
                      LpReport* report = nullptr) {
     const int F = static_cast<int>(truth.C.cols());
     const SquareRootFactor root = root_of(P, F);
@@ -40,7 +40,7 @@ RecoveryScore run_lp(const dist::DistMatrix& P, const PlantedFactors& truth, con
     return score_recovery(r.C, r.E, truth.C, truth.E);
 }
 
-RecoveryScore run_pds(const dist::DistMatrix& P, const PlantedFactors& truth, PdsReport* report = nullptr) {
+RecoveryScore run_pds(const distmat::DistMatrix& P, const PlantedFactors& truth, PdsReport* report = nullptr) {
     const int F = static_cast<int>(truth.C.cols());
     const SquareRootFactor root = root_of(P, F);
     const Eigen::MatrixXd M = anchorfree_pds(P.grid().borrow_comm(), root.B, PdsOptions{}, report);
@@ -51,10 +51,10 @@ RecoveryScore run_pds(const dist::DistMatrix& P, const PlantedFactors& truth, Pd
 // The anchor route the paper compares with: anchors on the row-normalized P (by default
 // jsmf's pivoted QR, which is SPA), B by RecoverL2's simplex least squares and Bayes'
 // rule, E = D⁻¹ P_SS D⁻¹.
-RecoveryScore run_anchor_words(const dist::DistMatrix& P, const PlantedFactors& truth,
+RecoveryScore run_anchor_words(const distmat::DistMatrix& P, const PlantedFactors& truth,
                                anchors::Finder finder = anchors::Finder::qr) {
     const int F = static_cast<int>(truth.C.cols());
-    const Eigen::VectorXd p = dist::row_sums(P);
+    const Eigen::VectorXd p = distmat::row_sums(P);
     const anchors::AnchorResult found = anchors::find_anchors_by(finder, P, p, F, {1000, 1, true});
     const recover::TopicModel model = recover::recover_topics(P, p, found.anchors, recover::RecoverOptions{});
     return score_recovery(model.B, model.A, truth.C, truth.E);
@@ -65,7 +65,7 @@ TEST(AnchorFree, PaperTest1WithoutAnchorsLpAndPdsRecoverAnchorsDoNot) {
     for (const int F : {5, 10}) {
         for (Seed seed = 1; seed <= 2; ++seed) {
             const PlantedFactors truth = paper_synthetic(1000, F, 0, 100 * F + seed);
-            const dist::DistMatrix P = distribute(world, truth.P);
+            const distmat::DistMatrix P = distribute(world, truth.P);
             const RecoveryScore lp = run_lp(P, truth);
             EXPECT_TRUE(lp.success()) << "LP F=" << F << " seed " << seed << ": " << lp.C_error << " " << lp.E_error;
             PdsReport pds_report;
@@ -88,7 +88,7 @@ TEST(AnchorFree, PaperTest2FifteenAnchoredTopics) {
     const auto world = mpi::Comm::world();
     for (const int F : {10, 20}) {
         const PlantedFactors truth = paper_synthetic(1000, F, 15, 7 * F);
-        const dist::DistMatrix P = distribute(world, truth.P);
+        const distmat::DistMatrix P = distribute(world, truth.P);
         const RecoveryScore lp = run_lp(P, truth);
         EXPECT_TRUE(lp.success()) << "LP F=" << F << ": " << lp.C_error << " " << lp.E_error;
         const RecoveryScore pds = run_pds(P, truth);
@@ -104,7 +104,7 @@ TEST(AnchorFree, ScreenedLpEqualsTheFullLpAtEveryLayout) {
     const PlantedFactors truth = paper_synthetic(400, 8, 0, 31);
     LpOptions full;
     full.screening = false;
-    const dist::DistMatrix P0 = distribute(world, truth.P);
+    const distmat::DistMatrix P0 = distribute(world, truth.P);
     const SquareRootFactor root = root_of(P0, 8);
     LpReport full_report, screened_report;
     const Eigen::MatrixXd M_full = anchorfree_lp(world, root.B, full, &full_report);
@@ -114,7 +114,7 @@ TEST(AnchorFree, ScreenedLpEqualsTheFullLpAtEveryLayout) {
     EXPECT_LT(screened_report.working_rows, 400) << "screening kept every row";
     EXPECT_LE((root.B * M_full - root.B * M_screened).cwiseAbs().maxCoeff(), 1e-9);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const dist::DistMatrix P = distribute(world, truth.P, pr, pc);
+        const distmat::DistMatrix P = distribute(world, truth.P, pr, pc);
         const RecoveryScore score = run_lp(P, truth);
         EXPECT_TRUE(score.success()) << pr << "x" << pc << ": " << score.C_error;
     }
@@ -123,7 +123,7 @@ TEST(AnchorFree, ScreenedLpEqualsTheFullLpAtEveryLayout) {
 TEST(AnchorFree, PdsRecoversAtEveryLayoutAndItsRowSplitMatchesOneRank) {
     const auto world = mpi::Comm::world();
     const PlantedFactors truth = paper_synthetic(400, 8, 0, 41);
-    const dist::DistMatrix P0 = distribute(world, truth.P);
+    const distmat::DistMatrix P0 = distribute(world, truth.P);
     const SquareRootFactor root = root_of(P0, 8);
     // The same B̃ on every rank: PDS row-split over all ranks against PDS on one rank alone.
     const Eigen::MatrixXd M_all = anchorfree_pds(world, root.B, PdsOptions{});
@@ -131,7 +131,7 @@ TEST(AnchorFree, PdsRecoversAtEveryLayoutAndItsRowSplitMatchesOneRank) {
     const Eigen::MatrixXd M_one = anchorfree_pds(self, root.B, PdsOptions{});
     EXPECT_LE((root.B * M_all - root.B * M_one).cwiseAbs().maxCoeff(), 1e-9);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const dist::DistMatrix P = distribute(world, truth.P, pr, pc);
+        const distmat::DistMatrix P = distribute(world, truth.P, pr, pc);
         PdsReport report;
         const RecoveryScore score = run_pds(P, truth, &report);
         EXPECT_TRUE(report.converged) << pr << "x" << pc;
@@ -142,7 +142,7 @@ TEST(AnchorFree, PdsRecoversAtEveryLayoutAndItsRowSplitMatchesOneRank) {
 TEST(AnchorFree, TheDeterminantGrowsEverySweepAndTheColumnsAreFeasible) {
     const auto world = mpi::Comm::world();
     const PlantedFactors truth = paper_synthetic(300, 6, 0, 5);
-    const dist::DistMatrix P = distribute(world, truth.P);
+    const distmat::DistMatrix P = distribute(world, truth.P);
     const SquareRootFactor root = root_of(P, 6);
     LpReport report;
     const Eigen::MatrixXd M = anchorfree_lp(world, root.B, LpOptions{}, &report);
@@ -160,7 +160,7 @@ TEST(AnchorFree, PWithTooFewPositiveEigenvaluesHasNoSquareRootAndStopsEveryRank)
     const auto world = mpi::Comm::world();
     Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(30, 30);
     Q.topLeftCorner(2, 2) << 0.5, 0.1, 0.1, 0.3;  // rank 2: two positive eigenvalues
-    const dist::DistMatrix P = distribute(world, Q);
+    const distmat::DistMatrix P = distribute(world, Q);
     test::expect_stage_failed(world, [&] { root_of(P, 4); }, {"positive eigenvalues", "rectify"});
 }
 

@@ -13,7 +13,7 @@
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/anchors/snpa_xray.hpp"
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "support/brute_force_nnls.hpp"
@@ -71,8 +71,8 @@ TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
     const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
-        const AnchorResult expected = plain_alg2(dist::gather_all(built.C), 6);
+        const cooc::CoocResult built = test::build_cooc(distmat::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const AnchorResult expected = plain_alg2(distmat::gather_all(built.C), 6);
         const AnchorResult found = find_anchors(built.C, built.stats.unigram, 6);
         EXPECT_EQ(found.anchors, expected.anchors) << pr << "x" << pc;
         EXPECT_LE((found.diag_r - expected.diag_r).cwiseAbs().maxCoeff(), 1e-10 * expected.diag_r(0)) << pr << "x" << pc;
@@ -94,12 +94,12 @@ TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
     o.word_concentration = 1.0;
     o.anchor_mass = 0.03;
     const synth::SynthCorpus corpus = synth::generate(o);
-    cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
+    cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     rectify::ProjectionOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;
     rectify::alternating_projection(built.C, ap);
-    const Eigen::VectorXd p = dist::row_sums(built.C);
+    const Eigen::VectorXd p = distmat::row_sums(built.C);
     std::set<Index> planted;
     for (int k = 0; k < o.num_topics; ++k) planted.insert(corpus.anchors(k, 0));
     const AnchorResult qr = find_anchors(built.C, p, o.num_topics);
@@ -110,7 +110,7 @@ TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
 
 TEST(Anchors, UnusedWordsAreNeverChosen) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     // Words 0..5 co-occur (random, so no ties); words 6 and 7 never occur.
     std::mt19937_64 engine(5);
     std::uniform_real_distribution<double> uniform(0.1, 1.0);
@@ -118,10 +118,10 @@ TEST(Anchors, UnusedWordsAreNeverChosen) {
     for (int i = 0; i < 6; ++i)
         for (int j = 0; j < 6; ++j) M(i, j) = uniform(engine);
     M = (M + M.transpose()).eval() / (2 * M.sum());
-    dist::DistMatrix C(grid, 8, 8, 3);
+    distmat::DistMatrix C(grid, 8, 8, 3);
     for (Index jl = 0; jl < C.local_cols(); ++jl)
         for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = M(C.global_row(il), C.global_col(jl));
-    const AnchorResult found = find_anchors(C, dist::row_sums(C), 4);
+    const AnchorResult found = find_anchors(C, distmat::row_sums(C), 4);
     EXPECT_EQ(found.zero_rows, 2);
     for (const Index s : found.anchors) EXPECT_LT(s, 6);
     EXPECT_EQ(found.anchors, plain_alg2(M, 4).anchors);
@@ -132,8 +132,8 @@ TEST(Anchors, GivenAnchorsGetTheDiagROfTheirOrder) {
     const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
-        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        const cooc::CoocResult built = test::build_cooc(distmat::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const Eigen::MatrixXd dense = distmat::gather_all(built.C);
         std::vector<Index> given;  // five words that occur, in an order of our choosing
         for (const Index i : {12, 3, 40, 7, 66, 21, 50, 33, 1, 60})
             if (built.stats.unigram(i) > 0 && given.size() < 5) given.push_back(i);
@@ -146,7 +146,7 @@ TEST(Anchors, GivenAnchorsGetTheDiagROfTheirOrder) {
         const AnchorResult own = find_anchors(built.C, built.stats.unigram, 5);
         EXPECT_EQ(anchors_from_words(built.C, built.stats.unigram, own.anchors).diag_r, own.diag_r);
     }
-    const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
+    const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     test::expect_stage_failed(world, [&] { anchors_from_words(built.C, built.stats.unigram, {1, 2, 1}); },
                               {"word id 1 is given twice"});
     test::expect_stage_failed(world, [&] { anchors_from_words(built.C, built.stats.unigram, {1, 70}); },
@@ -209,8 +209,8 @@ TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
     const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
-        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        const cooc::CoocResult built = test::build_cooc(distmat::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const Eigen::MatrixXd dense = distmat::gather_all(built.C);
         // K = 9 > the 4 planted topics: the cleanup pass then moves some anchors.
         const std::vector<Index> greedy = plain_fast_anchor(dense, 9, 30, 9, false);
         const std::vector<Index> cleaned = plain_fast_anchor(dense, 9, 30, 9, true);
@@ -220,7 +220,7 @@ TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
         EXPECT_EQ(found.anchors, cleaned) << pr << "x" << pc;
         EXPECT_EQ(found.diag_r.size(), 9);
     }
-    const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
+    const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     test::expect_stage_failed(world, [&] { find_anchors_fast(built.C, built.stats.unigram, 5, {4, 1, true}); },
                               {"--projection-dim must be at least K = 5"});
 }
@@ -332,8 +332,8 @@ TEST(SnpaXray, EqualPlainOneProcessImplementationsAtAnyLayout) {
     const synth::SynthCorpus corpus = synth::generate(o);
     const int K = 8;
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
-        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        const cooc::CoocResult built = test::build_cooc(distmat::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const Eigen::MatrixXd dense = distmat::gather_all(built.C);
         const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
         const AnchorResult snpa = find_anchors_snpa(built.C, built.stats.unigram, K);
         const AnchorResult expected_snpa = plain_snpa(dense, K);
@@ -359,9 +359,9 @@ TEST(SnpaXray, EqualPlainOneProcessImplementationsAtAnyLayout) {
     for (const Index unused : {5, 17}) M.row(unused).setZero(), M.col(unused).setZero();
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
-        dist::DistMatrix C(dist::Grid::create(world, pr, pc), 24, 24, 3);
+        distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), 24, 24, 3);
         test::fill(C, M);
-        const Eigen::VectorXd p = dist::row_sums(C);
+        const Eigen::VectorXd p = distmat::row_sums(C);
         expect_same_result(find_anchors_snpa(C, p, K), plain_snpa(M, K), "random SNPA " + shape);
         expect_same_result(find_anchors_xray(C, p, K), plain_xray(M, K), "random XRAY " + shape);
     }
@@ -410,9 +410,9 @@ TEST(SnpaXray, FindThePlantedAnchorsOfASeparableMatrix) {
     ASSERT_EQ(std::set<Index>(spa.begin(), spa.end()), planted)
         << "the matrix must be separable enough for textbook SPA";
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        dist::DistMatrix C(dist::Grid::create(world, pr, pc), sep.C.rows(), sep.C.cols(), 3);
+        distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), sep.C.rows(), sep.C.cols(), 3);
         test::fill(C, sep.C);
-        const Eigen::VectorXd p = dist::row_sums(C);
+        const Eigen::VectorXd p = distmat::row_sums(C);
         const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
         for (const auto& [name, found] : {std::pair{std::string("SNPA"), find_anchors_snpa(C, p, 5)},
                                           std::pair{std::string("XRAY"), find_anchors_xray(C, p, 5)}}) {
@@ -435,12 +435,12 @@ TEST(SnpaXray, Alg2IsSpaOnTheSameNormalization) {
     const Separable sep = separable_matrix();
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         const std::string shape = std::to_string(pr) + "x" + std::to_string(pc);
-        const cooc::CoocResult built = test::build_cooc(dist::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
-        const Eigen::MatrixXd dense = dist::gather_all(built.C);
+        const cooc::CoocResult built = test::build_cooc(distmat::Grid::create(world, pr, pc), corpus.docs, o.num_words, 8);
+        const Eigen::MatrixXd dense = distmat::gather_all(built.C);
         EXPECT_EQ(find_anchors(built.C, built.stats.unigram, 10).anchors, plain_spa(dense, 10)) << "corpus " << shape;
-        dist::DistMatrix C(dist::Grid::create(world, pr, pc), sep.C.rows(), sep.C.cols(), 3);
+        distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), sep.C.rows(), sep.C.cols(), 3);
         test::fill(C, sep.C);
-        EXPECT_EQ(find_anchors(C, dist::row_sums(C), 5).anchors, plain_spa(sep.C, 5)) << "separable " << shape;
+        EXPECT_EQ(find_anchors(C, distmat::row_sums(C), 5).anchors, plain_spa(sep.C, 5)) << "separable " << shape;
     }
 }
 
@@ -448,7 +448,7 @@ TEST(SnpaXray, CheckTheirArgumentsOnEveryRank) {
     const auto world = mpi::Comm::world();
     const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
-    const cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 8);
+    const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     for (const auto finder : {&find_anchors_snpa, &find_anchors_xray}) {
         test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 1); },
                                   {"--topics must satisfy 2 <= K < N = 70"});

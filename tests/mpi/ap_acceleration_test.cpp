@@ -13,8 +13,8 @@
 
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/ops.hpp"
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/solvers/matching.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
@@ -38,7 +38,7 @@ struct Planted {
         o.seed = seed;
         docs = synth::generate(o).docs;
     }
-    cooc::CoocResult build(const std::shared_ptr<const dist::Grid>& grid) const {
+    cooc::CoocResult build(const std::shared_ptr<const distmat::Grid>& grid) const {
         return test::build_cooc(grid, docs, N, block);
     }
 };
@@ -70,8 +70,8 @@ struct Topics {
     Eigen::MatrixXd B;
 };
 
-Topics topics_of(const dist::DistMatrix& C, int K) {
-    const Eigen::VectorXd p = dist::row_sums(C);
+Topics topics_of(const distmat::DistMatrix& C, int K) {
+    const Eigen::VectorXd p = distmat::row_sums(C);
     Topics t;
     t.anchors = anchors::find_anchors(C, p, K).anchors;
     t.B = recover::recover_topics(C, p, t.anchors, {}).B;
@@ -79,8 +79,8 @@ Topics topics_of(const dist::DistMatrix& C, int K) {
 }
 
 double max_topic_l1(const Eigen::MatrixXd& B, const Eigen::MatrixXd& reference) {
-    const Eigen::MatrixXd cost = eval::l1_column_distances(B, reference);
-    const std::vector<int> match = eval::optimal_assignment(cost);
+    const Eigen::MatrixXd cost = solvers::l1_column_distances(B, reference);
+    const std::vector<int> match = solvers::optimal_assignment(cost);
     double worst = 0;
     for (std::size_t k = 0; k < match.size(); ++k) worst = std::max(worst, cost(static_cast<Index>(k), match[k]));
     return worst;
@@ -97,17 +97,17 @@ int count_steps(const ProjectionState& state, int kind) {
 TEST(FastAp, OverRelaxedInexactApFollowsPlainApAtEveryGrid) {
     const auto world = mpi::Comm::world();
     const Planted planted;
-    auto reference = planted.build(dist::Grid::most_square(world));
+    auto reference = planted.build(distmat::Grid::most_square(world));
     rectify_by_projection(reference.C, plain(planted.K, 2000, 0));
     const Topics expected = topics_of(reference.C, planted.K);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        auto built = planted.build(dist::Grid::create(world, pr, pc));
+        auto built = planted.build(distmat::Grid::create(world, pr, pc));
         const ProjectionResult result = rectify_by_projection(built.C, fast(planted.K, 1000, 0, false));
         const std::string where = std::to_string(pr) + "x" + std::to_string(pc);
         EXPECT_EQ(result.state.iterations_done, 1001) << where << ": 1,000 and the closing plain step";
         EXPECT_EQ(result.state.trace.back().accelerated, 0) << where;
         EXPECT_EQ(count_steps(result.state, 2), 995) << where;
-        EXPECT_GE(dist::min_entry(built.C), 0.0) << where << ": the closing plain step restores C >= 0";
+        EXPECT_GE(distmat::min_entry(built.C), 0.0) << where << ": the closing plain step restores C >= 0";
         const Topics found = topics_of(built.C, planted.K);
         EXPECT_EQ(found.anchors, expected.anchors) << where;
         EXPECT_LE(max_topic_l1(found.B, expected.B), 2e-3) << where;
@@ -120,17 +120,17 @@ TEST(FastAp, OverRelaxedInexactApFollowsPlainApAtEveryGrid) {
 TEST(FastAp, SinglePrecisionKeepsAnchorsAndTopics) {
     const auto world = mpi::Comm::world();
     const Planted planted;
-    auto reference = planted.build(dist::Grid::most_square(world));
+    auto reference = planted.build(distmat::Grid::most_square(world));
     rectify_by_projection(reference.C, fast(planted.K, 400, 0, false));
     const Topics expected = topics_of(reference.C, planted.K);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        auto built = planted.build(dist::Grid::create(world, pr, pc));
+        auto built = planted.build(distmat::Grid::create(world, pr, pc));
         ProjectionOptions options = fast(planted.K, 400, 0, false);
         options.single_precision = true;
         const ProjectionResult result = rectify_by_projection(built.C, options);
         const std::string where = std::to_string(pr) + "x" + std::to_string(pc);
         for (const auto& it : result.state.trace) ASSERT_TRUE(it.eig_converged) << where;
-        const Eigen::MatrixXd C = dist::gather_all(built.C);
+        const Eigen::MatrixXd C = distmat::gather_all(built.C);
         EXPECT_GE(C.minCoeff(), 0.0) << where;
         EXPECT_NEAR(C.sum(), 1.0, 1e-12) << where;
         const Topics found = topics_of(built.C, planted.K);
@@ -149,10 +149,10 @@ TEST(FastAp, SinglePrecisionKeepsAnchorsAndTopics) {
 TEST(FastAp, ThreadsGiveTheSameIterate) {
     const auto world = mpi::Comm::world();
     const Planted planted(8, 1200, 3000, 40, 32);
-    const auto grid = dist::Grid::most_square(world);
-    const int before = dist::threads();
-    dist::set_threads(3);
-    ASSERT_GT(dist::row_slabs(dist::local_extent(planted.N, planted.block, grid->my_row(), grid->rows())), 1)
+    const auto grid = distmat::Grid::most_square(world);
+    const int before = distmat::threads();
+    distmat::set_threads(3);
+    ASSERT_GT(distmat::row_slabs(distmat::local_extent(planted.N, planted.block, grid->my_row(), grid->rows())), 1)
         << "no threads: built without OpenMP?";
     for (const int variant : {0, 1, 2, 3}) {  // AP, AP in single precision, DR, DP
         ProjectionOptions options = variant < 2 ? fast(planted.K, 20, 0, false) : plain(planted.K, 8, 0);
@@ -160,10 +160,10 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
         options.method = variant == 2 ? Projection::dr : variant == 3 ? Projection::dp : Projection::ap;
         Eigen::MatrixXd one_thread;
         for (const int threads : {1, 3}) {
-            dist::set_threads(threads);
+            distmat::set_threads(threads);
             auto built = planted.build(grid);
             rectify_by_projection(built.C, options);
-            const Eigen::MatrixXd C = dist::gather_all(built.C);
+            const Eigen::MatrixXd C = distmat::gather_all(built.C);
             if (threads == 1) {
                 one_thread = C;
                 continue;
@@ -172,18 +172,18 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
             EXPECT_LE(difference, variant == 1 ? 1e-5 : 1e-10) << "variant " << variant;
         }
     }
-    dist::set_threads(before);
+    distmat::set_threads(before);
 }
 
 // Anderson on the factor (opt-in) reaches a fixed point of AP (change 1e-9, C in all
 // three sets to 1e-6) where plain AP creeps (its change is still 1.5e-8 after 4,000
 // iterations here) -- but another point of the continuum of fixed points than plain AP's
-// path leads to, which is why it is not the default (README).
+// path leads to, which is why it is not the default (jsmf rectify --help).
 TEST(FastAp, AndersonReachesAFixedPoint) {
     const auto world = mpi::Comm::world();
     const Planted planted;
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        auto built = planted.build(dist::Grid::create(world, pr, pc));
+        auto built = planted.build(distmat::Grid::create(world, pr, pc));
         ProjectionOptions options = fast(planted.K, 3000, 1e-9, true);
         options.anderson_below = 0;
         options.relaxation = 1;
@@ -192,7 +192,7 @@ TEST(FastAp, AndersonReachesAFixedPoint) {
         ASSERT_TRUE(result.converged) << where << " change " << result.state.trace.back().change;
         EXPECT_LT(result.state.iterations_done, 1500) << where;
         EXPECT_GT(count_steps(result.state, 1), 0) << where;
-        const Eigen::MatrixXd C = dist::gather_all(built.C);
+        const Eigen::MatrixXd C = distmat::gather_all(built.C);
         EXPECT_NEAR(C.sum(), 1.0, 1e-12) << where;
         EXPECT_GE(C.minCoeff(), 0.0) << where;
         Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> full(C);
@@ -210,7 +210,7 @@ TEST(FastAp, AndersonReachesAFixedPoint) {
 TEST(FastAp, TheSafeguardRejectsAndFallsBackToThePlainStep) {
     const auto world = mpi::Comm::world();
     const Planted planted;
-    auto built = planted.build(dist::Grid::most_square(world));
+    auto built = planted.build(distmat::Grid::most_square(world));
     ProjectionOptions options = fast(planted.K, 300, 0, true);
     options.anderson_below = 0;
     options.relaxation = 1;
@@ -222,7 +222,7 @@ TEST(FastAp, TheSafeguardRejectsAndFallsBackToThePlainStep) {
         if (trace[t].accelerated == -1) {
             EXPECT_EQ(trace[t + 1].accelerated, 0) << "after the rejection at " << t;
         }
-    const Eigen::MatrixXd C = dist::gather_all(built.C);
+    const Eigen::MatrixXd C = distmat::gather_all(built.C);
     EXPECT_TRUE(C.allFinite());
     EXPECT_GE(C.minCoeff(), 0.0);
     EXPECT_NEAR(C.sum(), 1.0, 1e-12);
@@ -234,7 +234,7 @@ TEST(FastAp, TheSafeguardRejectsAndFallsBackToThePlainStep) {
 TEST(FastAp, ResumedRunsEqualUninterruptedOnes) {
     const auto world = mpi::Comm::world();
     const Planted planted;
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     // inexact solves; + over-relaxation; + Anderson from the start; over-relaxed in single precision
     for (const int variant : {0, 1, 2, 3}) {
         ProjectionOptions options = fast(planted.K, 15, 0, variant == 2);
@@ -248,7 +248,7 @@ TEST(FastAp, ResumedRunsEqualUninterruptedOnes) {
         ProjectionState saved;
         rectify_by_projection(first.C, options, [&](const ProjectionState& state, const IterateView& C) {
             if (state.iterations_done == 7) {
-                saved_C = dist::gather_all(C.matrix());
+                saved_C = distmat::gather_all(C.matrix());
                 saved = state;
             }
         });
@@ -258,7 +258,7 @@ TEST(FastAp, ResumedRunsEqualUninterruptedOnes) {
         const ProjectionResult result = rectify_by_projection(resumed.C, options, {}, &saved);
         EXPECT_EQ(result.state.iterations_done, variant == 1 || variant == 3 ? 16 : 15)
             << "the closing plain step after relaxed ones";
-        EXPECT_EQ(dist::gather_all(resumed.C), dist::gather_all(straight.C)) << "variant " << variant;
+        EXPECT_EQ(distmat::gather_all(resumed.C), distmat::gather_all(straight.C)) << "variant " << variant;
     }
 }
 
@@ -268,8 +268,8 @@ TEST(FastAp, ResumedRunsEqualUninterruptedOnes) {
 TEST(FastAp, ExactModeStillEqualsDenseAp) {
     const auto world = mpi::Comm::world();
     const Planted planted;
-    auto built = planted.build(dist::Grid::most_square(world));
-    Eigen::MatrixXd C = dist::gather_all(built.C);
+    auto built = planted.build(distmat::Grid::most_square(world));
+    Eigen::MatrixXd C = distmat::gather_all(built.C);
     const double N = static_cast<double>(C.rows());
     for (int t = 0; t < 40; ++t) {
         Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> full(C);
@@ -280,7 +280,7 @@ TEST(FastAp, ExactModeStillEqualsDenseAp) {
     }
     C /= C.sum();
     rectify_by_projection(built.C, plain(planted.K, 40, 0));
-    EXPECT_LE((dist::gather_all(built.C) - C).cwiseAbs().maxCoeff(), 1e-9 * C.cwiseAbs().maxCoeff());
+    EXPECT_LE((distmat::gather_all(built.C) - C).cwiseAbs().maxCoeff(), 1e-9 * C.cwiseAbs().maxCoeff());
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include "jsmf/cooc/reference.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/corpus/uci.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "test_support.hpp"
 
@@ -45,7 +45,7 @@ constexpr double kRelative = 1e-12;
 
 void expect_matches_reference(const CoocResult& result, const Eigen::MatrixXd& reference, const corpus::Shard& all,
                               const CoocOptions& options, const std::string& what) {
-    const Eigen::MatrixXd C = dist::gather_all(result.C);
+    const Eigen::MatrixXd C = distmat::gather_all(result.C);
     const double scale = reference.cwiseAbs().maxCoeff();
     EXPECT_LE((C - reference).cwiseAbs().maxCoeff(), kRelative * scale) << what;
     EXPECT_LE((result.stats.unigram - reference.rowwise().sum()).cwiseAbs().maxCoeff(), kRelative) << what;
@@ -76,7 +76,7 @@ TEST(Cooc, MatchesSerialReferenceForEveryLayoutAndBuffer) {
     const corpus::Shard all = random_corpus(90, N, 2024);
     const corpus::Shard mine = test::share_of(all, world);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const auto grid = dist::Grid::create(world, pr, pc);
+        const auto grid = distmat::Grid::create(world, pr, pc);
         for (const int block : {1, 5, 64}) {                 // 5 does not divide 37: uneven edge blocks
             for (const std::size_t buffer : {std::size_t{1}, std::size_t{300}, std::size_t{64} << 20}) {
                 for (const Exchange exchange : {Exchange::docs, Exchange::pairs}) {
@@ -137,9 +137,9 @@ TEST(Cooc, TfidfSecondMomentMatchesThePlainFormula) {
             options.estimator = Estimator::tfidf;
             options.min_tokens = 3;
             corpus::ShardStream stream(mine);
-            const CoocResult result = build_cooccurrence(dist::Grid::create(world, pr, pc), N, stream, options);
+            const CoocResult result = build_cooccurrence(distmat::Grid::create(world, pr, pc), N, stream, options);
             const Eigen::MatrixXd expected = dense_tfidf(all, N, options);
-            const Eigen::MatrixXd C = dist::gather_all(result.C);
+            const Eigen::MatrixXd C = distmat::gather_all(result.C);
             const std::string what = std::to_string(pr) + "x" + std::to_string(pc) + (exchange == Exchange::docs ? " docs" : " pairs");
             EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff()) << what;
             EXPECT_NEAR(result.stats.sum, 1.0, 1e-12) << what;
@@ -171,8 +171,8 @@ TEST(Cooc, HandComputedCorpusOnMoreRanksThanWords) {
             CoocOptions options;
             options.block_size = block;
             corpus::ShardStream stream(mine);
-            const CoocResult result = build_cooccurrence(dist::Grid::create(world, pr, pc), 3, stream, options);
-            EXPECT_LE((dist::gather_all(result.C) - expected).cwiseAbs().maxCoeff(), 4e-16) << pr << "x" << pc;
+            const CoocResult result = build_cooccurrence(distmat::Grid::create(world, pr, pc), 3, stream, options);
+            EXPECT_LE((distmat::gather_all(result.C) - expected).cwiseAbs().maxCoeff(), 4e-16) << pr << "x" << pc;
             EXPECT_EQ(result.stats.num_docs, 3);
             EXPECT_EQ(result.stats.num_docs_skipped, 1);
         }
@@ -184,7 +184,7 @@ TEST(Cooc, FiltersMatchReference) {
     const int N = 29;
     const corpus::Shard all = random_corpus(70, N, 99);
     const corpus::Shard mine = test::share_of(all, world);
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     CoocOptions options;
     options.block_size = 4;
     options.min_tokens = 5;    // the authors' setting
@@ -206,19 +206,19 @@ TEST(Cooc, ResultDoesNotDependOnRankCount) {
     const corpus::Shard mine = test::share_of(all, world);
     corpus::ShardStream mine_stream(mine);
     const Eigen::MatrixXd distributed =
-        dist::gather_all(build_cooccurrence(dist::Grid::most_square(world), N, mine_stream, options).C);
+        distmat::gather_all(build_cooccurrence(distmat::Grid::most_square(world), N, mine_stream, options).C);
     const mpi::Comm group = world.split(world.rank() == 0 ? 0 : 1, world.rank());
     if (world.rank() == 0) {
         corpus::ShardStream all_stream(all);
         const Eigen::MatrixXd single =
-            dist::gather_all(build_cooccurrence(dist::Grid::create(group, 1, 1), N, all_stream, options).C);
+            distmat::gather_all(build_cooccurrence(distmat::Grid::create(group, 1, 1), N, all_stream, options).C);
         EXPECT_LE((distributed - single).cwiseAbs().maxCoeff(), kRelative * single.cwiseAbs().maxCoeff());
     }
 }
 
 TEST(Cooc, WordOutsideVocabularyFailsOnEveryRank) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     corpus::Shard mine;
     corpus::Document doc;
     doc.words = {1, 2};
@@ -235,7 +235,7 @@ TEST(Cooc, WordOutsideVocabularyFailsOnEveryRank) {
 
 TEST(Cooc, BadOptionsAreInputErrors) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     corpus::Shard empty;
     for (const auto& mutate : std::vector<std::function<void(CoocOptions&)>>{
              [](CoocOptions& o) { o.min_tokens = 1; }, [](CoocOptions& o) { o.block_size = 0; },
@@ -266,7 +266,7 @@ std::string uci_text(const corpus::Shard& all, int num_words, int declared_nnz_d
 CoocResult build_from_files(const mpi::Comm& world, const std::vector<std::string>& paths, const CoocOptions& options) {
     const auto files = corpus::inspect_uci_files(world, paths);
     corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     CoocResult result = build_cooccurrence(grid, files.front().header.num_words, reader, options);
     corpus::check_uci_totals(world, reader);
     return result;

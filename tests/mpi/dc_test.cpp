@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/rectify/dc.hpp"
 #include "test_support.hpp"
 
@@ -33,7 +33,7 @@ Eigen::MatrixXd planted(int N, int K, std::uint64_t seed) {
     return B * A * B.transpose();
 }
 
-void fill(dist::DistMatrix& C, const Eigen::MatrixXd& M) {
+void fill(distmat::DistMatrix& C, const Eigen::MatrixXd& M) {
     for (Index jl = 0; jl < C.local_cols(); ++jl)
         for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = M(C.global_row(il), C.global_col(jl));
 }
@@ -54,7 +54,7 @@ TEST(Dc, RestoresTheDiagonalOfAPlantedLowRankMatrix) {
         for (const double corruption : {0.0, 3.0}) {  // diagonal zeroed, or inflated 3x
             Eigen::MatrixXd corrupted = truth;
             corrupted.diagonal() *= corruption;
-            dist::DistMatrix C(dist::Grid::create(world, pr, pc), N, N, 7);
+            distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), N, N, 7);
             fill(C, corrupted);
             DcOptions options;
             options.num_topics = K;
@@ -67,10 +67,10 @@ TEST(Dc, RestoresTheDiagonalOfAPlantedLowRankMatrix) {
                 << what;
             EXPECT_EQ(result.clipped, 0) << what;
             // The restored C sums to 1 already, so normalizing leaves it equal to the truth.
-            EXPECT_LE((dist::gather_all(C) - truth).cwiseAbs().maxCoeff(), bound * truth.maxCoeff()) << what;
+            EXPECT_LE((distmat::gather_all(C) - truth).cwiseAbs().maxCoeff(), bound * truth.maxCoeff()) << what;
             // And the corruption really was large: far beyond the bound.
             EXPECT_GT((result.old_diagonal - truth.diagonal()).cwiseAbs().maxCoeff(), 1e3 * bound * truth.diagonal().maxCoeff());
-            EXPECT_NEAR(dist::sum(C), 1.0, 1e-12) << what;
+            EXPECT_NEAR(distmat::sum(C), 1.0, 1e-12) << what;
         }
     }
 }
@@ -104,7 +104,7 @@ TEST(Dc, RecoversTheDiagonalWhenTheKthSingularValueIs1e4BelowTheFirst) {
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         Eigen::MatrixXd corrupted = truth;
         corrupted.diagonal().setZero();
-        dist::DistMatrix C(dist::Grid::create(world, pr, pc), N, N, 7);
+        distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), N, N, 7);
         fill(C, corrupted);
         DcOptions options;
         options.num_topics = K;
@@ -132,7 +132,7 @@ TEST(Dc, CountsTheWordsItCannotComplete) {
     const Eigen::Vector4d s(1.0, 0.5, 0.3, 0.2);
     const Eigen::MatrixXd M = X * s.asDiagonal() * X.transpose();
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        dist::DistMatrix C(dist::Grid::create(world, pr, pc), N, N, 5);
+        distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), N, N, 5);
         fill(C, M);
         DcOptions options;
         options.num_topics = K;
@@ -146,7 +146,7 @@ TEST(Dc, CountsTheWordsItCannotComplete) {
 
 TEST(Dc, TooManyTopicsFailOnEveryRank) {
     const auto world = mpi::Comm::world();
-    dist::DistMatrix C(dist::Grid::most_square(world), 10, 10, 4);
+    distmat::DistMatrix C(distmat::Grid::most_square(world), 10, 10, 4);
     DcOptions options;
     options.num_topics = 5;  // halves of 5 cannot hold 5 singular vectors plus a completion
     test::expect_stage_failed(world, [&] { diagonal_completion(C, options); }, {"2K < N"});

@@ -9,11 +9,11 @@
 #include <random>
 
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/eig.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "test_support.hpp"
 
-namespace jsmf::dist {
+namespace jsmf::distmat {
 namespace {
 
 void fill(DistMatrix& A, const Eigen::MatrixXd& M) {
@@ -260,4 +260,4 @@ TEST(Eig, BadArgumentsFailOnEveryRank) {
 }
 
 }  // namespace
-}  // namespace jsmf::dist
+}  // namespace jsmf::distmat

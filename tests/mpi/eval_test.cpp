@@ -71,8 +71,8 @@ Eigen::VectorXd dense_recovery_errors(const Eigen::MatrixXd& C, const std::vecto
     return residuals.rowwise().norm();
 }
 
-dist::DistMatrix distribute(const std::shared_ptr<const dist::Grid>& grid, const Eigen::MatrixXd& M, BlockShape block) {
-    dist::DistMatrix A(grid, M.rows(), M.cols(), block.rows, block.cols);
+distmat::DistMatrix distribute(const std::shared_ptr<const distmat::Grid>& grid, const Eigen::MatrixXd& M, BlockShape block) {
+    distmat::DistMatrix A(grid, M.rows(), M.cols(), block.rows, block.cols);
     test::fill(A, M);
     return A;
 }
@@ -85,9 +85,9 @@ TEST(RecoveryErrors, MatchDenseReference) {
     const Eigen::VectorXd expected = dense_recovery_errors(C, kAnchors, B_breve);
     ASSERT_GT(expected(kZeroRow), 0.1 * expected.maxCoeff());  // the zero row's residual is Σ_k B̆_ki C̄_{s_k}
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const auto grid = dist::Grid::create(world, pr, pc);
+        const auto grid = distmat::Grid::create(world, pr, pc);
         for (const BlockShape block : kBlocks) {
-            const dist::DistMatrix D = distribute(grid, C, block);
+            const distmat::DistMatrix D = distribute(grid, C, block);
             const Eigen::VectorXd errors = recovery_errors(D, kAnchors, B_breve);
             ASSERT_EQ(errors.size(), kWords);
             EXPECT_LE((errors - expected).lpNorm<Eigen::Infinity>(), 1e-12 * expected.maxCoeff())
@@ -100,12 +100,12 @@ TEST(RecoveryErrors, MatchDenseReference) {
 // reproduce themselves: their errors vanish while the other words' do not.
 TEST(RecoveryErrors, AnchorsWithUnitColumnsHaveNoError) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     const Eigen::MatrixXd C = random_cooccurrence(kWords, 21, kZeroRow);
     const Index K = static_cast<Index>(kAnchors.size());
     Eigen::MatrixXd B_breve = column_stochastic(K, kWords, 22);
     for (Index k = 0; k < K; ++k) B_breve.col(kAnchors[static_cast<std::size_t>(k)]) = Eigen::VectorXd::Unit(K, k);
-    const dist::DistMatrix D = distribute(grid, C, {4, 4});
+    const distmat::DistMatrix D = distribute(grid, C, {4, 4});
     const Eigen::VectorXd errors = recovery_errors(D, kAnchors, B_breve);
     const Eigen::VectorXd expected = dense_recovery_errors(C, kAnchors, B_breve);
     EXPECT_LE((errors - expected).lpNorm<Eigen::Infinity>(), 1e-12 * expected.maxCoeff());
@@ -115,8 +115,8 @@ TEST(RecoveryErrors, AnchorsWithUnitColumnsHaveNoError) {
 
 TEST(RecoveryErrors, BadInputsFailOnEveryRank) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
-    const dist::DistMatrix D = distribute(grid, random_cooccurrence(kWords, 31, kZeroRow), {4, 4});
+    const auto grid = distmat::Grid::most_square(world);
+    const distmat::DistMatrix D = distribute(grid, random_cooccurrence(kWords, 31, kZeroRow), {4, 4});
     const Eigen::MatrixXd B_breve = column_stochastic(2, kWords, 32);
     test::expect_stage_failed(world, [&] { recovery_errors(D, {0, kWords}, B_breve); }, {"anchor id 37 out of range"});
     test::expect_stage_failed(world, [&] { recovery_errors(D, {0, 1, 2}, B_breve); }, {"B_breve is 2 x 37"});
@@ -146,9 +146,9 @@ TEST(ApproximationError, MatchesDenseReference) {
     const Eigen::MatrixXd A = (M + M.transpose()) / (M + M.transpose()).sum();
     const DenseApproximation expected = dense_approximation_error(C, B, A);
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const auto grid = dist::Grid::create(world, pr, pc);
+        const auto grid = distmat::Grid::create(world, pr, pc);
         for (const BlockShape block : kBlocks) {
-            const dist::DistMatrix D = distribute(grid, C, block);
+            const distmat::DistMatrix D = distribute(grid, C, block);
             const ApproximationError e = approximation_error(D, B, A);
             EXPECT_NEAR(e.total, expected.total, 1e-12 * expected.total) << "grid " << pr << "x" << pc;
             EXPECT_NEAR(e.diagonal, expected.diagonal, 1e-12 * expected.total) << "grid " << pr << "x" << pc;
@@ -160,7 +160,7 @@ TEST(ApproximationError, MatchesDenseReference) {
 // C = B A Bᵀ exactly: every error is rounding.
 TEST(ApproximationError, ExactFactorizationHasNoError) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     const Index K = 4;
     const Eigen::MatrixXd B = column_stochastic(kWords, K, 51);
     const Eigen::MatrixXd M = uniform_matrix(K, K, 52);
@@ -215,9 +215,9 @@ TEST(ProjectRows2d, MatchesDenseEigenvectors) {
     ASSERT_GT(lambda(0), 1.5 * lambda(1));  // the input has the gaps the test relies on
     ASSERT_GT(lambda(1), 1e3 * lambda(2));
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        const auto grid = dist::Grid::create(world, pr, pc);
+        const auto grid = distmat::Grid::create(world, pr, pc);
         for (const BlockShape block : kBlocks) {
-            const dist::DistMatrix D = distribute(grid, C, block);
+            const distmat::DistMatrix D = distribute(grid, C, block);
             const Eigen::MatrixXd coordinates = project_rows_2d(D);
             ASSERT_EQ(coordinates.rows(), kWords);
             ASSERT_EQ(coordinates.cols(), 2);
@@ -327,7 +327,7 @@ TEST(CountCodocuments, MatchesBruteForce) {
 // The D1 of the documents that built C is the doc_freq build_cooccurrence reports.
 TEST(CountCodocuments, D1IsTheDocumentFrequencyOfC) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     const corpus::Shard all = small_corpus();
     const corpus::Shard mine = test::share_of(all, world);
     corpus::ShardStream for_cooc(mine);

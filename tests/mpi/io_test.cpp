@@ -23,17 +23,17 @@ Eigen::MatrixXd random_dense(int rows, int cols, std::uint64_t seed) {
     return M;
 }
 
-void fill(dist::DistMatrix& A, const Eigen::MatrixXd& M) {
+void fill(distmat::DistMatrix& A, const Eigen::MatrixXd& M) {
     for (Index jl = 0; jl < A.local_cols(); ++jl)
         for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = M(A.global_row(il), A.global_col(jl));
 }
 
-cooc::CoocResult tiny_result(const std::shared_ptr<const dist::Grid>& grid, int n, int block) {
+cooc::CoocResult tiny_result(const std::shared_ptr<const distmat::Grid>& grid, int n, int block) {
     // A symmetric nonnegative matrix with entries summing to 1, standing in for C.
     Eigen::MatrixXd M = random_dense(n, n, 3).cwiseAbs();
     M = (M + M.transpose()).eval();
     M /= M.sum();
-    cooc::CoocResult result{dist::DistMatrix(grid, n, n, block), {}};
+    cooc::CoocResult result{distmat::DistMatrix(grid, n, n, block), {}};
     fill(result.C, M);
     result.stats.unigram = M.rowwise().sum();
     result.stats.doc_freq = Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>::LinSpaced(n, 1, n);
@@ -56,16 +56,16 @@ TEST(DistMatrixFile, WriteInOneLayoutReadInAnother) {
     for (const int n : {45, 3}) {  // 3: with 4 ranks some hold nothing and write empty selections
         const Eigen::MatrixXd M = random_dense(n, n, 11);
         for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-            const auto grid = dist::Grid::create(world, pr, pc);
+            const auto grid = distmat::Grid::create(world, pr, pc);
             cooc::CoocResult result = tiny_result(grid, n, 4);
             fill(result.C, M);
             const std::string path = dir.file("m.h5");
             write_cooc_file(path, result.C, info_of(result, n, 9), Provenance{}, StageTimes{}, pr == 1 ? 1 : 0);
             // Read back on the transposed grid with another block size.
-            const auto other = dist::Grid::create(world, pc, pr);
+            const auto other = distmat::Grid::create(world, pc, pr);
             CoocFileInfo info;
-            const dist::DistMatrix back = read_cooc_file(path, other, 7, info);
-            EXPECT_EQ(dist::gather_all(back), M) << pr << "x" << pc << " n " << n;  // bit for bit
+            const distmat::DistMatrix back = read_cooc_file(path, other, 7, info);
+            EXPECT_EQ(distmat::gather_all(back), M) << pr << "x" << pc << " n " << n;  // bit for bit
             EXPECT_EQ(info.vocab.size(), static_cast<std::size_t>(n));
             EXPECT_EQ(info.stats.num_docs, 7);
             EXPECT_EQ(info.num_docs_declared, 9);
@@ -79,7 +79,7 @@ TEST(DistMatrixFile, WriteInOneLayoutReadInAnother) {
 TEST(CoocFile, SchemaAsDocumented) {
     const auto world = mpi::Comm::world();
     test::SharedTempDir dir(world);
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     const cooc::CoocResult result = tiny_result(grid, 20, 3);
     Provenance provenance;
     provenance.command_line = "jsmf cooc --test";
@@ -90,7 +90,7 @@ TEST(CoocFile, SchemaAsDocumented) {
     StageTimes times;
     times.add("cooc", 1.5);
     const std::string path = dir.file("c.h5");
-    RectificationRecord rectification;
+    fit::RectificationTrace rectification;
     rectification.method = "ap";
     rectification.num_topics = 3;
     rectification.iterations = 2;
@@ -141,7 +141,7 @@ TEST(CoocFile, UnwritableDestinationFailsEarlyOnEveryRank) {
 TEST(CoocFile, FailedWriteLeavesNoFile) {
     const auto world = mpi::Comm::world();
     test::SharedTempDir dir(world);
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     const cooc::CoocResult result = tiny_result(grid, 12, 5);
     // The final name is an existing directory: everything is written, the rename fails.
     const std::string path = dir.file("taken");

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
@@ -94,7 +94,7 @@ struct Fixture {
         o.seed = 21;
         all = synth::generate(o).docs;
     }
-    cooc::CoocResult build(const std::shared_ptr<const dist::Grid>& grid, int block) const {
+    cooc::CoocResult build(const std::shared_ptr<const distmat::Grid>& grid, int block) const {
         return test::build_cooc(grid, all, N, block);
     }
 };
@@ -113,10 +113,10 @@ TEST(Ap, FiveIterationsMatchDenseApForEveryLayout) {
     const Fixture f;
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         for (const int block : {3, 16}) {
-            auto built = f.build(dist::Grid::create(world, pr, pc), block);
-            const Eigen::MatrixXd expected = dense_ap(dist::gather_all(built.C), f.K, 5);
+            auto built = f.build(distmat::Grid::create(world, pr, pc), block);
+            const Eigen::MatrixXd expected = dense_ap(distmat::gather_all(built.C), f.K, 5);
             const ProjectionResult result = alternating_projection(built.C, options_for(f.K, 5));
-            const Eigen::MatrixXd C = dist::gather_all(built.C);
+            const Eigen::MatrixXd C = distmat::gather_all(built.C);
             EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff())
                 << pr << "x" << pc << " block " << block;
             EXPECT_EQ(result.state.iterations_done, 5);
@@ -128,26 +128,26 @@ TEST(Ap, FiveIterationsMatchDenseApForEveryLayout) {
 TEST(Ap, DirectEigensolverGivesTheSameAp) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    auto built = f.build(dist::Grid::most_square(world), 4);
-    const Eigen::MatrixXd expected = dense_ap(dist::gather_all(built.C), f.K, 3);
+    auto built = f.build(distmat::Grid::most_square(world), 4);
+    const Eigen::MatrixXd expected = dense_ap(distmat::gather_all(built.C), f.K, 3);
     ProjectionOptions options = options_for(f.K, 3);
-    options.eig.method = dist::EigMethod::direct;
+    options.eig.method = distmat::EigMethod::direct;
     alternating_projection(built.C, options);
-    const Eigen::MatrixXd C = dist::gather_all(built.C);
+    const Eigen::MatrixXd C = distmat::gather_all(built.C);
     EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff());
 }
 
 TEST(Ap, OutputIsRankKPsdNonnegativeAndSumsToOne) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    auto built = f.build(dist::Grid::most_square(world), 8);
+    auto built = f.build(distmat::Grid::most_square(world), 8);
     ProjectionOptions options;
     options.num_topics = f.K;
     options.max_iterations = 60;
     const ProjectionResult result = alternating_projection(built.C, options);
-    EXPECT_NEAR(dist::sum(built.C), 1.0, 1e-12);
-    EXPECT_GE(dist::min_entry(built.C), 0.0);
-    const Eigen::MatrixXd C = dist::gather_all(built.C);
+    EXPECT_NEAR(distmat::sum(built.C), 1.0, 1e-12);
+    EXPECT_GE(distmat::min_entry(built.C), 0.0);
+    const Eigen::MatrixXd C = distmat::gather_all(built.C);
     EXPECT_LE((C - C.transpose()).cwiseAbs().maxCoeff(), 1e-12 * C.cwiseAbs().maxCoeff());
     // "All but a tiny fraction" (here: 1%) of C's norm lies in its rank-K PSD part.
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> full(C);
@@ -170,7 +170,7 @@ TEST(Ap, OutputIsRankKPsdNonnegativeAndSumsToOne) {
 TEST(Ap, ToleranceStopsEarly) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    auto built = f.build(dist::Grid::most_square(world), 8);
+    auto built = f.build(distmat::Grid::most_square(world), 8);
     ProjectionOptions options;
     options.num_topics = f.K;
     options.max_iterations = 150;
@@ -184,7 +184,7 @@ TEST(Ap, ToleranceStopsEarly) {
 TEST(Ap, ResumedRunEqualsUninterruptedRun) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     auto straight = f.build(grid, 8);
     alternating_projection(straight.C, options_for(f.K, 6));
     // Interrupted after 3 iterations: keep C (un-normalized, as a checkpoint does) and the state.
@@ -193,7 +193,7 @@ TEST(Ap, ResumedRunEqualsUninterruptedRun) {
     ProjectionState saved;
     alternating_projection(first.C, options_for(f.K, 6), [&](const ProjectionState& state, const IterateView& C) {
         if (state.iterations_done == 3) {
-            saved_C = dist::gather_all(C.matrix());
+            saved_C = distmat::gather_all(C.matrix());
             saved = state;
         }
     });
@@ -204,7 +204,7 @@ TEST(Ap, ResumedRunEqualsUninterruptedRun) {
     EXPECT_EQ(result.state.iterations_done, 6);
     EXPECT_EQ(result.state.trace.size(), 6u);
     // Same inputs, same ranks, same operations: the same bits.
-    EXPECT_EQ(dist::gather_all(resumed.C), dist::gather_all(straight.C));
+    EXPECT_EQ(distmat::gather_all(resumed.C), distmat::gather_all(straight.C));
 }
 
 
@@ -216,10 +216,10 @@ void expect_equals_dense_transcription(Projection method, Dense&& dense) {
     const Fixture f;
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
         for (const int block : {3, 16}) {
-            auto built = f.build(dist::Grid::create(world, pr, pc), block);
-            const Eigen::MatrixXd expected = dense(dist::gather_all(built.C), f.K, 5);
+            auto built = f.build(distmat::Grid::create(world, pr, pc), block);
+            const Eigen::MatrixXd expected = dense(distmat::gather_all(built.C), f.K, 5);
             const ProjectionResult result = rectify_by_projection(built.C, options_for(f.K, 5, method));
-            const Eigen::MatrixXd C = dist::gather_all(built.C);
+            const Eigen::MatrixXd C = distmat::gather_all(built.C);
             EXPECT_LE((C - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff())
                 << pr << "x" << pc << " block " << block;
             ASSERT_EQ(result.state.trace.size(), 5u);
@@ -268,21 +268,21 @@ TEST(Projections, FixedPointsAreJointStochasticNonnegativeAndRankKPsd) {
     const Eigen::MatrixXd noisy = planted_noisy(N, K, 5);
     ASSERT_GT((noisy - dense_psd(noisy, K)).norm(), 1e-3 * noisy.norm()) << "the noise must break the rank";
     for (const Projection method : {Projection::ap, Projection::dr, Projection::dp}) {
-        dist::DistMatrix C(dist::Grid::most_square(world), N, N, 8);
+        distmat::DistMatrix C(distmat::Grid::most_square(world), N, N, 8);
         test::fill(C, noisy);
         ProjectionOptions options = options_for(K, 2000, method);
         options.tolerance = 1e-12;
         const ProjectionResult result = rectify_by_projection(C, options);
         const std::string what = std::string("method ") + (method == Projection::ap ? "ap" : method == Projection::dr ? "dr" : "dp");
         EXPECT_TRUE(result.converged) << what << " change " << result.state.trace.back().change;
-        expect_in_all_three_sets(dist::gather_all(C), K, 1e-8, what);
+        expect_in_all_three_sets(distmat::gather_all(C), K, 1e-8, what);
     }
 }
 
 TEST(Projections, ResumedDrAndDpEqualUninterruptedRuns) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     for (const Projection method : {Projection::dr, Projection::dp}) {
         auto straight = f.build(grid, 8);
         rectify_by_projection(straight.C, options_for(f.K, 6, method));
@@ -292,7 +292,7 @@ TEST(Projections, ResumedDrAndDpEqualUninterruptedRuns) {
         rectify_by_projection(first.C, options_for(f.K, 6, method),
                               [&](const ProjectionState& state, const IterateView& C) {
                                   if (state.iterations_done == 3) {
-                                      saved_C = dist::gather_all(C.matrix());
+                                      saved_C = distmat::gather_all(C.matrix());
                                       saved = state;  // a deep copy, Dykstra's increments too
                                   }
                               });
@@ -301,7 +301,7 @@ TEST(Projections, ResumedDrAndDpEqualUninterruptedRuns) {
         test::fill(resumed.C, saved_C);
         const ProjectionResult result = rectify_by_projection(resumed.C, options_for(f.K, 6, method), {}, &saved);
         EXPECT_EQ(result.state.iterations_done, 6);
-        EXPECT_EQ(dist::gather_all(resumed.C), dist::gather_all(straight.C));
+        EXPECT_EQ(distmat::gather_all(resumed.C), distmat::gather_all(straight.C));
     }
 }
 
@@ -311,7 +311,7 @@ TEST(Projections, ResumedDrAndDpEqualUninterruptedRuns) {
 TEST(Agreement, RanksWithDifferentLocalArithmeticStillAgree) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    auto built = f.build(dist::Grid::most_square(world), 8);
+    auto built = f.build(distmat::Grid::most_square(world), 8);
     ProjectionOptions options = options_for(f.K, 12);
     if (world.rank() == 1) options.tolerance = 0.5;  // every change is below this: rank 1 alone would stop
     const ProjectionResult result = alternating_projection(built.C, options);
@@ -319,17 +319,17 @@ TEST(Agreement, RanksWithDifferentLocalArithmeticStillAgree) {
     EXPECT_EQ(mpi::allreduce_min(world, iterations), mpi::allreduce_max(world, iterations));
     EXPECT_EQ(iterations, 12);  // the root's tolerance (0) rules
 
-    dist::EigOptions eig;
+    distmat::EigOptions eig;
     eig.num_eigenpairs = f.K;
     eig.tolerance = 1e-12;
-    const dist::EigResult exact = dist::top_eigenpairs(built.C, eig);
+    const distmat::EigResult exact = distmat::top_eigenpairs(built.C, eig);
     for (const bool blunt : {false, true}) {
         Eigen::MatrixXd warm = exact.block;
         if (world.rank() == 1) {
             if (blunt) warm.setRandom();
             else warm(0, 0) = std::nextafter(warm(0, 0), 2.0);
         }
-        const dist::EigResult top = dist::top_eigenpairs(built.C, eig, &warm);
+        const distmat::EigResult top = distmat::top_eigenpairs(built.C, eig, &warm);
         const int rounds = top.iterations, products = top.block_products + top.lanczos_products;
         EXPECT_EQ(mpi::allreduce_min(world, rounds), mpi::allreduce_max(world, rounds)) << "blunt " << blunt;
         EXPECT_EQ(mpi::allreduce_min(world, products), mpi::allreduce_max(world, products)) << "blunt " << blunt;
@@ -349,7 +349,7 @@ TEST(Agreement, RanksWithDifferentLocalArithmeticStillAgree) {
 TEST(Projections, AnEigensolveAtItsRoundLimitIsRecorded) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    auto built = f.build(dist::Grid::most_square(world), 8);
+    auto built = f.build(distmat::Grid::most_square(world), 8);
     ProjectionOptions options = options_for(f.K, 2);
     options.eig.max_iterations = 0;  // the random start block, Rayleigh–Ritz once, no filter round
     const ProjectionResult result = alternating_projection(built.C, options);
@@ -361,7 +361,7 @@ TEST(Projections, AnEigensolveAtItsRoundLimitIsRecorded) {
 TEST(Ap, BadTopicCountFailsOnEveryRank) {
     const auto world = mpi::Comm::world();
     const Fixture f;
-    auto built = f.build(dist::Grid::most_square(world), 8);
+    auto built = f.build(distmat::Grid::most_square(world), 8);
     test::expect_stage_failed(world, [&] { alternating_projection(built.C, options_for(f.N, 1)); }, {"2 <= K < N"});
     test::expect_stage_failed(world, [&] { alternating_projection(built.C, options_for(1, 1)); }, {"2 <= K < N"});
 }

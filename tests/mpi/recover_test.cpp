@@ -11,7 +11,7 @@
 
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/cooc/cooc.hpp"
-#include "jsmf/dist/ops.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
@@ -40,20 +40,20 @@ synth::SynthOptions planted(Index docs) {
 Fit fit(const synth::SynthCorpus& corpus, const synth::SynthOptions& o, Solver solver, double tolerance = 1e-5,
         int max_iterations = 2000) {
     const auto world = mpi::Comm::world();
-    const auto grid = dist::Grid::most_square(world);
+    const auto grid = distmat::Grid::most_square(world);
     cooc::CoocResult built = test::build_cooc(grid, corpus.docs, o.num_words, 16);
     rectify::ProjectionOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;
     rectify::alternating_projection(built.C, ap);
-    const Eigen::VectorXd p = dist::row_sums(built.C);
+    const Eigen::VectorXd p = distmat::row_sums(built.C);
     Fit f;
     f.anchors = anchors::find_anchors(built.C, p, o.num_topics).anchors;
     RecoverOptions options;
     options.solver = solver;
     options.scls.max_iterations = max_iterations;
     options.scls.tolerance = tolerance;
-    options.scls.admm_stop = AdmmStop::gap;  // SolversAgree reasons on the duality gap
+    options.scls.admm_stop = solvers::AdmmStop::gap;  // SolversAgree reasons on the duality gap
     f.model = recover_topics(built.C, p, f.anchors, options);
     return f;
 }
@@ -125,12 +125,12 @@ TEST(Recover, ActiveSetOnQrEqualsAOneProcessSolveAtAnyRankCount) {
     const auto o = planted(2000);
     const synth::SynthCorpus corpus = synth::generate(o);
     const auto world = mpi::Comm::world();
-    cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 16);
-    const Eigen::VectorXd p = dist::row_sums(built.C);
+    cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 16);
+    const Eigen::VectorXd p = distmat::row_sums(built.C);
     const std::vector<Index> S = anchors::find_anchors(built.C, p, o.num_topics).anchors;
     const TopicModel model = recover_topics(built.C, p, S, RecoverOptions{});
     EXPECT_EQ(model.words_converged, model.words_solved);
-    const Eigen::MatrixXd C = dist::gather_all(built.C);
+    const Eigen::MatrixXd C = distmat::gather_all(built.C);
     const int K = o.num_topics;
     Eigen::MatrixXd U(C.rows(), K);
     for (int k = 0; k < K; ++k) U.col(k) = C.row(S[static_cast<std::size_t>(k)]).transpose() / p(S[static_cast<std::size_t>(k)]);
@@ -141,7 +141,7 @@ TEST(Recover, ActiveSetOnQrEqualsAOneProcessSolveAtAnyRankCount) {
     for (Index i = 0; i < C.rows(); ++i) {
         if (std::find(S.begin(), S.end(), i) != S.end() || !(p(i) > 0)) continue;
         const Eigen::VectorXd f = U.transpose() * C.row(i).transpose() / p(i);
-        worst = std::max(worst, (solve_active_set_gram(G, f).y - model.B_breve.col(i)).cwiseAbs().maxCoeff());
+        worst = std::max(worst, (solvers::solve_active_set_gram(G, f).y - model.B_breve.col(i)).cwiseAbs().maxCoeff());
     }
     if (world.is_root()) std::printf("cond(G) = %.3g; max |B_breve - one-process| = %.2e\n", cond_G, worst);
     // Rounding in both solvers, amplified by cond(G) at most: 64·eps·cond(G).
@@ -163,7 +163,7 @@ TEST(Recover, LeastSquaresAOfAnExactFactorizationIsA) {
     const synth::SynthCorpus truth = synth::generate(o);
     const Eigen::MatrixXd dense = truth.B * truth.A * truth.B.transpose();
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
-        dist::DistMatrix C(dist::Grid::create(world, pr, pc), dense.rows(), dense.cols(), 7);
+        distmat::DistMatrix C(distmat::Grid::create(world, pr, pc), dense.rows(), dense.cols(), 7);
         for (Index jl = 0; jl < C.local_cols(); ++jl)
             for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = dense(C.global_row(il), C.global_col(jl));
         const Eigen::MatrixXd A = recover_a_least_squares(C, truth.B);
@@ -177,7 +177,7 @@ TEST(Recover, LeastSquaresAOnAPlantedCorpusIsClose) {
     const auto o = planted(16000);
     const synth::SynthCorpus corpus = synth::generate(o);
     const auto world = mpi::Comm::world();
-    cooc::CoocResult built = test::build_cooc(dist::Grid::most_square(world), corpus.docs, o.num_words, 16);
+    cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 16);
     const Eigen::MatrixXd A = recover_a_least_squares(built.C, corpus.B);
     const double error = (A - corpus.A_empirical).cwiseAbs().sum();
     if (world.is_root()) std::printf("least-squares A from the true B: L1 error %.4f\n", error);

@@ -12,15 +12,15 @@
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/corpus/shard.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
-#include "jsmf/dist/grid.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/grid.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "support/temp_dir.hpp"
 
 namespace jsmf::test {
 
 /// Local. Sets this rank's entries of A from the replicated dense M.
-inline void fill(dist::DistMatrix& A, const Eigen::MatrixXd& M) {
+inline void fill(distmat::DistMatrix& A, const Eigen::MatrixXd& M) {
     for (Index jl = 0; jl < A.local_cols(); ++jl)
         for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = M(A.global_row(il), A.global_col(jl));
 }
@@ -82,7 +82,7 @@ inline corpus::Shard share_of(const corpus::Shard& all, const mpi::Comm& comm) {
 }
 
 /// Collective on `grid`: C of the whole corpus `all` (each rank streaming its share).
-inline cooc::CoocResult build_cooc(const std::shared_ptr<const dist::Grid>& grid, const corpus::Shard& all,
+inline cooc::CoocResult build_cooc(const std::shared_ptr<const distmat::Grid>& grid, const corpus::Shard& all,
                                    Index num_words, int block_size) {
     const corpus::Shard mine = share_of(all, grid->borrow_comm());
     corpus::ShardStream stream(mine);

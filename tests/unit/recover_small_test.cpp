@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-#include "jsmf/eval/matching.hpp"
+#include "jsmf/solvers/matching.hpp"
 #include "jsmf/recover/recover.hpp"
 
 namespace jsmf {
@@ -90,7 +90,7 @@ TEST(Matching, HungarianEqualsBruteForce) {
             double best = std::numeric_limits<double>::infinity();
             do best = std::min(best, assignment_cost(cost, permutation));
             while (std::next_permutation(permutation.begin(), permutation.end()));
-            const std::vector<int> found = eval::optimal_assignment(cost);
+            const std::vector<int> found = solvers::optimal_assignment(cost);
             std::vector<int> sorted = found;
             std::sort(sorted.begin(), sorted.end());
             for (int k = 0; k < n; ++k) ASSERT_EQ(sorted[static_cast<std::size_t>(k)], k) << "not a permutation";
@@ -107,8 +107,8 @@ TEST(Matching, PermutedTopicsAreMatchedBack) {
     const std::vector<int> shuffle = {3, 0, 5, 1, 4, 2};
     Eigen::MatrixXd learned(50, 6);
     for (int k = 0; k < 6; ++k) learned.col(k) = B.col(shuffle[static_cast<std::size_t>(k)]);
-    EXPECT_EQ(eval::optimal_assignment(eval::l1_column_distances(learned, B)), shuffle);
-    EXPECT_THROW(eval::optimal_assignment(Eigen::MatrixXd::Zero(2, 3)), InputError);
+    EXPECT_EQ(solvers::optimal_assignment(solvers::l1_column_distances(learned, B)), shuffle);
+    EXPECT_THROW(solvers::optimal_assignment(Eigen::MatrixXd::Zero(2, 3)), InputError);
 }
 
 }  // namespace

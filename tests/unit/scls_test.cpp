@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "jsmf/core/error.hpp"
-#include "jsmf/recover/scls.hpp"
+#include "jsmf/solvers/scls.hpp"
 #include "support/brute_force_nnls.hpp"
 
-namespace jsmf::recover {
+namespace jsmf::solvers {
 namespace {
 
 double objective(const Eigen::MatrixXd& G, const Eigen::VectorXd& f, const Eigen::VectorXd& y) {
@@ -573,4 +573,4 @@ TEST(Nnls, TheCapIsReportedAndAMismatchIsMisuse) {
 }
 
 }  // namespace
-}  // namespace jsmf::recover
+}  // namespace jsmf::solvers

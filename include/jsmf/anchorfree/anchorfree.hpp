@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "jsmf/core/types.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
-#include "jsmf/dist/eig.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::anchorfree {
@@ -28,8 +28,8 @@ struct SquareRootFactor {
 /// distributed eigensolver (`eig`, whose num_eigenpairs is set to F). Throws StageFailed
 /// (InputError) on every rank when λ_F <= 1e-12·λ_1: P then has fewer than F positive
 /// eigenvalues and no real N × F square root (rectify P first, or ask for fewer topics).
-/// Per-rank memory and communication: those of dist::top_eigenpairs (about 5·N·(F + p)).
-SquareRootFactor square_root_factor(const dist::DistMatrix& P, int F, const dist::EigOptions& eig);
+/// Per-rank memory and communication: those of distmat::top_eigenpairs (about 5·N·(F + p)).
+SquareRootFactor square_root_factor(const distmat::DistMatrix& P, int F, const distmat::EigOptions& eig);
 
 /// The contiguous rows [begin, end) of an N-row replicated matrix that rank r of p
 /// handles in the row-split steps (constraint checks, PDS's products): N·r/p to N·(r+1)/p.
@@ -136,9 +136,9 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
                                PdsReport* report = nullptr);
 
 /// Collective on P.grid(). C* = B̃M and E* = (C*ᵀC*)⁻¹ C*ᵀ (P C*) (C*ᵀC*)⁻¹ (Alg. 1 line 7),
-/// P C* by one distributed product (dist::multiply_block, N·F doubles reduced). C* and E*
+/// P C* by one distributed product (distmat::multiply_block, N·F doubles reduced). C* and E*
 /// are the root's copies on every rank. Throws StageFailed (InputError) on every rank when
 /// C*ᵀC* is singular (dependent topics: no E*).
-AnchorFreeResult finish(const dist::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M);
+AnchorFreeResult finish(const distmat::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M);
 
 }  // namespace jsmf::anchorfree

@@ -30,7 +30,7 @@ Eigen::MatrixXd random_projection(Index N, int d, Seed seed);
 /// Collective on C.grid(): one distributed product C·R (N × d), then the root runs the
 /// greedy and broadcasts S. Per-rank memory: local(C) + 3·N·d doubles (R, C·R, the
 /// residuals on the root). Throws StageFailed for d < K or K outside [2, N).
-AnchorResult find_anchors_fast(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+AnchorResult find_anchors_fast(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
                                const FastAnchorOptions& options);
 
 }  // namespace jsmf::anchors

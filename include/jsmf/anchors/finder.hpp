@@ -27,7 +27,7 @@ std::string finder_name(Finder finder);
 
 /// Collective on C.grid(). The K anchors of C by `finder` (see each finder's contract;
 /// `fast` is used by fastanchor only).
-AnchorResult find_anchors_by(Finder finder, const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+AnchorResult find_anchors_by(Finder finder, const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
                              const FastAnchorOptions& fast = {});
 
 }  // namespace jsmf::anchors

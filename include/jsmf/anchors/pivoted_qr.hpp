@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 
 namespace jsmf::anchors {
 
@@ -24,14 +24,14 @@ struct AnchorResult {
 /// (counted in zero_rows), so they are never chosen.
 /// Collective on C.grid(). Per-rank memory: local(C) + K·N doubles (the q's, replicated).
 /// Communication: per step one row broadcast (N doubles) and one matrix-vector product.
-AnchorResult find_anchors(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
+AnchorResult find_anchors(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
 
 /// The same QR with the pivots given (user-supplied anchors, `--anchor-words`): the
 /// result has anchors = S and the diagR of S taken in that order, so users see how far
 /// each given anchor is from the span of the ones before it (r_k ≈ 0: redundant anchor).
 /// Throws StageFailed (InputError) on every rank for an id out of range, a repeated id or
 /// a word that never occurs. Collective on C.grid(); same cost as find_anchors.
-AnchorResult anchors_from_words(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums,
+AnchorResult anchors_from_words(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums,
                                 const std::vector<Index>& anchors);
 
 }  // namespace jsmf::anchors

@@ -11,7 +11,7 @@ namespace jsmf::anchors {
 // Both finders work on the points x_i = C̄_i (rows of C̄ = diag(C1)⁻¹ C, p = C1) without
 // forming C̄: every quantity is an inner product, and with C symmetric
 //   x_iᵀx_j = (C Cᵀ)_ij / (p_i p_j),   so   x_jᵀX = (1/p)∘(C (C_jᵀ/p_j))
-// is one dist::row and one dist::multiply. For the chosen set A (|A| = k) both keep
+// is one distmat::row and one distmat::multiply. For the chosen set A (|A| = k) both keep
 // F = X_AᵀX (k × N, replicated, one new row per step) and the Gram G = X_AᵀX_A = F(:, A)
 // (symmetrized). With h_i the point's coefficients and f_i = F(:, i),
 //   ‖r_i‖² = ‖x_i − X_A h_i‖² = ‖x_i‖² − 2h_iᵀf_i + h_iᵀGh_i,   ‖x_i‖² = ‖C_i‖²/p_i²
@@ -27,16 +27,16 @@ namespace jsmf::anchors {
 
 /// SNPA (Gillis 2014, successive nonnegative projection): A = {}; K times
 /// { j = argmax ‖r_i‖² over the occurring words not in A; A ← A ∪ {j}; then for every
-/// point h_i = argmin_{h >= 0, 1ᵀh <= 1} ‖x_i − X_A h‖² (recover::solve_capped_simplex_gram
+/// point h_i = argmin_{h >= 0, 1ᵀh <= 1} ‖x_i − X_A h‖² (solvers::solve_capped_simplex_gram
 /// on G, f_i) and r_i = x_i − X_A h_i }, from r_i = x_i. Chosen words have r = 0 (h = e_j).
 /// Collective on C.grid(). Per-rank memory: local(C) + K·N doubles (F) + K·N/P (this rank's h).
 /// Communication per step: one row broadcast and one matrix-vector product (N doubles each),
 /// one allreduce of N doubles, one broadcast of the index. Local work per step: N/P
 /// capped-simplex problems of size k (NNLS, and the simplex active set where its sum is > 1).
-AnchorResult find_anchors_snpa(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
+AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
 
 /// XRAY (Kumar, Sindhwani & Kambadur 2013), the "max" selection: with
-/// h_i = argmin_{h >= 0} ‖x_i − X_A h‖² (plain NNLS, recover::solve_nnls_gram; r_i = x_i
+/// h_i = argmin_{h >= 0} ‖x_i − X_A h‖² (plain NNLS, solvers::solve_nnls_gram; r_i = x_i
 /// while A is empty), each step takes the point i = argmax ‖r_i‖ (occurring words not in
 /// A) and adds j* = argmax_j r_iᵀx_j / 1ᵀx_j over the occurring words not in A, where
 /// 1ᵀx_j = 1 for rows of C̄ and r_iᵀx_j = x_iᵀx_j − h_iᵀF(:, j) (x_iᵀX: one more row and
@@ -55,6 +55,6 @@ AnchorResult find_anchors_snpa(const dist::DistMatrix& C, const Eigen::VectorXd&
 /// Communication per step: one allreduce of N doubles, the broadcast of i and of h_i (k
 /// doubles, from the rank that solved i), one row and one product (x_iᵀX; a second pair
 /// only if j* ≠ i), the broadcast of j*. Local work per step: N/P NNLS problems of size k.
-AnchorResult find_anchors_xray(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
+AnchorResult find_anchors_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
 
 }  // namespace jsmf::anchors

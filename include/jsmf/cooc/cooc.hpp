@@ -9,7 +9,7 @@
 #include <string>
 
 #include "jsmf/corpus/shard.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 
 namespace jsmf::cooc {
 
@@ -19,7 +19,7 @@ enum class Exchange {
     /// and block columns (O(u) per document) and forms the products itself. Default.
     docs,
     /// Every (i, j, h_i h_j / (n(n-1))) pair travels to its owner (O(u²) per document):
-    /// the generic dist::ContributionRouter, kept for comparison.
+    /// the generic distmat::ContributionRouter, kept for comparison.
     pairs,
 };
 
@@ -72,11 +72,11 @@ struct CoocStats {
     Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> doc_freq;  ///< D1(i) over the M documents
     double sum = 0;              ///< ΣC (postcondition: 1 to 1e-12)
     double min = 0;              ///< min C_ij (postcondition: >= 0)
-    double asymmetry = 0;        ///< dist::asymmetry(C) (postcondition: <= 1e-12)
+    double asymmetry = 0;        ///< distmat::asymmetry(C) (postcondition: <= 1e-12)
 };
 
 struct CoocResult {
-    dist::DistMatrix C;
+    distmat::DistMatrix C;
     CoocStats stats;
 };
 
@@ -95,7 +95,7 @@ struct CoocResult {
 /// document + N doubles and N int64 (unigram, D1); independent of the corpus size.
 /// Communication per rank: with Exchange::docs about nnz·(1/P_r + 1/P_c)·8 bytes in
 /// total, with Exchange::pairs about 16·Σ_m u_m²/p bytes.
-CoocResult build_cooccurrence(const std::shared_ptr<const dist::Grid>& grid, Index num_words,
+CoocResult build_cooccurrence(const std::shared_ptr<const distmat::Grid>& grid, Index num_words,
                               corpus::DocumentStream& docs, const CoocOptions& options);
 
 /// Local. True when a document passes the options' filters (and has n >= 2).

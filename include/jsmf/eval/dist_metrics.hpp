@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "jsmf/core/types.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 
 namespace jsmf::eval {
 
@@ -23,7 +23,7 @@ namespace jsmf::eval {
 /// allgather of the K anchor rows (K × N doubles received) and two allreduces of N
 /// doubles (the row sums, the squared norms of the residuals). Bad shapes or anchor ids:
 /// StageFailed (stage "eval") on every rank.
-Eigen::VectorXd recovery_errors(const dist::DistMatrix& C, const std::vector<Index>& anchors,
+Eigen::VectorXd recovery_errors(const distmat::DistMatrix& C, const std::vector<Index>& anchors,
                                 const Eigen::MatrixXd& B_breve);
 
 struct ApproximationError {
@@ -36,7 +36,7 @@ struct ApproximationError {
 /// rows by B at the panel's columns). Replicated result.
 /// Per-rank memory: K × N/P_r (B A at my rows), a panel of N/P_r × 256 and 256 × K;
 /// communication: one allreduce of 2 doubles. Bad shapes: StageFailed (stage "eval").
-ApproximationError approximation_error(const dist::DistMatrix& C, const Eigen::MatrixXd& B, const Eigen::MatrixXd& A);
+ApproximationError approximation_error(const distmat::DistMatrix& C, const Eigen::MatrixXd& B, const Eigen::MatrixXd& A);
 
 /// Collective on C.grid(). The rows of C̄ (C row-normalized) projected on their two
 /// leading principal directions (centered; subspace iteration on C̄ᵀC̄ − N μμᵀ with
@@ -50,6 +50,6 @@ ApproximationError approximation_error(const dist::DistMatrix& C, const Eigen::M
 /// each other and from the rest of the spectrum.
 /// Per-rank memory: O(N) blocks of 10 columns; communication: 2 allreduces of N × 10
 /// doubles per iteration, plus a few (row sums, mean row, Rayleigh–Ritz, the result).
-Eigen::MatrixXd project_rows_2d(const dist::DistMatrix& C, int iterations = 60, Seed seed = 7);
+Eigen::MatrixXd project_rows_2d(const distmat::DistMatrix& C, int iterations = 60, Seed seed = 7);
 
 }  // namespace jsmf::eval

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jsmf/core/types.hpp"
-#include "jsmf/dist/dist_matrix.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/eval/metrics.hpp"
 
 namespace jsmf::eval {
@@ -62,7 +62,7 @@ MetricSet model_metrics(const ModelView& m);
 /// approximation_offdiag<suffix> measured against C (see dist_metrics.hpp); with a
 /// suffix (another C than the one Bayes' rule used) also validity<suffix> and
 /// specificity<suffix> with that C's row sums, as the authors' first evaluation line.
-void add_matrix_metrics(MetricSet& set, const dist::DistMatrix& C, const ModelView& m, const std::string& suffix);
+void add_matrix_metrics(MetricSet& set, const distmat::DistMatrix& C, const ModelView& m, const std::string& suffix);
 
 /// Local. Adds coherence from the document counts of coherence_pairs(top_words(B)):
 /// `d2` in that order, `d1` per word.

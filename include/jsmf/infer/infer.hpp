@@ -43,7 +43,7 @@ DocumentTopics infer_document(const Eigen::MatrixXd& B, const std::vector<std::u
                               std::vector<double>* objective = nullptr);
 
 /// Local. Every document of `docs` (word ids already the model's rows), in parallel over
-/// dist::threads() OpenMP threads (each document on one thread: the results do not
+/// distmat::threads() OpenMP threads (each document on one thread: the results do not
 /// depend on the thread count).
 std::vector<DocumentTopics> infer_documents(const Eigen::MatrixXd& B, const corpus::Shard& docs,
                                             const InferOptions& options);

@@ -9,34 +9,10 @@
 
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/timer.hpp"
+#include "jsmf/fit/model.hpp"
 #include "jsmf/io/provenance.hpp"
 
 namespace jsmf::io {
-
-/// The rectification that produced a file's C (absent for a raw co-occurrence).
-struct RectificationRecord {
-    std::string method;          ///< "ap", "dr", "dp", "dc" or "none"
-    int num_topics = 0;
-    int iterations = 0;
-    bool converged = false;
-    /// DC: completions not made (1 − ‖u_j‖² <= √ε, the old C_jj kept), summed over
-    /// permutations and halves; 0 for the other methods. Written, not read back.
-    int fallbacks = 0;
-    /// Per-iteration trace, one entry per iteration (AP, DR, DP): written as datasets.
-    std::vector<double> change, clipped_mass, sum, eig_residual, seconds;
-    std::vector<std::int64_t> eig_iterations, eig_products;
-    /// 1 when the iteration's eigensolves converged and passed their check; eigenvalues
-    /// above θ_K the check found and brought back; wrong λ_min bounds detected.
-    std::vector<std::int64_t> eig_converged, eig_missed, eig_bound_corrections;
-    /// Per iteration: ‖C_t‖_F, the input's distance from the rank-K PSD set (relative),
-    /// passes over C, and AP's acceleration (1 accelerated, −1 rejected, 0 plain).
-    std::vector<double> norm, distance_psd;
-    std::vector<std::int64_t> passes, accelerated;
-    std::string stop_reason;     ///< iterations, tolerance, quality or fixed-point (empty: not recorded)
-    /// The stopping rule's checks of the topics, one entry per check.
-    std::vector<std::int64_t> check_iteration, check_anchors_changed;
-    std::vector<double> check_b_median, check_b_max, check_specificity, check_dissimilarity;
-};
 
 /// A projection rectifier's (AP, DR, DP) resume state, with the iterate C of the file
 /// and its /rectification trace.
@@ -47,7 +23,7 @@ struct CheckpointRecord {
     double js_increment = 0;               ///< DP: the joint-stochastic increment
     /// DP: the N × N increments to write, by name (written collectively); reading them
     /// back is read_checkpoint_matrix's job.
-    std::vector<std::pair<std::string, const dist::DistMatrix*>> increments;
+    std::vector<std::pair<std::string, const distmat::DistMatrix*>> increments;
     /// Further replicated state, by name (/checkpoint/state/<name>): AP's pending product,
     /// its acceleration history, the last check's B and anchors.
     std::vector<std::pair<std::string, Eigen::MatrixXd>> state;
@@ -87,13 +63,13 @@ struct CoocFileInfo {
 /// adds the rest. Everything goes to "<path>.partial", renamed to `path` only when
 /// complete; on failure the partial file is removed and every rank throws StageFailed.
 /// `compression`: deflate level of /cooc/C, 0 (none) to 9.
-void write_cooc_file(const std::string& path, const dist::DistMatrix& C, const CoocFileInfo& info,
+void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression = 1,
-                     const RectificationRecord* rectification = nullptr, const CheckpointRecord* checkpoint = nullptr);
+                     const fit::RectificationTrace* rectification = nullptr, const CheckpointRecord* checkpoint = nullptr);
 
 /// Collective on `comm`. Reads /rectification and /checkpoint of a checkpoint file
 /// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one.
-void read_checkpoint(const mpi::Comm& comm, const std::string& path, RectificationRecord& rectification,
+void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& rectification,
                      CheckpointRecord& checkpoint);
 
 /// Local (rank 0 calls it). The string attributes `names` of the file's root that exist,
@@ -103,12 +79,12 @@ std::vector<std::pair<std::string, std::string>> read_root_options(const std::st
 
 /// Collective on `grid`. Reads the N × N dataset /checkpoint/<name> of a checkpoint
 /// (e.g. Dykstra's increment_psd) into a new DistMatrix. Throws StageFailed if absent.
-dist::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
-                                        const std::shared_ptr<const dist::Grid>& grid, int block_size);
+distmat::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
+                                        const std::shared_ptr<const distmat::Grid>& grid, int block_size);
 
 /// Collective on `grid`. Reads /cooc/C into a new DistMatrix with the given block size,
 /// and the rest of the file into `info` (replicated). Throws StageFailed on a bad file.
-dist::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const dist::Grid>& grid,
+distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid,
                                 int block_size, CoocFileInfo& info);
 
 /// Collective on `comm`. Fails early (before hours of work) if `path` cannot be

@@ -16,75 +16,6 @@
 
 namespace jsmf::io {
 
-/// One fitted model (one K).
-/// What an AnchorFree fit (fit --method anchorfree-lp | anchorfree-pds) adds to a model.
-struct AnchorFreeRecord {
-    std::string algorithm;            ///< "lp" or "pds"
-    Eigen::MatrixXd E;                ///< K × K, the raw E* = (C*ᵀC*)⁻¹C*ᵀPC*(C*ᵀC*)⁻¹
-    Eigen::MatrixXd M;                ///< K × K, C* = B̃M
-    Eigen::VectorXd eigenvalues;      ///< K, those of P that made B̃ = UΛ^{1/2}
-    int iterations = 0;               ///< LP: sweeps over the columns; PDS: outer iterations
-    int inner_iterations = 0;         ///< LP: Clp solves; PDS: Decrease iterations
-    bool converged = false;
-    Index working_rows = 0;           ///< LP: rows of B̃ in the screened working set
-    double violation = 0;             ///< PDS: final ‖B̃M − Z‖/‖Z‖
-    double min_C = 0;                 ///< most negative entry of C* before B took max(C*, 0)
-    bool a_is_distribution = false;   ///< E* >= 0 (to rounding), so A = E*/ΣE*; else A = E*
-};
-
-struct FittedModel {
-    int num_topics = 0;
-    /// "anchors" (rectified anchor words) or "anchorfree-lp" / "anchorfree-pds"; then
-    /// `anchors` are each topic's representative word (argmax_i p(topic | word i)), not
-    /// anchors, and `anchorfree` holds the rest.
-    std::string method = "anchors";
-    AnchorFreeRecord anchorfree;
-    Eigen::MatrixXd B;               ///< N × K, p(word | topic)
-    Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
-    Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
-    Eigen::VectorXd unigram;         ///< N, p(x = i) = row sums of the rectified C (Bayes' rule used it)
-    std::string a_method;            ///< "diagonal" (Alg. 4) or "least_squares" (Arora et al.)
-    std::vector<Index> anchors;      ///< K word ids
-    Eigen::VectorXd diag_r;          ///< K: the anchor finder's r_k
-    std::string anchor_method;       ///< "qr", "fastanchor" or "words" (given by the user)
-    Index zero_rows = 0;             ///< words that never occur (B row 0, never anchors)
-    std::string solver;              ///< "active-set", "expgrad" or "admm"
-    Index words_solved = 0, words_converged = 0;
-    int solver_max_iterations = 0;   ///< the most iterations any word used
-    double solve_seconds = 0;
-    bool has_alpha = false;
-    Eigen::VectorXd alpha;           ///< K (when has_alpha)
-    double alpha0 = 0, alpha_residual = 0;
-    bool alpha_at_bound = false;
-    RectificationRecord rectification;
-    StageTimes times;                ///< this K's stages (rectify, anchors, recover, …)
-    eval::MetricSet metrics;         ///< empty when not measured (--no-metrics)
-    std::string metrics_note;        ///< what the metrics were measured with (e.g. no coherence: no corpus)
-    /// N × 2: the rows of C̄ on their two principal directions (NIPS'15 Figure 1), of
-    /// the rectified and of the original C; empty when not computed.
-    Eigen::MatrixXd projection, projection_original;
-    bool has_truth = false;          ///< compared with a planted model (jsmf eval --truth)
-    eval::TruthComparison truth;
-    std::string truth_file;
-};
-
-/// Local. The ids of the n most probable words of B's column k, most probable first
-/// (ties by word id).
-std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
-
-/// One level above the first of a topic hierarchy (fit --hierarchy): the rectified A of
-/// the level below factorized as a co-occurrence matrix of its K_below topics.
-struct HierarchyLevel {
-    int topics = 0;                 ///< K of this level
-    Eigen::MatrixXd B;              ///< K_below × K: p(topic below | topic here)
-    Eigen::MatrixXd A;              ///< K × K: p(topic1, topic2) at this level
-    std::vector<Index> anchors;     ///< K anchor topics of the level below (0-based)
-    Eigen::MatrixXd B_words;        ///< N × K: p(word | topic here) = B₁ B₂ … B_this
-    std::string rectify_method;     ///< how the level below's A was rectified
-    int rectify_iterations = 0;
-    bool rectify_converged = false;
-};
-
 /// The documents of a prepared corpus (jsmf prepare), carried into the model file:
 /// line m of its docs file is docID m + 1. Rank 0 only.
 struct CorpusDocuments {
@@ -124,7 +55,7 @@ struct CorpusDocuments {
 ///                      anchor_hits; datasets permutation (K int64, planted topic of
 ///                      each learned one), topic_l1 (K)
 ///   /model, /rectification, /topics: soft links to /K<K>/… when the file holds one K,
-///   so DESIGN.md's paths work as written.
+///   so the short paths (/model/B, …) work too.
 ///   /hierarchy/level<l>/ (fit --hierarchy; l = 2, 3, …) B K_{l-1} × K_l, A K_l × K_l,
 ///                    anchors K_l int64 (0-based topics of level l − 1), B_words N × K_l;
 ///                    attrs topics, rectify_method, rectify_iterations, rectify_converged
@@ -134,16 +65,16 @@ struct CorpusDocuments {
 /// Collective on `comm`: rank 0 writes "<path>.partial" and renames it when complete;
 /// on failure nothing is left and every rank throws StageFailed.
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
-                      const std::vector<FittedModel>& models, const Provenance& provenance, const StageTimes& times,
+                      const std::vector<fit::Model>& models, const Provenance& provenance, const StageTimes& times,
                       int top_words, const CorpusDocuments* documents = nullptr,
-                      const std::vector<HierarchyLevel>* hierarchy = nullptr);
+                      const std::vector<fit::HierarchyLevel>* hierarchy = nullptr);
 
 /// Collective on `comm`. Rewrites the evaluation of `models` (their metrics,
 /// projection and truth groups, replacing any there) in a copy of the model file `in`,
 /// written to "<out>.partial" and renamed to `out` (which may be `in`) when complete; on
 /// failure nothing changes and every rank throws StageFailed.
 void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,
-                             const std::vector<FittedModel>& models);
+                             const std::vector<fit::Model>& models);
 
 /// What `jsmf show` and tests read back.
 struct ModelFile {
@@ -155,8 +86,8 @@ struct ModelFile {
     std::string command_line, created;
     /// The options that made the file (root attributes: corpus, min_tokens, method, …).
     std::vector<std::pair<std::string, std::string>> options;
-    std::vector<FittedModel> models;
-    std::vector<HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without --hierarchy)
+    std::vector<fit::Model> models;
+    std::vector<fit::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without --hierarchy)
 };
 /// Local. Reads a model file; throws InputError for anything else.
 ModelFile read_model_file(const std::string& path);

@@ -13,7 +13,7 @@
 
 namespace jsmf::mpi {
 
-/// Local. The one-line description of `e` in the message format of STYLE.md 2.5.
+/// Local. The one-line description of `e` in jsmf's one message format (format_error).
 std::string describe(const std::exception& e, const std::string& stage, const Comm& comm);
 
 /// Collective on `comm`. Every rank passes its own error description (empty means

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "jsmf/dist/dist_matrix.hpp"
-#include "jsmf/recover/scls.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/solvers/scls.hpp"
 
 namespace jsmf::recover {
 
@@ -15,7 +15,7 @@ enum class Solver { active_set, expgrad, admm };
 
 struct RecoverOptions {
     Solver solver = Solver::active_set;   ///< the authors' default, and jsmf's
-    SclsOptions scls;
+    solvers::SclsOptions scls;
 };
 
 struct TopicModel {
@@ -36,14 +36,14 @@ struct TopicModel {
 /// product, every rank solves its share of the words, and the solutions are all-gathered. Anchor s_k gets e_k; words with p_i = 0 get 0. Then Bayes' rule:
 /// B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with D = diag(B_{S,:}).
 /// Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles (replicated).
-TopicModel recover_topics(const dist::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
+TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
                           const RecoverOptions& options);
 
 /// The Arora et al. baseline's A: argmin_A ‖C − B A Bᵀ‖_F = B⁺ C B⁺ᵀ with
 /// B⁺ = (BᵀB)⁻¹Bᵀ (B of full column rank). It is not constrained: entries can be
 /// negative. C B comes from one distributed product; the rest is K × K.
 /// Collective on C.grid(). Per-rank memory: local(C) + 2·N·K doubles.
-Eigen::MatrixXd recover_a_least_squares(const dist::DistMatrix& C, const Eigen::MatrixXd& B);
+Eigen::MatrixXd recover_a_least_squares(const distmat::DistMatrix& C, const Eigen::MatrixXd& B);
 
 struct AlphaResult {
     Eigen::VectorXd alpha;   ///< α = α₀ a

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Rectification by diagonal completion (DC): the authors' method, as specified in issue 3.
+// Rectification by diagonal completion (DC): the authors' method (NIPS'15 §4).
 #pragma once
 
 #include <Eigen/Core>
 
 #include <functional>
 
-#include "jsmf/dist/dist_matrix.hpp"
-#include "jsmf/dist/eig.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/eig.hpp"
 
 namespace jsmf::rectify {
 
@@ -15,7 +15,7 @@ struct DcOptions {
     int num_topics = 0;       ///< K; required, and each half must exceed it: 2K < N
     int permutations = 30;    ///< T
     Seed seed = 1;            ///< the permutations
-    dist::EigOptions eig;     ///< for the top-K left singular vectors of each G
+    distmat::EigOptions eig;     ///< for the top-K left singular vectors of each G
 };
 
 struct DcResult {
@@ -52,6 +52,6 @@ using DcProgress = std::function<void(int done, int total)>;
 /// permutation.
 /// Collective on C.grid(). G and Gᵀ are applied as masked block products with C, so no
 /// submatrix is formed. Per-rank memory: local(C) + N·T doubles + the eigensolver's.
-DcResult diagonal_completion(dist::DistMatrix& C, const DcOptions& options, const DcProgress& progress = {});
+DcResult diagonal_completion(distmat::DistMatrix& C, const DcOptions& options, const DcProgress& progress = {});
 
 }  // namespace jsmf::rectify

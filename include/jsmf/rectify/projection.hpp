@@ -10,8 +10,8 @@
 #include <limits>
 #include <vector>
 
-#include "jsmf/dist/dist_matrix.hpp"
-#include "jsmf/dist/eig.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/rectify/anderson.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
@@ -31,7 +31,7 @@ struct ProjectionOptions {
     /// missed eigenvalues (eig.verify_steps > 0) runs in the first eig_check_every
     /// iterations, then every eig_check_every-th, and in every iteration for eig_check_every
     /// iterations after a miss or an unconverged solve; 1 checks every solve.
-    dist::EigOptions eig;
+    distmat::EigOptions eig;
     int eig_check_every = 10;
     /// Inexact eigensolves: iteration t solves to max(eig.tolerance, eig_tolerance_factor ×
     /// change_{t−1}) relative residual, the accuracy the step needs; 0 keeps eig.tolerance.
@@ -103,7 +103,7 @@ struct ProjectionState {
     std::vector<WarmStart> eig;  ///< one per eigensolve of an iteration: AP 1, DR 2, DP 1
     /// DP: the increments of the PSD and the NN projections (N × N each, C's layout); the
     /// joint-stochastic one is a constant matrix, kept as the scalar js_increment.
-    std::vector<dist::DistMatrix> increments;
+    std::vector<distmat::DistMatrix> increments;
     double js_increment = 0;
     std::vector<ProjectionIteration> trace;
     FactorAnderson anderson;     ///< AP with acceleration: its history
@@ -129,16 +129,16 @@ struct ProjectionResult {
 /// the matrix (most iterations: no check, no checkpoint due) costs nothing.
 class IterateView {
 public:
-    explicit IterateView(dist::DistMatrix& C, const dist::DistMatrixF* single = nullptr)
+    explicit IterateView(distmat::DistMatrix& C, const distmat::DistMatrixF* single = nullptr)
         : C_(&C), single_(single), fresh_(single == nullptr) {}
     /// Local. The iterate in double precision.
-    const dist::DistMatrix& matrix() const;
+    const distmat::DistMatrix& matrix() const;
     /// Local. The iterate has changed (the next matrix() widens it again).
     void changed() { fresh_ = single_ == nullptr; }
 
 private:
-    dist::DistMatrix* C_;
-    const dist::DistMatrixF* single_;
+    distmat::DistMatrix* C_;
+    const distmat::DistMatrixF* single_;
     mutable bool fresh_;
 };
 
@@ -173,17 +173,17 @@ using ProjectionMonitor = std::function<StopReason(ProjectionState& state, const
 ///   JS, NN in turn: Y = proj_S(C + I_S); I_S ← C + I_S − Y; C ← Y. Unlike the authors'
 ///   code, the PSD step starts from the last iterate C and not from the input C (their
 ///   `nearestPSD(C − E_PSD, K)` never sees the NN step's output, so it is not
-///   Dykstra's method and its iterates need not approach the intersection; see README).
+///   Dykstra's method and its iterates need not approach the intersection; see jsmf rectify --help).
 ///   Per-rank memory: 3 × local(C).
 ///
 /// `resume` continues a run from its state (C must be the matching checkpointed iterate);
 /// it is taken (moved from).
-ProjectionResult rectify_by_projection(dist::DistMatrix& C, const ProjectionOptions& options,
+ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionOptions& options,
                                        const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr,
                                        const ProjectionMonitor& monitor = {});
 
 /// rectify_by_projection with method ap.
-ProjectionResult alternating_projection(dist::DistMatrix& C, ProjectionOptions options,
+ProjectionResult alternating_projection(distmat::DistMatrix& C, ProjectionOptions options,
                                         const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr);
 
 }  // namespace jsmf::rectify

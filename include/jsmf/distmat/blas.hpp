@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+// BLAS on this rank's storage: the one local matrix product the distributed kernels need
+// (the Fortran prototypes stay in distmat/detail).
+#pragma once
+
+namespace jsmf::distmat {
+
+/// Local. C ← alpha · op(A) · op(B) + beta · C on column-major arrays (BLAS dgemm / sgemm):
+/// op(A) is m × k, op(B) k × n, C m × n; trans_a, trans_b are 'N' or 'T'. Runs with the
+/// BLAS's own threads (jsmf keeps them at 1 and threads over slabs itself).
+void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const double* A, int lda, const double* B,
+          int ldb, double beta, double* C, int ldc);
+void gemm(char trans_a, char trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
+          int ldb, float beta, float* C, int ldc);
+
+}  // namespace jsmf::distmat

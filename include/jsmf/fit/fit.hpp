@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// The pipeline as one library call: corpus (or C) → co-occurrence → rectify → anchors →
+// B, A, α → metrics, for every K, and a hierarchy above the first. The jsmf binary's
+// `fit` is this call plus flags and files; tests drive it directly at any rank count.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/fit/measure.hpp"
+#include "jsmf/fit/model.hpp"
+#include "jsmf/fit/options.hpp"
+#include "jsmf/fit/report.hpp"
+#include "jsmf/fit/stages.hpp"
+#include "jsmf/io/cooc_file.hpp"
+
+namespace jsmf::fit {
+
+struct FitResult {
+    std::vector<Model> models;              ///< one per K, in the order of options.topics
+    std::vector<HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without options.hierarchy)
+    io::CoocFileInfo info;                  ///< the vocabulary and the statistics of C
+    StageTimes times;                       ///< the shared stages (inspect, cooc) when fit built C
+};
+
+/// Local. OptionError unless every K of `options` (or of its hierarchy's first level)
+/// satisfies 2 <= K < N = num_words, besides check(options).
+void check(const FitOptions& options, Index num_words);
+
+/// Collective on C.grid(). Stages 2–5 on C (its vocabulary and statistics in `info`):
+/// for each K, C is rectified (in a copy when the metrics compare with the original, or
+/// when more K follow) and factorized; with options.metrics every metric of the papers is
+/// measured, coherence over `counting` (no files: coherence not measured, said in each
+/// model's metrics_note); then the hierarchy's levels above the first model. Every rank
+/// returns the same result. Per-rank memory: two local(C) with metrics, else one; plus
+/// K×N replicated. Throws StageFailed (on every rank) for bad options or data.
+FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOptions& options,
+              const CountingCorpus& counting = {}, const Report& report = {});
+
+/// Collective on `grid`. Stages 0–5 from a corpus: C built by build_cooc (its layout's
+/// block size from corpus.options), then fit(C, …) with the corpus counted again for
+/// coherence when options.metrics.
+FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid, const FitOptions& options,
+              const Report& report = {});
+
+}  // namespace jsmf::fit

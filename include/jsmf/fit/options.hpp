@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// What a fit does, as typed options with the defaults the jsmf binary gives its users
+// (one place for them: the binary turns flags into these structs and nothing more).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jsmf/anchorfree/anchorfree.hpp"
+#include "jsmf/anchors/finder.hpp"
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/types.hpp"
+#include "jsmf/distmat/eig.hpp"
+#include "jsmf/recover/recover.hpp"
+#include "jsmf/rectify/stopping.hpp"
+
+namespace jsmf::fit {
+
+/// A bad option value. The message names options by their library names in braces,
+/// "{relaxation} must lie in (0, 2)"; what() shows them bare ("relaxation must ..."),
+/// and a front end renders them its own way (the binary: as its flags).
+class OptionError : public InputError {
+public:
+    explicit OptionError(std::string message);
+    /// The message with each "{name}" replaced by name_of(name).
+    template <class NameOf>
+    std::string render(const NameOf& name_of) const {
+        std::string out;
+        for (std::size_t i = 0; i < message_.size(); ++i) {
+            const std::size_t close = message_[i] == '{' ? message_.find('}', i) : std::string::npos;
+            if (close == std::string::npos) {
+                out += message_[i];
+                continue;
+            }
+            out += name_of(message_.substr(i + 1, close - i - 1));
+            i = close;
+        }
+        return out;
+    }
+
+private:
+    std::string message_;
+};
+
+/// How C is made low-rank, PSD, joint-stochastic and nonnegative (practical-jsmf §3):
+/// ap (Alg. 1), dr (Douglas–Rachford), dp (Dykstra), dc (diagonal completion, NIPS'15),
+/// none (the Baseline).
+enum class Rectifier { ap, dr, dp, dc, none };
+/// AP's acceleration on the rank-K factor.
+enum class Acceleration { none, anderson };
+/// AP's arithmetic: double reproduces the papers; single halves the memory traffic.
+enum class Precision { double_, single };
+/// anchors: rectified anchor words; anchorfree_lp / anchorfree_pds: AnchorFree (Fu et al.
+/// 2019), the minimum-determinant factorization by alternating LPs or by PDS.
+enum class Method { anchors, anchorfree_lp, anchorfree_pds };
+/// diagonal: A = D⁻¹ C_SS D⁻¹ (Alg. 4); least_squares: min ‖C − B A Bᵀ‖ (Arora et al.).
+enum class RecoverA { diagonal, least_squares };
+
+/// The names the files, the logs and the binary's flags use; parse_* throw OptionError
+/// naming `option` for anything else.
+std::string to_string(Rectifier value);
+std::string to_string(rectify::StopRule value);
+std::string to_string(Acceleration value);
+std::string to_string(Precision value);
+std::string to_string(distmat::EigMethod value);
+std::string to_string(Method value);
+std::string to_string(recover::Solver value);
+std::string to_string(solvers::AdmmStop value);
+std::string to_string(RecoverA value);
+Rectifier parse_rectifier(const std::string& name, const std::string& option = "rectify");
+rectify::StopRule parse_stop_rule(const std::string& name, const std::string& option = "stop");
+Acceleration parse_acceleration(const std::string& name, const std::string& option = "acceleration");
+Precision parse_precision(const std::string& name, const std::string& option = "precision");
+distmat::EigMethod parse_eig_method(const std::string& name, const std::string& option = "eigensolver");
+Method parse_method(const std::string& name, const std::string& option = "method");
+recover::Solver parse_solver(const std::string& name, const std::string& option = "solver");
+solvers::AdmmStop parse_admm_stop(const std::string& name, const std::string& option = "admm_stop");
+RecoverA parse_recover_a(const std::string& name, const std::string& option = "recover_a");
+/// The accepted names, for a front end's choices.
+const std::vector<std::string>& rectifier_names();
+const std::vector<std::string>& solver_names();
+const std::vector<std::string>& method_names();
+
+/// Stage 2. Unset optionals are decided by resolve() from the stop rule: the default
+/// (quality) stops once the topics' measures settle, capped at 1,000 iterations, with
+/// ω = 1.9 and eigensolves to 0.1 × the last change; `iterations` is the papers' plain AP:
+/// 150 iterations (or until `tolerance`), ω = 1, exact eigensolves.
+struct RectifyOptions {
+    Rectifier method = Rectifier::ap;
+    /// Unset: iterations when a tolerance is given, else quality.
+    std::optional<rectify::StopRule> stop;
+    std::optional<int> iterations;       ///< unset: 150 for iterations, 1000 (a cap) otherwise
+    std::optional<double> tolerance;     ///< relative change to stop at (iterations only); unset acts as 0
+    std::optional<double> relaxation;    ///< AP's over-relaxation ω; unset: 1.9 (quality, fixed point) or 1
+    Acceleration acceleration = Acceleration::none;
+    int anderson_depth = 5;
+    double anderson_below = 1e-6;        ///< Anderson starts after the change falls to this
+    std::optional<double> eig_tolerance_factor;  ///< unset: 0.1 (quality, fixed point) or 0 (exact)
+    int check_every = 10;                ///< iterations between the stopping rule's looks at the topics
+    Precision precision = Precision::double_;
+    distmat::EigMethod eigensolver = distmat::EigMethod::subspace;
+    int eig_check_steps = 10;            ///< Lanczos steps of the missed-eigenvalue check (0: off)
+    int eig_check_every = 10;            ///< AP, DR, DP: run it every this many iterations
+    int permutations = 30;               ///< DC's random permutations T
+    Seed seed = 1;                       ///< DC's permutations and FastAnchorWords' projection
+    double progress_seconds = 5;         ///< at most one progress report per this many seconds
+};
+/// Local. The options with every unset value decided (idempotent); OptionError for
+/// contradictions and values out of range.
+RectifyOptions resolve(const RectifyOptions& options);
+/// Local. Is `method` one of the projection rectifiers (ap, dr, dp)?
+bool is_projection(Rectifier method);
+
+/// Stages 3–4: anchors, B, A (and α) on the rectified C, or AnchorFree.
+struct ModelOptions {
+    Method method = Method::anchors;
+    anchors::Finder finder = anchors::Finder::qr;
+    int projection_dim = 1000;           ///< FastAnchorWords' random projection dimension
+    /// Anchor words given by id (K = their number); empty: found by `finder`.
+    std::vector<Index> anchor_words;
+    recover::Solver solver = recover::Solver::active_set;
+    int solver_iterations = 500;
+    double solver_tolerance = 1e-5;
+    solvers::AdmmStop admm_stop = solvers::AdmmStop::step;
+    RecoverA recover_a = RecoverA::diagonal;
+    bool alpha = false;                  ///< also fit a Dirichlet α to A (Alg. 4)
+    anchorfree::LpOptions lp;
+    anchorfree::PdsOptions pds;
+};
+/// Local. OptionError for values out of range and options that exclude each other.
+void check(const ModelOptions& options);
+
+/// A whole fit from C: one model per K, optionally a hierarchy above the first, and the
+/// papers' metrics.
+struct FitOptions {
+    std::vector<int> topics = {10};      ///< one model per K (one C)
+    /// Topics of topics: {K₁, K₂, …} decreasing; K₁ replaces `topics` (practical-jsmf §4).
+    std::vector<int> hierarchy;
+    RectifyOptions rectify;
+    ModelOptions model;
+    bool metrics = true;                 ///< measure every metric of the papers (keeps a copy of C)
+};
+/// Local. OptionError for bad topic lists, hierarchies and combinations (K against N is
+/// checked by fit(), which knows N).
+void check(const FitOptions& options);
+
+/// The options as (name, value) pairs, as the model file records them (root attributes).
+using Entries = std::vector<std::pair<std::string, std::string>>;
+Entries entries(const RectifyOptions& options);  ///< resolved first
+Entries entries(const ModelOptions& options);
+
+}  // namespace jsmf::fit

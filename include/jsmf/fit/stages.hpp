@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// The fit's stages one by one, for callers that compose them differently from fit()
+// (jsmf rectify checkpoints the rectification; jsmf sweep factorizes one rectified C with
+// several solvers; jsmf eval rectifies again to measure).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jsmf/cooc/cooc.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/fit/model.hpp"
+#include "jsmf/fit/options.hpp"
+#include "jsmf/fit/report.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/rectify/projection.hpp"
+
+namespace jsmf::fit {
+
+/// A corpus in UCI bag-of-words files and how C is built from it.
+struct CorpusSource {
+    std::vector<std::string> files;   ///< docword files (plain or .gz), dealt out to ranks
+    std::string vocab;                ///< the vocab file
+    cooc::CoocOptions options;        ///< block_size is the layout of C
+};
+
+/// C and what was counted with it.
+struct BuiltCooc {
+    distmat::DistMatrix C;
+    io::CoocFileInfo info;
+    double build_seconds = 0;         ///< the accumulation alone (for throughput figures)
+};
+
+/// Collective on `grid`. Stages 0–1: reads the corpus in shards (each rank its pieces) and
+/// builds C (Eq. 5, or the tf-idf second moment); adds "inspect" and "cooc" to `times`.
+/// Per-rank memory: local(C) + options.buffer_bytes.
+BuiltCooc build_cooc(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid,
+                     StageTimes& times, const Report& report = {});
+
+/// Called after every AP, DR or DP iteration (e.g. to write a checkpoint); collective.
+using ProjectionHook = std::function<void(const rectify::ProjectionState&, const rectify::IterateView&)>;
+
+/// Collective on C.grid(). Stage 2: rectifies C in place for K topics by options.method
+/// (resolved first) and returns its trace. `resume` continues an AP, DR or DP run from a
+/// checkpoint's state.
+RectificationTrace rectify(distmat::DistMatrix& C, int K, const RectifyOptions& options, const Report& report = {},
+                           const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr);
+
+/// Local. The trace of an AP, DR or DP run so far (for checkpoints).
+RectificationTrace trace_of(Rectifier method, int K, const rectify::ProjectionState& state);
+/// Local. The replicated state a checkpoint needs beyond the warm blocks, by name, and
+/// its restoration (with the checks from the saved trace).
+std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(const rectify::ProjectionState& state);
+void restore_projection_state(rectify::ProjectionState& state, const RectificationTrace& saved,
+                              const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named);
+
+/// Local. A checkpoint of an AP, DR or DP run after state.iterations_done iterations:
+/// the warm blocks and bounds, DP's increments (pointers into `state`), the replicated
+/// state by name; io::write_cooc_file writes it with the iterate and trace_of(state).
+io::CheckpointRecord checkpoint_of(const rectify::ProjectionState& state);
+/// Local. The state to continue from, rebuilt from a checkpoint's trace and record (DP's
+/// N × N increments are read by the caller, collectively, into state.increments).
+rectify::ProjectionState resume_state(const RectificationTrace& saved, const io::CheckpointRecord& checkpoint);
+
+/// Collective on C.grid(). Stages 3–4 on the rectified C: anchors (options.finder, or the
+/// given anchor words), B by Bayes' rule after each word's simplex-constrained least
+/// squares, A (Alg. 4 or least squares), α; or, with an AnchorFree method, AnchorFree
+/// (Fu et al. §4): B̃ = UΛ^{1/2} from the K top eigenpairs, M by the LP or PDS algorithm,
+/// C* = B̃M, E*; then B = max(C*, 0) with unit columns, A = E*/ΣE* when E* >= 0 to
+/// rounding (else E* itself, with a warning), B̆ by Bayes' rule with the topic marginals,
+/// and each topic's representative word argmax_i B̆(k, i) in place of an anchor. `seed`
+/// drives FastAnchorWords' projection and the AnchorFree eigensolver's start. Records
+/// `trace` and the stage times in the model.
+Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
+                Seed seed, const Report& report = {});
+
+/// Local. What was found (anchors, the solver's convergence, α), as report lines.
+void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report);
+
+/// Collective on `grid`. Levels 2, 3, … of a hierarchy (practical-jsmf §4: "the rectified
+/// A of one level is the co-occurrence matrix of the next") above `first`, with K =
+/// levels[1], levels[2], …; each level rectified and factorized as any C (no α).
+std::vector<HierarchyLevel> fit_hierarchy(const Model& first, const std::vector<int>& levels,
+                                          const std::shared_ptr<const distmat::Grid>& grid, int block_size,
+                                          const RectifyOptions& rectify_options, const ModelOptions& model_options,
+                                          const Report& report = {});
+
+/// Local. "12.3 MiB".
+std::string mib(double bytes);
+
+}  // namespace jsmf::fit

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+// What the subcommands print to stdout for people.
+#pragma once
+
+#include "jsmf/fit/model.hpp"
+
+namespace jsmf::app {
+
+/// Rank 0 prints the metric table of a model (mean, std) to stdout.
+void print_metrics(const fit::Model& m);
+
+}  // namespace jsmf::app

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+// The stages that find the topics (3–4): anchors, B, A and α on a rectified C, or
+// AnchorFree's minimum-determinant factorization; and a hierarchy's levels above them.
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+
+#include "jsmf/anchors/finder.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/fit/stages.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+#include "jsmf/recover/recover.hpp"
+
+namespace jsmf::fit {
+
+namespace {
+/// Collective on `comm`. RECOVER-ALPHA on m.A.
+void fit_alpha(const mpi::Comm& comm, Model& m) {
+    recover::AlphaResult alpha;
+    mpi::run_local_phase(comm, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
+    m.has_alpha = true;
+    m.alpha = alpha.alpha;
+    m.alpha0 = alpha.alpha0;
+    m.alpha_residual = alpha.residual;
+    m.alpha_at_bound = alpha.at_bound;
+}
+
+
+Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
+                  Seed seed) {
+    const std::vector<Index>& given_anchors = c.anchor_words;
+    Model m;
+    m.num_topics = K;
+    m.rectification = rectification;
+    Stopwatch clock;
+    const Eigen::VectorXd p = distmat::row_sums(C);  // p(x = i) of the rectified C
+    anchors::AnchorResult found;
+    if (!given_anchors.empty()) {
+        found = anchors::anchors_from_words(C, p, given_anchors);
+        m.anchor_method = "words";
+    } else {
+        found = anchors::find_anchors_by(c.finder, C, p, K, {c.projection_dim, seed, true});
+        m.anchor_method = anchors::finder_name(c.finder);
+    }
+    m.anchors = found.anchors;
+    m.diag_r = found.diag_r;
+    m.zero_rows = found.zero_rows;
+    m.times.add("anchors", clock.seconds());
+
+    clock.restart();
+    recover::RecoverOptions options;
+    options.solver = c.solver;
+    options.scls.max_iterations = c.solver_iterations;
+    options.scls.tolerance = c.solver_tolerance;
+    options.scls.admm_stop = c.admm_stop;
+    recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options);
+    m.solver = to_string(c.solver);
+    m.words_solved = model.words_solved;
+    m.words_converged = model.words_converged;
+    m.solver_max_iterations = model.max_iterations_used;
+    m.solve_seconds = model.solve_seconds;
+    m.times.add("recover_B", clock.seconds());
+
+    clock.restart();
+    m.a_method = c.recover_a == RecoverA::least_squares ? "least_squares" : "diagonal";
+    m.A = c.recover_a == RecoverA::least_squares ? recover::recover_a_least_squares(C, model.B) : model.A;
+    if (c.alpha) fit_alpha(C.grid().borrow_comm(), m);
+    m.unigram = p;
+    m.B = std::move(model.B);
+    m.B_breve = std::move(model.B_breve);
+    m.times.add("recover_A", clock.seconds());
+    return m;
+}
+
+Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
+                     Seed seed, const Report& report) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    Model m;
+    m.method = to_string(c.method);
+    m.num_topics = K;
+    m.rectification = rectification;
+    AnchorFreeRecord& record = m.anchorfree;
+    Stopwatch clock;
+    distmat::EigOptions eig;
+    eig.tolerance = 1e-10;
+    eig.seed = seed;
+    const anchorfree::SquareRootFactor root = anchorfree::square_root_factor(C, K, eig);
+    if (!root.eig_converged) say(report, Level::warning, fmt::format("fit: K = {}: the eigensolver did not converge for B = U Lambda^1/2", K));
+    record.eigenvalues = root.eigenvalues;
+    m.times.add("square_root", clock.seconds());
+
+    clock.restart();
+    Eigen::MatrixXd M;
+    if (c.method == Method::anchorfree_lp) {
+        anchorfree::LpReport lp;
+        M = anchorfree::anchorfree_lp(comm, root.B, c.lp, &lp);
+        record.algorithm = "lp";
+        record.iterations = lp.sweeps;
+        record.inner_iterations = lp.lp_solves;
+        record.converged = lp.converged;
+        record.working_rows = lp.working_rows;
+    } else {
+        anchorfree::PdsReport pds;
+        M = anchorfree::anchorfree_pds(comm, root.B, c.pds, &pds);
+        record.algorithm = "pds";
+        record.iterations = pds.outer;
+        record.inner_iterations = pds.inner;
+        record.converged = pds.converged;
+        record.violation = pds.violation;
+    }
+    m.times.add("anchorfree", clock.seconds());
+
+    clock.restart();
+    const anchorfree::AnchorFreeResult r = anchorfree::finish(C, root.B, M);
+    record.M = r.M;
+    record.E = r.E;
+    record.min_C = r.min_C;
+    const Index N = C.rows();
+    // B: C* with its negative residue (at the solver's tolerance) cut, columns summed to 1.
+    m.B = r.C.cwiseMax(0.0);
+    for (Index k = 0; k < K; ++k) {
+        const double sum = m.B.col(k).sum();
+        if (sum > 0) m.B.col(k) /= sum;
+    }
+    // A: E* as a joint distribution when it is one (nonnegative to rounding).
+    const double scale = r.E.cwiseAbs().maxCoeff();
+    record.a_is_distribution = r.E.minCoeff() >= -1e-9 * scale && r.E.sum() > 0;
+    m.A = record.a_is_distribution ? Eigen::MatrixXd(r.E.cwiseMax(0.0) / r.E.cwiseMax(0.0).sum()) : r.E;
+    m.a_method = "anchorfree";
+    if (!record.a_is_distribution)
+        say(report, Level::warning, fmt::format("fit: K = {}: E* has negative entries (min {:.3g}, max {:.3g}): A is E* itself, not a joint "
+                  "distribution", K, r.E.minCoeff(), r.E.maxCoeff()));
+    // B̆ by Bayes' rule with the topic marginals, and each topic's representative word.
+    m.unigram = distmat::row_sums(C);
+    const Eigen::VectorXd marginal = m.A.rowwise().sum().cwiseMax(0.0);
+    m.B_breve = Eigen::MatrixXd::Zero(K, N);
+    for (Index i = 0; i < N; ++i) {
+        const Eigen::VectorXd joint = m.B.row(i).transpose().cwiseProduct(marginal);
+        const double total = joint.sum();
+        if (total > 0) m.B_breve.col(i) = joint / total;
+        else ++m.zero_rows;
+    }
+    std::vector<bool> taken(static_cast<std::size_t>(N), false);
+    m.diag_r.resize(K);
+    for (Index k = 0; k < K; ++k) {  // greedy in topic order, a word to one topic only
+        Index best = -1;
+        for (Index i = 0; i < N; ++i)
+            if (!taken[static_cast<std::size_t>(i)] && m.unigram(i) > 0 && (best < 0 || m.B_breve(k, i) > m.B_breve(k, best)))
+                best = i;
+        if (best < 0) best = k;  // fewer occurring words than topics: any id (never happens with K < N words used)
+        taken[static_cast<std::size_t>(best)] = true;
+        m.anchors.push_back(best);
+        m.diag_r(k) = m.B_breve(k, best);
+    }
+    m.anchor_method = "representative";
+    m.solver = to_string(c.method);
+    if (c.alpha && record.a_is_distribution) fit_alpha(comm, m);
+    else if (c.alpha) say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", K));
+    m.times.add("finish", clock.seconds());
+    return m;
+}
+
+}  // namespace
+
+Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
+                Seed seed, const Report& report) {
+    if (options.method != Method::anchors) return fit_anchorfree(C, K, options, trace, seed, report);
+    return fit_anchors(C, K, options, trace, seed);
+}
+
+void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report) {
+    if (m.method != "anchors") {
+        const AnchorFreeRecord& r = m.anchorfree;
+        std::string words;
+        for (const Index s : m.anchors) words += (words.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
+        say(report, Level::info, fmt::format("fit: K = {}: {}: {} {} ({} {}), {}; C* min {:.3g}{}; A {}", m.num_topics, m.method, r.iterations,
+                  r.algorithm == "lp" ? "sweeps" : "outer iterations", r.inner_iterations,
+                  r.algorithm == "lp" ? "Clp solves" : "inner", r.converged ? "converged" : "NOT converged", r.min_C,
+                  r.algorithm == "lp" ? fmt::format(", {} working rows", r.working_rows)
+                                      : fmt::format(", |BM - Z|/|Z| = {:.2e}", r.violation),
+                  r.a_is_distribution ? "= E*/sum E*" : "= E* (not a distribution)"));
+        say(report, Level::info, fmt::format("fit: K = {}: representative words: {}", m.num_topics, words));
+        if (!r.converged)
+            say(report, Level::warning, fmt::format("fit: K = {}: {} stopped at its iteration limit before its stopping rule", m.num_topics, m.method));
+        return;
+    }
+    std::string anchor_list;
+    for (const Index s : m.anchors) anchor_list += (anchor_list.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
+    say(report, Level::info, fmt::format("fit: K = {}: anchors ({}): {}", m.num_topics, m.anchor_method, anchor_list));
+    const double words_per_second = m.solve_seconds > 0 ? static_cast<double>(m.words_solved) / m.solve_seconds : 0;
+    say(report, Level::info, fmt::format("fit: K = {}: B by {}: {} of {} words converged (most iterations {}), {:.3f} s, {:.0f} words/s",
+              m.num_topics, m.solver, m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
+              words_per_second));
+    if (m.words_converged < m.words_solved)
+        say(report, Level::warning, fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use --solver active-set",
+                  m.num_topics, m.words_solved - m.words_converged,
+                  m.solver == "active-set" ? "the active set reached its iteration cap"
+                                           : "stopped at --solver-iterations before --solver-tolerance"));
+    if (m.has_alpha) {
+        say(report, Level::info, fmt::format("fit: K = {}: alpha0 = {:.4g} (fit residual {:.3g})", m.num_topics, m.alpha0, m.alpha_residual));
+        if (m.alpha_at_bound) say(report, Level::warning, fmt::format("fit: K = {}: A is not Dirichlet-like: alpha0 was clamped", m.num_topics));
+    }
+}
+
+
+// Levels 2, 3, … of a hierarchy (practical-jsmf §4: "the rectified
+// A of one level is the co-occurrence matrix of the next"): the level below's A (joint
+// distribution of its topics, the same on every rank after the root's copy is adopted)
+// becomes a K_below × K_below co-occurrence matrix, is rectified and factorized with the
+// next K as jsmf fits any C.
+std::vector<HierarchyLevel> fit_hierarchy(const Model& first, const std::vector<int>& levels,
+                                          const std::shared_ptr<const distmat::Grid>& grid, int block_size,
+                                          const RectifyOptions& rectify_options, const ModelOptions& model_options,
+                                          const Report& report) {
+    std::vector<HierarchyLevel> out;
+    if (levels.size() < 2) return out;
+    Eigen::MatrixXd A_below = first.A;
+    Eigen::MatrixXd B_words = first.B;
+    const mpi::Comm comm = grid->borrow_comm();
+    for (std::size_t l = 1; l < levels.size(); ++l) {
+        const int K = levels[l];
+        const Index below = A_below.rows();
+        mpi::adopt_root_copy(comm, A_below.data(), static_cast<std::size_t>(A_below.size()));
+        Eigen::MatrixXd C_level = (A_below + A_below.transpose()) / 2;
+        C_level /= C_level.sum();
+        distmat::DistMatrix C(grid, below, below, std::min<Index>(block_size, below));
+        for (Index jl = 0; jl < C.local_cols(); ++jl)
+            for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = C_level(C.global_row(il), C.global_col(jl));
+        say(report, Level::info, fmt::format("fit: hierarchy level {}: K = {} over the {} topics below", l + 1, K, below));
+        const RectificationTrace record = rectify(C, K, rectify_options, report);
+        ModelOptions above = model_options;
+        above.alpha = false;  // α belongs to the documents' topics, level 1
+        above.anchor_words.clear();
+        Model m = factorize(C, K, above, record, rectify_options.seed, report);
+        HierarchyLevel level;
+        level.topics = K;
+        level.B = m.B;
+        level.A = m.A;
+        level.anchors = m.anchors;
+        level.rectify_method = record.method;
+        level.rectify_iterations = record.iterations;
+        level.rectify_converged = record.converged;
+        B_words = B_words * m.B;
+        level.B_words = B_words;
+        A_below = m.A;
+        std::string anchors;
+        for (const Index a : m.anchors) anchors += (anchors.empty() ? "" : " ") + std::to_string(a + 1);
+        say(report, Level::info, fmt::format("fit: hierarchy level {}: anchor topics {}", l + 1, anchors));
+        out.push_back(std::move(level));
+    }
+    return out;
+}
+
+}  // namespace jsmf::fit

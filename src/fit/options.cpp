@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// The fit's options: names, defaults decided from the stop rule, and their checks.
+#include "jsmf/fit/options.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace jsmf::fit {
+namespace {
+
+std::string bare_names(const std::string& message) {
+    std::string out;
+    for (const char c : message)
+        if (c != '{' && c != '}') out += c;
+    return out;
+}
+
+/// One enum's names, in the order of its values.
+template <class Enum, std::size_t Size>
+struct Names {
+    std::array<const char*, Size> names;
+    std::string of(Enum value) const { return names[static_cast<std::size_t>(value)]; }
+    Enum parse(const std::string& name, const std::string& option) const {
+        for (std::size_t i = 0; i < Size; ++i)
+            if (name == names[i]) return static_cast<Enum>(i);
+        std::string choices;
+        for (const char* n : names) choices += (choices.empty() ? "" : ", ") + std::string(n);
+        throw OptionError("{" + option + "}: '" + name + "' is not one of " + choices);
+    }
+    std::vector<std::string> list() const { return {names.begin(), names.end()}; }
+};
+
+const Names<Rectifier, 5> kRectifiers{{"ap", "dr", "dp", "dc", "none"}};
+const Names<rectify::StopRule, 3> kStopRules{{"iterations", "quality", "fixed-point"}};
+const Names<Acceleration, 2> kAccelerations{{"none", "anderson"}};
+const Names<Precision, 2> kPrecisions{{"double", "single"}};
+const Names<distmat::EigMethod, 2> kEigMethods{{"subspace", "direct"}};
+const Names<Method, 3> kMethods{{"anchors", "anchorfree-lp", "anchorfree-pds"}};
+const Names<recover::Solver, 3> kSolvers{{"active-set", "expgrad", "admm"}};
+const Names<solvers::AdmmStop, 2> kAdmmStops{{"step", "gap"}};
+const Names<RecoverA, 2> kRecoverA{{"diagonal", "ls"}};
+
+}  // namespace
+
+OptionError::OptionError(std::string message) : InputError(bare_names(message)), message_(std::move(message)) {}
+
+std::string to_string(Rectifier value) { return kRectifiers.of(value); }
+std::string to_string(rectify::StopRule value) { return kStopRules.of(value); }
+std::string to_string(Acceleration value) { return kAccelerations.of(value); }
+std::string to_string(Precision value) { return kPrecisions.of(value); }
+std::string to_string(distmat::EigMethod value) { return kEigMethods.of(value); }
+std::string to_string(Method value) { return kMethods.of(value); }
+std::string to_string(recover::Solver value) { return kSolvers.of(value); }
+std::string to_string(solvers::AdmmStop value) { return kAdmmStops.of(value); }
+std::string to_string(RecoverA value) { return kRecoverA.of(value); }
+
+Rectifier parse_rectifier(const std::string& name, const std::string& option) { return kRectifiers.parse(name, option); }
+rectify::StopRule parse_stop_rule(const std::string& name, const std::string& option) {
+    return kStopRules.parse(name, option);
+}
+Acceleration parse_acceleration(const std::string& name, const std::string& option) {
+    return kAccelerations.parse(name, option);
+}
+Precision parse_precision(const std::string& name, const std::string& option) { return kPrecisions.parse(name, option); }
+distmat::EigMethod parse_eig_method(const std::string& name, const std::string& option) {
+    return kEigMethods.parse(name, option);
+}
+Method parse_method(const std::string& name, const std::string& option) { return kMethods.parse(name, option); }
+recover::Solver parse_solver(const std::string& name, const std::string& option) { return kSolvers.parse(name, option); }
+solvers::AdmmStop parse_admm_stop(const std::string& name, const std::string& option) {
+    return kAdmmStops.parse(name, option);
+}
+RecoverA parse_recover_a(const std::string& name, const std::string& option) { return kRecoverA.parse(name, option); }
+
+const std::vector<std::string>& rectifier_names() {
+    static const std::vector<std::string> names = kRectifiers.list();
+    return names;
+}
+const std::vector<std::string>& solver_names() {
+    static const std::vector<std::string> names = kSolvers.list();
+    return names;
+}
+const std::vector<std::string>& method_names() {
+    static const std::vector<std::string> names = kMethods.list();
+    return names;
+}
+
+bool is_projection(Rectifier method) {
+    return method == Rectifier::ap || method == Rectifier::dr || method == Rectifier::dp;
+}
+
+RectifyOptions resolve(const RectifyOptions& given) {
+    using rectify::StopRule;
+    RectifyOptions s = given;
+    if (!s.stop) s.stop = s.tolerance ? StopRule::iterations : StopRule::quality;
+    if (s.tolerance && *s.stop != StopRule::iterations)
+        throw OptionError("{tolerance} applies to {stop} iterations (the papers' plain AP), not {stop} " +
+                          to_string(*s.stop));
+    if (s.tolerance && !(*s.tolerance >= 0)) throw OptionError("{tolerance} must be non-negative");
+    if (s.iterations && *s.iterations < 0) throw OptionError("{iterations} must be non-negative");
+    const bool fast = *s.stop != StopRule::iterations;
+    if (!s.iterations) s.iterations = fast ? 1000 : 150;
+    // An unset tolerance stays unset (resolve is idempotent); it acts as 0.
+    if (!s.relaxation) s.relaxation = fast && s.method == Rectifier::ap ? 1.9 : 1.0;
+    if (!(*s.relaxation > 0 && *s.relaxation < 2)) throw OptionError("{relaxation} must lie in (0, 2)");
+    if (*s.relaxation != 1 && s.method != Rectifier::ap) throw OptionError("{relaxation} applies to {rectify} ap");
+    if (!(s.anderson_below >= 0)) throw OptionError("{anderson_below} must be non-negative");
+    if (s.acceleration == Acceleration::anderson && s.method != Rectifier::ap && is_projection(s.method))
+        throw OptionError("{acceleration} anderson applies to {rectify} ap");
+    if (!s.eig_tolerance_factor) s.eig_tolerance_factor = fast ? 0.1 : 0.0;
+    if (s.anderson_depth < 1) throw OptionError("{anderson_depth} must be at least 1");
+    if (s.check_every < 1) throw OptionError("{check_every} must be at least 1");
+    if (s.precision == Precision::single && s.method != Rectifier::ap)
+        throw OptionError("{precision} single applies to AP only ({rectify} ap)");
+    if (s.precision == Precision::single && s.eigensolver == distmat::EigMethod::direct)
+        throw OptionError("{precision} single needs {eigensolver} subspace (PDSYEVR works in double)");
+    return s;
+}
+
+void check(const ModelOptions& c) {
+    if (c.solver_iterations < 1) throw OptionError("{solver_iterations} must be at least 1");
+    if (!(c.solver_tolerance > 0)) throw OptionError("{solver_tolerance} must be positive");
+    if (!c.anchor_words.empty() && c.finder != anchors::Finder::qr)
+        throw OptionError("{anchor_words} and {finder} " + anchors::finder_name(c.finder) + " exclude each other");
+    if (c.method != Method::anchors) {
+        if (!c.anchor_words.empty()) throw OptionError("{anchor_words} needs {method} anchors");
+        if (c.recover_a != RecoverA::diagonal)
+            throw OptionError("{recover_a} is for {method} anchors (AnchorFree's A is E*)");
+        if (c.lp.max_sweeps < 1 || !(c.lp.tolerance > 0))
+            throw OptionError("{lp_max_sweeps} and {lp_tolerance} must be positive");
+        if (!(c.pds.rho0 > 0) || !(c.pds.c > 0 && c.pds.c < 1) || !(c.pds.eta0 > 0) || !(c.pds.mu > 0) ||
+            c.pds.max_outer < 1 || !(c.pds.tolerance > 0))
+            throw OptionError("{pds_rho0}, {pds_eta0}, {pds_mu}, {pds_tolerance} and {pds_max_outer} must be positive "
+                              "and {pds_c} in (0, 1)");
+    }
+}
+
+void check(const FitOptions& o) {
+    const std::vector<int>& topics = o.hierarchy.empty() ? o.topics : o.hierarchy;
+    const std::string name = o.hierarchy.empty() ? "{topics}" : "{hierarchy}";
+    if (topics.empty()) throw OptionError(name + ": no K given");
+    for (std::size_t k = 0; k < topics.size(); ++k) {
+        if (topics[k] < 2) throw OptionError(name + ": K must be at least 2, got " + std::to_string(topics[k]));
+        if (std::find(topics.begin(), topics.begin() + static_cast<std::ptrdiff_t>(k), topics[k]) !=
+            topics.begin() + static_cast<std::ptrdiff_t>(k))
+            throw OptionError(name + ": K = " + std::to_string(topics[k]) + " is given twice");
+    }
+    if (!o.hierarchy.empty()) {
+        if (o.hierarchy.size() < 2) throw OptionError("{hierarchy} needs at least two levels, e.g. 25,5");
+        for (std::size_t l = 1; l < o.hierarchy.size(); ++l)
+            if (o.hierarchy[l] >= o.hierarchy[l - 1])
+                throw OptionError("{hierarchy}: each level needs fewer topics than the one below");
+        if (!o.model.anchor_words.empty()) throw OptionError("{hierarchy} sets the topics: give no {anchor_words} with it");
+        if (o.model.method != Method::anchors)
+            throw OptionError("{hierarchy} works with {method} anchors: an AnchorFree A need not be a joint "
+                              "distribution, which the next level factorizes");
+    }
+    if (!o.model.anchor_words.empty() &&
+        (o.topics.size() != 1 || o.topics.front() != static_cast<int>(o.model.anchor_words.size())))
+        throw OptionError("{anchor_words} fixes K = " + std::to_string(o.model.anchor_words.size()) +
+                          ": give that one {topics} value");
+    (void)resolve(o.rectify);
+    check(o.model);
+}
+
+Entries entries(const RectifyOptions& given) {
+    const RectifyOptions c = resolve(given);
+    return {{"method", to_string(c.method)},
+            {"stop", to_string(*c.stop)},
+            {"iterations", std::to_string(*c.iterations)},
+            {"tolerance", std::to_string(std::max(0.0, c.tolerance.value_or(0.0)))},
+            {"acceleration", to_string(c.acceleration)},
+            {"anderson_depth", std::to_string(c.anderson_depth)},
+            {"anderson_below", std::to_string(c.anderson_below)},
+            {"relaxation", std::to_string(*c.relaxation)},
+            {"eig_tolerance_factor", std::to_string(*c.eig_tolerance_factor)},
+            {"check_every", std::to_string(c.check_every)},
+            {"precision", to_string(c.precision)},
+            {"eigensolver", to_string(c.eigensolver)},
+            {"eig_check_steps", std::to_string(c.eig_check_steps)},
+            {"eig_check_every", std::to_string(c.eig_check_every)},
+            {"permutations", std::to_string(c.permutations)},
+            {"seed", std::to_string(c.seed)}};
+}
+
+Entries entries(const ModelOptions& c) {
+    if (c.method != Method::anchors) {
+        const bool lp = c.method == Method::anchorfree_lp;
+        return {{"model_method", to_string(c.method)},
+                {"lp_max_sweeps", std::to_string(c.lp.max_sweeps)},
+                {"lp_tolerance", std::to_string(c.lp.tolerance)},
+                {"lp_screening", c.lp.screening ? "yes" : "no"},
+                {"pds", lp ? "" : "rho0=" + std::to_string(c.pds.rho0) + " c=" + std::to_string(c.pds.c) +
+                                      " eta0=" + std::to_string(c.pds.eta0) + " mu=" + std::to_string(c.pds.mu) +
+                                      " epsilon0=" + std::to_string(c.pds.epsilon0) +
+                                      " tolerance=" + std::to_string(c.pds.tolerance)},
+                {"alpha", c.alpha ? "yes" : "no"}};
+    }
+    return {{"model_method", "anchors"},
+            {"anchors", c.anchor_words.empty() ? anchors::finder_name(c.finder) : "words"},
+            {"anchor_words", ""},  // the front end names where the words came from
+            {"projection_dim", std::to_string(c.projection_dim)},
+            {"solver", to_string(c.solver)},
+            {"solver_iterations", std::to_string(c.solver_iterations)},
+            {"solver_tolerance", std::to_string(c.solver_tolerance)},
+            {"admm_stop", to_string(c.admm_stop)},
+            {"recover_a", to_string(c.recover_a)},
+            {"alpha", c.alpha ? "yes" : "no"}};
+}
+
+}  // namespace jsmf::fit

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// The distributed-matrix core at 1-4 ranks: grids, index maps, routing, reductions.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/distmat/route.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "test_support.hpp"
+
+namespace jsmf::distmat {
+namespace {
+
+TEST(Grid, MostSquareShapes) {
+    int r = 0, c = 0;
+    most_square_shape(1, r, c);
+    EXPECT_EQ(std::make_pair(r, c), std::make_pair(1, 1));
+    most_square_shape(2, r, c);
+    EXPECT_EQ(std::make_pair(r, c), std::make_pair(1, 2));
+    most_square_shape(4, r, c);
+    EXPECT_EQ(std::make_pair(r, c), std::make_pair(2, 2));
+    most_square_shape(6, r, c);
+    EXPECT_EQ(std::make_pair(r, c), std::make_pair(2, 3));
+    most_square_shape(7, r, c);
+    EXPECT_EQ(std::make_pair(r, c), std::make_pair(1, 7));
+    const auto world = mpi::Comm::world();
+    const auto grid = Grid::most_square(world);
+    EXPECT_EQ(grid->rows() * grid->cols(), world.size());
+    EXPECT_LE(grid->rows(), grid->cols());
+    EXPECT_EQ(grid->rank_of(grid->my_row(), grid->my_col()), world.rank());
+}
+
+TEST(Grid, WrongShapeIsAnInputError) {
+    const auto world = mpi::Comm::world();
+    EXPECT_THROW(Grid::create(world, world.size() + 1, 1), InputError);
+}
+
+// Every global entry is owned by exactly one rank, and the maps invert each other.
+TEST(DistMatrix, IndexMapsPartitionTheMatrix) {
+    const auto world = mpi::Comm::world();
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const auto grid = Grid::create(world, pr, pc);
+        for (const auto& [rows, cols, mb, nb] : std::vector<std::array<int, 4>>{{13, 17, 3, 5}, {1, 1, 1, 1}, {64, 40, 64, 7}, {9, 9, 2, 2}}) {
+            DistMatrix A(grid, rows, cols, mb, nb);
+            // Fill with the global coordinates; gather; every entry must be there once.
+            for (Index jl = 0; jl < A.local_cols(); ++jl)
+                for (Index il = 0; il < A.local_rows(); ++il) {
+                    const Index i = A.global_row(il), j = A.global_col(jl);
+                    ASSERT_TRUE(A.owns(i, j));
+                    ASSERT_EQ(A.local_row(i), il);
+                    ASSERT_EQ(A.local_col(j), jl);
+                    A.local()(il, jl) = static_cast<double>(i * 1000 + j);
+                }
+            std::int64_t owned = A.local_rows() * A.local_cols();
+            owned = mpi::allreduce_sum(world, owned);
+            EXPECT_EQ(owned, Index{rows} * cols);
+            const Eigen::MatrixXd full = gather_all(A);
+            for (int i = 0; i < rows; ++i)
+                for (int j = 0; j < cols; ++j) ASSERT_EQ(full(i, j), i * 1000.0 + j) << pr << "x" << pc;
+        }
+    }
+}
+
+// Random (i, j, v) contributions from every rank, routed with tiny and large buffers,
+// equal a serial sum of the same contributions.
+TEST(ContributionRouter, SumsAtOwnersForAnyBufferSize) {
+    const auto world = mpi::Comm::world();
+    const int n = 23;
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const auto grid = Grid::create(world, pr, pc);
+        for (const std::size_t buffer : {std::size_t{1}, std::size_t{200}, std::size_t{1} << 20}) {
+            DistMatrix A(grid, n, n, 4, 3);
+            Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(n, n);
+            ContributionRouter router(A, buffer);
+            std::mt19937_64 engine(42);  // same stream everywhere: each rank keeps its share
+            std::uniform_int_distribution<int> index(0, n - 1);
+            std::uniform_real_distribution<double> value(-1, 1);
+            const int total = 3000;
+            int next = 0;
+            auto draw = [&](int& i, int& j, double& v) {
+                i = index(engine);
+                j = index(engine);
+                v = value(engine);
+                expected(i, j) += v;
+                return next++ % world.size() == world.rank();
+            };
+            for (;;) {
+                while (next < total && !router.full()) {
+                    int i, j;
+                    double v;
+                    if (draw(i, j, v)) router.add(i, j, v);
+                }
+                if (router.exchange(next >= total, false).all_done) break;
+            }
+            // Sums of up to ~20 terms of size 1 in another order: a few ulps.
+            EXPECT_LE((gather_all(A) - expected).cwiseAbs().maxCoeff(), 64 * std::numeric_limits<double>::epsilon())
+                << pr << "x" << pc << " buffer " << buffer;
+            if (buffer == 1) {
+                EXPECT_GT(router.rounds(), 100u);  // the tiny buffer really forced many rounds
+            }
+        }
+    }
+}
+
+TEST(ContributionRouter, AFailedRankStopsEveryRankAtTheNextRound) {
+    const auto world = mpi::Comm::world();
+    const auto grid = Grid::most_square(world);
+    DistMatrix A(grid, 8, 8, 2);
+    ContributionRouter router(A, 1);
+    const bool i_fail = world.rank() == world.size() - 1;
+    int rounds = 0;
+    for (;;) {
+        ++rounds;
+        router.add(0, 0, 1.0);
+        const RoundStatus status = router.exchange(false, i_fail && rounds == 3);
+        if (status.any_failed) break;
+        ASSERT_LT(rounds, 10) << "ranks did not learn of the failure";
+    }
+    EXPECT_EQ(rounds, 3);
+}
+
+TEST(Agree, DifferingCollectiveArgumentsAreCaughtOnEveryRank) {
+    const auto world = mpi::Comm::world();
+    EXPECT_NO_THROW(mpi::require_same_on_all_ranks(world, {3, 7}, "same"));
+    if (world.size() > 1) {
+        test::expect_stage_failed(world, [&] { mpi::require_same_on_all_ranks(world, {3, world.rank()}, "differ"); },
+                                  {"collective arguments differ across ranks"}, exit_code::internal);
+    }
+}
+
+TEST(Ops, SumsProductsAndSymmetryMatchDense) {
+    const auto world = mpi::Comm::world();
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const auto grid = Grid::create(world, pr, pc);
+        const int n = 19;
+        DistMatrix A(grid, n, n, 3, 4);
+        std::mt19937_64 engine(7);
+        std::uniform_real_distribution<double> value(0, 1);
+        Eigen::MatrixXd dense(n, n);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) dense(i, j) = value(engine);
+        for (Index jl = 0; jl < A.local_cols(); ++jl)
+            for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = dense(A.global_row(il), A.global_col(jl));
+        const double eps = std::numeric_limits<double>::epsilon();
+        EXPECT_NEAR(sum(A), dense.sum(), n * n * eps);
+        EXPECT_EQ(min_entry(A), dense.minCoeff());
+        EXPECT_LE((row_sums(A) - dense.rowwise().sum()).cwiseAbs().maxCoeff(), n * eps);
+        Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -1, 1);
+        EXPECT_LE((multiply(A, x) - dense * x).cwiseAbs().maxCoeff(), n * eps);
+        EXPECT_LE((multiply_transposed(A, x) - dense.transpose() * x).cwiseAbs().maxCoeff(), n * eps);
+        EXPECT_GT(asymmetry(A), 1e-3);  // a random matrix is far from symmetric
+        const Eigen::MatrixXd symmetric = dense + dense.transpose();
+        for (Index jl = 0; jl < A.local_cols(); ++jl)
+            for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = symmetric(A.global_row(il), A.global_col(jl));
+        EXPECT_LE(asymmetry(A), n * eps);
+    }
+}
+
+}  // namespace
+}  // namespace jsmf::distmat

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// The pipeline as a library call: jsmf::fit::fit at any rank count recovers a planted
+// model, equals the same fit on one rank, and refuses bad options on every rank at once.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "jsmf/corpus/vocab.hpp"
+#include "jsmf/distmat/grid.hpp"
+#include "jsmf/eval/truth.hpp"
+#include "jsmf/fit/fit.hpp"
+#include "jsmf/synth/synth.hpp"
+#include "mpi/test_support.hpp"
+
+namespace jsmf::fit {
+namespace {
+
+/// A planted corpus written by rank 0 as UCI files every rank reads (fit's own input path).
+struct Planted {
+    synth::SynthCorpus truth;
+    CorpusSource source;
+};
+
+Planted plant(const mpi::Comm& world, const test::SharedTempDir& dir, int topics, Seed seed) {
+    synth::SynthOptions o;
+    o.num_docs = 3000;
+    o.num_words = 300;
+    o.num_topics = topics;
+    o.anchor_mass = 0.03;
+    o.word_concentration = 1.0;
+    o.mean_doc_length = 120;
+    o.seed = seed;
+    Planted p;
+    p.truth = synth::generate(o);  // the same on every rank (seeded)
+    p.source.files = {dir.file("docword.p.txt")};
+    p.source.vocab = dir.file("vocab.p.txt");
+    p.source.options.block_size = 16;
+    if (world.is_root()) {
+        synth::write_uci(p.source.files.front(), p.truth.docs, p.truth.num_docs, o.num_words);
+        corpus::write_vocab(p.source.vocab, p.truth.vocab);
+    }
+    MPI_Barrier(world.raw());
+    return p;
+}
+
+std::shared_ptr<const distmat::Grid> square_grid(const mpi::Comm& comm) {
+    const auto shape = test::grid_shapes(comm.size());
+    const auto& middle = shape[(shape.size() - 1) / 2];
+    return distmat::Grid::create(comm, middle.first, middle.second);
+}
+
+/// The largest entry of |a − b| relative to the largest of |b|.
+double relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+    return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+}
+
+TEST(FitOptions, DefaultsAreTheBinarys) {
+    // The default run: stop when the topics' measures settle, capped at 1,000 iterations,
+    // over-relaxed AP (ω = 1.9), eigensolves to 0.1 × the last change.
+    const RectifyOptions quality = resolve(FitOptions{}.rectify);
+    EXPECT_EQ(*quality.stop, rectify::StopRule::quality);
+    EXPECT_EQ(*quality.iterations, 1000);
+    EXPECT_EQ(*quality.relaxation, 1.9);
+    EXPECT_EQ(*quality.eig_tolerance_factor, 0.1);
+    EXPECT_FALSE(quality.tolerance.has_value());
+    // The papers' plain AP: 150 iterations, ω = 1, exact eigensolves; a tolerance implies it.
+    RectifyOptions given;
+    given.tolerance = 1e-6;
+    const RectifyOptions plain = resolve(given);
+    EXPECT_EQ(*plain.stop, rectify::StopRule::iterations);
+    EXPECT_EQ(*plain.iterations, 150);
+    EXPECT_EQ(*plain.relaxation, 1.0);
+    EXPECT_EQ(*plain.eig_tolerance_factor, 0.0);
+    EXPECT_EQ(resolve(plain).iterations, plain.iterations);  // idempotent
+    // DR and DP are never over-relaxed.
+    RectifyOptions dr;
+    dr.method = Rectifier::dr;
+    EXPECT_EQ(*resolve(dr).relaxation, 1.0);
+}
+
+TEST(FitOptions, ErrorsNameOptionsAndRenderAsFlags) {
+    RectifyOptions bad;
+    bad.method = Rectifier::dr;
+    bad.precision = Precision::single;
+    try {
+        (void)resolve(bad);
+        FAIL() << "single precision with DR was accepted";
+    } catch (const OptionError& e) {
+        EXPECT_STREQ(e.what(), "precision single applies to AP only (rectify ap)");
+        EXPECT_EQ(e.render([](const std::string& name) { return "--" + name; }),
+                  "--precision single applies to AP only (--rectify ap)");
+    }
+    FitOptions hierarchy;
+    hierarchy.hierarchy = {5, 8};
+    EXPECT_THROW(check(hierarchy), OptionError);
+    FitOptions twice;
+    twice.topics = {5, 5};
+    EXPECT_THROW(check(twice), OptionError);
+    EXPECT_THROW(parse_rectifier("xx"), OptionError);
+    for (const auto& name : rectifier_names()) EXPECT_EQ(to_string(parse_rectifier(name)), name);
+    for (const auto& name : solver_names()) EXPECT_EQ(to_string(parse_solver(name)), name);
+    for (const auto& name : method_names()) EXPECT_EQ(to_string(parse_method(name)), name);
+}
+
+// The default fit recovers the planted topics: every planted anchor found, B near the
+// truth, and the same anchors and matrices as the same fit on one rank.
+TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 11);
+    FitOptions options;
+    options.topics = {K};
+    const FitResult result = fit(p.source, square_grid(world), options);
+
+    ASSERT_EQ(result.models.size(), 1u);
+    const Model& m = result.models.front();
+    EXPECT_EQ(m.num_topics, K);
+    EXPECT_EQ(m.B.rows(), 300);
+    EXPECT_EQ(m.rectification.method, "ap");
+    EXPECT_EQ(m.rectification.stop_reason, "quality");
+    EXPECT_TRUE(result.hierarchy.empty());
+    EXPECT_EQ(result.info.vocab, p.truth.vocab);
+    const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    EXPECT_EQ(t.anchor_hits, K);
+    EXPECT_LT(t.b_l1, 0.25);   // mean L1 over topics (of at most 2)
+    EXPECT_LT(t.a_l1, 0.15);   // Σ |A − A*| over the K² entries (of at most 2)
+    // Every metric of the papers, coherence over the corpus included.
+    EXPECT_NE(m.metrics.find("coherence"), nullptr);
+    EXPECT_NE(m.metrics.find("recovery"), nullptr);
+
+    // The same fit on one rank (every rank alone on MPI_COMM_SELF).
+    const mpi::Comm self(MPI_COMM_SELF);
+    const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), options);
+    const Model& a = alone.models.front();
+    EXPECT_EQ(m.anchors, a.anchors);
+    EXPECT_EQ(m.rectification.iterations, a.rectification.iterations);
+    // The default run solves each eigenproblem only to 0.1 × the last change, so the
+    // ranks' rounding moves the iterate a little further than in exact solves: 1e-7 of
+    // the scale, as fit_e2e holds the binary to (exact solves: 1e-9, the next test).
+    EXPECT_LT(relative(m.B, a.B), 1e-7);
+    EXPECT_LT(relative(m.A, a.A), 1e-7);
+    ASSERT_NE(m.metrics.find("coherence"), nullptr);
+    EXPECT_NEAR(m.metrics.find("coherence")->mean, a.metrics.find("coherence")->mean, 1e-9);
+}
+
+// Several K from one C, α, the papers' plain AP, no metrics; then a hierarchy above the
+// first level, and AnchorFree on the same C.
+TEST(Fit, EveryMethodThroughOneCall) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 6, 5);
+    const auto grid = square_grid(world);
+    std::vector<std::string> lines;
+    const Report collect = [&](Level, const std::string& line) { lines.push_back(line); };
+
+    FitOptions several;
+    several.topics = {4, 6};
+    several.rectify.stop = rectify::StopRule::iterations;
+    several.rectify.iterations = 20;
+    several.model.alpha = true;
+    several.metrics = false;
+    const FitResult r = fit(p.source, grid, several, collect);
+    ASSERT_EQ(r.models.size(), 2u);
+    EXPECT_EQ(r.models[0].num_topics, 4);
+    EXPECT_EQ(r.models[1].num_topics, 6);
+    for (const Model& m : r.models) {
+        EXPECT_EQ(m.rectification.iterations, 20);
+        EXPECT_EQ(m.rectification.stop_reason, "iterations");
+        EXPECT_TRUE(m.metrics.metrics.empty());
+        EXPECT_TRUE(m.has_alpha);
+        // A = D⁻¹ C_SS D⁻¹ (Alg. 4) of a rectified C: symmetric and nonnegative (its sum
+        // is 1 only as far as C is exactly B A Bᵀ: not for K = 4 on six planted topics).
+        EXPECT_LE((m.A - m.A.transpose()).cwiseAbs().maxCoeff(), 1e-12 * m.A.cwiseAbs().maxCoeff());
+        EXPECT_GE(m.A.minCoeff(), 0.0);
+        for (Index k = 0; k < m.B.cols(); ++k) EXPECT_NEAR(m.B.col(k).sum(), 1.0, 1e-9);
+    }
+    // The papers' plain AP (exact eigensolves) gives the same models on one rank to 1e-9.
+    const mpi::Comm self(MPI_COMM_SELF);
+    const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), several);
+    for (std::size_t k = 0; k < r.models.size(); ++k) {
+        EXPECT_EQ(r.models[k].anchors, alone.models[k].anchors);
+        EXPECT_LT(relative(r.models[k].B, alone.models[k].B), 1e-9);
+        EXPECT_LT(relative(r.models[k].A, alone.models[k].A), 1e-9);
+        EXPECT_LT(relative(r.models[k].alpha, alone.models[k].alpha), 1e-9);
+    }
+    // The stages reported what they did (the binary logs these lines).
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines.front().find("cooc:"), std::string::npos) << lines.front();
+
+    FitOptions tree;
+    tree.hierarchy = {6, 3};
+    tree.metrics = false;
+    const FitResult h = fit(p.source, grid, tree);
+    ASSERT_EQ(h.models.size(), 1u);
+    EXPECT_EQ(h.models.front().num_topics, 6);
+    ASSERT_EQ(h.hierarchy.size(), 1u);
+    const HierarchyLevel& level = h.hierarchy.front();
+    EXPECT_EQ(level.topics, 3);
+    EXPECT_EQ(level.B.rows(), 6);
+    EXPECT_EQ(level.B_words.rows(), 300);
+    EXPECT_LT((level.B_words - h.models.front().B * level.B).norm(), 1e-12);
+
+    FitOptions lp;
+    lp.topics = {6};
+    lp.model.method = Method::anchorfree_lp;
+    lp.metrics = false;
+    const FitResult f = fit(p.source, grid, lp);
+    const Model& m = f.models.front();
+    EXPECT_EQ(m.method, "anchorfree-lp");
+    EXPECT_EQ(m.anchor_method, "representative");
+    EXPECT_TRUE(m.anchorfree.converged);
+    // AnchorFree and anchor words find the same planted topics on a separable corpus.
+    const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    EXPECT_LT(t.b_l1, 0.35);
+}
+
+TEST(Fit, BadOptionsFailOnEveryRank) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 4, 2);
+    const auto grid = square_grid(world);
+    StageTimes times;
+    BuiltCooc built = build_cooc(p.source, grid, times);
+    FitOptions too_many;
+    too_many.topics = {300};
+    test::expect_stage_failed(world, [&] { (void)fit(distmat::copy(built.C), built.info, too_many); },
+                              {"topics must satisfy 2 <= K < N = 300, got 300"});
+    FitOptions relaxed;
+    relaxed.rectify.relaxation = 2.5;
+    test::expect_stage_failed(world, [&] { (void)fit(distmat::copy(built.C), built.info, relaxed); },
+                              {"relaxation must lie in (0, 2)"});
+}
+
+}  // namespace
+}  // namespace jsmf::fit
