@@ -88,8 +88,9 @@ RectifySettings recorded_rectification(const io::ModelFile& file, const fit::Mod
     s.eig_check_every = static_cast<int>(integer_option(file, "eig_check_every", s.eig_check_every));
     // A run that ended on an over-relaxed step closed with one plain step more (counted in
     // its iterations): replaying one fewer makes the same closing step.
-    const auto& kind = m.rectification.accelerated;
-    if (s.relaxation != 1 && kind.size() >= 2 && kind.back() == 0 && kind[kind.size() - 2] == 2) --s.iterations;
+    const auto& trace = m.rectification.trace;
+    if (s.relaxation != 1 && trace.size() >= 2 && trace.back().accelerated == 0 && trace[trace.size() - 2].accelerated == 2)
+        --s.iterations;
     s.permutations = m.rectification.method == "dc" ? m.rectification.iterations : s.permutations;
     const std::string seed = option_of(file, "seed", "");
     if (!seed.empty()) {

@@ -165,11 +165,11 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     // 2·N²·p flops (p = K + oversampling), each reconstruction U Λ₊ Uᵀ 2·N²·K (DR has two
     // of each). (The Lanczos runs' matrix-vector products are memory-bound and not counted.)
     double rounds = 0, products = 0;
-    for (std::size_t k = 0; k < record.eig_products.size(); ++k) {
-        rounds += static_cast<double>(record.eig_iterations[k]);
-        products += static_cast<double>(record.eig_products[k]);
+    for (const auto& it : record.trace) {
+        rounds += it.eig_iterations;
+        products += it.eig_products;
     }
-    const double n_iter = std::max<double>(1, static_cast<double>(record.eig_products.size()));
+    const double n_iter = std::max<double>(1, static_cast<double>(record.trace.size()));
     const double p_block = c.topics + std::max(10, c.topics / 5);
     const double nn = static_cast<double>(N) * static_cast<double>(N);
     const double reconstructions = r.method == fit::Rectifier::dr ? 2 : 1;

@@ -61,7 +61,7 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
     const auto& r = m.rectification;
     std::printf("\n== K = %d ==\n", K);
     char last_change[48] = "";
-    if (!r.change.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.change.back());
+    if (!r.trace.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.trace.back().change);
     if (m.method == "anchors") {
         std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
                     r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),

@@ -7,6 +7,52 @@
 
 namespace jsmf::fit {
 
+using rectify::ProjectionIteration;
+using rectify::TopicCheck;
+
+const std::vector<Column<ProjectionIteration>>& trace_columns() {
+    static const std::vector<Column<ProjectionIteration>> columns = {
+        {"change", &ProjectionIteration::change, "‖C_t − C_{t−1}‖_F / ‖C_t‖_F of the iterate", std::nullopt},
+        {"clipped_mass", &ProjectionIteration::clipped_mass,
+         "mass below 0 where NN is enforced: AP's clipped mass, DR's NN-reflection input, DP's NN-projection input",
+         std::nullopt},
+        {"sum", &ProjectionIteration::sum, "ΣC of the iterate before the final normalization", std::nullopt},
+        {"eig_iterations", &ProjectionIteration::eig_iterations, "eigensolver rounds (over the iteration's solves)",
+         std::nullopt},
+        {"eig_products", &ProjectionIteration::eig_products, "block products C·X, AP's fused one included",
+         std::nullopt},
+        {"eig_residual", &ProjectionIteration::eig_residual, "max_k ‖C u_k − θ_k u_k‖ / |θ_1|", std::nullopt},
+        {"seconds", &ProjectionIteration::seconds, "wall-clock seconds of the iteration", std::nullopt},
+        {"eig_converged", &ProjectionIteration::eig_converged,
+         "1 when every eigensolve met its tolerance and passed its check", 1.0},
+        {"eig_missed", &ProjectionIteration::eig_missed,
+         "eigenvalues above θ_K the check found outside the block and brought back", 0.0},
+        {"eig_bound_corrections", &ProjectionIteration::eig_bound_corrections,
+         "wrong λ_min bounds detected and lowered", 0.0},
+        {"norm", &ProjectionIteration::norm, "‖C_t‖_F of the new iterate", std::nan("")},
+        {"distance_psd", &ProjectionIteration::distance_psd,
+         "‖C − P_K(C)‖_F / ‖C‖_F of the iteration's input (NaN for the first)", std::nan("")},
+        {"passes", &ProjectionIteration::passes, "passes over C's storage (writes and unfused products)", 0.0},
+        {"accelerated", &ProjectionIteration::accelerated,
+         "AP: 0 plain, 2 over-relaxed, 1 Anderson, −1 Anderson point rejected", 0.0},
+    };
+    return columns;
+}
+
+const std::vector<Column<TopicCheck>>& check_columns() {
+    static const std::vector<Column<TopicCheck>> columns = {
+        {"iteration", &TopicCheck::iteration, "iterations done when the check ran", std::nullopt},
+        {"anchors_changed", &TopicCheck::anchors_changed, "anchors not among the previous check's (−1: first)",
+         std::nullopt},
+        {"b_change_median", &TopicCheck::b_change_median,
+         "L1 move per topic of B since the previous check, topics matched: median", std::nullopt},
+        {"b_change_max", &TopicCheck::b_change_max, "the same: max over topics", std::nullopt},
+        {"specificity", &TopicCheck::specificity, "mean specificity of the topics (bits)", std::nullopt},
+        {"dissimilarity", &TopicCheck::dissimilarity, "mean hard dissimilarity of the top 20 words", std::nullopt},
+    };
+    return columns;
+}
+
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
     std::vector<Index> ids(static_cast<std::size_t>(B.rows()));
     std::iota(ids.begin(), ids.end(), Index{0});

@@ -71,30 +71,9 @@ RectificationTrace trace_of(Rectifier method, int topics, const rectify::Project
     r.method = to_string(method);
     r.num_topics = topics;
     r.iterations = state.iterations_done;
-    for (const auto& it : state.trace) {
-        r.change.push_back(it.change);
-        r.clipped_mass.push_back(it.clipped_mass);
-        r.sum.push_back(it.sum);
-        r.eig_residual.push_back(it.eig_residual);
-        r.seconds.push_back(it.seconds);
-        r.eig_iterations.push_back(it.eig_iterations);
-        r.eig_products.push_back(it.eig_products);
-        r.eig_converged.push_back(it.eig_converged ? 1 : 0);
-        r.eig_missed.push_back(it.eig_missed);
-        r.eig_bound_corrections.push_back(it.eig_bound_corrections);
-        r.norm.push_back(it.norm);
-        r.distance_psd.push_back(it.distance_psd);
-        r.passes.push_back(it.passes);
-        r.accelerated.push_back(it.accelerated);
-    }
-    for (const auto& check : state.checks) {
-        r.check_iteration.push_back(check.iteration);
-        r.check_anchors_changed.push_back(check.anchors_changed);
-        r.check_b_median.push_back(check.b_change_median);
-        r.check_b_max.push_back(check.b_change_max);
-        r.check_specificity.push_back(check.specificity);
-        r.check_dissimilarity.push_back(check.dissimilarity);
-    }
+    r.trace = state.trace;
+    r.checks = state.checks;
+    for (auto& check : r.checks) check.anchors.clear();  // not part of the trace
     r.stop_reason = rectify::to_string(state.stop_reason);
     return r;
 }
@@ -131,16 +110,7 @@ void restore_projection_state(rectify::ProjectionState& state, const Rectificati
         for (std::size_t k = 0; const auto* M = find("anderson_" + std::to_string(k)); ++k) matrices.push_back(*M);
         state.anderson.restore(matrices, std::vector<double>(scalars->data(), scalars->data() + scalars->size()));
     }
-    for (std::size_t k = 0; k < saved.check_iteration.size(); ++k) {
-        rectify::TopicCheck check;
-        check.iteration = static_cast<int>(saved.check_iteration[k]);
-        check.anchors_changed = static_cast<int>(saved.check_anchors_changed[k]);
-        check.b_change_median = saved.check_b_median[k];
-        check.b_change_max = saved.check_b_max[k];
-        check.specificity = saved.check_specificity[k];
-        check.dissimilarity = saved.check_dissimilarity[k];
-        state.checks.push_back(check);
-    }
+    state.checks = saved.checks;  // the last one's anchors come from `named`
     if (!state.checks.empty()) {
         const auto* B = find("checked_B");
         const auto* anchors = find("checked_anchors");
@@ -171,24 +141,7 @@ rectify::ProjectionState resume_state(const RectificationTrace& saved, const io:
     state.js_increment = checkpoint.js_increment;
     for (std::size_t k = 0; k < checkpoint.blocks.size(); ++k)
         state.eig.push_back({checkpoint.blocks[k], {}, checkpoint.lower_bounds[k]});
-    for (std::size_t k = 0; k < saved.change.size(); ++k) {
-        rectify::ProjectionIteration it;
-        it.change = saved.change[k];
-        it.clipped_mass = saved.clipped_mass[k];
-        it.sum = saved.sum[k];
-        it.eig_residual = saved.eig_residual[k];
-        it.seconds = saved.seconds[k];
-        it.eig_iterations = static_cast<int>(saved.eig_iterations[k]);
-        it.eig_products = static_cast<int>(saved.eig_products[k]);
-        it.eig_converged = saved.eig_converged[k] != 0;
-        it.eig_missed = static_cast<int>(saved.eig_missed[k]);
-        it.eig_bound_corrections = static_cast<int>(saved.eig_bound_corrections[k]);
-        it.norm = saved.norm[k];
-        it.distance_psd = saved.distance_psd[k];
-        it.passes = static_cast<int>(saved.passes[k]);
-        it.accelerated = static_cast<int>(saved.accelerated[k]);
-        state.trace.push_back(it);
-    }
+    state.trace = saved.trace;
     restore_projection_state(state, saved, checkpoint.state);
     return state;
 }

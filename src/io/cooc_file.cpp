@@ -182,50 +182,72 @@ void broadcast_vector(const mpi::Comm& comm, std::vector<T>& values) {
     if (size > 0) mpi::broadcast(comm, values.data(), values.size(), 0);
 }
 
-// The trace columns and the state of the fast AP, read by rank 0 (read_rectification has
-// filled r there), then sent to every rank.
-void read_checkpoint_extras(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& r,
-                            CheckpointRecord& c) {
-    std::vector<std::string> names;
+/// Collective on `comm`: rank 0's rows of `table` on every rank (column by column).
+template <class Row>
+void broadcast_rows(const mpi::Comm& comm, const std::vector<fit::Column<Row>>& table, std::vector<Row>& rows) {
     std::vector<double> values;
-    std::vector<std::int64_t> shapes;
-    mpi::check_on_root(comm, "read", [&] {
-        h5::Handle file = h5::open_file_serial(path, false);
-        if (!h5::exists(file, "checkpoint/state_names")) return;
-        h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
-        names = h5::read_strings(group, "state_names");
-        h5::Handle state(h5::check(H5Gopen2(group, "state", H5P_DEFAULT), path, "no /checkpoint/state"), H5Gclose);
-        for (const auto& name : names) {
-            const Eigen::MatrixXd M = h5::read_matrix(state, name);
-            shapes.push_back(M.rows());
-            shapes.push_back(M.cols());
-            values.insert(values.end(), M.data(), M.data() + M.size());
-        }
-    });
+    for (const auto& column : table)
+        for (const Row& row : rows) values.push_back(fit::value_of(column, row));
+    std::int64_t n = static_cast<std::int64_t>(rows.size());
+    mpi::broadcast(comm, n, 0);
+    broadcast_vector(comm, values);
+    rows.resize(static_cast<std::size_t>(n));
+    for (std::size_t c = 0; c < table.size(); ++c)
+        for (std::size_t k = 0; k < rows.size(); ++k) fit::set_value(table[c], rows[k], values[c * rows.size() + k]);
+}
+
+/// Collective on `comm`: rank 0's trace on every rank.
+void broadcast_trace(const mpi::Comm& comm, fit::RectificationTrace& r) {
+    mpi::broadcast(comm, r.method, 0);
     mpi::broadcast(comm, r.stop_reason, 0);
-    for (auto* column : {&r.norm, &r.distance_psd, &r.check_b_median, &r.check_b_max, &r.check_specificity,
-                         &r.check_dissimilarity})
-        broadcast_vector(comm, *column);
-    for (auto* column : {&r.passes, &r.accelerated, &r.check_iteration, &r.check_anchors_changed})
-        broadcast_vector(comm, *column);
+    std::int64_t scalars[4] = {r.num_topics, r.iterations, r.converged ? 1 : 0, r.fallbacks};
+    mpi::broadcast(comm, scalars, 4, 0);
+    r.num_topics = static_cast<int>(scalars[0]);
+    r.iterations = static_cast<int>(scalars[1]);
+    r.converged = scalars[2] != 0;
+    r.fallbacks = static_cast<int>(scalars[3]);
+    broadcast_rows(comm, fit::trace_columns(), r.trace);
+    broadcast_rows(comm, fit::check_columns(), r.checks);
+}
+
+/// Rank 0: the replicated state of /checkpoint/state, by name (none in older files).
+std::vector<std::pair<std::string, Eigen::MatrixXd>> read_state(hid_t group) {
+    std::vector<std::pair<std::string, Eigen::MatrixXd>> named;
+    if (!h5::exists(group, "state_names")) return named;
+    h5::Handle state(h5::check(H5Gopen2(group, "state", H5P_DEFAULT), "", "no /checkpoint/state"), H5Gclose);
+    for (const auto& name : h5::read_strings(group, "state_names")) named.emplace_back(name, h5::read_matrix(state, name));
+    return named;
+}
+
+/// Collective on `comm`: rank 0's matrices, by name, on every rank.
+void broadcast_matrices(const mpi::Comm& comm, std::vector<std::pair<std::string, Eigen::MatrixXd>>& named) {
+    std::vector<std::string> names;
+    std::vector<std::int64_t> shapes;
+    std::vector<double> values;
+    for (const auto& [name, M] : named) {
+        names.push_back(name);
+        shapes.push_back(M.rows());
+        shapes.push_back(M.cols());
+        values.insert(values.end(), M.data(), M.data() + M.size());
+    }
     mpi::broadcast(comm, names, 0);
     broadcast_vector(comm, shapes);
     broadcast_vector(comm, values);
-    c.state.clear();
+    named.clear();
     const double* next = values.data();
     for (std::size_t k = 0; k < names.size(); ++k) {
         const Index rows = shapes[2 * k], cols = shapes[2 * k + 1];
-        c.state.emplace_back(names[k], Eigen::Map<const Eigen::MatrixXd>(next, rows, cols));
+        named.emplace_back(names[k], Eigen::Map<const Eigen::MatrixXd>(next, rows, cols));
         next += rows * cols;
     }
 }
 }  // namespace
 
 void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& r, CheckpointRecord& c) {
-    // Rank 0 reads; the record goes to everyone as one serialized blob of numbers.
-    std::int64_t sizes[4] = {0, 0, 0, 0};  // iterations_done, trace length, topics, eigensolves
-    std::vector<double> doubles;           // js_increment, lower_bounds, the trace columns, then the blocks
-    std::vector<std::int64_t> ints;        // the integer trace columns, then the blocks' shapes
+    // Rank 0 reads; the trace, the warm blocks and the state then go to every rank.
+    std::int64_t iterations_done = 0;
+    std::vector<double> js_and_bounds;  // js_increment, then one λ_min bound per eigensolve
+    std::vector<std::pair<std::string, Eigen::MatrixXd>> blocks;
     mpi::check_on_root(comm, "read", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
         if (!h5::exists(file, "checkpoint") || !h5::exists(file, "rectification"))
@@ -235,72 +257,33 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::Rectif
         r = read_rectification(trace);
         if (!h5::exists(group, "lower_bounds"))
             throw InputError(path, "a checkpoint of an older jsmf (no /checkpoint/lower_bounds): start afresh");
-        sizes[0] = h5::read_int_attribute(group, "iterations_done");
-        sizes[1] = static_cast<std::int64_t>(r.change.size());
-        sizes[2] = r.num_topics;
-        sizes[3] = h5::read_int_attribute(group, "eigensolves");
-        doubles.push_back(h5::read_double_attribute(group, "js_increment"));
+        iterations_done = h5::read_int_attribute(group, "iterations_done");
+        const std::int64_t solves = h5::read_int_attribute(group, "eigensolves");
+        js_and_bounds.push_back(h5::read_double_attribute(group, "js_increment"));
         const auto bounds = h5::read_doubles(group, "lower_bounds");
-        if (static_cast<std::int64_t>(bounds.size()) != sizes[3]) throw InputError(path, "/checkpoint/lower_bounds has the wrong length");
-        doubles.insert(doubles.end(), bounds.begin(), bounds.end());
-        for (const auto* column : {&r.change, &r.clipped_mass, &r.sum, &r.eig_residual, &r.seconds})
-            doubles.insert(doubles.end(), column->begin(), column->end());
-        for (const auto* column : {&r.eig_iterations, &r.eig_products, &r.eig_converged, &r.eig_missed,
-                                   &r.eig_bound_corrections})
-            ints.insert(ints.end(), column->begin(), column->end());
-        for (std::int64_t k = 0; k < sizes[3]; ++k) {
+        if (static_cast<std::int64_t>(bounds.size()) != solves) throw InputError(path, "/checkpoint/lower_bounds has the wrong length");
+        js_and_bounds.insert(js_and_bounds.end(), bounds.begin(), bounds.end());
+        for (std::int64_t k = 0; k < solves; ++k) {
             const std::string name = "vectors_" + std::to_string(k);
             const auto dims = h5::dataset_dims(group, name);
             if (dims.size() != 2) throw InputError(path, "/checkpoint/" + name + " is not a matrix");
-            ints.push_back(static_cast<std::int64_t>(dims[0]));
-            ints.push_back(static_cast<std::int64_t>(dims[1]));
-            const auto block = h5::read_doubles(group, name);
-            doubles.insert(doubles.end(), block.begin(), block.end());
+            blocks.emplace_back(name, h5::read_matrix(group, name));
         }
-        if (sizes[1] != sizes[0]) throw InputError(path, "the trace length differs from iterations_done");
+        if (static_cast<std::int64_t>(r.trace.size()) != iterations_done)
+            throw InputError(path, "the trace length differs from iterations_done");
+        c.state = read_state(group);
     });
-    mpi::broadcast(comm, sizes, 4, 0);
-    mpi::broadcast(comm, r.method, 0);
-    const std::size_t n = static_cast<std::size_t>(sizes[1]), solves = static_cast<std::size_t>(sizes[3]);
-    ints.resize(5 * n + 2 * solves);
-    mpi::broadcast(comm, ints.data(), ints.size(), 0);
-    std::size_t block_values = 0;
-    for (std::size_t k = 0; k < solves; ++k)
-        block_values += static_cast<std::size_t>(ints[5 * n + 2 * k] * ints[5 * n + 2 * k + 1]);
-    doubles.resize(1 + solves + 5 * n + block_values);
-    mpi::broadcast(comm, doubles.data(), doubles.size(), 0);
-    c.iterations_done = static_cast<int>(sizes[0]);
-    c.js_increment = doubles[0];
-    c.lower_bounds.assign(doubles.begin() + 1, doubles.begin() + 1 + static_cast<std::ptrdiff_t>(solves));
-    const auto trace_at = doubles.begin() + 1 + static_cast<std::ptrdiff_t>(solves);
-    auto column = [&](std::size_t k) {
-        return std::vector<double>(trace_at + static_cast<std::ptrdiff_t>(k * n), trace_at + static_cast<std::ptrdiff_t>((k + 1) * n));
-    };
-    r.change = column(0);
-    r.clipped_mass = column(1);
-    r.sum = column(2);
-    r.eig_residual = column(3);
-    r.seconds = column(4);
-    auto int_column = [&](std::size_t k) {
-        return std::vector<std::int64_t>(ints.begin() + static_cast<std::ptrdiff_t>(k * n),
-                                         ints.begin() + static_cast<std::ptrdiff_t>((k + 1) * n));
-    };
-    r.eig_iterations = int_column(0);
-    r.eig_products = int_column(1);
-    r.eig_converged = int_column(2);
-    r.eig_missed = int_column(3);
-    r.eig_bound_corrections = int_column(4);
-    r.num_topics = static_cast<int>(sizes[2]);
+    mpi::broadcast(comm, iterations_done, 0);
+    broadcast_vector(comm, js_and_bounds);
+    broadcast_trace(comm, r);
+    broadcast_matrices(comm, blocks);
+    broadcast_matrices(comm, c.state);
+    c.iterations_done = static_cast<int>(iterations_done);
     r.iterations = c.iterations_done;
+    c.js_increment = js_and_bounds.front();
+    c.lower_bounds.assign(js_and_bounds.begin() + 1, js_and_bounds.end());
     c.blocks.clear();
-    const double* next = doubles.data() + 1 + solves + 5 * n;
-    for (std::size_t k = 0; k < solves; ++k) {
-        const std::int64_t rows = ints[5 * n + 2 * k], cols = ints[5 * n + 2 * k + 1];
-        c.blocks.emplace_back(
-            Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(next, rows, cols));
-        next += rows * cols;
-    }
-    read_checkpoint_extras(comm, path, r, c);
+    for (auto& [name, block] : blocks) c.blocks.push_back(std::move(block));
 }
 
 std::vector<std::pair<std::string, std::string>> read_root_options(const std::string& path,

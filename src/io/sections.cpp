@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Parts shared by jsmf's files, and the atomic write by rank 0.
-#include <limits>
 #include "io/sections.hpp"
+
+#include <cmath>
 
 #include <tuple>
 
@@ -42,6 +43,54 @@ void write_vocab_and_stats(hid_t file, const CoocFileInfo& info, const std::stri
     h5::write_attribute(stats, "asymmetry", s.asymmetry);
 }
 
+namespace {
+
+/// The columns of `table` over `rows` as datasets of `group` (float64, int64 for integers).
+template <class Row>
+void write_columns(hid_t group, const std::vector<fit::Column<Row>>& table, const std::vector<Row>& rows) {
+    const hsize_t n = rows.size();
+    for (const auto& column : table) {
+        if (fit::is_integer(column)) {
+            std::vector<std::int64_t> values;
+            for (const Row& row : rows) values.push_back(std::llround(fit::value_of(column, row)));
+            h5::write_int64s(group, column.name, values.data(), {n});
+        } else {
+            std::vector<double> values;
+            for (const Row& row : rows) values.push_back(fit::value_of(column, row));
+            h5::write_doubles(group, column.name, values.data(), {n});
+        }
+    }
+}
+
+/// The rows of `table` read back from `group`; a column a file predates reads as its
+/// `missing` value; InputError when a required column is absent or the lengths differ.
+template <class Row>
+std::vector<Row> read_columns(hid_t group, const std::vector<fit::Column<Row>>& table, const std::string& where) {
+    std::vector<Row> rows;
+    bool first = true;
+    for (const auto& column : table) {
+        std::vector<double> values;
+        if (h5::exists(group, column.name)) {
+            if (fit::is_integer(column)) {
+                for (const std::int64_t v : h5::read_int64s(group, column.name)) values.push_back(static_cast<double>(v));
+            } else {
+                values = h5::read_doubles(group, column.name);
+            }
+        } else if (column.missing) {
+            values.assign(first ? 0 : rows.size(), *column.missing);
+        } else {
+            throw InputError(where + ": no column " + column.name);
+        }
+        if (first) rows.resize(values.size());
+        if (values.size() != rows.size()) throw InputError(where + ": the columns differ in length");
+        for (std::size_t k = 0; k < rows.size(); ++k) fit::set_value(column, rows[k], values[k]);
+        first = false;
+    }
+    return rows;
+}
+
+}  // namespace
+
 void write_rectification(hid_t parent, const fit::RectificationTrace& r, const std::string& path) {
     h5::Handle group = h5::create_group(parent, "rectification", path);
     h5::write_attribute(group, "method", r.method);
@@ -49,33 +98,11 @@ void write_rectification(hid_t parent, const fit::RectificationTrace& r, const s
     h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
     h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
     h5::write_attribute(group, "fallbacks", std::int64_t{r.fallbacks});
-    const hsize_t n = r.change.size();
-    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
-             {"change", &r.change}, {"clipped_mass", &r.clipped_mass}, {"sum", &r.sum},
-             {"eig_residual", &r.eig_residual}, {"seconds", &r.seconds}})
-        h5::write_doubles(group, name, values->data(), {n});
-    h5::write_int64s(group, "eig_iterations", r.eig_iterations.data(), {n});
-    h5::write_int64s(group, "eig_products", r.eig_products.data(), {n});
-    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<std::int64_t>*>>{
-             {"eig_converged", &r.eig_converged}, {"eig_missed", &r.eig_missed},
-             {"eig_bound_corrections", &r.eig_bound_corrections}})
-        if (values->size() == n) h5::write_int64s(group, name, values->data(), {n});
-    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
-             {"norm", &r.norm}, {"distance_psd", &r.distance_psd}})
-        if (values->size() == n) h5::write_doubles(group, name, values->data(), {n});
-    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<std::int64_t>*>>{
-             {"passes", &r.passes}, {"accelerated", &r.accelerated}})
-        if (values->size() == n) h5::write_int64s(group, name, values->data(), {n});
+    write_columns(group, fit::trace_columns(), r.trace);
     if (!r.stop_reason.empty()) h5::write_attribute(group, "stop_reason", r.stop_reason);
-    const hsize_t checks = r.check_iteration.size();
-    if (checks == 0) return;
-    h5::Handle check_group = h5::create_group(group, "checks", path);
-    h5::write_int64s(check_group, "iteration", r.check_iteration.data(), {checks});
-    h5::write_int64s(check_group, "anchors_changed", r.check_anchors_changed.data(), {checks});
-    for (const auto& [name, values] : std::vector<std::pair<const char*, const std::vector<double>*>>{
-             {"b_change_median", &r.check_b_median}, {"b_change_max", &r.check_b_max},
-             {"specificity", &r.check_specificity}, {"dissimilarity", &r.check_dissimilarity}})
-        h5::write_doubles(check_group, name, values->data(), {checks});
+    if (r.checks.empty()) return;
+    h5::Handle checks = h5::create_group(group, "checks", path);
+    write_columns(checks, fit::check_columns(), r.checks);
 }
 
 fit::RectificationTrace read_rectification(hid_t group) {
@@ -84,47 +111,13 @@ fit::RectificationTrace read_rectification(hid_t group) {
     r.num_topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
     r.converged = h5::read_int_attribute(group, "converged") != 0;
-    r.change = h5::read_doubles(group, "change");
-    r.clipped_mass = h5::read_doubles(group, "clipped_mass");
-    r.sum = h5::read_doubles(group, "sum");
-    r.eig_residual = h5::read_doubles(group, "eig_residual");
-    r.seconds = h5::read_doubles(group, "seconds");
-    r.eig_iterations = h5::read_int64s(group, "eig_iterations");
-    r.eig_products = h5::read_int64s(group, "eig_products");
-    const std::size_t n = r.change.size();
-    // Files of jsmf before these columns lack them: read as converged, none missed.
-    for (const auto& [name, values, fill] : std::vector<std::tuple<const char*, std::vector<std::int64_t>*, std::int64_t>>{
-             {"eig_converged", &r.eig_converged, 1}, {"eig_missed", &r.eig_missed, 0},
-             {"eig_bound_corrections", &r.eig_bound_corrections, 0}})
-        *values = h5::exists(group, name) ? h5::read_int64s(group, name) : std::vector<std::int64_t>(n, fill);
-    // Columns added with the fast AP (older files lack them).
-    const double unknown = std::numeric_limits<double>::quiet_NaN();
-    for (const auto& [name, values] : std::vector<std::pair<const char*, std::vector<double>*>>{
-             {"norm", &r.norm}, {"distance_psd", &r.distance_psd}})
-        *values = h5::exists(group, name) ? h5::read_doubles(group, name) : std::vector<double>(n, unknown);
-    for (const auto& [name, values] : std::vector<std::pair<const char*, std::vector<std::int64_t>*>>{
-             {"passes", &r.passes}, {"accelerated", &r.accelerated}})
-        *values = h5::exists(group, name) ? h5::read_int64s(group, name) : std::vector<std::int64_t>(n, 0);
+    r.trace = read_columns(group, fit::trace_columns(), "/rectification");
     if (H5Aexists(group, "stop_reason") > 0) r.stop_reason = h5::read_string_attribute(group, "stop_reason");
     if (h5::exists(group, "checks")) {
         h5::Handle checks(h5::check(H5Gopen2(group, "checks", H5P_DEFAULT), "", "cannot open /rectification/checks"),
                           H5Gclose);
-        r.check_iteration = h5::read_int64s(checks, "iteration");
-        r.check_anchors_changed = h5::read_int64s(checks, "anchors_changed");
-        r.check_b_median = h5::read_doubles(checks, "b_change_median");
-        r.check_b_max = h5::read_doubles(checks, "b_change_max");
-        r.check_specificity = h5::read_doubles(checks, "specificity");
-        r.check_dissimilarity = h5::read_doubles(checks, "dissimilarity");
-        const std::size_t m = r.check_iteration.size();
-        for (const std::size_t size : {r.check_anchors_changed.size(), r.check_b_median.size(), r.check_b_max.size(),
-                                       r.check_specificity.size(), r.check_dissimilarity.size()})
-            if (size != m) throw InputError("/rectification/checks: the columns differ in length");
+        r.checks = read_columns(checks, fit::check_columns(), "/rectification/checks");
     }
-    for (const std::size_t size : {r.clipped_mass.size(), r.sum.size(), r.eig_residual.size(), r.seconds.size(),
-                                   r.eig_iterations.size(), r.eig_products.size(), r.eig_converged.size(),
-                                   r.eig_missed.size(), r.eig_bound_corrections.size(), r.norm.size(),
-                                   r.distance_psd.size(), r.passes.size(), r.accelerated.size()})
-        if (size != n) throw InputError("/rectification: the trace columns differ in length");
     return r;
 }
 

@@ -94,9 +94,10 @@ TEST(CoocFile, SchemaAsDocumented) {
     rectification.method = "ap";
     rectification.num_topics = 3;
     rectification.iterations = 2;
-    rectification.change = {0.5, 0.25};
-    rectification.clipped_mass = rectification.sum = rectification.eig_residual = rectification.seconds = {0, 0};
-    rectification.eig_iterations = rectification.eig_products = {1, 1};
+    rectification.trace.resize(2);
+    rectification.trace[0].change = 0.5;
+    rectification.trace[1].change = 0.25;
+    for (auto& it : rectification.trace) it.eig_iterations = it.eig_products = 1;
     write_cooc_file(path, result.C, info_of(result, 20, 11), provenance, times, 1, &rectification);
     EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
     if (world.is_root()) {

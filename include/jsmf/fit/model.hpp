@@ -6,14 +6,20 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "jsmf/core/timer.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/truth.hpp"
+#include "jsmf/rectify/projection.hpp"
+#include "jsmf/rectify/stopping.hpp"
 
 namespace jsmf::fit {
 
@@ -27,21 +33,54 @@ struct RectificationTrace {
     /// DC: completions not made (1 − ‖u_j‖² <= √ε, the old C_jj kept), summed over
     /// permutations and halves; 0 for the other methods. Written, not read back.
     int fallbacks = 0;
-    /// Per-iteration trace, one entry per iteration (AP, DR, DP): written as datasets.
-    std::vector<double> change, clipped_mass, sum, eig_residual, seconds;
-    std::vector<std::int64_t> eig_iterations, eig_products;
-    /// 1 when the iteration's eigensolves converged and passed their check; eigenvalues
-    /// above θ_K the check found and brought back; wrong λ_min bounds detected.
-    std::vector<std::int64_t> eig_converged, eig_missed, eig_bound_corrections;
-    /// Per iteration: ‖C_t‖_F, the input's distance from the rank-K PSD set (relative),
-    /// passes over C, and AP's acceleration (1 accelerated, −1 rejected, 0 plain).
-    std::vector<double> norm, distance_psd;
-    std::vector<std::int64_t> passes, accelerated;
+    /// One entry per iteration (AP, DR, DP): the columns of trace_columns().
+    std::vector<rectify::ProjectionIteration> trace;
     std::string stop_reason;     ///< iterations, tolerance, quality or fixed-point (empty: not recorded)
-    /// The stopping rule's checks of the topics, one entry per check.
-    std::vector<std::int64_t> check_iteration, check_anchors_changed;
-    std::vector<double> check_b_median, check_b_max, check_specificity, check_dissimilarity;
+    /// The stopping rule's looks at the topics, one entry per check: check_columns()
+    /// (their anchors are not part of the trace).
+    std::vector<rectify::TopicCheck> checks;
 };
+
+/// One column of a table of records (the trace's iterations, its checks): the dataset
+/// name, the field of the record it holds (written as float64, or int64 for int and
+/// bool), its meaning, and what a file written before the column existed reads as
+/// (unset: the column is required). The one place a column is named: the files' writer
+/// and reader, the checkpoints, the broadcast of a read trace and `jsmf show --schema`
+/// all go through these tables, so a new column is one line here.
+template <class Row>
+struct Column {
+    const char* name;
+    std::variant<double Row::*, int Row::*, bool Row::*> field;
+    const char* meaning;
+    std::optional<double> missing;
+};
+/// /rectification/<name>: one value per iteration.
+const std::vector<Column<rectify::ProjectionIteration>>& trace_columns();
+/// /rectification/checks/<name>: one value per look of the stopping rule at the topics.
+const std::vector<Column<rectify::TopicCheck>>& check_columns();
+
+/// Local. The column's value in `row`, as a double (int and bool converted).
+template <class Row>
+double value_of(const Column<Row>& column, const Row& row) {
+    return std::visit([&](auto member) { return static_cast<double>(row.*member); }, column.field);
+}
+/// Local. Sets the column's field of `row` from a double (rounded for int, != 0 for bool).
+template <class Row>
+void set_value(const Column<Row>& column, Row& row, double value) {
+    std::visit(
+        [&](auto member) {
+            using Field = std::remove_reference_t<decltype(row.*member)>;
+            if constexpr (std::is_same_v<Field, double>) row.*member = value;
+            else if constexpr (std::is_same_v<Field, bool>) row.*member = value != 0;
+            else row.*member = static_cast<Field>(std::llround(value));
+        },
+        column.field);
+}
+/// Local. Is the column stored as int64 (an int or bool field)?
+template <class Row>
+bool is_integer(const Column<Row>& column) {
+    return !std::holds_alternative<double Row::*>(column.field);
+}
 
 /// What an AnchorFree fit (fit --method anchorfree-lp | anchorfree-pds) adds to a model.
 struct AnchorFreeRecord {
