@@ -14,7 +14,7 @@ SquareRootFactor square_root_factor(const distmat::DistMatrix& P, int F, const d
     mpi::run_local_phase(comm, "anchorfree", [&] {
         if (P.rows() != P.cols()) throw InputError("anchorfree: P is not square");
         if (F < 2 || F >= P.rows())
-            throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(P.rows()) + ", got " + std::to_string(F));
+            throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(P.rows()) + ", got " + std::to_string(F));
     });
     distmat::EigOptions options = eig;
     options.num_eigenpairs = F;

@@ -110,8 +110,8 @@ AnchorResult find_anchors_fast(const distmat::DistMatrix& C, const Eigen::Vector
     mpi::run_local_phase(comm, "anchors", [&] {
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
-        if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N));
-        if (d < K) throw InputError("--projection-dim must be at least K = " + std::to_string(K));
+        if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N));
+        if (d < K) throw OptionError("{projection_dim} must be at least K = " + std::to_string(K));
         for (Index i = 0; i < N; ++i) result.zero_rows += row_sums(i) > 0 ? 0 : 1;
         if (N - result.zero_rows < K)
             throw InputError("anchors: only " + std::to_string(N - result.zero_rows) + " words occur, fewer than K");

@@ -13,11 +13,12 @@ const std::vector<std::string>& finder_names() {
 }
 
 Finder finder_from_name(const std::string& name) {
-    if (name == "qr" || name == "spa") return Finder::qr;
+    if (name == "qr") return Finder::qr;
+    if (name == "spa") return Finder::spa;
     if (name == "fastanchor") return Finder::fastanchor;
     if (name == "snpa") return Finder::snpa;
     if (name == "xray") return Finder::xray;
-    throw InputError("--anchors: '" + name + "' is not one of qr, spa, fastanchor, snpa, xray");
+    throw OptionError("{finder}: '" + OptionError::quote(name) + "' is not one of qr, spa, fastanchor, snpa, xray");
 }
 
 std::string finder_name(Finder finder) {
@@ -26,6 +27,7 @@ std::string finder_name(Finder finder) {
         case Finder::fastanchor: return "fastanchor";
         case Finder::snpa: return "snpa";
         case Finder::xray: return "xray";
+        case Finder::spa: return "spa";
     }
     return "qr";
 }
@@ -36,7 +38,8 @@ AnchorResult find_anchors_by(Finder finder, const distmat::DistMatrix& C, const 
         case Finder::fastanchor: return find_anchors_fast(C, row_sums, num_topics, fast);
         case Finder::snpa: return find_anchors_snpa(C, row_sums, num_topics);
         case Finder::xray: return find_anchors_xray(C, row_sums, num_topics);
-        case Finder::qr: break;
+        case Finder::qr:
+        case Finder::spa: break;
     }
     return find_anchors(C, row_sums, num_topics);
 }

@@ -25,7 +25,7 @@ AnchorResult pivoted_qr(const distmat::DistMatrix& C, const Eigen::VectorXd& row
     mpi::run_local_phase(comm, "anchors", [&] {
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
-        if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N));
+        if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N));
         if (!fixed) return;
         std::vector<bool> seen(static_cast<std::size_t>(N), false);
         for (const Index s : *fixed) {

@@ -90,7 +90,7 @@ AnchorResult snpa_or_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& r
     mpi::run_local_phase(comm, "anchors", [&] {
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
-        if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N));
+        if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N));
         const Index occurring = (row_sums.array() > 0).count();
         if (occurring < K)
             throw InputError("anchors: only " + std::to_string(occurring) + " words occur, fewer than K = " +

@@ -198,7 +198,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                           "grid and threads reproduce exactly, others only to about 1e-4 (the errors against the "
                           "rectified C are then those of this replay)", m.num_topics);
             fit::RectifyOptions options;
-            mpi::run_local_phase(world, "setup", [&] { with_flags([&] { options = fit::resolve(to_options(again)); }); });
+            mpi::run_local_phase(world, "setup", [&] { options = fit::resolve(to_options(again)); });
             fit::rectify(work, m.num_topics, options, log_report());
             fit::ProjectionCache cache{{}, original_projection};
             fit::measure_model(m, work, &C, cache);

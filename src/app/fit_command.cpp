@@ -128,7 +128,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        with_flags([&] { options.rectify = fit::resolve(to_options(c.rectify)); });  // its errors, before any work
+        options.rectify = fit::resolve(to_options(c.rectify));  // its errors, before any work
         check_model_settings(c.model);
         options.model = to_options(c.model, {});
         options.metrics = !c.no_metrics;
@@ -148,7 +148,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         if (!c.infer_out.empty() && options.topics.size() > 1) throw InputError("--infer works with one --topics value");
         if (!c.model.anchor_words.empty() && options.topics.size() > 1)
             throw InputError("--anchor-words fixes K: give one --topics value at most");
-        with_flags([&] { fit::check(options); });
+        fit::check(options);
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
@@ -171,7 +171,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         });
         options.topics = {K};
     }
-    mpi::run_local_phase(world, "setup", [&] { with_flags([&] { fit::check(options, N); }); });
+    mpi::run_local_phase(world, "setup", [&] { fit::check(options, N); });
     if (!info.rectification.empty() && options.rectify.method != fit::Rectifier::none)
         log::warn("fit: {} holds an already rectified C ({}); it is rectified again", c.cooc_file, info.rectification);
 

@@ -8,6 +8,7 @@
 
 #include "app/commands.hpp"
 #include "app/help_texts.hpp"
+#include "app/stages.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/mpi/environment.hpp"
@@ -89,6 +90,10 @@ int main(int argc, char** argv) {
         return e.get_exit_code();
     }
     log::set_quiet(quiet);
+    // The library names options ("{relaxation} must lie in (0, 2)"); users see the flags
+    // they typed. jsmf rectify calls its rectifier --method, fit and sweep --rectify.
+    const std::string rectifier_flag = *rectify_app ? "--method" : "--rectify";
+    OptionError::set_namer([rectifier_flag](const std::string& option) { return app::flag_of(option, rectifier_flag); });
     return run_guarded(world, [&] {
         if (*synth_app) return app::run_synth(synth, world, command_line);
         if (*prepare_app) return app::run_prepare(prepare, world);

@@ -90,11 +90,11 @@ void check_model_settings(const ModelSettings& c) {
     fit::ModelOptions o = to_options(c, {});
     // The anchor-word file is read later (it needs the vocabulary); its combinations now.
     if (!c.anchor_words.empty()) {
-        if (o.finder != anchors::Finder::qr)
+        if (!anchors::is_pivoted_qr(o.finder))
             throw InputError("--anchor-words and --anchors " + c.anchors + " exclude each other");
         if (o.method != fit::Method::anchors) throw InputError("--anchor-words needs --method anchors");
     }
-    with_flags([&] { fit::check(o); });
+    fit::check(o);
 }
 
 Options model_provenance(const fit::ModelOptions& options, const std::string& anchor_file) {

@@ -14,22 +14,23 @@
 
 namespace jsmf::app {
 
-/// How B, A and α are recovered (everything after rectification).
+/// How B, A and α are recovered (everything after rectification), as the flags give them;
+/// the defaults are the library's (fit::ModelOptions).
 struct ModelSettings {
     /// anchors: rectified anchor words (the default); anchorfree-lp | anchorfree-pds:
     /// AnchorFree's minimum-determinant factorization of the (rectified) C.
-    std::string method = "anchors";
-    std::string anchors = "qr";  ///< qr = spa (Alg. 2) | fastanchor (Arora et al.) | snpa | xray
+    std::string method = fit::to_string(fit::ModelOptions{}.method);
+    std::string anchors = anchors::finder_name(fit::ModelOptions{}.finder);  ///< qr = spa (Alg. 2) | fastanchor (Arora et al.) | snpa | xray
     anchorfree::LpOptions lp;
     anchorfree::PdsOptions pds;
-    int projection_dim = 1000;
+    int projection_dim = fit::ModelOptions{}.projection_dim;
     std::string anchor_words;    ///< a file of anchor words, one per line
-    std::string solver = "active-set";
-    int solver_iterations = 500;
-    double solver_tolerance = 1e-5;
-    std::string admm_stop = "step";  ///< step (the authors' rule) | gap
-    std::string recover_a = "diagonal";
-    bool alpha = false;
+    std::string solver = fit::to_string(fit::ModelOptions{}.solver);
+    int solver_iterations = fit::ModelOptions{}.solver_iterations;
+    double solver_tolerance = fit::ModelOptions{}.solver_tolerance;
+    std::string admm_stop = fit::to_string(fit::ModelOptions{}.admm_stop);  ///< step (the authors' rule) | gap
+    std::string recover_a = fit::to_string(fit::ModelOptions{}.recover_a);
+    bool alpha = fit::ModelOptions{}.alpha;
 };
 /// Adds --method, the AnchorFree options (--lp-*, --pds-*), --anchors, --projection-dim, --anchor-words, --solver-iterations,
 /// --solver-tolerance, --admm-stop, --recover-a and --alpha (not --solver: fit takes one,

@@ -59,7 +59,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        with_flags([&] { r = fit::resolve(to_options(c.rectify)); }, "--method");
+        r = fit::resolve(to_options(c.rectify));
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);

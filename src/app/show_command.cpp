@@ -8,6 +8,7 @@
 #include "app/commands.hpp"
 #include "app/help_texts.hpp"
 #include "app/output.hpp"
+#include "jsmf/io/schema.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -142,8 +143,12 @@ void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
 
 int run_show(const ShowCommand& c, const mpi::Comm& world) {
     mpi::check_on_root(world, "show", [&] {
-        if (c.schema) {
-            std::fputs(help_text("schema"), stdout);
+        if (c.schema) {  // the prose, with the model file's table where it says @MODEL_SCHEMA@
+            std::string text = help_text("schema");
+            const std::string marker = "@MODEL_SCHEMA@\n";
+            if (const auto at = text.find(marker); at != std::string::npos)
+                text.replace(at, marker.size(), io::format_schema(io::model_schema()));
+            std::fputs(text.c_str(), stdout);
             std::fflush(stdout);
             return;
         }

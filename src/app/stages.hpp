@@ -54,9 +54,10 @@ std::vector<std::pair<std::string, std::string>> source_provenance(const CoocSet
 /// Local. The provenance entries of the co-occurrence options.
 Options cooc_provenance(const CoocSettings& s, int block_size);
 
-/// Stage 2: rectification flags.
+/// Stage 2: rectification flags (as text, "auto" and -1 for "decided by the stop rule"); the
+/// defaults are the library's (fit::RectifyOptions), so there is one place for them.
 struct RectifySettings {
-    std::string method = "ap";
+    std::string method = fit::to_string(fit::RectifyOptions{}.method);
     /// When AP, DR, DP stop: iterations (the papers' plain runs: --iterations, or until the
     /// change is below --tolerance), quality (the default: the topics' measures have
     /// settled), fixed-point (the topics stopped moving; --converge); auto: iterations when
@@ -66,18 +67,18 @@ struct RectifySettings {
     double tolerance = -1;       ///< -1: not given (0: run every iteration)
     bool converge = false;       ///< --converge, the same as --stop fixed-point
     double relaxation = -1;      ///< AP's over-relaxation ω; -1: 1.9 with --stop quality/fixed-point, 1 otherwise
-    std::string acceleration = "auto";  ///< anderson | none; auto: anderson with --stop fixed-point (AP only)
-    int anderson_depth = 5;
-    double anderson_below = 1e-6;       ///< Anderson starts after the change falls to this
+    std::string acceleration = "auto";  ///< anderson | none; auto: none
+    int anderson_depth = fit::RectifyOptions{}.anderson_depth;
+    double anderson_below = fit::RectifyOptions{}.anderson_below;       ///< Anderson starts after the change falls to this
     double eig_tolerance_factor = -1;   ///< -1: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
-    int check_every = 10;        ///< iterations between the stopping rule's looks at the topics
-    std::string precision = "double";  ///< AP: double | single (the iterate and its products in float32)
-    std::string eigensolver = "subspace";
-    int eig_check_steps = 10;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
-    int eig_check_every = 10;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
-    int permutations = 30;
-    Seed seed = 1;
-    double progress_seconds = 5;
+    int check_every = fit::RectifyOptions{}.check_every;        ///< iterations between the stopping rule's looks at the topics
+    std::string precision = fit::to_string(fit::RectifyOptions{}.precision);  ///< AP: double | single (the iterate and its products in float32)
+    std::string eigensolver = fit::to_string(fit::RectifyOptions{}.eigensolver);
+    int eig_check_steps = fit::RectifyOptions{}.eig_check_steps;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
+    int eig_check_every = fit::RectifyOptions{}.eig_check_every;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
+    int permutations = fit::RectifyOptions{}.permutations;
+    Seed seed = fit::RectifyOptions{}.seed;
+    double progress_seconds = fit::RectifyOptions{}.progress_seconds;
 };
 /// Adds `method_flag` (the method; none when empty), --iterations, --tolerance, --eigensolver,
 /// --permutations, --seed and --progress-seconds.
@@ -90,18 +91,9 @@ fit::RectifyOptions to_options(const RectifySettings& s);
 Options rectify_provenance(const fit::RectifyOptions& options);
 
 /// Local. The flag that sets the library option `option` ("relaxation" → "--relaxation";
-/// the rectifier is --rectify in fit and sweep, --method in jsmf rectify).
+/// the rectifier is --rectify in fit and sweep, --method in jsmf rectify). main() makes it
+/// OptionError's namer, so the library's errors reach users with the flags they typed.
 std::string flag_of(const std::string& option, const std::string& rectifier_flag = "--rectify");
-/// Local. Runs `body`, turning the library's OptionError into an InputError that names
-/// the flags the user typed (the library speaks of options, the CLI adds the flag).
-template <class Body>
-void with_flags(Body&& body, const std::string& rectifier_flag = "--rectify") {
-    try {
-        body();
-    } catch (const fit::OptionError& e) {
-        throw InputError(e.render([&](const std::string& option) { return flag_of(option, rectifier_flag); }));
-    }
-}
 /// Local. A Report that logs the library's lines (rank 0 prints).
 fit::Report log_report();
 using fit::mib;

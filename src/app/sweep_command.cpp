@@ -155,7 +155,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             solvers.resize(1);
         }
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        with_flags([&] { (void)fit::resolve(to_options(c.rectify)); });  // its errors, before any work
+        (void)fit::resolve(to_options(c.rectify));  // its errors, before any work
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         const auto count = static_cast<int>(rectifiers.size() * topics.size() * solvers.size());
         if (c.task >= count)

@@ -17,13 +17,13 @@ constexpr const char* kStage = "cooc";
 
 void check_options(const CoocOptions& options, Index num_words) {
     if (options.min_tokens < 2) {
-        throw InputError("--min-tokens must be at least 2 (Eq. 5 divides by n(n-1)), got " +
+        throw OptionError("{min_tokens} must be at least 2 (Eq. 5 divides by n(n-1)), got " +
                          std::to_string(options.min_tokens));
     }
-    if (options.min_distinct < 1) throw InputError("--min-distinct must be at least 1");
+    if (options.min_distinct < 1) throw OptionError("{min_distinct} must be at least 1");
     if (options.buffer_bytes < 1) throw InputError("the exchange buffer must be at least 1 byte");
     if (options.buffer_bytes > (std::size_t{1} << 30)) throw InputError("the exchange buffer must be at most 1 GiB");
-    if (options.block_size < 1) throw InputError("--block-size must be at least 1");
+    if (options.block_size < 1) throw OptionError("{block_size} must be at least 1");
     if (num_words < 1) throw InputError("the vocabulary is empty");
 }
 

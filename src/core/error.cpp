@@ -32,4 +32,51 @@ void throw_internal(const char* condition, const std::string& message, const cha
                         ": internal error: " + message + " (" + condition + ")");
 }
 
+namespace {
+std::function<std::string(const std::string&)>& option_namer() {
+    static std::function<std::string(const std::string&)> namer;
+    return namer;
+}
+}  // namespace
+
+OptionError::OptionError(const std::string& message) : InputError(render(message, option_namer())) {}
+
+std::string OptionError::render(const std::string& message,
+                                const std::function<std::string(const std::string&)>& name_of) {
+    std::string out;
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        if (message[i] != '{') {
+            out += message[i];
+            continue;
+        }
+        if (i + 1 < message.size() && message[i + 1] == '{') {  // "{{": a literal brace
+            out += '{';
+            ++i;
+            continue;
+        }
+        const std::size_t close = message.find('}', i);
+        if (close == std::string::npos) {
+            out += message.substr(i);
+            break;
+        }
+        const std::string name = message.substr(i + 1, close - i - 1);
+        out += name_of ? name_of(name) : name;
+        i = close;
+    }
+    return out;
+}
+
+std::string OptionError::quote(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        out += c;
+        if (c == '{') out += '{';
+    }
+    return out;
+}
+
+void OptionError::set_namer(std::function<std::string(const std::string&)> name_of) {
+    option_namer() = std::move(name_of);
+}
+
 }  // namespace jsmf

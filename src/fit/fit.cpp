@@ -23,7 +23,14 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
               const CountingCorpus& counting, const Report& report) {
     const mpi::Comm world = C.grid().borrow_comm();
     const Index N = C.rows();
-    mpi::run_local_phase(world, "setup", [&] { check(options, N); });
+    mpi::run_local_phase(world, "setup", [&] {
+        check(options, N);
+        if (static_cast<Index>(info.vocab.size()) != N || info.stats.unigram.size() != N ||
+            info.stats.doc_freq.size() != N)
+            throw InputError("fit: C is " + std::to_string(N) + " x " + std::to_string(N) + " but its vocabulary has " +
+                             std::to_string(info.vocab.size()) + " words and its statistics " +
+                             std::to_string(info.stats.unigram.size()));
+    });
     const std::vector<int> topics = options.hierarchy.empty() ? options.topics
                                                               : std::vector<int>{options.hierarchy.front()};
     Index never = 0;

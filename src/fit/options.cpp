@@ -8,13 +8,6 @@
 namespace jsmf::fit {
 namespace {
 
-std::string bare_names(const std::string& message) {
-    std::string out;
-    for (const char c : message)
-        if (c != '{' && c != '}') out += c;
-    return out;
-}
-
 /// One enum's names, in the order of its values.
 template <class Enum, std::size_t Size>
 struct Names {
@@ -25,7 +18,7 @@ struct Names {
             if (name == names[i]) return static_cast<Enum>(i);
         std::string choices;
         for (const char* n : names) choices += (choices.empty() ? "" : ", ") + std::string(n);
-        throw OptionError("{" + option + "}: '" + name + "' is not one of " + choices);
+        throw OptionError("{" + option + "}: '" + OptionError::quote(name) + "' is not one of " + choices);
     }
     std::vector<std::string> list() const { return {names.begin(), names.end()}; }
 };
@@ -41,8 +34,6 @@ const Names<solvers::AdmmStop, 2> kAdmmStops{{"step", "gap"}};
 const Names<RecoverA, 2> kRecoverA{{"diagonal", "ls"}};
 
 }  // namespace
-
-OptionError::OptionError(std::string message) : InputError(bare_names(message)), message_(std::move(message)) {}
 
 std::string to_string(Rectifier value) { return kRectifiers.of(value); }
 std::string to_string(rectify::StopRule value) { return kStopRules.of(value); }
@@ -120,7 +111,7 @@ RectifyOptions resolve(const RectifyOptions& given) {
 void check(const ModelOptions& c) {
     if (c.solver_iterations < 1) throw OptionError("{solver_iterations} must be at least 1");
     if (!(c.solver_tolerance > 0)) throw OptionError("{solver_tolerance} must be positive");
-    if (!c.anchor_words.empty() && c.finder != anchors::Finder::qr)
+    if (!c.anchor_words.empty() && !anchors::is_pivoted_qr(c.finder))
         throw OptionError("{anchor_words} and {finder} " + anchors::finder_name(c.finder) + " exclude each other");
     if (c.method != Method::anchors) {
         if (!c.anchor_words.empty()) throw OptionError("{anchor_words} needs {method} anchors");

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// `jsmf prepare`: raw documents to the UCI bag-of-words files, one function per pass.
 #include "jsmf/prepare/prepare.hpp"
 
 #include <mpi.h>
@@ -13,12 +14,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/log.hpp"
@@ -26,6 +30,7 @@
 #include "jsmf/core/timer.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "jsmf/mpi/file.hpp"
 
 namespace boost::serialization {
 template <class Archive>
@@ -56,12 +61,26 @@ boost::mpi::communicator attach(const mpi::Comm& comm) {
     return boost::mpi::communicator(comm.raw(), boost::mpi::comm_attach);
 }
 
-/// Per-rank tallies, summed over the ranks at the end (one allreduce).
+/// Per-rank tallies of documents and tokens, summed over the ranks once, after pass 2.
 struct Tally {
     std::int64_t docs_read = 0, docs_invalid = 0, docs_empty = 0, docs_short = 0, docs_kept = 0;
     std::int64_t tokens_read = 0, tokens_kept = 0, entries = 0, with_label = 0;
-    std::vector<std::int64_t> values() const {
-        return {docs_read, docs_invalid, docs_empty, docs_short, docs_kept, tokens_read, tokens_kept, entries, with_label};
+
+    /// Every member, in the order of the allreduced array.
+    static constexpr std::array<std::int64_t Tally::*, 9> members() {
+        return {&Tally::docs_read,   &Tally::docs_invalid, &Tally::docs_empty, &Tally::docs_short, &Tally::docs_kept,
+                &Tally::tokens_read, &Tally::tokens_kept,  &Tally::entries,    &Tally::with_label};
+    }
+
+    /// Collective on `comm`. The sums over the ranks, on every rank: one allreduce of the
+    /// members as one array.
+    Tally summed(const mpi::Comm& comm) const {
+        std::array<std::int64_t, members().size()> values{};
+        for (std::size_t k = 0; k < values.size(); ++k) values[k] = this->*members()[k];
+        mpi::allreduce_inplace(comm, values.data(), values.size(), MPI_SUM);
+        Tally sums;
+        for (std::size_t k = 0; k < values.size(); ++k) sums.*members()[k] = values[k];
+        return sums;
     }
 };
 
@@ -111,58 +130,110 @@ private:
     std::vector<std::string> tokens_;
 };
 
-/// Removes this run's temporary files unless committed.
+/// This rank's local parts, in the output folder: its kept documents' entries (binary
+/// Entry records), their docword text, their ids and their labels.
+struct PartPaths {
+    std::string entries, docword, ids, labels;
+};
+
+/// Local. The part files of `rank`.
+PartPaths part_paths(const PrepareOptions& o, int rank) {
+    const std::string prefix =
+        (fs::path(o.out_dir) / (".jsmf-prepare." + o.name + "." + std::to_string(rank))).string();
+    return {prefix + ".entries", prefix + ".docword", prefix + ".ids", prefix + ".labels"};
+}
+
+/// The files a run writes. Each is written as partial(path) and renamed at the end.
+struct OutputPaths {
+    std::string docword, doc_ids, labels;          ///< every rank writes its part (MPI-IO)
+    std::string vocabulary, label_names, manifest;  ///< rank 0 writes them
+    explicit OutputPaths(const PrepareOptions& o)
+        : docword(docword_path(o.out_dir, o.name, o.gzip)),
+          doc_ids(doc_ids_path(o.out_dir, o.name)),
+          labels(labels_path(o.out_dir, o.name)),
+          vocabulary(vocab_path(o.out_dir, o.name)),
+          label_names(label_names_path(o.out_dir, o.name)),
+          manifest(manifest_path(o.out_dir, o.name)) {}
+};
+
+/// The name a file has until the run commits.
+std::string partial(const std::string& path) { return path + ".partial"; }
+
+/// Removes this run's temporary files unless committed: this rank's parts and, once
+/// added, the partial outputs it may have written.
 struct TempFiles {
-    std::vector<std::string> paths;
-    bool committed = false;
+    explicit TempFiles(PartPaths part_paths) : parts(std::move(part_paths)) {}
+    TempFiles(const TempFiles&) = delete;
+    TempFiles& operator=(const TempFiles&) = delete;
     ~TempFiles() {
         if (committed) return;
+        remove_parts();
         std::error_code ec;
-        for (const auto& p : paths) fs::remove(p, ec);
+        for (const auto& p : partial_outputs) fs::remove(p, ec);
     }
+    /// Every rank's partial outputs; on rank 0 its own ones too.
+    void add_partial_outputs(const OutputPaths& out, bool is_root) {
+        partial_outputs = {partial(out.docword), partial(out.doc_ids), partial(out.labels)};
+        if (is_root)
+            partial_outputs.insert(partial_outputs.end(),
+                                   {partial(out.vocabulary), partial(out.label_names), partial(out.manifest)});
+    }
+    void remove_parts() const {
+        std::error_code ec;
+        for (const auto* p : {&parts.entries, &parts.docword, &parts.ids, &parts.labels}) fs::remove(*p, ec);
+    }
+
+    const PartPaths parts;
+    std::vector<std::string> partial_outputs;
+    bool committed = false;
 };
+
+/// Collective on `comm` (one exscan). The sum of `value` over the lower ranks (0 on rank 0).
+std::int64_t sum_over_lower_ranks(const mpi::Comm& comm, std::int64_t value) {
+    std::vector<std::int64_t> sum{value};
+    mpi::exscan_inplace(comm, sum, MPI_SUM);
+    return sum[0];
+}
+
+/// Local. The first non-empty string (empty when there is none).
+std::string first_nonempty(const std::vector<std::string>& strings) {
+    for (const auto& s : strings)
+        if (!s.empty()) return s;
+    return {};
+}
 
 /// Collective. Writes every rank's local file `part` into `path`, in rank order, with
 /// MPI-IO at offsets from an exclusive scan of the part sizes. Throws StageFailed.
 void write_concatenated(const mpi::Comm& comm, const std::string& path, const std::string& part) {
     std::error_code size_error;
-    std::vector<std::int64_t> offset{static_cast<std::int64_t>(fs::file_size(part, size_error))};
+    const auto part_size = static_cast<std::int64_t>(fs::file_size(part, size_error));
     mpi::agree_or_throw(comm, kStage,
                         size_error ? format_error(part + ": " + size_error.message(), comm.rank(), comm.size(), kStage)
                                    : std::string(),
                         exit_code::input);
-    mpi::exscan_inplace(comm, offset, MPI_SUM);
-    // A failed open on some rank: the others' handles are not closed (MPI_File_close is
-    // collective over every rank of the open; calling it on some would hang).
-    MPI_File fh = MPI_FILE_NULL;
-    const int rc = MPI_File_open(comm.raw(), path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-    if (rc != MPI_SUCCESS && fh != MPI_FILE_NULL) MPI_File_close(&fh);
-    mpi::agree_or_throw(comm, kStage,
-                        rc == MPI_SUCCESS ? std::string()
-                                          : format_error(path + ": cannot create the file (MPI_File_open)", comm.rank(),
-                                                         comm.size(), kStage),
-                        exit_code::input);
+    const std::int64_t offset = sum_over_lower_ranks(comm, part_size);
     std::string error;
     int code = 0;
-    try {
-        JSMF_MPI_CHECK(MPI_File_set_size(fh, 0));  // collective: an older, longer file goes
-        std::ifstream in(part, std::ios::binary);
-        std::vector<char> buffer(4 << 20);
-        std::int64_t at = offset[0];
-        while (in) {
-            in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-            const auto got = static_cast<int>(in.gcount());
-            if (got == 0) break;
-            MPI_Status status;
-            JSMF_MPI_CHECK(MPI_File_write_at(fh, at, buffer.data(), got, MPI_CHAR, &status));
-            at += got;
+    {
+        mpi::File file = mpi::File::open_for_writing(comm, path, kStage);
+        try {
+            file.set_size(0);  // collective: an older, longer file goes
+            std::ifstream in(part, std::ios::binary);
+            std::vector<char> buffer(4 << 20);
+            std::int64_t at = offset;
+            while (in) {
+                in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+                const auto got = static_cast<std::size_t>(in.gcount());
+                if (got == 0) break;
+                file.write_at(at, buffer.data(), got);
+                at += static_cast<std::int64_t>(got);
+            }
+            if (in.bad()) throw InputError(part, "read error");
+        } catch (const std::exception& e) {
+            error = mpi::describe(e, kStage, comm);
+            code = exit_code_of(e);
         }
-        if (in.bad()) throw InputError(part, "read error");
-    } catch (const std::exception& e) {
-        error = mpi::describe(e, kStage, comm);
-        code = exit_code_of(e);
-    }
-    MPI_File_close(&fh);
+    }  // closes the file (collective) before the agreement
     mpi::agree_or_throw(comm, kStage, error, code);
 }
 
@@ -245,151 +316,211 @@ std::vector<std::string> vocabulary_lines(const std::vector<Candidate>& chosen, 
     return lines;
 }
 
-}  // namespace
-
-PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
-    Stopwatch total;
-    PrepareReport report;
-    const int rank = comm.rank(), size = comm.size();
-
-    // Setup: rank 0 lists the input, reads the labels file and checks the options; the
-    // list and the labels go to every rank.
+/// The input as every rank knows it after setup.
+struct Inputs {
     std::vector<InputFile> files;
-    std::map<std::string, std::string> labels;
+    std::map<std::string, std::string> labels;  ///< the labels file's: each document id's label
+    std::vector<Piece> pieces;                  ///< this rank's share of the files
+};
+
+/// Setup, collective on `comm`. Rank 0 checks the options, creates the output folder, reads the
+/// labels file and lists the input (check_on_root); the list and the labels are broadcast
+/// (Boost.MPI); every rank plans its own pieces. Fills report.files and report.bytes.
+Inputs check_options_and_list_input(const mpi::Comm& comm, const PrepareOptions& o, PrepareReport& report) {
+    Inputs in;
     mpi::check_on_root(comm, kStage, [&] {
-        if (o.out_dir.empty()) throw InputError("--out: no output directory given");
-        if (o.name.empty() || o.name.find('/') != std::string::npos) throw InputError("--name must be a plain name, got '" + o.name + "'");
+        if (o.out_dir.empty()) throw OptionError("{out}: no output directory given");
+        if (o.name.empty() || o.name.find('/') != std::string::npos)
+            throw OptionError("{name} must be a plain name, got '" + OptionError::quote(o.name) + "'");
         std::error_code ec;
         fs::create_directories(o.out_dir, ec);
         if (ec || !fs::is_directory(o.out_dir)) throw InputError(o.out_dir, "cannot create the output directory");
-        if (o.buffer_mb <= 0) throw InputError("--buffer-mb must be positive");
+        if (o.buffer_mb <= 0) throw OptionError("{buffer_mb} must be positive");
         if (o.curation.max_df_fraction <= 0 || o.curation.max_df_fraction > 1)
-            throw InputError("--max-df must be in (0, 1]");
+            throw OptionError("{max_df} must be in (0, 1]");
         if (!o.items_file.empty() && is_text_format(o.source.format))
-            throw InputError("--items names the items of --format ratings or playlists");
+            throw OptionError("{items} names the items of {format} ratings or playlists");
         if (!o.items_file.empty()) (void)read_item_names(o.items_file);
-        if (!o.source.labels_file.empty()) labels = read_label_file(o.source.labels_file);
-        files = list_input_files(o.source);
+        if (!o.source.labels_file.empty()) in.labels = read_label_file(o.source.labels_file);
+        in.files = list_input_files(o.source);
     });
-    boost::mpi::broadcast(attach(comm), files, 0);
-    boost::mpi::broadcast(attach(comm), labels, 0);
-    report.files = static_cast<std::int64_t>(files.size());
-    for (const auto& f : files) report.bytes += f.size;
-    const std::vector<Piece> pieces = plan_pieces(files, o.source.format, rank, size);
+    boost::mpi::broadcast(attach(comm), in.files, 0);
+    boost::mpi::broadcast(attach(comm), in.labels, 0);
+    report.files = static_cast<std::int64_t>(in.files.size());
+    for (const auto& f : in.files) report.bytes += f.size;
+    in.pieces = plan_pieces(in.files, o.source.format, comm.rank(), comm.size());
+    return in;
+}
 
+/// Collective on `comm`. Every rank builds its tokenizer and reads the stop words
+/// (run_local_phase).
+std::unique_ptr<Terms> make_terms(const mpi::Comm& comm, const PrepareOptions& o) {
     std::unique_ptr<Terms> terms;
     mpi::run_local_phase(comm, kStage, [&] { terms = std::make_unique<Terms>(o); });
+    return terms;
+}
 
-    // Pass 1: count. Rounds of local reading until a buffer is full or the input ends,
-    // then an exchange; the ranks agree each round on failures and on whether any has more.
-    Stopwatch clock;
-    Tally tally;
-    DistributedCounts counts(comm);
+/// What pass 1 leaves for the rest of the run.
+struct WordCountPass {
+    std::uint64_t num_docs = 0;             ///< documents with a token left, over all ranks
+    std::string first_invalid;              ///< this rank's first skipped or repaired document
+    std::vector<std::int64_t> first_lines;  ///< per file: the number of this rank's first line
+};
+
+/// Local. Pass 1 between two exchanges: reads, tokenizes and counts documents until the
+/// outgoing buffer holds `budget` bytes (true) or the input ends (false).
+bool count_until_buffer_full(RawReader& reader, Terms& terms, DistributedCounts& counts, std::size_t budget,
+                             Tally& tally, std::int64_t& nonempty_docs, std::string& first_invalid) {
+    RawDocument doc;
+    std::vector<std::pair<std::string, std::uint32_t>> doc_terms;
+    while (counts.buffered_bytes() < budget) {
+        if (!reader.next(doc)) return false;
+        ++tally.docs_read;
+        std::int64_t read = 0;
+        bool repaired = false;
+        const bool usable = terms.terms(doc, doc_terms, read, repaired);
+        if (!usable || repaired) {
+            ++tally.docs_invalid;
+            if (first_invalid.empty()) first_invalid = doc.path + " (byte " + std::to_string(doc.invalid_utf8) + ")";
+            if (!usable) continue;
+        }
+        tally.tokens_read += read;
+        if (doc_terms.empty()) {
+            ++tally.docs_empty;
+            continue;
+        }
+        ++nonempty_docs;
+        counts.add_items(doc_terms);
+    }
+    return true;
+}
+
+/// Pass 1, count: collective on `comm`. Rounds of local reading until a rank's buffer is full
+/// or its input ends; each round the ranks agree on failures (run_local_phase), send the counts
+/// to the words' owners (DistributedCounts::exchange) and agree whether any has more
+/// (allreduce). Then an exscan of the lines each rank owns per file (pass 2's line numbers) and
+/// an allreduce of the non-empty documents.
+WordCountPass count_words(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in, Terms& terms,
+                          DistributedCounts& counts, Tally& tally) {
+    WordCountPass pass;
     std::int64_t nonempty_docs = 0;
-    std::string first_invalid;
-    std::vector<std::int64_t> owned_lines;
     {
-        RawReader reader(o.source, files, pieces, labels);  // no I/O until next()
-        RawDocument doc;
-        std::vector<std::pair<std::string, std::uint32_t>> doc_terms;
+        RawReader reader(o.source, in.files, in.pieces, in.labels);  // no I/O until next()
         const auto budget = static_cast<std::size_t>(o.buffer_mb * 1024 * 1024);
         bool more = true;
-        while (true) {
-            std::string error;
-            int code = 0;
-            try {
-                while (more && counts.buffered_bytes() < budget) {
-                    if (!reader.next(doc)) {
-                        more = false;
-                        break;
-                    }
-                    ++tally.docs_read;
-                    std::int64_t read = 0;
-                    bool repaired = false;
-                    const bool usable = terms->terms(doc, doc_terms, read, repaired);
-                    if (!usable || repaired) {
-                        ++tally.docs_invalid;
-                        if (first_invalid.empty())
-                            first_invalid = doc.path + " (byte " + std::to_string(doc.invalid_utf8) + ")";
-                        if (!usable) continue;
-                    }
-                    tally.tokens_read += read;
-                    if (doc_terms.empty()) {
-                        ++tally.docs_empty;
-                        continue;
-                    }
-                    ++nonempty_docs;
-                    counts.add_items(doc_terms);
-                }
-            } catch (const std::exception& e) {
-                error = mpi::describe(e, kStage, comm);
-                code = exit_code_of(e);
-            }
-            mpi::agree_or_throw(comm, kStage, error, code);
+        do {
+            mpi::run_local_phase(comm, kStage, [&] {
+                if (more)
+                    more = count_until_buffer_full(reader, terms, counts, budget, tally, nonempty_docs,
+                                                   pass.first_invalid);
+            });
             counts.exchange();
-            if (mpi::allreduce_max(comm, more ? 1 : 0) == 0) break;
-        }
-        owned_lines = reader.owned_lines();
+        } while (mpi::allreduce_max(comm, more ? 1 : 0) != 0);
+        pass.first_lines = reader.owned_lines();
     }
-    mpi::exscan_inplace(comm, owned_lines, MPI_SUM);
-    for (auto& first : owned_lines) first += 1;
-    const auto num_docs = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, nonempty_docs));
-    report.distinct_words = mpi::allreduce_sum(comm, static_cast<std::int64_t>(counts.owned().size()));
-    {
-        std::int64_t passing = 0;
-        const double max_df = o.curation.max_df_fraction * static_cast<double>(num_docs);
-        for (const auto& [word, c] : counts.owned())
-            passing += (c.df >= o.curation.min_df && static_cast<double>(c.df) <= max_df) ? 1 : 0;
-        report.words_passing_df = mpi::allreduce_sum(comm, passing);
-    }
-    const std::vector<Candidate> chosen = choose_vocabulary(comm, counts.owned(), num_docs, o.curation);
+    mpi::exscan_inplace(comm, pass.first_lines, MPI_SUM);
+    for (auto& first : pass.first_lines) first += 1;
+    pass.num_docs = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, nonempty_docs));
+    return pass;
+}
+
+/// The vocabulary, collective on `comm`. Two allreduces count the distinct words and those
+/// passing the df filters (owned by hash, so each once); choose_vocabulary gathers the best
+/// candidates to rank 0 and broadcasts its choice; rank 0 checks it is not empty
+/// (check_on_root). Fills report.distinct_words, words_passing_df and vocabulary.
+std::vector<Candidate> choose_words(const mpi::Comm& comm, const PrepareOptions& o, const CountTable& owned,
+                                    std::uint64_t num_docs, PrepareReport& report) {
+    report.distinct_words = mpi::allreduce_sum(comm, static_cast<std::int64_t>(owned.size()));
+    std::int64_t passing = 0;
+    const double max_df = o.curation.max_df_fraction * static_cast<double>(num_docs);
+    for (const auto& [word, c] : owned)
+        passing += (c.df >= o.curation.min_df && static_cast<double>(c.df) <= max_df) ? 1 : 0;
+    report.words_passing_df = mpi::allreduce_sum(comm, passing);
+    std::vector<Candidate> chosen = choose_vocabulary(comm, owned, num_docs, o.curation);
     report.vocabulary = static_cast<std::int64_t>(chosen.size());
     mpi::check_on_root(comm, kStage, [&] {
         if (chosen.empty())
-            throw InputError("no word is left after curation (" + std::to_string(num_docs) + " non-empty documents, " +
-                             std::to_string(report.distinct_words) + " distinct words before --min-df " +
-                             std::to_string(o.curation.min_df) + " and --max-df)");
+            throw OptionError("no word is left after curation (" + std::to_string(num_docs) + " non-empty documents, " +
+                             std::to_string(report.distinct_words) + " distinct words before {min_df} " +
+                             std::to_string(o.curation.min_df) + " and {max_df})");
     });
-    report.count_seconds = clock.seconds();
+    return chosen;
+}
 
-    // Pass 2: keep the vocabulary's words; write this rank's kept documents to local parts.
-    clock.restart();
+/// A document's id as read, for the duplicate check: (id, (its place in the input order, where)).
+using SeenId = std::pair<std::string, std::pair<std::int64_t, std::string>>;
+
+/// What pass 2 leaves besides this rank's parts.
+struct KeptDocuments {
+    std::map<std::string, std::int32_t> label_index;  ///< each of label_names' place
+    std::vector<std::string> label_names;             ///< this rank's labels, in order of first use
+    std::vector<std::int32_t> labels;                 ///< per kept document: index into label_names, -1: none
+    std::string first_unlabelled;                     ///< this rank's first kept document without a label
+    /// Every document's id. Ids repeat in JSON Lines, in ratings whose users are apart,
+    /// and among files of the same name under two inputs.
+    std::vector<SeenId> ids;
+
+    /// Local. Records a kept document's label (or that it has none).
+    void add_label(const RawDocument& doc) {
+        if (doc.label.empty()) {
+            labels.push_back(-1);
+            if (first_unlabelled.empty()) first_unlabelled = doc.id;
+            return;
+        }
+        auto [it, fresh] = label_index.try_emplace(doc.label, static_cast<std::int32_t>(label_names.size()));
+        if (fresh) label_names.push_back(doc.label);
+        labels.push_back(it->second);
+    }
+};
+
+/// Local. The document's vocabulary words as (word id, count) in `bag`; returns their tokens.
+std::int64_t vocabulary_bag(const std::vector<std::pair<std::string, std::uint32_t>>& doc_terms,
+                            const std::unordered_map<std::string, std::uint32_t>& word_id,
+                            std::map<std::uint32_t, std::uint32_t>& bag) {
+    bag.clear();
+    std::int64_t tokens = 0;
+    for (const auto& [term, repeats] : doc_terms)
+        if (const auto found = word_id.find(term); found != word_id.end()) {
+            bag[found->second] += repeats;
+            tokens += repeats;
+        }
+    return tokens;
+}
+
+/// Local. Throws InputError when the document's id or label would break its line in the outputs.
+void check_no_line_break(const RawDocument& doc) {
+    for (const std::string* field : {&doc.id, &doc.label})
+        if (field->find_first_of("\r\n") != std::string::npos)
+            throw InputError(doc.where, std::string(field == &doc.id ? "a document id" : "a label") +
+                                            " may not contain a line break");
+}
+
+/// Pass 2, keep: collective on `comm`. An exscan numbers the documents in input order; then
+/// every rank reads its share again (run_local_phase), keeps the vocabulary's words, drops
+/// documents shorter than min_doc_tokens, and writes its kept documents' entries and ids to its
+/// parts.
+KeptDocuments write_kept_documents(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in, Terms& terms,
+                                   const std::vector<Candidate>& chosen, const std::vector<std::int64_t>& first_lines,
+                                   const PartPaths& parts, Tally& tally) {
     std::unordered_map<std::string, std::uint32_t> word_id;
     for (std::size_t i = 0; i < chosen.size(); ++i) word_id.emplace(chosen[i].word, static_cast<std::uint32_t>(i));
-    const std::string part_prefix = (fs::path(o.out_dir) / (".jsmf-prepare." + o.name + "." + std::to_string(rank))).string();
-    TempFiles temp;
-    temp.paths = {part_prefix + ".entries", part_prefix + ".docword", part_prefix + ".ids", part_prefix + ".labels"};
-    std::map<std::string, std::int32_t> local_labels;
-    std::vector<std::int32_t> doc_label;  // per kept document: index into local_labels' order of insertion
-    std::vector<std::string> local_label_names;
-    // Every document's id, for the duplicate check: (id, (the document's place in the
-    // input order, where)). Ids repeat in JSON Lines, in ratings whose users are apart, and
-    // among files of the same name under two inputs.
-    std::vector<std::pair<std::string, std::pair<std::int64_t, std::string>>> ids_seen;
-    std::string first_unlabelled;
-    std::vector<std::int64_t> first_read{tally.docs_read};
-    mpi::exscan_inplace(comm, first_read, MPI_SUM);
+    KeptDocuments kept;
+    const std::int64_t first_read = sum_over_lower_ranks(comm, tally.docs_read);
     mpi::run_local_phase(comm, kStage, [&] {
-        RawReader reader(o.source, files, pieces, labels);
-        reader.set_first_lines(owned_lines);
-        std::ofstream entries(temp.paths[0], std::ios::binary | std::ios::trunc);
-        PartWriter ids(temp.paths[2], false);
-        if (!entries) throw InputError(temp.paths[0], "cannot create");
+        RawReader reader(o.source, in.files, in.pieces, in.labels);
+        reader.set_first_lines(first_lines);
+        std::ofstream entries(parts.entries, std::ios::binary | std::ios::trunc);
+        PartWriter ids(parts.ids, false);
+        if (!entries) throw InputError(parts.entries, "cannot create");
         RawDocument doc;
         std::vector<std::pair<std::string, std::uint32_t>> doc_terms;
         std::map<std::uint32_t, std::uint32_t> bag;
         while (reader.next(doc)) {
-            ids_seen.push_back({doc.id, {first_read[0] + static_cast<std::int64_t>(ids_seen.size()), doc.where}});
+            kept.ids.push_back({doc.id, {first_read + static_cast<std::int64_t>(kept.ids.size()), doc.where}});
             std::int64_t read = 0;
             bool repaired = false;
-            if (!terms->terms(doc, doc_terms, read, repaired) || doc_terms.empty()) continue;  // counted in pass 1
-            bag.clear();
-            std::int64_t tokens = 0;
-            for (const auto& [term, repeats] : doc_terms)
-                if (const auto found = word_id.find(term); found != word_id.end()) {
-                    bag[found->second] += repeats;
-                    tokens += repeats;
-                }
+            if (!terms.terms(doc, doc_terms, read, repaired) || doc_terms.empty()) continue;  // counted in pass 1
+            const std::int64_t tokens = vocabulary_bag(doc_terms, word_id, bag);
             if (tokens < static_cast<std::int64_t>(o.min_doc_tokens)) {
                 ++tally.docs_short;
                 continue;
@@ -401,171 +532,174 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
                 entries.write(reinterpret_cast<const char*>(&e), sizeof e);
                 ++tally.entries;
             }
-            for (const std::string* field : {&doc.id, &doc.label})
-                if (field->find_first_of("\r\n") != std::string::npos)
-                    throw InputError(doc.where, std::string(field == &doc.id ? "a document id" : "a label") +
-                                                    " may not contain a line break");
+            check_no_line_break(doc);
             ids.write(doc.id + "\n");
-            if (!doc.label.empty()) {
-                ++tally.with_label;
-                auto [it, fresh] = local_labels.try_emplace(doc.label, static_cast<std::int32_t>(local_label_names.size()));
-                if (fresh) local_label_names.push_back(doc.label);
-                doc_label.push_back(it->second);
-            } else {
-                doc_label.push_back(-1);
-                if (first_unlabelled.empty()) first_unlabelled = doc.id;
-            }
+            if (!doc.label.empty()) ++tally.with_label;
+            kept.add_label(doc);
         }
         entries.close();
-        if (!entries) throw InputError(temp.paths[0], "write error");
+        if (!entries) throw InputError(parts.entries, "write error");
         ids.close();
     });
+    return kept;
+}
 
-    // Duplicate ids: each owner (by hash) sorts the ids it receives by id, then input order.
-    {
-        using Seen = std::pair<std::string, std::pair<std::int64_t, std::string>>;
-        std::vector<std::vector<Seen>> outgoing(static_cast<std::size_t>(size)), incoming;
-        for (auto& entry : ids_seen)
-            outgoing[static_cast<std::size_t>(DistributedCounts::owner(entry.first, size))].push_back(std::move(entry));
-        std::vector<Seen>().swap(ids_seen);
-        boost::mpi::all_to_all(attach(comm), outgoing, incoming);
-        mpi::run_local_phase(comm, kStage, [&] {
-            std::vector<Seen> mine;
-            for (auto& part : incoming) mine.insert(mine.end(), part.begin(), part.end());
-            std::sort(mine.begin(), mine.end(), [](const Seen& a, const Seen& b) {
-                return a.first != b.first ? a.first < b.first : a.second.first < b.second.first;
-            });
-            for (std::size_t i = 1; i < mine.size(); ++i) {
-                if (mine[i].first != mine[i - 1].first) continue;
-                const std::string& here = mine[i].second.second;
-                const std::string& before = mine[i - 1].second.second;
-                if (o.source.format == Format::ratings)
-                    throw InputError(here, "user '" + mine[i].first + "' again, after other users' lines (" + before +
-                                               "): a user's ratings must be together");
-                throw InputError(here, "document id '" + mine[i].first + "' again (also " + before +
-                                           "; files of the same name under two inputs have the same ids)");
-            }
-        });
+/// Duplicate ids, collective on `comm`. Every rank sends each id to its owner by hash
+/// (Boost.MPI all_to_all); each owner sorts the ids it receives by id, then input order, and
+/// reports the first repeat (run_local_phase).
+void check_unique_ids(const mpi::Comm& comm, Format format, std::vector<SeenId> ids) {
+    std::vector<std::vector<SeenId>> outgoing(static_cast<std::size_t>(comm.size())), incoming;
+    for (auto& entry : ids) {
+        const auto owner = static_cast<std::size_t>(DistributedCounts::owner(entry.first, comm.size()));
+        outgoing[owner].push_back(std::move(entry));
     }
+    std::vector<SeenId>().swap(ids);
+    boost::mpi::all_to_all(attach(comm), outgoing, incoming);
+    mpi::run_local_phase(comm, kStage, [&] {
+        std::vector<SeenId> mine;
+        for (auto& part : incoming) mine.insert(mine.end(), part.begin(), part.end());
+        std::sort(mine.begin(), mine.end(), [](const SeenId& a, const SeenId& b) {
+            return a.first != b.first ? a.first < b.first : a.second.first < b.second.first;
+        });
+        for (std::size_t i = 1; i < mine.size(); ++i) {
+            if (mine[i].first != mine[i - 1].first) continue;
+            const std::string& here = mine[i].second.second;
+            const std::string& before = mine[i - 1].second.second;
+            if (format == Format::ratings)
+                throw InputError(here, "user '" + mine[i].first + "' again, after other users' lines (" + before +
+                                           "): a user's ratings must be together");
+            throw InputError(here, "document id '" + mine[i].first + "' again (also " + before +
+                                       "; files of the same name under two inputs have the same ids)");
+        }
+    });
+}
 
-    // Totals, labels, and the files.
-    std::vector<std::int64_t> sums = tally.values();
-    mpi::allreduce_inplace(comm, sums, MPI_SUM);
-    report.docs_read = sums[0];
-    report.docs_invalid_utf8 = sums[1];
-    report.docs_empty = sums[2];
-    report.docs_short = sums[3];
-    report.docs_kept = sums[4];
-    report.tokens_read = sums[5];
-    report.tokens_kept = sums[6];
-    report.entries = sums[7];
-    const std::int64_t with_label = sums[8];
-    std::string unlabelled_example;
-    for (const auto& id : mpi::gather_strings(comm, first_unlabelled, 0))
-        if (unlabelled_example.empty()) unlabelled_example = id;
+/// Totals, collective on `comm`. The tallies are summed (one allreduce) and each rank's first
+/// unlabelled document gathered to rank 0, which checks that a document is kept and that every
+/// kept document has a label or none has (check_on_root). Fills the report's document, token
+/// and entry counts; returns the sums.
+Tally sum_and_check_totals(const mpi::Comm& comm, const PrepareOptions& o, const Tally& tally,
+                           const std::string& first_unlabelled, PrepareReport& report) {
+    const Tally sums = tally.summed(comm);
+    report.docs_read = sums.docs_read;
+    report.docs_invalid_utf8 = sums.docs_invalid;
+    report.docs_empty = sums.docs_empty;
+    report.docs_short = sums.docs_short;
+    report.docs_kept = sums.docs_kept;
+    report.tokens_read = sums.tokens_read;
+    report.tokens_kept = sums.tokens_kept;
+    report.entries = sums.entries;
+    const std::string unlabelled_example = first_nonempty(mpi::gather_strings(comm, first_unlabelled, 0));
     mpi::check_on_root(comm, kStage, [&] {
         if (report.docs_kept == 0)
-            throw InputError("no document has " + std::to_string(o.min_doc_tokens) +
-                             " tokens or more after curation (--min-doc-tokens)");
-        if (with_label > 0 && with_label < report.docs_kept)
-            throw InputError(std::to_string(report.docs_kept - with_label) + " of " + std::to_string(report.docs_kept) +
-                             " kept documents have no label, e.g. '" + unlabelled_example +
-                             "' (labels come for every document or none)");
+            throw OptionError("no document has " + std::to_string(o.min_doc_tokens) +
+                             " tokens or more after curation ({min_doc_tokens})");
+        if (sums.with_label > 0 && sums.with_label < report.docs_kept)
+            throw InputError(std::to_string(report.docs_kept - sums.with_label) + " of " +
+                             std::to_string(report.docs_kept) + " kept documents have no label, e.g. '" +
+                             unlabelled_example + "' (labels come for every document or none)");
     });
-    std::vector<std::string> label_names;  // sorted: label k + 1 is label_names[k]
-    if (with_label > 0) {
-        std::vector<std::vector<std::string>> gathered;
-        boost::mpi::gather(attach(comm), local_label_names, gathered, 0);
-        if (comm.is_root()) {
-            for (const auto& part : gathered) label_names.insert(label_names.end(), part.begin(), part.end());
-            std::sort(label_names.begin(), label_names.end());
-            label_names.erase(std::unique(label_names.begin(), label_names.end()), label_names.end());
-        }
-        mpi::broadcast(comm, label_names, 0);
-        report.labels = static_cast<std::int64_t>(label_names.size());
-    }
-    std::vector<std::int64_t> first_doc{tally.docs_kept};
-    mpi::exscan_inplace(comm, first_doc, MPI_SUM);
+    return sums;
+}
 
-    const std::string docword = docword_path(o.out_dir, o.name, o.gzip);
-    const std::vector<std::string> finals = {docword, doc_ids_path(o.out_dir, o.name), labels_path(o.out_dir, o.name)};
-    for (const auto& f : finals) temp.paths.push_back(f + ".partial");
-    const std::vector<std::string> root_files = {vocab_path(o.out_dir, o.name), label_names_path(o.out_dir, o.name),
-                                                 manifest_path(o.out_dir, o.name)};
+/// Collective on `comm`. The label names, sorted: label k + 1 is the k-th. Only when a document
+/// has a label (`with_label`, the same sum on every rank): every rank's labels gathered to rank
+/// 0 (Boost.MPI gather), which sorts them, then broadcast. Fills report.labels.
+std::vector<std::string> share_label_names(const mpi::Comm& comm, std::int64_t with_label,
+                                           const std::vector<std::string>& local_names, PrepareReport& report) {
+    std::vector<std::string> label_names;
+    if (with_label == 0) return label_names;
+    std::vector<std::vector<std::string>> gathered;
+    boost::mpi::gather(attach(comm), local_names, gathered, 0);
+    if (comm.is_root()) {
+        for (const auto& part : gathered) label_names.insert(label_names.end(), part.begin(), part.end());
+        std::sort(label_names.begin(), label_names.end());
+        label_names.erase(std::unique(label_names.begin(), label_names.end()), label_names.end());
+    }
+    mpi::broadcast(comm, label_names, 0);
+    report.labels = static_cast<std::int64_t>(label_names.size());
+    return label_names;
+}
+
+/// Local. This rank's docword part: its entries as text, documents numbered from
+/// `first_doc`; rank 0's part starts with the header D, W, NNZ.
+void write_docword_part(const mpi::Comm& comm, const PrepareOptions& o, const PrepareReport& report,
+                        std::int64_t first_doc, const PartPaths& parts) {
+    PartWriter out(parts.docword, o.gzip);
     if (comm.is_root())
-        for (const auto& f : root_files) temp.paths.push_back(f + ".partial");
-    mpi::run_local_phase(comm, kStage, [&] {
-        // docword: root's part starts with the header D, W, NNZ.
-        PartWriter out(temp.paths[1], o.gzip);
-        if (comm.is_root())
-            out.write(std::to_string(report.docs_kept) + "\n" + std::to_string(report.vocabulary) + "\n" +
-                      std::to_string(report.entries) + "\n");
-        std::ifstream entries(temp.paths[0], std::ios::binary);
-        std::string text;
-        Entry e{};
-        while (entries.read(reinterpret_cast<char*>(&e), sizeof e)) {
-            text += std::to_string(first_doc[0] + e.doc + 1);
-            text += ' ';
-            text += std::to_string(e.word + 1);
-            text += ' ';
-            text += std::to_string(e.count);
-            text += '\n';
-            if (text.size() > (1u << 20)) {
-                out.write(text);
-                text.clear();
-            }
-        }
-        out.write(text);
-        out.close();
-        PartWriter label_part(temp.paths[3], false);
-        if (!label_names.empty()) {
-            std::vector<std::int32_t> global(local_label_names.size());
-            for (std::size_t k = 0; k < local_label_names.size(); ++k)
-                global[k] = static_cast<std::int32_t>(
-                    std::lower_bound(label_names.begin(), label_names.end(), local_label_names[k]) - label_names.begin() + 1);
+        out.write(std::to_string(report.docs_kept) + "\n" + std::to_string(report.vocabulary) + "\n" +
+                  std::to_string(report.entries) + "\n");
+    std::ifstream entries(parts.entries, std::ios::binary);
+    std::string text;
+    Entry e{};
+    while (entries.read(reinterpret_cast<char*>(&e), sizeof e)) {
+        text += std::to_string(first_doc + e.doc + 1);
+        text += ' ';
+        text += std::to_string(e.word + 1);
+        text += ' ';
+        text += std::to_string(e.count);
+        text += '\n';
+        if (text.size() > (1u << 20)) {
+            out.write(text);
             text.clear();
-            for (const std::int32_t l : doc_label) text += std::to_string(global[static_cast<std::size_t>(l)]) + "\n";
-            label_part.write(text);
         }
-        label_part.close();
+    }
+    out.write(text);
+    out.close();
+}
+
+/// Local. This rank's labels part: each kept document's label number (empty without labels).
+void write_labels_part(const KeptDocuments& kept, const std::vector<std::string>& label_names, const PartPaths& parts) {
+    PartWriter out(parts.labels, false);
+    if (!label_names.empty()) {
+        std::vector<std::int32_t> global(kept.label_names.size());
+        for (std::size_t k = 0; k < kept.label_names.size(); ++k)
+            global[k] = static_cast<std::int32_t>(std::lower_bound(label_names.begin(), label_names.end(),
+                                                                   kept.label_names[k]) -
+                                                  label_names.begin() + 1);
+        std::string text;
+        for (const std::int32_t l : kept.labels) text += std::to_string(global[static_cast<std::size_t>(l)]) + "\n";
+        out.write(text);
+    }
+    out.close();
+}
+
+/// The shared files, collective on `comm`. Every rank writes its docword and labels parts
+/// (run_local_phase), then each output every rank shares is the concatenation of the parts
+/// (write_concatenated: MPI-IO); the labels only when there are labels (the same on every
+/// rank).
+void write_shared_outputs(const mpi::Comm& comm, const PrepareOptions& o, const PrepareReport& report,
+                          std::int64_t first_doc, const KeptDocuments& kept,
+                          const std::vector<std::string>& label_names, const OutputPaths& out, const PartPaths& parts) {
+    mpi::run_local_phase(comm, kStage, [&] {
+        write_docword_part(comm, o, report, first_doc, parts);
+        write_labels_part(kept, label_names, parts);
     });
-    write_concatenated(comm, finals[0] + ".partial", temp.paths[1]);
-    write_concatenated(comm, finals[1] + ".partial", temp.paths[2]);
-    if (!label_names.empty()) write_concatenated(comm, finals[2] + ".partial", temp.paths[3]);
-    report.write_seconds = clock.seconds();
-    report.total_seconds = total.seconds();
-    report.peak_rss_bytes = mpi::allreduce_max(comm, peak_rss_bytes());
-    {  // the first skipped document in input order
-        std::vector<std::string> all = mpi::gather_strings(comm, first_invalid, 0);
-        for (const auto& s : all)
-            if (!s.empty()) {
-                report.first_invalid = s;
-                break;
-            }
-    }
-    {  // this rank's parts are copied: they go before the last collective step
-        std::error_code ec;
-        for (std::size_t k = 0; k < 4; ++k) fs::remove(temp.paths[k], ec);
-    }
-    // Rank 0: the vocabulary, label names, manifest; then every rename.
-    mpi::check_on_root(comm, kStage, [&] {
-        auto write_lines = [](const std::string& path, const std::vector<std::string>& lines) {
-            std::ofstream out(path, std::ios::binary | std::ios::trunc);
-            for (const auto& l : lines) out << l << '\n';
-            out.close();
-            if (!out) throw InputError(path, "write error");
-        };
-        write_lines(root_files[0] + ".partial", vocabulary_lines(chosen, o));
-        if (!label_names.empty()) write_lines(root_files[1] + ".partial", label_names);
-        nlohmann::json manifest = {
-            {"jsmf_prepare", 1},
+    write_concatenated(comm, partial(out.docword), parts.docword);
+    write_concatenated(comm, partial(out.doc_ids), parts.ids);
+    if (!label_names.empty()) write_concatenated(comm, partial(out.labels), parts.labels);
+}
+
+/// Local. Writes `lines`, one a line, to `path`.
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    for (const auto& l : lines) out << l << '\n';
+    out.close();
+    if (!out) throw InputError(path, "write error");
+}
+
+/// Local. The manifest: the files' names, the counts and the options.
+nlohmann::json manifest_json(const PrepareOptions& o, const OutputPaths& out, const PrepareReport& report,
+                             bool with_labels) {
+    auto file_name = [](const std::string& path) { return fs::path(path).filename().string(); };
+    return {{"jsmf_prepare", 1},
             {"name", o.name},
             {"format", format_name(o.source.format)},
-            {"docword", fs::path(docword).filename().string()},
-            {"vocab", fs::path(root_files[0]).filename().string()},
-            {"docs", fs::path(finals[1]).filename().string()},
-            {"labels", label_names.empty() ? "" : fs::path(finals[2]).filename().string()},
-            {"labelnames", label_names.empty() ? "" : fs::path(root_files[1]).filename().string()},
+            {"docword", file_name(out.docword)},
+            {"vocab", file_name(out.vocabulary)},
+            {"docs", file_name(out.doc_ids)},
+            {"labels", with_labels ? file_name(out.labels) : ""},
+            {"labelnames", with_labels ? file_name(out.label_names) : ""},
             {"documents", report.docs_kept},
             {"words", report.vocabulary},
             {"entries", report.entries},
@@ -585,22 +719,68 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
               {"stopwords_file", o.stopwords_file},
               {"keep_numbers", o.tokenizer.keep_numbers},
               {"min_length", o.tokenizer.min_length},
-              {"invalid_utf8", o.invalid_utf8 == InvalidUtf8::skip ? "skip" : o.invalid_utf8 == InvalidUtf8::replace ? "replace" : "fail"},
+              {"invalid_utf8", o.invalid_utf8 == InvalidUtf8::skip      ? "skip"
+                               : o.invalid_utf8 == InvalidUtf8::replace ? "replace"
+                                                                        : "fail"},
               {"tfidf", "tf(w) * ln(floor(D / df(w))), tf over the corpus (moontae/JSMF readBows.m)"}}}};
-        std::ofstream out(root_files[2] + ".partial", std::ios::binary | std::ios::trunc);
-        out << manifest.dump(2) << '\n';
-        out.close();
-        if (!out) throw InputError(root_files[2], "write error");
-        for (std::size_t k = 0; k < finals.size(); ++k)
-            if (k != 2 || !label_names.empty()) fs::rename(finals[k] + ".partial", finals[k]);
-        for (std::size_t k = 0; k < root_files.size(); ++k)
-            if (k != 1 || !label_names.empty()) fs::rename(root_files[k] + ".partial", root_files[k]);
-        if (label_names.empty())  // an earlier run's labels would no longer match
-            for (const auto& stale : {finals[2], root_files[1]}) fs::remove(stale);
-        report.outputs = {docword, root_files[0], finals[1]};
-        if (!label_names.empty()) report.outputs.insert(report.outputs.end(), {finals[2], root_files[1]});
-        report.outputs.push_back(root_files[2]);
+}
+
+/// The commit, collective on `comm`. Rank 0 writes the vocabulary, the label names and the
+/// manifest, then renames every partial output to its name and removes an earlier run's labels
+/// when this run has none (check_on_root). Fills report.outputs on rank 0.
+void write_root_outputs_and_rename(const mpi::Comm& comm, const PrepareOptions& o, const OutputPaths& out,
+                                   const std::vector<Candidate>& chosen, const std::vector<std::string>& label_names,
+                                   PrepareReport& report) {
+    mpi::check_on_root(comm, kStage, [&] {
+        const bool with_labels = !label_names.empty();
+        write_lines(partial(out.vocabulary), vocabulary_lines(chosen, o));
+        if (with_labels) write_lines(partial(out.label_names), label_names);
+        std::ofstream manifest(partial(out.manifest), std::ios::binary | std::ios::trunc);
+        manifest << manifest_json(o, out, report, with_labels).dump(2) << '\n';
+        manifest.close();
+        if (!manifest) throw InputError(out.manifest, "write error");
+        for (const auto* path :
+             {&out.docword, &out.doc_ids, &out.labels, &out.vocabulary, &out.label_names, &out.manifest})
+            if (with_labels || (path != &out.labels && path != &out.label_names)) fs::rename(partial(*path), *path);
+        if (!with_labels)  // an earlier run's labels would no longer match
+            for (const auto& stale : {out.labels, out.label_names}) fs::remove(stale);
+        report.outputs = {out.docword, out.vocabulary, out.doc_ids};
+        if (with_labels) report.outputs.insert(report.outputs.end(), {out.labels, out.label_names});
+        report.outputs.push_back(out.manifest);
     });
+}
+
+}  // namespace
+
+PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
+    Stopwatch total;
+    PrepareReport report;
+    const Inputs in = check_options_and_list_input(comm, o, report);
+    const std::unique_ptr<Terms> terms = make_terms(comm, o);
+
+    Stopwatch clock;
+    Tally tally;
+    DistributedCounts counts(comm);
+    const WordCountPass counted = count_words(comm, o, in, *terms, counts, tally);
+    const std::vector<Candidate> chosen = choose_words(comm, o, counts.owned(), counted.num_docs, report);
+    report.count_seconds = clock.seconds();
+
+    clock.restart();
+    TempFiles temp(part_paths(o, comm.rank()));
+    KeptDocuments kept = write_kept_documents(comm, o, in, *terms, chosen, counted.first_lines, temp.parts, tally);
+    check_unique_ids(comm, o.source.format, std::move(kept.ids));
+    const Tally sums = sum_and_check_totals(comm, o, tally, kept.first_unlabelled, report);
+    const std::vector<std::string> label_names = share_label_names(comm, sums.with_label, kept.label_names, report);
+    const std::int64_t first_doc = sum_over_lower_ranks(comm, tally.docs_kept);
+    const OutputPaths out(o);
+    temp.add_partial_outputs(out, comm.is_root());
+    write_shared_outputs(comm, o, report, first_doc, kept, label_names, out, temp.parts);
+    report.write_seconds = clock.seconds();
+    report.total_seconds = total.seconds();
+    report.peak_rss_bytes = mpi::allreduce_max(comm, peak_rss_bytes());
+    report.first_invalid = first_nonempty(mpi::gather_strings(comm, counted.first_invalid, 0));
+    temp.remove_parts();  // this rank's parts are copied: they go before the last collective step
+    write_root_outputs_and_rename(comm, o, out, chosen, label_names, report);
     temp.committed = true;  // the parts went before the renames
     return report;
 }

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 Format parse_format(const std::string& name) {
     for (Format f : {Format::text_dir, Format::lines, Format::jsonl, Format::brown, Format::ratings, Format::playlists})
         if (name == format_name(f)) return f;
-    throw InputError("--format must be dir, lines, jsonl, brown, ratings or playlists, got '" + name + "'");
+    throw OptionError("{format} must be dir, lines, jsonl, brown, ratings or playlists, got '" + OptionError::quote(name) + "'");
 }
 
 const char* format_name(Format format) {
@@ -111,7 +111,7 @@ std::vector<InputFile> list_input_files(const SourceOptions& options) {
         try {
             pattern.emplace(options.files_regex, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
-            throw InputError("--files: not a regular expression: '" + options.files_regex + "' (" + e.what() + ")");
+            throw OptionError("{files}: not a regular expression: '" + OptionError::quote(options.files_regex) + "' (" + OptionError::quote(e.what()) + ")");
         }
     }
     std::vector<InputFile> files;
@@ -148,7 +148,7 @@ std::vector<InputFile> list_input_files(const SourceOptions& options) {
         std::sort(found.begin(), found.end(), [](const InputFile& a, const InputFile& b) { return a.name < b.name; });
         files.insert(files.end(), found.begin(), found.end());
     }
-    if (files.empty()) throw InputError("no input files" + (pattern ? " match --files '" + options.files_regex + "'" : std::string()));
+    if (files.empty()) throw OptionError("no input files" + (pattern ? " match {files} '" + OptionError::quote(options.files_regex) + "'" : std::string()));
     return files;
 }
 

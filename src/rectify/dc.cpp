@@ -159,7 +159,7 @@ DcResult diagonal_completion(distmat::DistMatrix& C, const DcOptions& options, c
         if (K < 2 || 2 * Index{K} >= N)
             throw InputError("DC needs 2 <= K and 2K < N (each half must exceed K), got K = " + std::to_string(K) +
                              ", N = " + std::to_string(N));
-        if (options.permutations < 1) throw InputError("--permutations must be at least 1");
+        if (options.permutations < 1) throw OptionError("{permutations} must be at least 1");
     });
     DcResult result;
     result.old_diagonal = distmat::diagonal(C);

@@ -379,13 +379,13 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
     const int solves = eigensolves_per_iteration(options.method);
     mpi::run_local_phase(comm, "rectify", [&] {
         if (C.rows() != C.cols()) throw InputError("rectify: C is not square");
-        if (K < 2 || K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
-        if (options.max_iterations < 0) throw InputError("--iterations must be non-negative");
+        if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
+        if (options.max_iterations < 0) throw OptionError("{iterations} must be non-negative");
         if (options.single_precision && options.method != Projection::ap)
-            throw InputError(std::string("single precision is for --method ap, not ") + name_of(options.method));
+            throw OptionError(std::string("single precision is for {rectify} ap, not ") + name_of(options.method));
         if (!resume || resume->iterations_done == 0) return;
         if (static_cast<int>(resume->eig.size()) != solves)
-            throw InputError(std::string("the checkpoint is not of a --rectify ") + name_of(options.method) + " run");
+            throw OptionError(std::string("the checkpoint is not of a {rectify} ") + name_of(options.method) + " run");
         for (const auto& warm : resume->eig)
             if (warm.block.rows() != N) throw InputError("the checkpoint's eigenvectors do not match C");
         if (options.method != Projection::dp) return;

@@ -19,28 +19,28 @@ namespace {
 using Engine = std::mt19937_64;
 
 void check(const SynthOptions& o) {
-    if (o.num_topics < 2) throw InputError("--topics must be at least 2");
-    if (o.anchors_per_topic < 1) throw InputError("--anchors-per-topic must be at least 1");
+    if (o.num_topics < 2) throw OptionError("{topics} must be at least 2");
+    if (o.anchors_per_topic < 1) throw OptionError("{anchors_per_topic} must be at least 1");
     if (o.num_words < Index{o.num_topics} * o.anchors_per_topic + 1) {
-        throw InputError("--words must exceed topics x anchors-per-topic");
+        throw OptionError("{words} must exceed topics x anchors-per-topic");
     }
-    if (o.num_docs < 1) throw InputError("--docs must be at least 1");
+    if (o.num_docs < 1) throw OptionError("{docs} must be at least 1");
     if (!(o.anchor_mass > 0) || o.anchor_mass * o.anchors_per_topic >= 1) {
-        throw InputError("--anchor-mass x anchors-per-topic must be in (0, 1)");
+        throw OptionError("{anchor_mass} x anchors-per-topic must be in (0, 1)");
     }
-    if (!(o.word_concentration > 0)) throw InputError("--word-concentration must be positive");
-    if (!(o.alpha > 0)) throw InputError("--alpha must be positive");
-    if (!(o.sigma > 0)) throw InputError("--sigma must be positive");
-    if (!(o.correlation > -1 && o.correlation < 1)) throw InputError("--correlation must be in (-1, 1)");
-    if (o.groups < 0 || o.groups > o.num_topics) throw InputError("--groups must be in 0..K");
-    if (o.groups > 0 && o.prior != TopicPrior::logistic_normal) throw InputError("--groups needs --prior logistic-normal");
+    if (!(o.word_concentration > 0)) throw OptionError("{word_concentration} must be positive");
+    if (!(o.alpha > 0)) throw OptionError("{alpha} must be positive");
+    if (!(o.sigma > 0)) throw OptionError("{sigma} must be positive");
+    if (!(o.correlation > -1 && o.correlation < 1)) throw OptionError("{correlation} must be in (-1, 1)");
+    if (o.groups < 0 || o.groups > o.num_topics) throw OptionError("{groups} must be in 0..K");
+    if (o.groups > 0 && o.prior != TopicPrior::logistic_normal) throw OptionError("{groups} needs {prior} logistic-normal");
     if (o.groups > 0) {  // a group of g topics has eigenvalues 1 − ρ and 1 + (g − 1)ρ: positive definite?
         const int largest = (o.num_topics + o.groups - 1) / o.groups;
         if (1 + (largest - 1) * o.correlation <= 0)
-            throw InputError("--correlation " + std::to_string(o.correlation) + " with groups of " + std::to_string(largest) +
+            throw OptionError("{correlation} " + std::to_string(o.correlation) + " with groups of " + std::to_string(largest) +
                              " topics is no covariance (needs rho > -1/(" + std::to_string(largest) + " - 1))");
     }
-    if (!(o.mean_doc_length > 0)) throw InputError("--doc-length must be positive");
+    if (!(o.mean_doc_length > 0)) throw OptionError("{doc_length} must be positive");
 }
 
 Eigen::VectorXd dirichlet(Engine& engine, const Eigen::VectorXd& concentration) {
@@ -290,22 +290,22 @@ SynthCorpus generate_from_model(const Eigen::MatrixXd& B, const ModelPrior& prio
     const Index N = B.rows();
     const Index K = B.cols();
     if (K < 2 || static_cast<Index>(anchors.size()) != K || static_cast<Index>(vocab.size()) != N)
-        throw InputError("synth --from: the model's B, anchors and vocabulary disagree in shape");
+        throw OptionError("synth {from}: the model's B, anchors and vocabulary disagree in shape");
     const bool dirichlet_prior = prior.kind == TopicPrior::dirichlet;
     if (dirichlet_prior && (prior.alpha.size() != K || !(prior.alpha.array() > 0).all() || !prior.alpha.allFinite()))
-        throw InputError("synth --from: the Dirichlet fitted to A has a non-positive or non-finite alpha");
+        throw OptionError("synth {from}: the Dirichlet fitted to A has a non-positive or non-finite alpha");
     if (!dirichlet_prior && (prior.logistic_normal.mean.size() != K || prior.logistic_normal.L.rows() != K ||
                              !prior.logistic_normal.L.allFinite() || !prior.logistic_normal.mean.allFinite()))
-        throw InputError("synth --from: the logistic normal fitted to A has a bad shape or a non-finite entry");
-    if (num_docs < 1) throw InputError("--docs must be at least 1");
-    if (!(mean_doc_length > 0)) throw InputError("--doc-length must be positive");
-    if (!B.allFinite() || (B.array() < 0).any()) throw InputError("synth --from: B has a negative or non-finite entry");
+        throw OptionError("synth {from}: the logistic normal fitted to A has a bad shape or a non-finite entry");
+    if (num_docs < 1) throw OptionError("{docs} must be at least 1");
+    if (!(mean_doc_length > 0)) throw OptionError("{doc_length} must be positive");
+    if (!B.allFinite() || (B.array() < 0).any()) throw OptionError("synth {from}: B has a negative or non-finite entry");
     SynthCorpus out;
     // Columns renormalized: the learned B sums to 1 per topic only to rounding.
     out.B = B;
     for (Index k = 0; k < K; ++k) {
         const double total = out.B.col(k).sum();
-        if (!(total > 0)) throw InputError("synth --from: topic " + std::to_string(k + 1) + " of B is all zero");
+        if (!(total > 0)) throw OptionError("synth {from}: topic " + std::to_string(k + 1) + " of B is all zero");
         out.B.col(k) /= total;
     }
     const auto& ln = prior.logistic_normal;

@@ -222,7 +222,7 @@ TEST(Anchors, FastAnchorWordsEqualsAPlainImplementationAtAnyLayout) {
     }
     const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     test::expect_stage_failed(world, [&] { find_anchors_fast(built.C, built.stats.unigram, 5, {4, 1, true}); },
-                              {"--projection-dim must be at least K = 5"});
+                              {"projection_dim must be at least K = 5"});
 }
 
 // ---- SNPA, XRAY and SPA written plainly: explicit C̄, explicit residual vectors ----
@@ -451,9 +451,9 @@ TEST(SnpaXray, CheckTheirArgumentsOnEveryRank) {
     const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     for (const auto finder : {&find_anchors_snpa, &find_anchors_xray}) {
         test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 1); },
-                                  {"--topics must satisfy 2 <= K < N = 70"});
+                                  {"topics must satisfy 2 <= K < N = 70"});
         test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 70); },
-                                  {"--topics must satisfy 2 <= K < N = 70"});
+                                  {"topics must satisfy 2 <= K < N = 70"});
         test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram.head(69), 5); },
                                   {"the row sums do not match C"});
         Eigen::VectorXd p = Eigen::VectorXd::Zero(70);

@@ -2,6 +2,12 @@
 // The pipeline as a library call: jsmf::fit::fit at any rank count recovers a planted
 // model, equals the same fit on one rank, and refuses bad options on every rank at once.
 #include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
 
 #include <cmath>
 #include <string>
@@ -11,6 +17,8 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/io/schema.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "mpi/test_support.hpp"
 
@@ -89,8 +97,10 @@ TEST(FitOptions, ErrorsNameOptionsAndRenderAsFlags) {
         FAIL() << "single precision with DR was accepted";
     } catch (const OptionError& e) {
         EXPECT_STREQ(e.what(), "precision single applies to AP only (rectify ap)");
-        EXPECT_EQ(e.render([](const std::string& name) { return "--" + name; }),
+        EXPECT_EQ(OptionError::render("{precision} single applies to AP only ({rectify} ap)",
+                                      [](const std::string& name) { return "--" + name; }),
                   "--precision single applies to AP only (--rectify ap)");
+        EXPECT_EQ(OptionError::render("{files} " + OptionError::quote("[0-9]{3}") + " {{", {}), "files [0-9]{3} {");
     }
     FitOptions hierarchy;
     hierarchy.hierarchy = {5, 8};
@@ -232,6 +242,158 @@ TEST(Fit, BadOptionsFailOnEveryRank) {
     relaxed.rectify.relaxation = 2.5;
     test::expect_stage_failed(world, [&] { (void)fit(distmat::copy(built.C), built.info, relaxed); },
                               {"relaxation must lie in (0, 2)"});
+}
+
+/// What a file holds, as the schema names it: path (placeholders for what repeats) →
+/// (type, rank), read with the plain HDF5 C API.
+class FileWalk {
+public:
+    explicit FileWalk(const std::string& path) {
+        const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        EXPECT_GE(file, 0) << path;
+        const hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
+        attributes(root, "/", "");
+        H5Gclose(root);
+        H5Lvisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, &FileWalk::visit, this);
+        H5Fclose(file);
+    }
+    std::map<std::string, std::pair<std::string, int>> found;
+
+private:
+    static std::string placeholders(std::string path) {
+        path = std::regex_replace(path, std::regex("^/K[0-9]+"), "/K<K>");
+        path = std::regex_replace(path, std::regex("/level[0-9]+"), "/level<l>");
+        path = std::regex_replace(path, std::regex("^/K<K>/metrics/[^/@]+"), "/K<K>/metrics/<metric>");
+        return path;
+    }
+    static std::string type_of(hid_t type) {
+        switch (H5Tget_class(type)) {
+            case H5T_FLOAT: return H5Tget_size(type) == 8 ? "float64" : "float?";
+            case H5T_INTEGER: return H5Tget_size(type) == 8 ? "int64" : "int?";
+            case H5T_STRING: return "string";
+            default: return "other";
+        }
+    }
+    void attributes(hid_t object, const std::string& path, const std::string& parent) {
+        const int count = H5Aget_num_attrs(object);
+        for (int k = 0; k < count; ++k) {
+            const hid_t attribute = H5Aopen_idx(object, static_cast<unsigned>(k));
+            char name[256];
+            H5Aget_name(attribute, sizeof name, name);
+            std::string key = std::string(name);
+            if (parent == "/K<K>/metrics" && key != "note") key = "<metric>";
+            if (parent == "/timings" || parent == "/K<K>/timings") key = "<stage>";
+            if (parent.empty() && !is_fixed_root_attribute(key)) key = "<option>";
+            const hid_t type = H5Aget_type(attribute), space = H5Aget_space(attribute);
+            found[(parent == "/" || parent.empty() ? "" : parent) + "@" + key] = {type_of(type),
+                                                                                  H5Sget_simple_extent_ndims(space)};
+            H5Tclose(type);
+            H5Sclose(space);
+            H5Aclose(attribute);
+        }
+        (void)path;
+    }
+    static bool is_fixed_root_attribute(const std::string& name) {
+        for (const auto& e : io::model_schema())
+            if (e.path == "@" + name) return true;
+        return false;
+    }
+    static herr_t visit(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+        auto* self = static_cast<FileWalk*>(data);
+        const std::string path = placeholders("/" + std::string(name));
+        if (info->type == H5L_TYPE_SOFT) {
+            self->found[path] = {"link", 0};
+            return 0;
+        }
+        const hid_t object = H5Oopen(group, name, H5P_DEFAULT);
+        H5O_info_t object_info;
+        H5Oget_info(object, &object_info);
+        if (object_info.type == H5O_TYPE_GROUP) {
+            self->found[path] = {"group", 0};
+        } else {
+            const hid_t type = H5Dget_type(object), space = H5Dget_space(object);
+            self->found[path] = {type_of(type), H5Sget_simple_extent_ndims(space)};
+            H5Tclose(type);
+            H5Sclose(space);
+        }
+        self->attributes(object, path, path);
+        H5Oclose(object);
+        return 0;
+    }
+};
+
+/// The rank a schema shape means: "" scalar (0), "N" or "K or N" (1), "N x K" (2).
+int rank_of(const io::SchemaEntry& e) {
+    if (e.shape.empty()) return 0;
+    int rank = 1;
+    for (std::size_t at = e.shape.find(" x "); at != std::string::npos; at = e.shape.find(" x ", at + 1)) ++rank;
+    return rank;
+}
+
+/// Every object of the file is in the schema with its type and rank; every entry of the
+/// schema that is always there, or there under one of `conditions`, is in the file.
+void expect_conforms(const std::string& path, const std::set<std::string>& conditions) {
+    const FileWalk walk(path);
+    std::map<std::string, const io::SchemaEntry*> by_path;
+    for (const auto& e : io::model_schema()) by_path[e.path] = &e;
+    for (const auto& [object, type_rank] : walk.found) {
+        const auto entry = by_path.find(object);
+        if (entry == by_path.end()) {
+            ADD_FAILURE() << path << ": " << object << " is not in the schema";
+            continue;
+        }
+        EXPECT_EQ(type_rank.first, entry->second->type) << object;
+        if (type_rank.first != "group" && type_rank.first != "link")
+            EXPECT_EQ(type_rank.second, rank_of(*entry->second)) << object;
+    }
+    for (const auto& e : io::model_schema())
+        if (e.when.empty() || conditions.count(e.when) > 0) EXPECT_EQ(walk.found.count(e.path), 1u) << path << ": no " << e.path;
+}
+
+// The schema table that `jsmf show --schema` prints is what fit writes, object for object.
+TEST(Schema, ModelFilesHoldWhatTheTableSays) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 6, 9);
+    const auto grid = square_grid(world);
+    io::Provenance provenance;
+    provenance.command_line = "fit_test";
+    provenance.created = io::now_iso8601();
+    provenance.mpi_ranks = world.size();
+    provenance.grid = "test";
+    provenance.options = {{"corpus", p.source.files.front()}, {"threads", "1"}};
+
+    FitOptions tree;  // the default quality stop (its checks), α, metrics, a hierarchy
+    tree.hierarchy = {6, 3};
+    tree.model.alpha = true;
+    FitResult r = fit(p.source, grid, tree);
+    Model& m = r.models.front();
+    m.truth = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    m.has_truth = true;
+    m.truth_file = "truth.h5";
+    io::CorpusDocuments documents;
+    for (Index d = 0; d < p.truth.num_docs; ++d) {
+        documents.ids.push_back("doc" + std::to_string(d + 1));
+        documents.labels.push_back(1 + d % 2);
+    }
+    documents.label_names = {"even", "odd"};
+    io::write_model_file(world, dir.file("tree.h5"), r.info, r.models, provenance, r.times, 10, &documents, &r.hierarchy);
+
+    FitOptions two;  // AnchorFree, two K, no metrics, the papers' plain AP
+    two.topics = {4, 6};
+    two.model.method = Method::anchorfree_lp;
+    two.metrics = false;
+    two.rectify.stop = rectify::StopRule::iterations;
+    two.rectify.iterations = 10;
+    const FitResult f = fit(p.source, grid, two);
+    io::write_model_file(world, dir.file("two.h5"), f.info, f.models, provenance, f.times, 10);
+
+    if (world.is_root()) {
+        expect_conforms(dir.file("tree.h5"), {"fit --hierarchy", "fit --prepared", "fit --prepared, labelled",
+                                              "fit --alpha", "unless fit --no-metrics", "jsmf eval --truth", "one K",
+                                              "fit --rectify ap|dr|dp", "fit --stop quality|fixed-point"});
+        expect_conforms(dir.file("two.h5"), {"fit --method anchorfree-*", "fit --rectify ap|dr|dp"});
+    }
 }
 
 }  // namespace

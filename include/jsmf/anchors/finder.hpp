@@ -15,14 +15,18 @@ namespace jsmf::anchors {
 /// largest residual norm and project every point onto the orthogonal complement of the
 /// chosen point's residual; Alg. 2 keeps the complement as Gram–Schmidt vectors q_k and downdates the
 /// squared norms instead of forming the residual matrix (anchors_test checks a textbook
-/// SPA picks the same words in the same order). "spa" is accepted as its name.
-enum class Finder { qr, fastanchor, snpa, xray };
+/// SPA picks the same words in the same order).
+/// spa runs the same code as qr and is recorded by the name it was asked by.
+enum class Finder { qr, fastanchor, snpa, xray, spa };
+
+/// Local. Is `finder` jsmf's pivoted QR (qr, or spa by its other name)?
+inline bool is_pivoted_qr(Finder finder) { return finder == Finder::qr || finder == Finder::spa; }
 
 /// Local. "qr", "spa", "fastanchor", "snpa" or "xray"; InputError otherwise.
 Finder finder_from_name(const std::string& name);
 /// Local. The names finder_from_name accepts.
 const std::vector<std::string>& finder_names();
-/// Local. The canonical name ("qr" for spa).
+/// Local. The finder's name (as finder_from_name reads it).
 std::string finder_name(Finder finder);
 
 /// Collective on C.grid(). The K anchors of C by `finder` (see each finder's contract;

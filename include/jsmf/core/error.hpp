@@ -2,6 +2,7 @@
 // Exception kinds, exit codes and the one message format shared by every rank.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +35,25 @@ public:
     InputError(const std::string& where, const std::string& what)
         : Error(where.empty() ? what : where + ": " + what, exit_code::input) {}
     explicit InputError(const std::string& what) : Error(what, exit_code::input) {}
+};
+
+/// A bad option value. The library names options in braces, "{relaxation} must lie in
+/// (0, 2)"; the message shows each name through the process's option namer at the time
+/// of the throw — bare by default ("relaxation must …"); a front end sets its own once
+/// (the jsmf binary: its flags, "--relaxation must …"). The library speaks of options;
+/// the front end adds the flag. "{{" stands for a literal "{" (see quote()).
+class OptionError : public InputError {
+public:
+    explicit OptionError(const std::string& message);
+    /// Local. `message` with each "{name}" replaced by name_of(name) (bare when empty).
+    static std::string render(const std::string& message,
+                              const std::function<std::string(const std::string&)>& name_of);
+    /// Local. User text to embed in a message (a regular expression, a name): its "{"
+    /// doubled, so it is never taken for an option.
+    static std::string quote(const std::string& text);
+    /// Local (this process). How messages show option names from now on; empty: bare.
+    /// Set once, before any work (the jsmf binary: in main).
+    static void set_namer(std::function<std::string(const std::string&)> name_of);
 };
 
 /// A broken invariant inside jsmf (a bug), raised by JSMF_REQUIRE.

@@ -18,32 +18,6 @@
 
 namespace jsmf::fit {
 
-/// A bad option value. The message names options by their library names in braces,
-/// "{relaxation} must lie in (0, 2)"; what() shows them bare ("relaxation must ..."),
-/// and a front end renders them its own way (the binary: as its flags).
-class OptionError : public InputError {
-public:
-    explicit OptionError(std::string message);
-    /// The message with each "{name}" replaced by name_of(name).
-    template <class NameOf>
-    std::string render(const NameOf& name_of) const {
-        std::string out;
-        for (std::size_t i = 0; i < message_.size(); ++i) {
-            const std::size_t close = message_[i] == '{' ? message_.find('}', i) : std::string::npos;
-            if (close == std::string::npos) {
-                out += message_[i];
-                continue;
-            }
-            out += name_of(message_.substr(i + 1, close - i - 1));
-            i = close;
-        }
-        return out;
-    }
-
-private:
-    std::string message_;
-};
-
 /// How C is made low-rank, PSD, joint-stochastic and nonnegative (practical-jsmf §3):
 /// ap (Alg. 1), dr (Douglas–Rachford), dp (Dykstra), dc (diagonal completion, NIPS'15),
 /// none (the Baseline).
