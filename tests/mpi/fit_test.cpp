@@ -135,8 +135,10 @@ TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
     EXPECT_EQ(result.info.vocab, p.truth.vocab);
     const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
     EXPECT_EQ(t.anchor_hits, K);
-    EXPECT_LT(t.b_l1, 0.25);   // mean L1 over topics (of at most 2)
-    EXPECT_LT(t.a_l1, 0.15);   // Σ |A − A*| over the K² entries (of at most 2)
+    // Measured with the binary on this corpus: B 0.059 L1 per topic, A 0.044 (of at most 2
+    // each); a wrong topic alone costs about 1.
+    EXPECT_LT(t.b_l1, 0.1);    // mean L1 over topics
+    EXPECT_LT(t.a_l1, 0.1);    // Σ |A − A*| over the K² entries
     // Every metric of the papers, coherence over the corpus included.
     EXPECT_NE(m.metrics.find("coherence"), nullptr);
     EXPECT_NE(m.metrics.find("recovery"), nullptr);
