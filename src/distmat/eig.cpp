@@ -10,6 +10,7 @@
 
 #include "distmat/detail/scalapack_api.hpp"
 #include "jsmf/distmat/ops.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -31,24 +32,76 @@ Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) {
 
 namespace {
 
+// Where the solver's n × p blocks live. Replicated: every rank holds the whole block, the
+// same bits (kept so by adopting the root's copy after each orthonormalization).
+struct Replicated {
+    const mpi::Comm& comm;
+    Index n;
+    Index local_rows() const { return n; }
+    Eigen::MatrixXd random(Index cols, Seed seed) const { return random_block(n, cols, seed); }
+    Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) const { return distmat::orthonormalize(X); }
+    template <class A, class B>
+    auto inner(const A& a, const B& b) const { return (a.transpose() * b).eval(); }
+    template <class A, class B>
+    double dot(const A& a, const B& b) const { return a.dot(b); }
+    template <class A>
+    double norm(const A& a) const { return a.norm(); }
+    Eigen::VectorXd column_norms(const Eigen::MatrixXd& A) const { return A.colwise().norm().transpose(); }
+    void share(double* data, std::size_t count) const { mpi::adopt_root_copy(comm, data, count); }
+};
+
+// Distributed by rows (RowPartition): each rank holds its rows; inner products are sums
+// over ranks (the root's, broadcast), so every decision still sees the same numbers.
+struct ByRows {
+    const mpi::Comm& comm;
+    const RowPartition& rows;
+    Index n;
+    Index local_rows() const { return rows.rows(comm.rank()); }
+    Eigen::MatrixXd random(Index cols, Seed seed) const {
+        return random_rows(rows.begin(comm.rank()), local_rows(), cols, seed);
+    }
+    Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) const { return tall_qr(comm, X).Q; }
+    template <class A, class B>
+    auto inner(const A& a, const B& b) const {
+        auto h = (a.transpose() * b).eval();
+        sum_on_all_ranks(comm, h.data(), static_cast<std::size_t>(h.size()));
+        return h;
+    }
+    template <class A, class B>
+    double dot(const A& a, const B& b) const {
+        double d = a.dot(b);
+        sum_on_all_ranks(comm, &d, 1);
+        return d;
+    }
+    template <class A>
+    double norm(const A& a) const {
+        double squares = a.squaredNorm();
+        sum_on_all_ranks(comm, &squares, 1);
+        return std::sqrt(squares);
+    }
+    Eigen::VectorXd column_norms(const Eigen::MatrixXd& A) const { return distmat::column_norms(comm, A); }
+    void share(double*, std::size_t) const {}  // each rank's rows are its own
+};
+
 // Rayleigh–Ritz on span(X) (X orthonormal, W = C X): X ← X S, W ← W S, θ descending.
 // The p × p eigenproblem is solved everywhere but the root's S and θ are kept, so the
 // Ritz values every later decision depends on are the same on every rank. Collective.
-Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W, const mpi::Comm& comm) {
-    Eigen::MatrixXd H = X.transpose() * W;
+template <class Space>
+Eigen::VectorXd rayleigh_ritz(Eigen::MatrixXd& X, Eigen::MatrixXd& W, const Space& space) {
+    Eigen::MatrixXd H = space.inner(X, W);
     H = 0.5 * (H + H.transpose()).eval();  // symmetric up to rounding; make it exactly so
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> small(H);
     // Eigen sorts ascending; we want the largest algebraic first.
     Eigen::MatrixXd S = small.eigenvectors().rowwise().reverse();
     Eigen::VectorXd theta = small.eigenvalues().reverse();
-    mpi::adopt_root_copy(comm, S.data(), static_cast<std::size_t>(S.size()));
-    mpi::adopt_root_copy(comm, theta.data(), static_cast<std::size_t>(theta.size()));
+    mpi::adopt_root_copy(space.comm, S.data(), static_cast<std::size_t>(S.size()));
+    mpi::adopt_root_copy(space.comm, theta.data(), static_cast<std::size_t>(theta.size()));
     X = (X * S).eval();
     W = (W * S).eval();
-    // X came out of every rank's own orthonormalization: the root's copy keeps the block
-    // (and so U Λ₊ Uᵀ, assembled from it rank by rank) the same everywhere. N·p doubles
-    // per round, against the filter's (degree + 1) allreduces of N·p.
-    mpi::adopt_root_copy(comm, X.data(), static_cast<std::size_t>(X.size()));
+    // Replicated, X came out of every rank's own orthonormalization: the root's copy keeps
+    // the block (and so U Λ₊ Uᵀ, assembled from it rank by rank) the same everywhere. N·p
+    // doubles per round, against the filter's (degree + 1) allreduces of N·p.
+    space.share(X.data(), static_cast<std::size_t>(X.size()));
     return theta;
 }
 
@@ -158,18 +211,21 @@ struct LanczosEnds {
 // `steps` Lanczos steps with full reorthogonalization on op, or, with `deflate` (n × k,
 // orthonormal), on (I − D Dᵀ) op (I − D Dᵀ) restricted to span(D)⊥. Collective through
 // op; the early stop and the results are the root's (broadcast).
-LanczosEnds lanczos_ends(const SymmetricOperator& op, Index n, int steps, Seed seed, const mpi::Comm& comm,
+template <class Space>
+LanczosEnds lanczos_ends(const SymmetricOperator& op, const Space& space, int steps, Seed seed,
                          const Eigen::MatrixXd* deflate = nullptr) {
+    const Index n = space.n;
+    const mpi::Comm& comm = space.comm;
     const Index room = n - (deflate ? deflate->cols() : 0);
     steps = static_cast<int>(std::max<Index>(1, std::min<Index>(steps, room)));
     auto project_out = [&](Eigen::VectorXd& v) {
         if (deflate)
-            for (int pass = 0; pass < 2; ++pass) v -= *deflate * (deflate->transpose() * v);
+            for (int pass = 0; pass < 2; ++pass) v -= *deflate * space.inner(*deflate, v);
     };
-    Eigen::MatrixXd V(n, steps + 1);
-    Eigen::VectorXd start = random_block(n, 1, seed ^ 0x5bd1e995ULL).col(0);
+    Eigen::MatrixXd V(space.local_rows(), steps + 1);
+    Eigen::VectorXd start = space.random(1, seed ^ 0x5bd1e995ULL).col(0);
     project_out(start);
-    V.col(0) = start.normalized();
+    V.col(0) = start / space.norm(start);
     Eigen::VectorXd alpha(steps), beta(steps);
     LanczosEnds ends;
     int done = 0;
@@ -177,11 +233,11 @@ LanczosEnds lanczos_ends(const SymmetricOperator& op, Index n, int steps, Seed s
         Eigen::VectorXd w = op(V.col(j));
         ++ends.products;
         project_out(w);
-        alpha(j) = w.dot(V.col(j));
+        alpha(j) = space.dot(w, V.col(j));
         // Full reorthogonalization (twice): steps is small, and it keeps T honest.
-        for (int pass = 0; pass < 2; ++pass) w -= V.leftCols(j + 1) * (V.leftCols(j + 1).transpose() * w);
+        for (int pass = 0; pass < 2; ++pass) w -= V.leftCols(j + 1) * space.inner(V.leftCols(j + 1), w);
         project_out(w);
-        beta(j) = w.norm();
+        beta(j) = space.norm(w);
         done = j + 1;
         if (mpi::root_decides(comm, beta(j) <= 1e-14 * std::abs(alpha(j)) || j + 1 == steps)) break;
         V.col(j + 1) = w / beta(j);
@@ -202,12 +258,12 @@ LanczosEnds lanczos_ends(const SymmetricOperator& op, Index n, int steps, Seed s
     ends.lowest_residual = scalars[2];
     ends.highest_residual = scalars[3];
     ends.highest_vector = V.leftCols(done) * s_high;
-    mpi::adopt_root_copy(comm, ends.highest_vector.data(), static_cast<std::size_t>(n));
+    space.share(ends.highest_vector.data(), static_cast<std::size_t>(ends.highest_vector.size()));
     return ends;
 }
 
 double lowest_bound(const SymmetricOperator& op, Index n, int steps, Seed seed, const mpi::Comm& comm) {
-    return lanczos_ends(op, n, steps, seed, comm).lower_bound();
+    return lanczos_ends(op, Replicated{comm, n}, steps, seed).lower_bound();
 }
 }  // namespace
 
@@ -237,8 +293,12 @@ EigResult top_eigenpairs(const DistMatrixF& C, const EigOptions& options, const 
                           C.grid().borrow_comm(), options, warm_start, warm_product);
 }
 
-EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
-                         const Eigen::MatrixXd* warm_start, const Eigen::MatrixXd* warm_product) {
+namespace {
+template <class Space>
+EigResult solve(const SymmetricOperator& op, const Space& space, const EigOptions& options,
+                const Eigen::MatrixXd* warm_start, const Eigen::MatrixXd* warm_product) {
+    const Index n = space.n, local = space.local_rows();
+    const mpi::Comm& comm = space.comm;
     const int K = options.num_eigenpairs;
     // The options decide how many collectives run: they must be the same everywhere.
     mpi::require_same_on_all_ranks(comm, {n, K, options.oversampling, options.max_iterations, options.chebyshev_degree,
@@ -249,12 +309,12 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
     mpi::run_local_phase(comm, "eig", [&] {
         if (K < 1 || K >= n) throw InputError("eigensolver: need 1 <= K < N, got K = " + std::to_string(K));
         if (options.chebyshev_degree < 1) throw InputError("eigensolver: Chebyshev degree must be at least 1");
-        if (warm_start && warm_start->rows() != n) throw InputError("eigensolver: warm start has the wrong height");
+        if (warm_start && warm_start->rows() != local) throw InputError("eigensolver: warm start has the wrong height");
     });
     const int extra = options.oversampling >= 0 ? options.oversampling : std::max(10, K / 5);
     const Index p = std::min<Index>(n, K + extra);
     mpi::run_local_phase(comm, "eig", [&] {
-        if (warm_product && (!warm_start || warm_start->cols() != p || warm_product->rows() != n ||
+        if (warm_product && (!warm_start || warm_start->cols() != p || warm_product->rows() != local ||
                              warm_product->cols() != p))
             throw InternalError("eigensolver: a warm product needs the whole N x p warm block");
     });
@@ -265,18 +325,18 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
         X = *warm_start;
         W = *warm_product;
     } else {
-        X = random_block(n, p, options.seed);
+        X = space.random(p, options.seed);
         if (warm_start) {
             const Index k = std::min<Index>(warm_start->cols(), p);
             X.leftCols(k) = warm_start->leftCols(k);
         }
-        X = orthonormalize(X);
+        X = space.orthonormalize(X);
         W = op(X);
         result.block_products = 1;
     }
-    Eigen::VectorXd theta = rayleigh_ritz(X, W, comm);
+    Eigen::VectorXd theta = rayleigh_ritz(X, W, space);
     auto fresh_bound = [&](Seed seed) {
-        const LanczosEnds ends = lanczos_ends(op, n, options.lanczos_steps, seed, comm);
+        const LanczosEnds ends = lanczos_ends(op, space, options.lanczos_steps, seed);
         result.lanczos_products += ends.products;
         return ends.lower_bound();
     };
@@ -284,7 +344,7 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
     result.lower_bound = options.lower_bound;
 
     auto residual_norms = [&] {
-        return ((W - X * theta.asDiagonal()).colwise().norm()).transpose().eval();
+        return space.column_norms(W - X * theta.asDiagonal());
     };
     auto scale = [&] { return std::max(std::abs(theta(0)), std::numeric_limits<double>::min()); };
     Eigen::VectorXd residuals = residual_norms();
@@ -299,7 +359,7 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
             // Small residuals show eigenpairs, not the top K: look outside span(X_K).
             const Eigen::MatrixXd found = X.leftCols(K);
             const LanczosEnds outside =
-                lanczos_ends(op, n, options.verify_steps, options.seed + 1 + static_cast<Seed>(it), comm, &found);
+                lanczos_ends(op, space, options.verify_steps, options.seed + 1 + static_cast<Seed>(it), &found);
             result.lanczos_products += outside.products;
             result.next_lower_bound = outside.lower_bound();
             const double slack = residuals.head(K).norm() + 1e-12 * scale();
@@ -312,10 +372,10 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
             if (++recoveries > options.max_recoveries || it == options.max_iterations) break;
             // Bring the missed direction into the block in place of its last vector.
             X.col(p - 1) = outside.highest_vector;
-            X = orthonormalize(X);
+            X = space.orthonormalize(X);
             W = op(X);
             ++result.block_products;
-            theta = rayleigh_ritz(X, W, comm);
+            theta = rayleigh_ritz(X, W, space);
             residuals = residual_norms();
             result.iterations = it + 1;
             continue;
@@ -336,17 +396,17 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
         const double b = theta(p - 1);
         if (mpi::root_decides(comm, !(b > a) || !(theta(0) > b))) {
             // Degenerate block (e.g. all Ritz values equal): one plain product instead.
-            X = orthonormalize(W);
+            X = space.orthonormalize(W);
         } else {
             // The degree sets how many collective products follow: the root's counts.
             double degree_value = filter_degree(options, residuals.head(K).maxCoeff() / scale(), theta(K - 1), a, b);
             mpi::adopt_root_copy(comm, &degree_value, 1);
             const int degree = static_cast<int>(degree_value);
-            X = orthonormalize(chebyshev_filter(op, X, W, degree, a, b, theta(0), result.block_products));
+            X = space.orthonormalize(chebyshev_filter(op, X, W, degree, a, b, theta(0), result.block_products));
         }
         W = op(X);
         ++result.block_products;
-        theta = rayleigh_ritz(X, W, comm);
+        theta = rayleigh_ritz(X, W, space);
         residuals = residual_norms();
         result.iterations = it + 1;
     }
@@ -356,6 +416,21 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
     result.product = std::move(W);
     result.residuals = residuals.head(K);
     return result;
+}
+}  // namespace
+
+EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
+                         const Eigen::MatrixXd* warm_start, const Eigen::MatrixXd* warm_product) {
+    return solve(op, Replicated{comm, n}, options, warm_start, warm_product);
+}
+
+EigResult top_eigenpairs(const SymmetricOperator& op, const RowPartition& rows, const mpi::Comm& comm,
+                         const EigOptions& options, const Eigen::MatrixXd* warm_start,
+                         const Eigen::MatrixXd* warm_product) {
+    mpi::run_local_phase(comm, "eig", [&] {
+        if (rows.ranks() != comm.size()) throw InternalError("eigensolver: the row partition is for another communicator");
+    });
+    return solve(op, ByRows{comm, rows, rows.size()}, options, warm_start, warm_product);
 }
 
 EigResult top_eigenpairs_direct(const DistMatrix& C, const EigOptions& options) {

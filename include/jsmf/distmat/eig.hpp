@@ -9,6 +9,7 @@
 
 #include "jsmf/core/types.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::distmat {
@@ -103,6 +104,18 @@ using SymmetricOperator = std::function<Eigen::MatrixXd(const Eigen::MatrixXd&)>
 /// above on an operator of dimension n: e.g. G Gᵀ for an off-diagonal block G of C (DC).
 EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& comm, const EigOptions& options,
                          const Eigen::MatrixXd* warm_start = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
+
+/// Collective on `comm` (and through `op`). The same method on an operator whose n × p
+/// blocks are distributed by rows as `rows` says (n = rows.size()): `op` maps this rank's
+/// rows of X to its rows of A X, and `warm_start`, `warm_product` and the result's vectors,
+/// block and product are this rank's rows too. Orthonormalization is a tall-skinny QR
+/// (distmat/rows.hpp), inner products are sums over ranks; every decision is still the
+/// root's. The start block depends only on the seed, not on the rank count.
+/// Per-rank memory: about 5·(n/P)·p doubles besides the operator's; communication per
+/// round: a few p × p reductions and the QR's P·p² gather, plus what `op` moves.
+EigResult top_eigenpairs(const SymmetricOperator& op, const RowPartition& rows, const mpi::Comm& comm,
+                         const EigOptions& options, const Eigen::MatrixXd* warm_start = nullptr,
+                         const Eigen::MatrixXd* warm_product = nullptr);
 
 /// Collective on C.grid(). The same K largest algebraic eigenpairs by ScaLAPACK's direct
 /// PDSYEVR (RANGE='I'): the fallback and a second oracle. It asks for max(K, 2·block)

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Tall blocks distributed by rows: the N × p factors of the compressed pipeline (Y, probe
+// blocks), which no rank holds whole when N is large.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::distmat {
+
+/// How the rows of N × p blocks are split over the ranks of a communicator: rank r holds
+/// the contiguous rows [begin(r), end(r)). Replicated, the same on every rank.
+class RowPartition {
+public:
+    RowPartition() = default;
+    /// ⌊N/P⌋ or ⌈N/P⌉ rows per rank, the larger shares first.
+    static RowPartition balanced(Index n, int ranks);
+
+    Index size() const { return offsets_.empty() ? 0 : offsets_.back(); }
+    int ranks() const { return static_cast<int>(offsets_.size()) - 1; }
+    Index begin(int rank) const { return offsets_[static_cast<std::size_t>(rank)]; }
+    Index end(int rank) const { return offsets_[static_cast<std::size_t>(rank) + 1]; }
+    Index rows(int rank) const { return end(rank) - begin(rank); }
+    /// The rank that holds global row `row` (0 <= row < size()).
+    int owner(Index row) const;
+
+private:
+    std::vector<Index> offsets_{0};
+};
+
+/// Collective. Replaces a local array by its sum over the ranks: the root's sum, broadcast,
+/// so every rank holds the same bits whatever reduction tree MPI would choose for each.
+void sum_on_all_ranks(const mpi::Comm& comm, double* data, std::size_t count);
+
+/// Collective. Aᵀ B over all rows of row-distributed A and B (the same rows on each rank):
+/// the root's sum, broadcast, so every rank holds the same bits.
+Eigen::MatrixXd inner(const mpi::Comm& comm, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
+
+/// Collective. The 2-norm of every column of a row-distributed block (the same bits everywhere).
+Eigen::VectorXd column_norms(const mpi::Comm& comm, const Eigen::MatrixXd& A);
+
+/// Collective. Σ over all rows of a row-distributed block, per column (the same bits everywhere).
+Eigen::VectorXd column_sums(const mpi::Comm& comm, const Eigen::MatrixXd& A);
+
+/// X = Q R with Q (this rank's rows) orthonormal over all rows and R (p × p, upper
+/// triangular, replicated).
+struct TallQR {
+    Eigen::MatrixXd Q;
+    Eigen::MatrixXd R;
+};
+
+/// Collective. Tall-skinny QR of a row-distributed N × p block (N >= p): each rank's
+/// Householder QR of its rows, the root's QR of the stacked R factors, its Q scattered
+/// back (TSQR, one level). As stable as Householder on the whole block, whatever the
+/// conditioning; ranks with fewer than p rows (or none) take part with zero rows.
+/// Communication: P·p² doubles gathered to the root and scattered back, p² broadcast.
+TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X);
+
+/// Local. Rows [begin, begin + rows) of an n × cols block of standard normal entries that
+/// depend only on (seed, row, column): the same block at any rank count.
+Eigen::MatrixXd random_rows(Index begin, Index rows, Index cols, Seed seed);
+
+/// Collective. The whole block on every rank (tests, small N, output of small factors).
+Eigen::MatrixXd gather_rows(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X);
+
+/// Local. This rank's rows of a replicated block.
+Eigen::MatrixXd local_rows(const RowPartition& partition, int rank, const Eigen::MatrixXd& whole);
+
+}  // namespace jsmf::distmat

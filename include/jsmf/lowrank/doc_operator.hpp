@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// The compressed pipeline, step 0: C as an operator from the documents, never formed
+// (Lee, Cho, Dong, Mimno & Bindel, ICML 2021, §3; the authors' randEig_Bows.m).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <vector>
+
+#include "jsmf/cooc/cooc.hpp"
+#include "jsmf/corpus/shard.hpp"
+#include "jsmf/distmat/rows.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::lowrank {
+
+/// What was counted while setting the operator up; totals over all ranks, replicated.
+struct DocumentStats {
+    Index num_docs_read = 0;      ///< documents present on the ranks
+    Index num_docs = 0;           ///< M: documents that contribute (cooc::contributes)
+    Index num_docs_skipped = 0;
+    Index num_tokens = 0;         ///< tokens of the M documents
+    Index num_entries = 0;        ///< nonzeros (document, word) of the M documents
+    Index max_rank_words = 0;     ///< the largest local vocabulary: rows a rank fetches per product
+    Index exchanged_rows = 0;     ///< Σ over ranks of the rows fetched from other ranks per product
+};
+
+/// C = (1/M) Σ_m (h_m h_mᵀ − diag h_m) / (n_m (n_m − 1)) = H̃H̃ᵀ − diag(d), Eq. 5 (the same C
+/// `jsmf cooc` forms), with H̃'s column m = h_m / √(n_m (n_m − 1) M) and
+/// d = Σ_m h_m / (n_m (n_m − 1) M). C X = H̃ (H̃ᵀ X) − d ∘ X costs O(nnz · p) and never
+/// O(N²).
+///
+/// Layout. Documents stay on the rank that read them. N × p blocks are distributed by rows
+/// (`rows()`, contiguous, balanced). A product fetches, for each rank, the rows of X of the
+/// words its documents use (its local vocabulary V_r) from their owners, computes
+/// W_r = H̃_r (H̃_rᵀ X_{V_r}) locally, and sends W_r's rows back to be summed by their owners:
+/// two personalized all-to-all exchanges whose pattern is fixed at construction.
+/// Bytes per product per rank: 2 · 8 · p · (|V_r| rows sent and received, less the rows it
+/// owns itself); in total 16 · p · Σ_r |V_r \ own_r|. Per-rank memory: the local documents
+/// twice (document- and word-major, 12 bytes per nonzero each), |V_r| · p doubles twice
+/// during a product, and N/P · p for X and C X. No rank ever holds an N × p block.
+class DocumentOperator {
+public:
+    /// Collective. From this rank's documents (`comm` must outlive the operator) (word ids 0-based, < num_words), those that
+    /// pass `options`' filters (min_tokens, at least 2, and min_distinct); the estimator
+    /// must be the unbiased one (Eq. 5). Throws StageFailed on every rank if a rank's
+    /// documents are invalid or no document contributes.
+    DocumentOperator(const mpi::Comm& comm, Index num_words, const corpus::Shard& docs,
+                     const cooc::CoocOptions& options);
+
+    const mpi::Comm& comm() const { return *comm_; }
+    const distmat::RowPartition& rows() const { return rows_; }
+    Index num_words() const { return rows_.size(); }
+    const DocumentStats& stats() const { return stats_; }
+
+    /// Collective. This rank's rows of C X for this rank's rows X (rows().rows(rank) × p).
+    Eigen::MatrixXd apply(const Eigen::MatrixXd& X) const;
+
+    /// This rank's rows of d (the diagonal correction).
+    const Eigen::VectorXd& diagonal() const { return diagonal_; }
+
+    /// Collective. This rank's rows of C 1 = p(word), the unigram (Σ = 1).
+    Eigen::VectorXd row_sums() const;
+
+    /// Collective. This rank's rows of the document frequency over the M documents.
+    std::vector<std::int64_t> doc_freq() const;
+
+    /// Bytes this rank sends (and about as many receives) per product of p columns.
+    std::int64_t bytes_per_product(Index p) const;
+
+    /// The products applied so far.
+    Index products() const { return products_; }
+
+private:
+    Eigen::MatrixXd fetch_rows(const Eigen::MatrixXd& X) const;      // X rows of V_r, row-major pairs
+    void return_rows(const Eigen::MatrixXd& W_vocab, Eigen::MatrixXd& out) const;
+
+    const mpi::Comm* comm_ = nullptr;
+    distmat::RowPartition rows_;
+    DocumentStats stats_;
+    std::vector<std::uint32_t> vocab_;           // V_r: sorted global word ids of the local documents
+    // The local documents, scaled: document-major (CSR over documents, columns index V_r)...
+    std::vector<std::int64_t> doc_offsets_{0};
+    std::vector<std::uint32_t> doc_words_;
+    std::vector<double> doc_values_;
+    // ... and word-major (CSR over V_r, columns are local documents).
+    std::vector<std::int64_t> word_offsets_{0};
+    std::vector<std::uint32_t> word_docs_;
+    std::vector<double> word_values_;
+    std::vector<std::int64_t> local_doc_freq_;   // per V_r entry
+    Eigen::VectorXd diagonal_;                   // this rank's rows of d
+    // The exchange: to each rank, the counts of V_r rows it owns (send side of a fetch)
+    // and the rows of mine it asks for (receive side), fixed at construction.
+    std::vector<int> fetch_counts_, serve_counts_;
+    std::vector<Index> serve_rows_;              // local row indices I send, grouped by rank
+    mutable Index products_ = 0;
+};
+
+}  // namespace jsmf::lowrank

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// The compressed pipeline, steps 1–2: the factor Y₀ of C's top-K PSD part, and its
+// ENN ("epsilon non-negative") rectification (Lee et al., ICML 2021; the authors'
+// randEig_Bows.m and rectify_ENN.m).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <functional>
+#include <vector>
+
+#include "jsmf/distmat/eig.hpp"
+#include "jsmf/distmat/rows.hpp"
+#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::lowrank {
+
+/// The eigensolver options of the compressed pipeline: relative residual 1e-10 (every
+/// pair, ‖C u − θ u‖ <= 1e-10 |θ₁|), so the factor, and everything after it, does not
+/// depend on the random start or the rank count (the authors' range finder leaves tail
+/// pairs inexact). Measured on a planted corpus (lowrank_test): at 1e-8 the model moves
+/// by 1e-8 of its largest entry between rank counts, at 1e-10 by less than 1e-9.
+distmat::EigOptions default_eig_options(int K, Seed seed);
+
+/// Y₀ = V max(Λ, 0)^{1/2} for the K largest algebraic eigenpairs (V, Λ) of C.
+struct Compression {
+    Eigen::MatrixXd Y;            ///< this rank's rows of Y₀ (N/P × K)
+    Eigen::VectorXd eigenvalues;  ///< Λ, descending
+    Eigen::VectorXd residuals;    ///< ‖C u_k − λ_k u_k‖
+    int products = 0;             ///< block products C·X (p columns each) and Lanczos products
+    bool converged = false;
+    double seconds = 0;
+};
+
+/// Collective. The top-K eigenpairs of C from its document operator, by jsmf's Chebyshev
+/// subspace solver on row-distributed blocks (distmat::top_eigenpairs). Each column of
+/// V has a positive sum (a sign convention: Y's columns are then the same at any rank
+/// count and seed).
+Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options);
+
+/// Collective. Each column's sign flipped so that its sum over all rows is >= 0.
+void fix_signs(const mpi::Comm& comm, Eigen::MatrixXd& V);
+
+struct EnnOptions {
+    int iterations = 150;         ///< the authors' runs: 150; a fixed count, as theirs
+    /// l, the rows of largest norm whose pairs are checked; 0: min(N, 10K + 1000).
+    Index checked_rows = 0;
+    distmat::EigOptions eig;      ///< for each projection (num_eigenpairs = K); default_eig_options
+};
+
+/// One ENN iteration, as the trace records it.
+struct EnnIteration {
+    double negative_mass = 0;     ///< 1ᵀE1: the mass E added, = −Σ of YYᵀ's negatives among checked pairs
+    Index corrections = 0;        ///< nonzeros of E
+    double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − 1ᵀE1)/N²
+    double change = 0;            ///< ‖Y_newY_newᵀ − YYᵀ‖_F / ‖YYᵀ‖_F
+    int products = 0;             ///< operator products of the projection
+    bool eig_converged = false;
+    double seconds = 0;
+};
+
+struct EnnResult {
+    Eigen::MatrixXd Y;            ///< this rank's rows of the rectified factor (not normalized; E dropped)
+    Index checked_rows = 0;       ///< l
+    std::vector<EnnIteration> trace;
+    /// At the final Y: the negative mass and entries left among checked pairs (row or
+    /// column among the l of largest norm), and how many pairs were never checked,
+    /// (N − l)² (both words outside the l: the "epsilon").
+    double final_negative_mass = 0;
+    Index final_negative_entries = 0;
+    double unchecked_pairs = 0;
+    double seconds = 0;
+};
+
+using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
+
+/// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: lower
+/// word id), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
+/// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
+/// formed). E is kept sparse on the rows' owners, F's rows in L supply the L × L block.
+/// Per-rank memory: Y (N/P × K), F's nonzeros (≤ N/P · l, 12 bytes each, in CSR and CSC),
+/// Y_L and two l × p buffers; a panel of 1,024 rows × l while F is computed.
+/// Communication per product: one (K + 1) × p and one 2l × p reduction.
+EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
+                      const EnnOptions& options, const EnnProgress& progress = {});
+
+}  // namespace jsmf::lowrank

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// The compressed pipeline, step 3: low-rank anchor words (LAW) — anchors, B and A from
+// the factor Y with C ≈ YYᵀ + E′, never forming C (Lee et al., ICML 2021; the authors'
+// factorizeY.m).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <vector>
+
+#include "jsmf/distmat/rows.hpp"
+#include "jsmf/mpi/comm.hpp"
+#include "jsmf/solvers/scls.hpp"
+
+namespace jsmf::lowrank {
+
+/// E′, the correction of YYᵀ's negative entries in the rows of the anchors (and of the
+/// words whose row of YYᵀ sums below 0): E′ = max(F, Fᵀ), F_sj = −min(y_s·y_j, 0) for s
+/// in `rows` (replicated). F's entries are triplets (row s, column j, value) held by the
+/// owner of word j (this rank's columns only); the transposed entries are implied.
+struct Correction {
+    std::vector<Index> rows;              ///< S ∪ {i : (YYᵀ1)_i < 0}, ascending
+    std::vector<std::int64_t> entry_row;  ///< triplets of F, entry_row[k] ∈ rows
+    std::vector<std::int64_t> entry_col;
+    std::vector<double> entry_value;      ///< > 0
+};
+
+struct LawOptions {
+    solvers::SclsOptions scls;            ///< the per-word active set (solve_active_set_qr)
+    /// Words with fewer documents (among the M) are never anchors (Arora et al.'s
+    /// candidate threshold); 0: every word with a positive row sum may be one.
+    std::int64_t min_anchor_doc_freq = 0;
+};
+
+struct LawResult {
+    std::vector<Index> anchors;           ///< S, in the order the pivoted QR chose them
+    Eigen::VectorXd diag_r;               ///< |R_kk| of the pivoted QR, per anchor
+    Eigen::MatrixXd B;                    ///< this rank's rows of B (N/P × K)
+    Eigen::MatrixXd A;                    ///< K × K, D⁻¹(Y_S Y_Sᵀ + E′_SS)D⁻¹, D = diag(B_S) (as the authors)
+    Eigen::VectorXd word_mass;            ///< this rank's rows of d = (YYᵀ + E′)1
+    Correction correction;
+    Index excluded_candidates = 0;        ///< words barred from anchors (row sum <= 0, or rare)
+    Index words_solved = 0, words_converged = 0;
+    double seconds = 0;
+};
+
+/// Collective. LAW on the row-distributed factor Y (N × K): d₀ = Y(Yᵀ1); Y = QR (TSQR);
+/// P₀ = R Yᵀ diag(d₀)⁻¹ (K × N, column j on the owner of word j) stands for C̄ᵀ, and its
+/// Gram matrix is that of C̄'s rows, so the anchors are those of the dense pivoted QR on
+/// YYᵀ; S = the first K pivots of a column-pivoted QR on P₀ (greedy, the root breaks ties
+/// by the lower word). Then E′ (Correction), d = d₀ + E′1, P = (R Yᵀ + Qᵀ E′) diag(d)⁻¹,
+/// B̆_j = argmin_{b ∈ Δ} ‖P_S b − P_j‖ per word (K-dimensional, over ranks and threads),
+/// B by Bayes' rule, A from the anchors' block. Words with d_j <= 0 get B̆_j = 0.
+/// `doc_freq` (this rank's rows) is used for options.min_anchor_doc_freq.
+/// Per-rank memory: Y, Q, P (N/P × K each); communication: K broadcasts of K doubles for the
+/// pivots, a P·K² TSQR, and |S′|·K-sized reductions for E′.
+LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                             const std::vector<std::int64_t>& doc_freq, const LawOptions& options);
+
+}  // namespace jsmf::lowrank

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// Tall blocks distributed by rows: partition, inner products, TSQR, reproducible random rows.
+#include "jsmf/distmat/rows.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::distmat {
+
+RowPartition RowPartition::balanced(Index n, int ranks) {
+    JSMF_REQUIRE(n >= 0 && ranks >= 1, "RowPartition: bad size");
+    RowPartition p;
+    p.offsets_.assign(static_cast<std::size_t>(ranks) + 1, 0);
+    const Index base = n / ranks, extra = n % ranks;
+    for (int r = 0; r < ranks; ++r)
+        p.offsets_[static_cast<std::size_t>(r) + 1] = p.offsets_[static_cast<std::size_t>(r)] + base + (r < extra ? 1 : 0);
+    return p;
+}
+
+int RowPartition::owner(Index row) const {
+    const auto it = std::upper_bound(offsets_.begin(), offsets_.end(), row);
+    return static_cast<int>(it - offsets_.begin()) - 1;
+}
+
+void sum_on_all_ranks(const mpi::Comm& comm, double* data, std::size_t count) {
+    if (comm.size() == 1) return;
+    std::vector<double> total(comm.is_root() ? count : 0);
+    JSMF_MPI_CHECK(MPI_Reduce(data, total.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, 0, comm.raw()));
+    if (comm.is_root()) std::copy(total.begin(), total.end(), data);
+    mpi::broadcast(comm, data, count, 0);
+}
+
+Eigen::MatrixXd inner(const mpi::Comm& comm, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+    JSMF_REQUIRE(A.rows() == B.rows(), "inner: the blocks have different rows");
+    Eigen::MatrixXd H = A.transpose() * B;
+    sum_on_all_ranks(comm, H.data(), static_cast<std::size_t>(H.size()));
+    return H;
+}
+
+Eigen::VectorXd column_norms(const mpi::Comm& comm, const Eigen::MatrixXd& A) {
+    Eigen::VectorXd squares = A.colwise().squaredNorm().transpose();
+    sum_on_all_ranks(comm, squares.data(), static_cast<std::size_t>(squares.size()));
+    return squares.cwiseSqrt();
+}
+
+Eigen::VectorXd column_sums(const mpi::Comm& comm, const Eigen::MatrixXd& A) {
+    Eigen::VectorXd sums = A.colwise().sum().transpose();
+    sum_on_all_ranks(comm, sums.data(), static_cast<std::size_t>(sums.size()));
+    return sums;
+}
+
+TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
+    const Index m = X.rows(), p = X.cols();
+    const Index k = std::min(m, p);
+    // This rank's Householder QR, its factors padded to m × p and p × p with zeros.
+    Eigen::MatrixXd Q_local = Eigen::MatrixXd::Zero(m, p);
+    Eigen::MatrixXd R_local = Eigen::MatrixXd::Zero(p, p);
+    if (k > 0) {
+        const Eigen::HouseholderQR<Eigen::MatrixXd> qr(X);
+        Q_local.leftCols(k) = qr.householderQ() * Eigen::MatrixXd::Identity(m, k);
+        R_local.topRows(k) = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+    }
+    TallQR result;
+    if (comm.size() == 1) {
+        result.Q = std::move(Q_local);
+        result.R = std::move(R_local);
+        return result;
+    }
+    const int P = comm.size();
+    const int count = static_cast<int>(p * p);
+    std::vector<double> stacked_blocks(comm.is_root() ? static_cast<std::size_t>(P) * count : 0);
+    JSMF_MPI_CHECK(MPI_Gather(R_local.data(), count, MPI_DOUBLE, stacked_blocks.data(), count, MPI_DOUBLE, 0, comm.raw()));
+    result.R.resize(p, p);
+    std::vector<double> q_blocks(comm.is_root() ? static_cast<std::size_t>(P) * count : 0);
+    if (comm.is_root()) {
+        Eigen::MatrixXd stacked(P * p, p);
+        for (int r = 0; r < P; ++r)
+            stacked.middleRows(r * p, p) = Eigen::Map<const Eigen::MatrixXd>(stacked_blocks.data() + static_cast<std::size_t>(r) * count, p, p);
+        const Eigen::HouseholderQR<Eigen::MatrixXd> qr(stacked);
+        result.R = qr.matrixQR().topRows(p).triangularView<Eigen::Upper>();
+        const Eigen::MatrixXd Q2 = qr.householderQ() * Eigen::MatrixXd::Identity(P * p, p);
+        for (int r = 0; r < P; ++r)
+            Eigen::Map<Eigen::MatrixXd>(q_blocks.data() + static_cast<std::size_t>(r) * count, p, p) = Q2.middleRows(r * p, p);
+    }
+    Eigen::MatrixXd Q2_local(p, p);
+    JSMF_MPI_CHECK(MPI_Scatter(q_blocks.data(), count, MPI_DOUBLE, Q2_local.data(), count, MPI_DOUBLE, 0, comm.raw()));
+    mpi::broadcast(comm, result.R.data(), static_cast<std::size_t>(result.R.size()), 0);
+    result.Q = Q_local * Q2_local;
+    return result;
+}
+
+namespace {
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer: a bijection that scatters bits
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+double unit_open(std::uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53; }  // (0, 1)
+}  // namespace
+
+Eigen::MatrixXd random_rows(Index begin, Index rows, Index cols, Seed seed) {
+    Eigen::MatrixXd X(rows, cols);
+    const double two_pi = 6.283185307179586;
+    for (Index j = 0; j < cols; ++j)
+        for (Index i = 0; i < rows; ++i) {
+            // Box–Muller on two uniforms keyed by (seed, row, column): no stream to share.
+            const std::uint64_t key = mix(mix(seed) ^ mix(static_cast<std::uint64_t>(begin + i) * 0x100000001b3ULL + static_cast<std::uint64_t>(j)));
+            const double u1 = unit_open(key), u2 = unit_open(mix(key));
+            X(i, j) = std::sqrt(-2 * std::log(u1)) * std::cos(two_pi * u2);
+        }
+    return X;
+}
+
+Eigen::MatrixXd gather_rows(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X) {
+    JSMF_REQUIRE(partition.ranks() == comm.size() && X.rows() == partition.rows(comm.rank()),
+                 "gather_rows: the block does not match the partition");
+    const Index p = X.cols();
+    Eigen::MatrixXd whole = Eigen::MatrixXd::Zero(partition.size(), p);
+    whole.middleRows(partition.begin(comm.rank()), X.rows()) = X;
+    mpi::allreduce_inplace(comm, whole.data(), static_cast<std::size_t>(whole.size()), MPI_SUM);  // one nonzero per entry: exact
+    return whole;
+}
+
+Eigen::MatrixXd local_rows(const RowPartition& partition, int rank, const Eigen::MatrixXd& whole) {
+    return whole.middleRows(partition.begin(rank), partition.rows(rank));
+}
+
+}  // namespace jsmf::distmat

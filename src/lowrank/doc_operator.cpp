@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// C X = H̃ (H̃ᵀ X) − d ∘ X from the documents, with a word-partitioned exchange.
+#include "jsmf/lowrank/doc_operator.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::lowrank {
+namespace {
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+std::vector<int> displacements(const std::vector<int>& counts) {
+    std::vector<int> displs(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    return displs;
+}
+
+std::vector<int> scaled(const std::vector<int>& counts, Index p) {
+    std::vector<int> out(counts.size());
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        const Index n = counts[r] * p;
+        JSMF_REQUIRE(n <= INT_MAX, "DocumentOperator: an exchange exceeds 2^31 doubles per rank pair");
+        out[r] = static_cast<int>(n);
+    }
+    return out;
+}
+}  // namespace
+
+DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const corpus::Shard& docs,
+                                   const cooc::CoocOptions& options)
+    : comm_(&comm), rows_(distmat::RowPartition::balanced(num_words, comm.size())) {
+    mpi::require_same_on_all_ranks(comm, {num_words, options.min_tokens, options.min_distinct,
+                                          static_cast<std::int64_t>(options.estimator)},
+                                   "DocumentOperator");
+    mpi::run_local_phase(comm, "compress", [&] {
+        if (options.estimator != cooc::Estimator::unbiased)
+            throw OptionError("the compressed pipeline estimates C by Eq. 5 only: {estimator} must be unbiased");
+        for (const std::uint32_t w : docs.words)
+            if (static_cast<Index>(w) >= num_words)
+                throw InputError("a document has word id " + std::to_string(w + 1) + " > W = " + std::to_string(num_words));
+    });
+
+    // Which local documents contribute, and M over all ranks.
+    std::vector<char> used(static_cast<std::size_t>(docs.num_docs()), 0);
+    std::int64_t local[4] = {docs.num_docs(), 0, 0, 0};  // read, used, tokens, entries
+    for (Index m = 0; m < docs.num_docs(); ++m) {
+        const corpus::Document doc = docs.document(m);
+        if (!cooc::contributes(doc, options)) continue;
+        used[static_cast<std::size_t>(m)] = 1;
+        ++local[1];
+        local[2] += doc.tokens();
+        local[3] += static_cast<std::int64_t>(doc.distinct());
+    }
+    std::int64_t total[4] = {local[0], local[1], local[2], local[3]};
+    mpi::allreduce_inplace(comm, total, 4, MPI_SUM);
+    stats_.num_docs_read = total[0];
+    stats_.num_docs = total[1];
+    stats_.num_docs_skipped = total[0] - total[1];
+    stats_.num_tokens = total[2];
+    stats_.num_entries = total[3];
+    mpi::run_local_phase(comm, "compress", [&] {  // the same totals everywhere: all ranks agree
+        if (stats_.num_docs == 0)
+            throw InputError("no document has enough tokens and distinct words to contribute to C (" +
+                             std::to_string(stats_.num_docs_read) + " read)");
+    });
+    const double M = static_cast<double>(stats_.num_docs);
+
+    // V_r: the words of the used documents, sorted.
+    for (Index m = 0; m < docs.num_docs(); ++m)
+        if (used[static_cast<std::size_t>(m)])
+            for (auto e = docs.doc_offsets[static_cast<std::size_t>(m)]; e < docs.doc_offsets[static_cast<std::size_t>(m) + 1]; ++e)
+                vocab_.push_back(docs.words[static_cast<std::size_t>(e)]);
+    std::sort(vocab_.begin(), vocab_.end());
+    vocab_.erase(std::unique(vocab_.begin(), vocab_.end()), vocab_.end());
+    const Index V = static_cast<Index>(vocab_.size());
+    auto local_index = [&](std::uint32_t w) {
+        return static_cast<std::uint32_t>(std::lower_bound(vocab_.begin(), vocab_.end(), w) - vocab_.begin());
+    };
+
+    // H̃ document-major, and d and the document frequency per V_r entry.
+    Eigen::VectorXd d_vocab = Eigen::VectorXd::Zero(V);
+    local_doc_freq_.assign(static_cast<std::size_t>(V), 0);
+    for (Index m = 0; m < docs.num_docs(); ++m) {
+        if (!used[static_cast<std::size_t>(m)]) continue;
+        const auto b = docs.doc_offsets[static_cast<std::size_t>(m)], e = docs.doc_offsets[static_cast<std::size_t>(m) + 1];
+        double n = 0;
+        for (auto k = b; k < e; ++k) n += docs.counts[static_cast<std::size_t>(k)];
+        const double weight = 1.0 / (n * (n - 1) * M), root = std::sqrt(weight);
+        for (auto k = b; k < e; ++k) {
+            const std::uint32_t v = local_index(docs.words[static_cast<std::size_t>(k)]);
+            const double h = docs.counts[static_cast<std::size_t>(k)];
+            doc_words_.push_back(v);
+            doc_values_.push_back(h * root);
+            d_vocab(v) += h * weight;
+            ++local_doc_freq_[v];
+        }
+        doc_offsets_.push_back(static_cast<std::int64_t>(doc_words_.size()));
+    }
+    // ... and word-major (the transpose), so both products run over rows without races.
+    word_offsets_.assign(static_cast<std::size_t>(V) + 1, 0);
+    for (const auto v : doc_words_) ++word_offsets_[v + 1];
+    for (Index v = 0; v < V; ++v) word_offsets_[static_cast<std::size_t>(v) + 1] += word_offsets_[static_cast<std::size_t>(v)];
+    word_docs_.resize(doc_words_.size());
+    word_values_.resize(doc_words_.size());
+    {
+        std::vector<std::int64_t> next(word_offsets_.begin(), word_offsets_.end() - 1);
+        const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
+        for (Index m = 0; m < local_docs; ++m)
+            for (auto k = doc_offsets_[static_cast<std::size_t>(m)]; k < doc_offsets_[static_cast<std::size_t>(m) + 1]; ++k) {
+                const auto slot = static_cast<std::size_t>(next[doc_words_[static_cast<std::size_t>(k)]]++);
+                word_docs_[slot] = static_cast<std::uint32_t>(m);
+                word_values_[slot] = doc_values_[static_cast<std::size_t>(k)];
+            }
+    }
+
+    // The exchange pattern: V_r is sorted, so the rows each owner holds are one segment.
+    const int P = comm.size();
+    fetch_counts_.assign(static_cast<std::size_t>(P), 0);
+    for (const auto w : vocab_) ++fetch_counts_[static_cast<std::size_t>(rows_.owner(w))];
+    serve_counts_.assign(static_cast<std::size_t>(P), 0);
+    JSMF_MPI_CHECK(MPI_Alltoall(fetch_counts_.data(), 1, MPI_INT, serve_counts_.data(), 1, MPI_INT, comm.raw()));
+    int served = 0;
+    for (const int c : serve_counts_) served += c;
+    std::vector<std::int64_t> asked(static_cast<std::size_t>(std::max(1, served)));
+    std::vector<std::int64_t> wanted(vocab_.begin(), vocab_.end());
+    JSMF_MPI_CHECK(MPI_Alltoallv(wanted.data(), fetch_counts_.data(), displacements(fetch_counts_).data(), MPI_INT64_T,
+                                 asked.data(), serve_counts_.data(), displacements(serve_counts_).data(), MPI_INT64_T,
+                                 comm.raw()));
+    const Index begin = rows_.begin(comm.rank());
+    for (int k = 0; k < served; ++k) serve_rows_.push_back(asked[static_cast<std::size_t>(k)] - begin);
+
+    // d and the document frequencies to their owners.
+    Eigen::MatrixXd d_own = Eigen::MatrixXd::Zero(rows_.rows(comm.rank()), 1);
+    return_rows(d_vocab, d_own);
+    diagonal_ = d_own.col(0);
+
+    std::int64_t sizes[2] = {V, V - fetch_counts_[static_cast<std::size_t>(comm.rank())]};
+    stats_.max_rank_words = mpi::allreduce_max(comm, sizes[0]);
+    stats_.exchanged_rows = mpi::allreduce_sum(comm, sizes[1]);
+}
+
+Eigen::MatrixXd DocumentOperator::fetch_rows(const Eigen::MatrixXd& X) const {
+    const Index p = X.cols();
+    RowMajor send(static_cast<Index>(serve_rows_.size()), p);
+    for (std::size_t k = 0; k < serve_rows_.size(); ++k) send.row(static_cast<Index>(k)) = X.row(serve_rows_[k]);
+    RowMajor received(static_cast<Index>(vocab_.size()), p);
+    const std::vector<int> send_counts = scaled(serve_counts_, p), recv_counts = scaled(fetch_counts_, p);
+    JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), displacements(send_counts).data(), MPI_DOUBLE,
+                                 received.data(), recv_counts.data(), displacements(recv_counts).data(), MPI_DOUBLE,
+                                 comm_->raw()));
+    return received;
+}
+
+void DocumentOperator::return_rows(const Eigen::MatrixXd& W_vocab, Eigen::MatrixXd& out) const {
+    const Index p = W_vocab.cols();
+    const RowMajor send = W_vocab;
+    RowMajor received(static_cast<Index>(serve_rows_.size()), p);
+    const std::vector<int> send_counts = scaled(fetch_counts_, p), recv_counts = scaled(serve_counts_, p);
+    JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), displacements(send_counts).data(), MPI_DOUBLE,
+                                 received.data(), recv_counts.data(), displacements(recv_counts).data(), MPI_DOUBLE,
+                                 comm_->raw()));
+    // Summed in the order of the sending ranks: the same order on every run.
+    for (std::size_t k = 0; k < serve_rows_.size(); ++k) out.row(serve_rows_[k]) += received.row(static_cast<Index>(k));
+}
+
+Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
+    JSMF_REQUIRE(X.rows() == rows_.rows(comm_->rank()), "DocumentOperator::apply: X has the wrong rows");
+    const Index p = X.cols();
+    ++products_;
+    const RowMajor Xv = fetch_rows(X);
+    const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1, V = static_cast<Index>(vocab_.size());
+    // Z = H̃ᵀ X_V, one document per row; then W = H̃ Z, one word per row.
+    RowMajor Z = RowMajor::Zero(local_docs, p);
+#pragma omp parallel for schedule(static) num_threads(distmat::threads())
+    for (Index m = 0; m < local_docs; ++m)
+        for (auto k = doc_offsets_[static_cast<std::size_t>(m)]; k < doc_offsets_[static_cast<std::size_t>(m) + 1]; ++k)
+            Z.row(m) += doc_values_[static_cast<std::size_t>(k)] * Xv.row(doc_words_[static_cast<std::size_t>(k)]);
+    RowMajor W = RowMajor::Zero(V, p);
+#pragma omp parallel for schedule(static) num_threads(distmat::threads())
+    for (Index v = 0; v < V; ++v)
+        for (auto k = word_offsets_[static_cast<std::size_t>(v)]; k < word_offsets_[static_cast<std::size_t>(v) + 1]; ++k)
+            W.row(v) += word_values_[static_cast<std::size_t>(k)] * Z.row(word_docs_[static_cast<std::size_t>(k)]);
+    Eigen::MatrixXd out = -(diagonal_.asDiagonal() * X);
+    return_rows(W, out);
+    return out;
+}
+
+Eigen::VectorXd DocumentOperator::row_sums() const {
+    return apply(Eigen::MatrixXd::Ones(rows_.rows(comm_->rank()), 1)).col(0);
+}
+
+std::vector<std::int64_t> DocumentOperator::doc_freq() const {
+    Eigen::MatrixXd counts(static_cast<Index>(local_doc_freq_.size()), 1);
+    for (std::size_t v = 0; v < local_doc_freq_.size(); ++v) counts(static_cast<Index>(v), 0) = static_cast<double>(local_doc_freq_[v]);
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(rows_.rows(comm_->rank()), 1);
+    return_rows(counts, out);  // integers below 2^53: exact
+    std::vector<std::int64_t> df(static_cast<std::size_t>(out.rows()));
+    for (Index i = 0; i < out.rows(); ++i) df[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(std::llround(out(i, 0)));
+    return df;
+}
+
+std::int64_t DocumentOperator::bytes_per_product(Index p) const {
+    const auto own = static_cast<std::int64_t>(fetch_counts_[static_cast<std::size_t>(comm_->rank())]);
+    return 2 * 8 * p * (static_cast<std::int64_t>(vocab_.size()) - own);
+}
+
+}  // namespace jsmf::lowrank

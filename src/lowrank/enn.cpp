@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+// Y₀ from the document operator, and ENN rectification of the factor.
+#include "jsmf/lowrank/enn.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/blas.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::lowrank {
+
+distmat::EigOptions default_eig_options(int K, Seed seed) {
+    distmat::EigOptions o;
+    o.num_eigenpairs = K;
+    o.tolerance = 1e-10;
+    o.seed = seed;
+    return o;
+}
+
+void fix_signs(const mpi::Comm& comm, Eigen::MatrixXd& V) {
+    const Eigen::VectorXd sums = distmat::column_sums(comm, V);
+    for (Index k = 0; k < V.cols(); ++k)
+        if (sums(k) < 0) V.col(k) *= -1;
+}
+
+namespace {
+// Y = V max(Λ, 0)^{1/2}, the columns' signs fixed.
+Eigen::MatrixXd psd_factor(const mpi::Comm& comm, Eigen::MatrixXd V, const Eigen::VectorXd& values) {
+    fix_signs(comm, V);
+    return V * values.cwiseMax(0).cwiseSqrt().asDiagonal();
+}
+}  // namespace
+
+Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options) {
+    Stopwatch clock;
+    distmat::EigOptions o = options;
+    o.num_eigenpairs = K;
+    const Index before = C.products();
+    const distmat::EigResult eig = distmat::top_eigenpairs([&](const Eigen::MatrixXd& X) { return C.apply(X); },
+                                                           C.rows(), C.comm(), o);
+    Compression out;
+    out.Y = psd_factor(C.comm(), eig.vectors, eig.values);
+    out.eigenvalues = eig.values;
+    out.residuals = eig.residuals;
+    out.products = static_cast<int>(C.products() - before);
+    out.converged = eig.converged;
+    out.seconds = clock.seconds();
+    return out;
+}
+
+namespace {
+
+// The checked pairs of one ENN iteration: L and F = −min(Y Y_Lᵀ, 0) on this rank's rows.
+struct CheckedPairs {
+    std::vector<Index> L;                   // global rows, ascending
+    std::vector<Index> position;            // per local row: its index in L, or −1
+    // F by local rows (CSR; columns index L) ...
+    std::vector<std::int64_t> row_offsets{0};
+    std::vector<std::uint32_t> row_cols;
+    std::vector<double> row_values;
+    // ... and its rows outside L by columns (CSC; rows are local), for Fᵀ's products.
+    std::vector<std::int64_t> col_offsets;
+    std::vector<std::uint32_t> col_rows;
+    std::vector<double> col_values;
+    double mass = 0;                        // 1ᵀE1, over all ranks
+    Index nonzeros = 0;                     // of E, over all ranks
+};
+
+// The l rows of largest norm over all ranks (ties: the lower row); ascending. Each rank
+// offers its own l best, the root picks and broadcasts.
+std::vector<Index> largest_rows(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                                Index l) {
+    const Index begin = rows.begin(comm.rank());
+    const Eigen::VectorXd norms = Y.rowwise().squaredNorm();
+    std::vector<Index> order(static_cast<std::size_t>(Y.rows()));
+    std::iota(order.begin(), order.end(), Index{0});
+    const auto better = [&](Index a, Index b) { return norms(a) > norms(b) || (norms(a) == norms(b) && a < b); };
+    const Index offer = std::min<Index>(l, Y.rows());
+    std::partial_sort(order.begin(), order.begin() + offer, order.end(), better);
+    std::vector<double> offered_norms;
+    std::vector<std::int64_t> offered_rows;
+    for (Index k = 0; k < offer; ++k) {
+        offered_norms.push_back(norms(order[static_cast<std::size_t>(k)]));
+        offered_rows.push_back(begin + order[static_cast<std::size_t>(k)]);
+    }
+    const std::vector<double> all_norms = mpi::gather_concat(comm, offered_norms, 0);
+    const std::vector<std::int64_t> all_rows = mpi::gather_concat(comm, offered_rows, 0);
+    std::vector<std::int64_t> chosen(static_cast<std::size_t>(l));
+    if (comm.is_root()) {
+        std::vector<std::size_t> idx(all_rows.size());
+        std::iota(idx.begin(), idx.end(), std::size_t{0});
+        std::partial_sort(idx.begin(), idx.begin() + l, idx.end(), [&](std::size_t a, std::size_t b) {
+            return all_norms[a] > all_norms[b] || (all_norms[a] == all_norms[b] && all_rows[a] < all_rows[b]);
+        });
+        for (Index k = 0; k < l; ++k) chosen[static_cast<std::size_t>(k)] = all_rows[idx[static_cast<std::size_t>(k)]];
+        std::sort(chosen.begin(), chosen.end());
+    }
+    mpi::broadcast(comm, chosen.data(), chosen.size(), 0);
+    return {chosen.begin(), chosen.end()};
+}
+
+// The listed rows of a row-distributed block, replicated (each filled by its owner).
+void add_listed_rows(const distmat::RowPartition& rows, int rank, const std::vector<Index>& listed,
+                     const Eigen::MatrixXd& X, Eigen::Ref<Eigen::MatrixXd> out) {
+    const Index begin = rows.begin(rank), end = rows.end(rank);
+    const auto first = std::lower_bound(listed.begin(), listed.end(), begin);
+    for (auto it = first; it != listed.end() && *it < end; ++it) out.row(it - listed.begin()) = X.row(*it - begin);
+}
+
+CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y, Index l) {
+    CheckedPairs c;
+    c.L = largest_rows(comm, rows, Y, l);
+    const Index K = Y.cols(), local = Y.rows(), begin = rows.begin(comm.rank());
+    Eigen::MatrixXd Y_L = Eigen::MatrixXd::Zero(l, K);
+    add_listed_rows(rows, comm.rank(), c.L, Y, Y_L);
+    distmat::sum_on_all_ranks(comm, Y_L.data(), static_cast<std::size_t>(Y_L.size()));  // one owner per row: exact
+    c.position.assign(static_cast<std::size_t>(local), -1);
+    for (std::size_t j = 0; j < c.L.size(); ++j)
+        if (c.L[j] >= begin && c.L[j] < begin + local) c.position[static_cast<std::size_t>(c.L[j] - begin)] = static_cast<Index>(j);
+
+    // F in panels of rows: G = Y_panel Y_Lᵀ, keep −min(G, 0).
+    const Index panel = 1024;
+    Eigen::MatrixXd G(std::min(panel, std::max<Index>(local, 1)), l);
+    double local_mass = 0;
+    for (Index i0 = 0; i0 < local; i0 += panel) {
+        const Index m = std::min(panel, local - i0);
+        if (K > 0 && l > 0)
+            distmat::gemm('N', 'T', static_cast<int>(m), static_cast<int>(l), static_cast<int>(K), 1.0, Y.data() + i0,
+                          static_cast<int>(local), Y_L.data(), static_cast<int>(l), 0.0, G.data(), static_cast<int>(G.rows()));
+        for (Index i = 0; i < m; ++i) {
+            const bool outside = c.position[static_cast<std::size_t>(i0 + i)] < 0;
+            for (Index j = 0; j < l; ++j) {
+                const double g = G(i, j);
+                if (g < 0) {
+                    c.row_cols.push_back(static_cast<std::uint32_t>(j));
+                    c.row_values.push_back(-g);
+                    // E = max(F, Fᵀ): a pair outside × inside counts twice (both triangles),
+                    // inside × inside once (F's own rows in L supply the L × L block).
+                    local_mass += outside ? -2 * g : -g;
+                }
+            }
+            c.row_offsets.push_back(static_cast<std::int64_t>(c.row_cols.size()));
+        }
+    }
+    // The rows outside L by column, for Fᵀ X.
+    c.col_offsets.assign(static_cast<std::size_t>(l) + 1, 0);
+    for (Index i = 0; i < local; ++i)
+        if (c.position[static_cast<std::size_t>(i)] < 0)
+            for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k)
+                ++c.col_offsets[c.row_cols[static_cast<std::size_t>(k)] + 1];
+    for (Index j = 0; j < l; ++j) c.col_offsets[static_cast<std::size_t>(j) + 1] += c.col_offsets[static_cast<std::size_t>(j)];
+    c.col_rows.resize(static_cast<std::size_t>(c.col_offsets.back()));
+    c.col_values.resize(c.col_rows.size());
+    std::vector<std::int64_t> next(c.col_offsets.begin(), c.col_offsets.end() - 1);
+    for (Index i = 0; i < local; ++i)
+        if (c.position[static_cast<std::size_t>(i)] < 0)
+            for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+                const auto slot = static_cast<std::size_t>(next[c.row_cols[static_cast<std::size_t>(k)]]++);
+                c.col_rows[slot] = static_cast<std::uint32_t>(i);
+                c.col_values[slot] = c.row_values[static_cast<std::size_t>(k)];
+            }
+    double totals[2] = {local_mass, static_cast<double>(c.row_cols.size() + c.col_rows.size())};
+    distmat::sum_on_all_ranks(comm, totals, 2);
+    c.mass = totals[0];
+    c.nonzeros = static_cast<Index>(std::llround(totals[1]));
+    return c;
+}
+
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// X ↦ (YYᵀ + E + r·11ᵀ) X on this rank's rows. Two reductions: [Y 1]ᵀX, and [X_L; FᵀX].
+Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                                const CheckedPairs& c, double r, const Eigen::MatrixXd& X) {
+    const Index K = Y.cols(), p = X.cols(), local = X.rows();
+    const Index l = static_cast<Index>(c.L.size());
+    Eigen::MatrixXd small(K + 1, p);
+    small.topRows(K) = Y.transpose() * X;
+    small.row(K) = X.colwise().sum();
+    distmat::sum_on_all_ranks(comm, small.data(), static_cast<std::size_t>(small.size()));
+    Eigen::MatrixXd out = Y * small.topRows(K);
+    out.rowwise() += r * small.row(K);
+
+    const RowMajor Xr = X;
+    RowMajor both = RowMajor::Zero(2 * l, p);  // rows 0..l−1: X_L; rows l..2l−1: Fᵀ X over rows outside L
+    for (Index i = 0; i < local; ++i)
+        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) both.row(j) = Xr.row(i);
+#pragma omp parallel for schedule(static) num_threads(distmat::threads())
+    for (Index j = 0; j < l; ++j)
+        for (auto k = c.col_offsets[static_cast<std::size_t>(j)]; k < c.col_offsets[static_cast<std::size_t>(j) + 1]; ++k)
+            both.row(l + j) += c.col_values[static_cast<std::size_t>(k)] * Xr.row(c.col_rows[static_cast<std::size_t>(k)]);
+    distmat::sum_on_all_ranks(comm, both.data(), static_cast<std::size_t>(both.size()));
+
+    RowMajor corr = RowMajor::Zero(local, p);
+#pragma omp parallel for schedule(static) num_threads(distmat::threads())
+    for (Index i = 0; i < local; ++i) {
+        for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k)
+            corr.row(i) += c.row_values[static_cast<std::size_t>(k)] * both.row(c.row_cols[static_cast<std::size_t>(k)]);
+        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) corr.row(i) += both.row(l + j);
+    }
+    out += corr;
+    (void)rows;
+    return out;
+}
+
+// ‖ZZᵀ − YYᵀ‖_F / ‖YYᵀ‖_F from K × K products only.
+double relative_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eigen::MatrixXd& Z) {
+    const double yy = distmat::inner(comm, Y, Y).squaredNorm(), zz = distmat::inner(comm, Z, Z).squaredNorm();
+    const double yz = distmat::inner(comm, Y, Z).squaredNorm();
+    return yy > 0 ? std::sqrt(std::max(0.0, yy + zz - 2 * yz) / yy) : 0.0;
+}
+
+}  // namespace
+
+EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
+                      const EnnOptions& options, const EnnProgress& progress) {
+    Stopwatch total;
+    const Index N = rows.size(), K = Y.cols();
+    const Index l = options.checked_rows > 0 ? std::min(N, options.checked_rows) : std::min(N, 10 * K + 1000);
+    mpi::require_same_on_all_ranks(comm, {N, K, l, options.iterations}, "rectify_enn");
+    mpi::run_local_phase(comm, "enn", [&] {
+        if (Y.rows() != rows.rows(comm.rank())) throw InternalError("rectify_enn: Y does not match the partition");
+        if (options.iterations < 0) throw OptionError("{iterations} must be at least 0");
+    });
+    distmat::EigOptions eig = options.eig;
+    eig.num_eigenpairs = static_cast<int>(K);
+    EnnResult result;
+    result.checked_rows = l;
+    Eigen::MatrixXd warm = Y;
+    const double N2 = static_cast<double>(N) * static_cast<double>(N);
+    for (int t = 0; t < options.iterations; ++t) {
+        Stopwatch clock;
+        EnnIteration it;
+        const CheckedPairs c = check_pairs(comm, rows, Y, l);
+        const double mass_of_yy = distmat::column_sums(comm, Y).squaredNorm();  // 1ᵀYYᵀ1
+        it.r = (1 - mass_of_yy - c.mass) / N2;
+        it.negative_mass = c.mass;
+        it.corrections = c.nonzeros;
+        Index products = 0;
+        const distmat::SymmetricOperator op = [&](const Eigen::MatrixXd& X) {
+            ++products;
+            return apply_corrected(comm, rows, Y, c, it.r, X);
+        };
+        // The previous spectrum's lower end stands for this one's (the Chebyshev filter
+        // only needs a bound below what it damps; a Ritz value below it triggers a fresh
+        // Lanczos estimate), and the check for missed eigenvalues runs on the first and
+        // the last projection: in between the warm block comes from the previous top K.
+        distmat::EigOptions step = eig;
+        step.verify_steps = t == 0 || t + 1 == options.iterations ? eig.verify_steps : 0;
+        const distmat::EigResult e = distmat::top_eigenpairs(op, rows, comm, step, &warm);
+        eig.lower_bound = std::isfinite(e.next_lower_bound) ? std::min(e.lower_bound, e.next_lower_bound) : e.lower_bound;
+        Eigen::MatrixXd next = psd_factor(comm, e.vectors, e.values);
+        it.change = relative_change(comm, Y, next);
+        it.products = static_cast<int>(products);
+        it.eig_converged = e.converged;
+        Y = std::move(next);
+        warm = e.block;
+        it.seconds = clock.seconds();
+        result.trace.push_back(it);
+        if (progress) progress(t + 1, it);
+    }
+    const CheckedPairs last = check_pairs(comm, rows, Y, l);
+    result.final_negative_mass = last.mass;
+    result.final_negative_entries = last.nonzeros;
+    result.unchecked_pairs = static_cast<double>(N - l) * static_cast<double>(N - l);
+    result.Y = std::move(Y);
+    result.seconds = total.seconds();
+    return result;
+}
+
+}  // namespace jsmf::lowrank

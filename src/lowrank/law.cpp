@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+// Low-rank anchor words: anchors, B and A from the factor Y.
+#include "jsmf/lowrank/law.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::lowrank {
+namespace {
+
+// The listed rows (ascending global ids) of a row-distributed block, on every rank.
+Eigen::MatrixXd listed_rows(const mpi::Comm& comm, const distmat::RowPartition& rows, const std::vector<Index>& listed,
+                            const Eigen::MatrixXd& X) {
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(static_cast<Index>(listed.size()), X.cols());
+    const Index begin = rows.begin(comm.rank()), end = rows.end(comm.rank());
+    for (std::size_t k = 0; k < listed.size(); ++k)
+        if (listed[k] >= begin && listed[k] < end) out.row(static_cast<Index>(k)) = X.row(listed[k] - begin);
+    distmat::sum_on_all_ranks(comm, out.data(), static_cast<std::size_t>(out.size()));  // one owner per row: exact
+    return out;
+}
+
+// Greedy column-pivoted QR (modified Gram–Schmidt with pivoting) on a K × N matrix whose
+// columns are spread over the ranks; `allowed` marks candidate columns. Every rank sees
+// every rank's best (value, word) and picks the same one; its owner broadcasts the column.
+void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd work,
+                const std::vector<char>& allowed, int K, LawResult& out) {
+    const Index local = work.cols(), begin = rows.begin(comm.rank());
+    std::vector<char> open(allowed);
+    Eigen::VectorXd norms = work.colwise().squaredNorm().transpose();
+    out.diag_r.resize(K);
+    for (int k = 0; k < K; ++k) {
+        double best[2] = {-1.0, -1.0};  // value, word (exact as a double below 2^53)
+        for (Index j = 0; j < local; ++j)
+            if (open[static_cast<std::size_t>(j)] && norms(j) > best[0]) best[0] = norms(j), best[1] = static_cast<double>(begin + j);
+        std::vector<double> all(2 * static_cast<std::size_t>(comm.size()));
+        JSMF_MPI_CHECK(MPI_Allgather(best, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm.raw()));
+        double value = -1, word = -1;
+        for (int r = 0; r < comm.size(); ++r) {
+            const double v = all[2 * static_cast<std::size_t>(r)], w = all[2 * static_cast<std::size_t>(r) + 1];
+            if (v > value || (v == value && w >= 0 && w < word)) value = v, word = w;
+        }
+        mpi::run_local_phase(comm, "anchors", [&] {
+            if (!(value > 0))
+                throw InputError("only " + std::to_string(k) + " words can be anchors (a positive row sum, enough "
+                                 "documents, independent of the anchors before): fewer topics or a lower threshold");
+        });
+        const auto chosen = static_cast<Index>(word);
+        const int owner = rows.owner(chosen);
+        Eigen::VectorXd q(work.rows());
+        if (comm.rank() == owner) {
+            q = work.col(chosen - begin);
+            open[static_cast<std::size_t>(chosen - begin)] = 0;
+        }
+        mpi::broadcast(comm, q.data(), static_cast<std::size_t>(q.size()), owner);
+        const double r = std::sqrt(value);
+        q /= r;
+        out.anchors.push_back(chosen);
+        out.diag_r(k) = r;
+        const Eigen::RowVectorXd projections = q.transpose() * work;
+        work -= q * projections;
+        norms = work.colwise().squaredNorm().transpose();
+    }
+}
+
+}  // namespace
+
+LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                             const std::vector<std::int64_t>& doc_freq, const LawOptions& options) {
+    Stopwatch clock;
+    const Index K = Y.cols(), local = Y.rows(), begin = rows.begin(comm.rank());
+    mpi::require_same_on_all_ranks(comm, {rows.size(), K, options.min_anchor_doc_freq}, "factorize_low_rank");
+    mpi::run_local_phase(comm, "anchors", [&] {
+        if (local != rows.rows(comm.rank()) || static_cast<Index>(doc_freq.size()) != local)
+            throw InternalError("factorize_low_rank: Y or doc_freq does not match the partition");
+    });
+    LawResult out;
+
+    // d₀ = YYᵀ1 and P₀ = R Yᵀ diag(d₀)⁻¹ (Y = QR): P₀ᵀP₀ = diag(d₀)⁻¹ Y YᵀY Yᵀ diag(d₀)⁻¹ = C̄ C̄ᵀ.
+    const Eigen::VectorXd d0 = Y * distmat::column_sums(comm, Y);
+    const distmat::TallQR qr = distmat::tall_qr(comm, Y);
+    std::vector<char> allowed(static_cast<std::size_t>(local), 0);
+    Index excluded = 0;
+    Eigen::MatrixXd P0 = qr.R * Y.transpose();
+    for (Index j = 0; j < local; ++j) {
+        const bool usable = d0(j) > 0 && doc_freq[static_cast<std::size_t>(j)] > 0;
+        allowed[static_cast<std::size_t>(j)] = usable && doc_freq[static_cast<std::size_t>(j)] >= options.min_anchor_doc_freq;
+        if (!allowed[static_cast<std::size_t>(j)]) ++excluded;
+        if (usable) P0.col(j) /= d0(j);
+        else P0.col(j).setZero();
+    }
+    out.excluded_candidates = mpi::allreduce_sum(comm, static_cast<std::int64_t>(excluded));
+    pivoted_qr(comm, rows, P0, allowed, static_cast<int>(K), out);
+
+    // S′ = S ∪ {j : d₀_j < 0}, and F_js = −min(y_j·y_s, 0) for every local j, s ∈ S′.
+    std::vector<std::int64_t> negative;
+    for (Index j = 0; j < local; ++j)
+        if (d0(j) < 0 && doc_freq[static_cast<std::size_t>(j)] > 0) negative.push_back(begin + j);
+    std::vector<std::int64_t> all_negative = mpi::gather_concat(comm, negative, 0);
+    std::int64_t count = static_cast<std::int64_t>(all_negative.size());
+    mpi::broadcast(comm, count, 0);
+    all_negative.resize(static_cast<std::size_t>(count));
+    mpi::broadcast(comm, all_negative.data(), all_negative.size(), 0);
+    std::vector<Index> S1(out.anchors.begin(), out.anchors.end());
+    S1.insert(S1.end(), all_negative.begin(), all_negative.end());
+    std::sort(S1.begin(), S1.end());
+    S1.erase(std::unique(S1.begin(), S1.end()), S1.end());
+    const Index s1 = static_cast<Index>(S1.size());
+    const Eigen::MatrixXd Y_S1 = listed_rows(comm, rows, S1, Y), Q_S1 = listed_rows(comm, rows, S1, qr.Q);
+    const Eigen::MatrixXd F = (-(Y * Y_S1.transpose())).cwiseMax(0.0);   // local × |S′|
+    std::vector<char> in_S1(static_cast<std::size_t>(local), 0);
+    for (const Index s : S1)
+        if (s >= begin && s < begin + local) in_S1[static_cast<std::size_t>(s - begin)] = 1;
+
+    // d = d₀ + E′1 and Qᵀ E′ on the columns: F's rows outside S′ also add to the S′ columns.
+    Eigen::MatrixXd to_S1 = Eigen::MatrixXd::Zero(K + 1, s1);  // rows 0..K−1: Σ q_i F_is; row K: Σ F_is
+    for (Index j = 0; j < local; ++j)
+        if (!in_S1[static_cast<std::size_t>(j)]) {
+            to_S1.topRows(K) += qr.Q.row(j).transpose() * F.row(j);
+            to_S1.row(K) += F.row(j);
+        }
+    distmat::sum_on_all_ranks(comm, to_S1.data(), static_cast<std::size_t>(to_S1.size()));
+    out.word_mass = d0 + F.rowwise().sum();
+    Eigen::MatrixXd P = qr.R * Y.transpose() + Q_S1.transpose() * F.transpose();  // K × local
+    for (Index k = 0; k < s1; ++k)
+        if (S1[static_cast<std::size_t>(k)] >= begin && S1[static_cast<std::size_t>(k)] < begin + local) {
+            const Index j = S1[static_cast<std::size_t>(k)] - begin;
+            out.word_mass(j) += to_S1(K, k);
+            P.col(j) += to_S1.col(k).head(K);
+        }
+    std::vector<char> solvable(static_cast<std::size_t>(local), 0);
+    for (Index j = 0; j < local; ++j) {
+        solvable[static_cast<std::size_t>(j)] = out.word_mass(j) > 0 && doc_freq[static_cast<std::size_t>(j)] > 0;
+        if (solvable[static_cast<std::size_t>(j)]) P.col(j) /= out.word_mass(j);
+        else P.col(j).setZero();
+    }
+    out.correction.rows = S1;
+    for (Index j = 0; j < local; ++j)
+        for (Index k = 0; k < s1; ++k)
+            if (F(j, k) > 0) {
+                out.correction.entry_row.push_back(S1[static_cast<std::size_t>(k)]);
+                out.correction.entry_col.push_back(begin + j);
+                out.correction.entry_value.push_back(F(j, k));
+            }
+
+    // B̆ per word: min over the simplex of ‖P_S b − P_j‖ (active set on P_S = QR).
+    Eigen::MatrixXd P_S = listed_rows(comm, rows, std::vector<Index>(out.anchors.begin(), out.anchors.end()) , P.transpose()).transpose();
+    Eigen::MatrixXd B_breve = Eigen::MatrixXd::Zero(K, local);
+    const solvers::ThinQr U = solvers::thin_qr(P_S);
+    std::vector<int> anchor_of(static_cast<std::size_t>(local), -1);
+    for (Index k = 0; k < K; ++k)
+        if (out.anchors[static_cast<std::size_t>(k)] >= begin && out.anchors[static_cast<std::size_t>(k)] < begin + local)
+            anchor_of[static_cast<std::size_t>(out.anchors[static_cast<std::size_t>(k)] - begin)] = static_cast<int>(k);
+    std::int64_t solved = 0, converged = 0;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(distmat::threads()) reduction(+ : solved, converged)
+    for (Index j = 0; j < local; ++j) {
+        if (const int k = anchor_of[static_cast<std::size_t>(j)]; k >= 0) {
+            B_breve(k, j) = 1;
+            continue;
+        }
+        if (!solvable[static_cast<std::size_t>(j)]) continue;
+        const solvers::SclsSolution s = solvers::solve_active_set_qr(U.R, U.Q.transpose() * P.col(j), options.scls);
+        B_breve.col(j) = s.y;
+        ++solved;
+        if (s.converged) ++converged;
+    }
+    out.words_solved = mpi::allreduce_sum(comm, solved);
+    out.words_converged = mpi::allreduce_sum(comm, converged);
+
+    // Bayes' rule: B_jk = B̆_kj d_j / Σ_j B̆_kj d_j.
+    const Eigen::VectorXd mass = out.word_mass.cwiseMax(0.0);
+    Eigen::VectorXd totals = B_breve * mass;
+    distmat::sum_on_all_ranks(comm, totals.data(), static_cast<std::size_t>(totals.size()));
+    out.B = (B_breve.transpose().array().colwise() * mass.array()).rowwise() / totals.transpose().array();
+
+    // A = D⁻¹ (Y_S Y_Sᵀ + E′_SS) D⁻¹ = D⁻¹ max(Y_S Y_Sᵀ, 0) D⁻¹ with D = diag(B_S).
+    const std::vector<Index> S(out.anchors.begin(), out.anchors.end());
+    std::vector<Index> sorted_S = S;
+    std::sort(sorted_S.begin(), sorted_S.end());
+    const Eigen::MatrixXd Y_sorted = listed_rows(comm, rows, sorted_S, Y), B_sorted = listed_rows(comm, rows, sorted_S, out.B);
+    Eigen::MatrixXd Y_S(K, K);
+    Eigen::VectorXd b_S(K);
+    for (Index k = 0; k < K; ++k) {
+        const auto at = std::lower_bound(sorted_S.begin(), sorted_S.end(), S[static_cast<std::size_t>(k)]) - sorted_S.begin();
+        Y_S.row(k) = Y_sorted.row(at);
+        b_S(k) = B_sorted(at, k);
+    }
+    const Eigen::MatrixXd C_SS = (Y_S * Y_S.transpose()).cwiseMax(0.0);
+    out.A = b_S.cwiseInverse().asDiagonal() * C_SS * b_S.cwiseInverse().asDiagonal();
+    out.seconds = clock.seconds();
+    return out;
+}
+
+}  // namespace jsmf::lowrank
