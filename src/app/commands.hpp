@@ -115,6 +115,9 @@ struct FitCommand {
     bool no_metrics = false;
     int block_size = 64;
     std::string grid;
+    std::string pipeline = fit::to_string(fit::FitOptions{}.pipeline);
+    int enn_iterations = fit::CompressedOptions{}.iterations;
+    Index checked_rows = fit::CompressedOptions{}.checked_rows;
 };
 CLI::App* add_fit_command(CLI::App& app, FitCommand& command);
 /// Collective on `world`.

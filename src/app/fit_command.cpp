@@ -54,6 +54,15 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                   "Skip the evaluation (the papers' metrics in /K<K>/metrics; measuring keeps one more copy of C)");
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
+    sub->add_option("--pipeline", c.pipeline,
+                    "dense: form C (N x N) and rectify it (the papers); compressed: never form C — its top-K "
+                    "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021)")
+        ->check(CLI::IsMember(fit::pipeline_names()))
+        ->capture_default_str();
+    sub->add_option("--enn-iterations", c.enn_iterations, "--pipeline compressed: ENN iterations")->capture_default_str();
+    sub->add_option("--checked-rows", c.checked_rows,
+                    "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
+        ->capture_default_str();
     return sub;
 }
 
@@ -81,6 +90,52 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
         if (d.labels.size() != d.ids.size()) throw InputError(p.labels, "has not one label per document of " + p.doc_ids);
     }
     return d;
+}
+
+// --pipeline compressed: the library's fit_compressed, then the same model file.
+int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid,
+                       const std::string& command_line, const fit::FitOptions& options,
+                       const io::CorpusDocuments& documents) {
+    Stopwatch total;
+    fit::CorpusSource source;
+    mpi::run_local_phase(world, "setup", [&] {
+        if (c.input.corpus.empty()) throw InputError("--pipeline compressed needs the corpus (--corpus and --vocab)");
+        source = corpus_source(c.input, c.block_size);
+    });
+    fit::FitResult result = fit::fit_compressed(source, world, options, log_report());
+    Stopwatch clock;
+    Options provenance = source_provenance(c.input, "", c.block_size);
+    for (const Options& more : {model_provenance(options.model, c.model.anchor_words)})
+        provenance.insert(provenance.end(), more.begin(), more.end());
+    provenance.emplace_back("pipeline", fit::to_string(options.pipeline));
+    provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+    provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
+    provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
+    if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
+    StageTimes times = result.times;
+    io::write_model_file(world, c.out, result.info, result.models, make_provenance(command_line, world, grid, provenance),
+                         times, c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
+    const double write_seconds = clock.seconds();
+    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
+              total.seconds(), mib(peak));
+    if (world.is_root()) {  // one machine-readable line per K (stdout, rank 0), as the dense pipeline's
+        for (const auto& m : result.models) {
+            std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=compressed rectify=enn anchors=%s "
+                        "solver=%s",
+                        world.size(), static_cast<long long>(result.info.vocab.size()), m.num_topics, m.method.c_str(),
+                        m.anchor_method.c_str(), m.solver.c_str());
+            for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
+            for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
+            std::printf(" words_solved=%lld words_converged=%lld write_seconds=%.6f total_seconds=%.6f peak_rss_bytes=%lld",
+                        static_cast<long long>(m.words_solved), static_cast<long long>(m.words_converged), write_seconds,
+                        total.seconds(), static_cast<long long>(peak));
+            for (const auto& metric : m.metrics.metrics) std::printf(" %s=%.9g", metric.name.c_str(), metric.mean);
+            std::printf("\n");
+        }
+        std::fflush(stdout);
+    }
+    return exit_code::ok;
 }
 
 }  // namespace
@@ -132,6 +187,14 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         check_model_settings(c.model);
         options.model = to_options(c.model, {});
         options.metrics = !c.no_metrics;
+        options.pipeline = fit::parse_pipeline(c.pipeline);
+        options.compressed.iterations = c.enn_iterations;
+        options.compressed.checked_rows = c.checked_rows;
+        if (options.pipeline == fit::Pipeline::compressed && !c.cooc_file.empty())
+            throw InputError("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
+        if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
+        if (options.pipeline == fit::Pipeline::compressed && !c.infer_out.empty())
+            throw InputError("--infer runs with the dense pipeline only, for now: run jsmf infer on the model file");
         if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
             throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
         if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
@@ -155,6 +218,8 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
+    if (options.pipeline == fit::Pipeline::compressed)
+        return run_fit_compressed(c, world, *grid, command_line, options, documents);
     // Stages 0–1: C, from the corpus or from a file.
     Stopwatch clock;
     io::CoocFileInfo info;

@@ -92,6 +92,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 
 FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid, const FitOptions& options,
               const Report& report) {
+    if (options.pipeline == Pipeline::compressed) return fit_compressed(corpus, grid->borrow_comm(), options, report);
     StageTimes times;
     BuiltCooc built = build_cooc(corpus, grid, times, report);
     CountingCorpus counting;

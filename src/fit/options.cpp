@@ -32,6 +32,7 @@ const Names<Method, 3> kMethods{{"anchors", "anchorfree-lp", "anchorfree-pds"}};
 const Names<recover::Solver, 3> kSolvers{{"active-set", "expgrad", "admm"}};
 const Names<solvers::AdmmStop, 2> kAdmmStops{{"step", "gap"}};
 const Names<RecoverA, 2> kRecoverA{{"diagonal", "ls"}};
+const Names<Pipeline, 2> kPipelines{{"dense", "compressed"}};
 
 }  // namespace
 
@@ -44,6 +45,12 @@ std::string to_string(Method value) { return kMethods.of(value); }
 std::string to_string(recover::Solver value) { return kSolvers.of(value); }
 std::string to_string(solvers::AdmmStop value) { return kAdmmStops.of(value); }
 std::string to_string(RecoverA value) { return kRecoverA.of(value); }
+std::string to_string(Pipeline value) { return kPipelines.of(value); }
+Pipeline parse_pipeline(const std::string& name, const std::string& option) { return kPipelines.parse(name, option); }
+const std::vector<std::string>& pipeline_names() {
+    static const std::vector<std::string> names = kPipelines.list();
+    return names;
+}
 
 Rectifier parse_rectifier(const std::string& name, const std::string& option) { return kRectifiers.parse(name, option); }
 rectify::StopRule parse_stop_rule(const std::string& name, const std::string& option) {

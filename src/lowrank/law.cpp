@@ -177,6 +177,7 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     Eigen::VectorXd totals = B_breve * mass;
     distmat::sum_on_all_ranks(comm, totals.data(), static_cast<std::size_t>(totals.size()));
     out.B = (B_breve.transpose().array().colwise() * mass.array()).rowwise() / totals.transpose().array();
+    out.B_breve = std::move(B_breve);
 
     // A = D⁻¹ (Y_S Y_Sᵀ + E′_SS) D⁻¹ = D⁻¹ max(Y_S Y_Sᵀ, 0) D⁻¹ with D = diag(B_S).
     const std::vector<Index> S(out.anchors.begin(), out.anchors.end());

@@ -42,7 +42,21 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 
 /// Collective on `grid`. Stages 0–5 from a corpus: C built by build_cooc (its layout's
 /// block size from corpus.options), then fit(C, …) with the corpus counted again for
-/// coherence when options.metrics.
+/// coherence when options.metrics. With options.pipeline == compressed: fit_compressed
+/// on the grid's communicator.
+/// Collective on `world`. The compressed pipeline (lowrank/), C never formed: the corpus is
+/// read once into shards (each rank its pieces), C is applied from the documents
+/// (lowrank::DocumentOperator), and per K: Y₀ from its top-K eigenpairs
+/// (lowrank::compress), ENN (options.compressed.iterations), LAW. The models carry B, B̆,
+/// A, the anchors and p(word) = (YYᵀ + E′)1; rectification.method is "enn". Metrics: the
+/// model's own (specificity, dissimilarity, …) and coherence from a second pass over the
+/// corpus; not yet those that compare with C (recovery, approximation). Refuses what it
+/// cannot do yet (hierarchies, AnchorFree, given anchor words, the tf-idf estimator).
+/// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
+/// for Y, the blocks and E, and the gathered N × K model (B and B̆, replicated).
+FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
+                         const Report& report = {});
+
 FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid, const FitOptions& options,
               const Report& report = {});
 

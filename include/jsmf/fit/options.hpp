@@ -106,6 +106,22 @@ struct ModelOptions {
 /// Local. OptionError for values out of range and options that exclude each other.
 void check(const ModelOptions& options);
 
+/// Which pipeline fits: the papers' (C formed, N × N, distributed) or the compressed one
+/// (Lee et al., ICML 2021: C only as an operator from the documents, rectified in its
+/// rank-K factor by ENN, anchors and topics by LAW; memory O(N·K) per rank, not O(N²)).
+enum class Pipeline { dense, compressed };
+std::string to_string(Pipeline value);
+Pipeline parse_pipeline(const std::string& name, const std::string& option = "pipeline");
+const std::vector<std::string>& pipeline_names();
+
+/// The compressed pipeline's settings (lowrank/).
+struct CompressedOptions {
+    int iterations = 150;                ///< ENN iterations (the authors' runs: 150)
+    Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
+    double eig_tolerance = 1e-10;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
+    Seed seed = 1;                       ///< the eigensolver's random start (the result does not depend on it)
+};
+
 /// A whole fit from C: one model per K, optionally a hierarchy above the first, and the
 /// papers' metrics.
 struct FitOptions {
@@ -115,6 +131,8 @@ struct FitOptions {
     RectifyOptions rectify;
     ModelOptions model;
     bool metrics = true;                 ///< measure every metric of the papers (keeps a copy of C)
+    Pipeline pipeline = Pipeline::dense;
+    CompressedOptions compressed;
 };
 /// Local. OptionError for bad topic lists, hierarchies and combinations (K against N is
 /// checked by fit(), which knows N).

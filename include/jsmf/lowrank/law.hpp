@@ -37,6 +37,7 @@ struct LawResult {
     std::vector<Index> anchors;           ///< S, in the order the pivoted QR chose them
     Eigen::VectorXd diag_r;               ///< |R_kk| of the pivoted QR, per anchor
     Eigen::MatrixXd B;                    ///< this rank's rows of B (N/P × K)
+    Eigen::MatrixXd B_breve;              ///< K × N/P: p(topic | word) of this rank's words
     Eigen::MatrixXd A;                    ///< K × K, D⁻¹(Y_S Y_Sᵀ + E′_SS)D⁻¹, D = diag(B_S) (as the authors)
     Eigen::VectorXd word_mass;            ///< this rank's rows of d = (YYᵀ + E′)1
     Correction correction;

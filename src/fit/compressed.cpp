@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// The compressed pipeline as a fit: documents → operator → Y₀ → ENN → LAW → models.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/memory.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/corpus/vocab.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/fit/stages.hpp"
+#include "jsmf/fit/fit.hpp"
+#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/enn.hpp"
+#include "jsmf/lowrank/law.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::fit {
+namespace {
+
+void refuse_what_it_cannot_do(const FitOptions& options) {
+    if (!options.hierarchy.empty()) throw OptionError("{pipeline} compressed does not fit hierarchies yet");
+    if (options.model.method != Method::anchors)
+        throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
+    if (!options.model.anchor_words.empty())
+        throw OptionError("{pipeline} compressed finds its anchors: {anchor_words} needs the dense pipeline");
+    if (options.model.recover_a != RecoverA::diagonal)
+        throw OptionError("{pipeline} compressed recovers A from the anchors' block only ({recover_a} diagonal)");
+    if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
+    if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
+}
+
+// One K: Y₀, ENN, LAW, and the model as the writer and the metrics expect it.
+Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+              const FitOptions& options, const Report& report) {
+    const mpi::Comm& world = C.comm();
+    const CompressedOptions& o = options.compressed;
+    distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
+    eig.tolerance = o.eig_tolerance;
+    Model m;
+    m.num_topics = K;
+
+    const lowrank::Compression y0 = lowrank::compress(C, K, eig);
+    m.times.add("compress", y0.seconds);
+    say(report, Level::info,
+        fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
+                    "residual {:.1e} of λ₁ ({}), λ_K = {:.3e}",
+                    K, y0.seconds, y0.products, y0.residuals.maxCoeff() / std::abs(y0.eigenvalues(0)),
+                    y0.converged ? "converged" : "NOT converged", y0.eigenvalues(K - 1)));
+    if (!y0.converged)
+        say(report, Level::warning, "compress: the eigensolver did not reach its tolerance; the factor is inexact");
+
+    lowrank::EnnOptions enn;
+    enn.iterations = o.iterations;
+    enn.checked_rows = o.checked_rows;
+    enn.eig = eig;
+    const int every = std::max(1, o.iterations / 10);
+    const lowrank::EnnResult r = lowrank::rectify_enn(
+        world, C.rows(), y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
+            if (t % every == 0 || t == o.iterations)
+                say(report, Level::info,
+                    fmt::format("enn: iteration {}/{}: corrected mass {:.3e} in {} entries, r = {:.2e}, change {:.2e}, "
+                                "{} products, {:.3f} s",
+                                t, o.iterations, it.negative_mass, it.corrections, it.r, it.change, it.products,
+                                it.seconds));
+        });
+    m.times.add("enn", r.seconds);
+    say(report, Level::info,
+        fmt::format("enn: {} iterations in {:.2f} s; l = {} checked rows; left among checked pairs: mass {:.2e} in {} "
+                    "entries; {:.3g} pairs never checked (both words outside the l)",
+                    r.trace.size(), r.seconds, r.checked_rows, r.final_negative_mass, r.final_negative_entries,
+                    r.unchecked_pairs));
+    m.rectification.method = "enn";
+    m.rectification.num_topics = K;
+    m.rectification.iterations = static_cast<int>(r.trace.size());
+    m.rectification.stop_reason = "iterations";
+
+    lowrank::LawOptions law_options;
+    law_options.scls.max_iterations = options.model.solver_iterations;
+    law_options.scls.tolerance = options.model.solver_tolerance;
+    const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options);
+    m.times.add("anchors", law.seconds);
+    say(report, Level::info,
+        fmt::format("law: anchors, B and A in {:.2f} s; {} words barred from anchors; E′ on {} rows; {} of {} words "
+                    "converged; ΣA = {:.4f}",
+                    law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
+                    law.words_solved, law.A.sum()));
+
+    m.B = distmat::gather_rows(world, C.rows(), law.B);
+    m.B_breve = distmat::gather_rows(world, C.rows(), law.B_breve.transpose()).transpose();
+    m.A = law.A;
+    m.unigram = distmat::gather_rows(world, C.rows(), law.word_mass);
+    m.a_method = to_string(RecoverA::diagonal);
+    m.anchors = law.anchors;
+    m.diag_r = law.diag_r;
+    m.anchor_method = "qr";
+    m.solver = to_string(recover::Solver::active_set);
+    m.words_solved = law.words_solved;
+    m.words_converged = law.words_converged;
+    return m;
+}
+
+}  // namespace
+
+FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
+                         const Report& report) {
+    mpi::run_local_phase(world, "setup", [&] {
+        check(options);
+        refuse_what_it_cannot_do(options);
+    });
+    FitResult result;
+    Stopwatch clock;
+    const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
+    const Index N = files.front().header.num_words;
+    Index declared_docs = 0;
+    for (const auto& f : files) declared_docs += f.header.num_docs;
+    result.info.vocab = corpus::load_vocab(world, corpus.vocab, N);
+    result.info.num_docs_declared = declared_docs;
+    mpi::run_local_phase(world, "setup", [&] { check(options, N); });
+
+    // The documents, each rank its pieces, held in memory for the products.
+    corpus::Shard docs;
+    {
+        corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
+        mpi::run_local_phase(world, "read", [&] { docs = corpus::read_all(reader); });
+        corpus::check_uci_totals(world, reader);
+    }
+    result.times.add("read", clock.seconds());
+    clock.restart();
+    const lowrank::DocumentOperator C(world, N, docs, corpus.options);
+    const std::vector<std::int64_t> doc_freq = C.doc_freq();
+    const Eigen::VectorXd unigram = distmat::gather_rows(world, C.rows(), C.row_sums());
+    result.times.add("operator", clock.seconds());
+    const lowrank::DocumentStats& s = C.stats();
+    say(report, Level::info,
+        fmt::format("compress: {} documents read, M = {} used, {} skipped; {} tokens, {} nonzeros; N = {} words over {} "
+                    "ranks; a product moves {} per rank per column (largest local vocabulary {} words)",
+                    s.num_docs_read, s.num_docs, s.num_docs_skipped, s.num_tokens, s.num_entries, N, world.size(),
+                    mib(static_cast<double>(mpi::allreduce_max(world, C.bytes_per_product(1)))), s.max_rank_words));
+
+    cooc::CoocStats& stats = result.info.stats;
+    stats.num_docs_read = s.num_docs_read;
+    stats.num_docs = s.num_docs;
+    stats.num_docs_skipped = s.num_docs_skipped;
+    stats.num_tokens = s.num_tokens;
+    stats.num_tokens_read = s.num_tokens;  // of the documents kept in memory: the skipped ones are not counted
+    stats.unigram = unigram;
+    Eigen::MatrixXd df_local(static_cast<Index>(doc_freq.size()), 1);
+    for (std::size_t i = 0; i < doc_freq.size(); ++i) df_local(static_cast<Index>(i), 0) = static_cast<double>(doc_freq[i]);
+    const Eigen::MatrixXd df = distmat::gather_rows(world, C.rows(), df_local);
+    stats.doc_freq = df.col(0).unaryExpr([](double v) { return static_cast<std::int64_t>(std::llround(v)); });
+    stats.sum = unigram.sum();
+
+    for (const int K : options.topics) {
+        Model m = fit_one(C, doc_freq, K, options, report);
+        if (options.metrics) {
+            Stopwatch metrics;
+            const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
+            for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);
+            eval::sort_metrics(m.metrics);
+            m.times.add("metrics", metrics.seconds());
+        }
+        result.models.push_back(std::move(m));
+    }
+    if (options.metrics) {
+        std::vector<Model*> models;
+        for (auto& m : result.models) models.push_back(&m);
+        const CountingCorpus counting{corpus.files, corpus.options, stats.doc_freq};
+        measure_coherence(world, models, counting, N, report);
+        for (auto* m : models)
+            m->metrics_note = "compressed pipeline: the metrics that compare with C (recovery, approximation) are not "
+                              "measured";
+    }
+    return result;
+}
+
+}  // namespace jsmf::fit
