@@ -246,6 +246,45 @@ TEST(Fit, BadOptionsFailOnEveryRank) {
                               {"relaxation must lie in (0, 2)"});
 }
 
+// The compressed pipeline through the same call: C never formed, the planted topics
+// found, the same models on one rank, and what it cannot do yet refused on every rank.
+TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 11);
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::compressed;
+    const FitResult result = fit(p.source, square_grid(world), options);
+    ASSERT_EQ(result.models.size(), 1u);
+    const Model& m = result.models.front();
+    EXPECT_EQ(m.rectification.method, "enn");
+    EXPECT_EQ(m.rectification.iterations, 150);
+    EXPECT_EQ(result.info.vocab, p.truth.vocab);
+    EXPECT_EQ(result.info.stats.num_docs, 3000);
+    EXPECT_NEAR(result.info.stats.unigram.sum(), 1.0, 1e-12);
+    const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    EXPECT_EQ(t.anchor_hits, K);
+    EXPECT_LT(t.b_l1, 0.1);  // the dense default on this corpus: 0.059 (the test above)
+    EXPECT_LT(t.a_l1, 0.1);
+    ASSERT_NE(m.metrics.find("coherence"), nullptr);
+    EXPECT_NE(m.metrics.find("specificity"), nullptr);
+
+    const mpi::Comm self(MPI_COMM_SELF);
+    const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), options);
+    const Model& a = alone.models.front();
+    EXPECT_EQ(m.anchors, a.anchors);
+    EXPECT_LT(relative(m.B, a.B), 1e-9);
+    EXPECT_LT(relative(m.A, a.A), 1e-9);
+
+    FitOptions hierarchy = options;
+    hierarchy.hierarchy = {5, 2};
+    hierarchy.topics = {5};
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), hierarchy); },
+                              {"pipeline compressed does not fit hierarchies yet"});
+}
+
 /// What a file holds, as the schema names it: path (placeholders for what repeats) →
 /// (type, rank), read with the plain HDF5 C API.
 class FileWalk {
