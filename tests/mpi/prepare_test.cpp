@@ -269,6 +269,8 @@ TEST(Prepare, BadInputFailsEverywhereWithFileAndLine) {
         o.source.inputs = input;
         o.invalid_utf8 = policy;
         test::expect_stage_failed(world, [&] { run_prepare(world, o); }, fragments);
+        // Each rank removes its own parts as its exception unwinds: look once all have.
+        MPI_Barrier(world.raw());
         if (world.is_root()) {
             EXPECT_FALSE(std::filesystem::exists(docword_path(out, "t", false))) << input.front();
         }
