@@ -101,6 +101,10 @@ TEST(FitOptions, ErrorsNameOptionsAndRenderAsFlags) {
                                       [](const std::string& name) { return "--" + name; }),
                   "--precision single applies to AP only (--rectify ap)");
         EXPECT_EQ(OptionError::render("{files} " + OptionError::quote("[0-9]{3}") + " {{", {}), "files [0-9]{3} {");
+        // Warnings and notes that are not an OptionError render through the same namer
+        // (none here: bare names).
+        EXPECT_EQ(render_options("with {rectify} none, or {solver_iterations} " + OptionError::quote("{x}")),
+                  "with rectify none, or solver_iterations {x}");
     }
     FitOptions hierarchy;
     hierarchy.hierarchy = {5, 8};
@@ -345,11 +349,14 @@ void expect_conforms(const std::string& path, const std::set<std::string>& condi
             continue;
         }
         EXPECT_EQ(type_rank.first, entry->second->type) << object;
-        if (type_rank.first != "group" && type_rank.first != "link")
+        if (type_rank.first != "group" && type_rank.first != "link") {
             EXPECT_EQ(type_rank.second, rank_of(*entry->second)) << object;
+        }
     }
     for (const auto& e : io::model_schema())
-        if (e.when.empty() || conditions.count(e.when) > 0) EXPECT_EQ(walk.found.count(e.path), 1u) << path << ": no " << e.path;
+        if (e.when.empty() || conditions.count(e.when) > 0) {
+            EXPECT_EQ(walk.found.count(e.path), 1u) << path << ": no " << e.path;
+        }
 }
 
 // The schema table that `jsmf show --schema` prints is what fit writes, object for object.
