@@ -17,6 +17,7 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/infer/corpus.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/schema.hpp"
 #include "jsmf/synth/synth.hpp"
@@ -403,6 +404,82 @@ TEST(Schema, ModelFilesHoldWhatTheTableSays) {
                                               "fit --rectify ap|dr|dp", "fit --stop quality|fixed-point"});
         expect_conforms(dir.file("two.h5"), {"fit --method anchorfree-*", "fit --rectify ap|dr|dp"});
     }
+}
+
+/// Local. Every rank's `local` on rank 0, in rank order (empty elsewhere).
+template <class T>
+std::vector<T> on_root(const mpi::Comm& comm, const std::vector<T>& local) {
+    return mpi::gather_concat(comm, local, 0);
+}
+
+// θ of a corpus (jsmf infer's library call): every rank infers its documents, and together
+// they are the one-rank result value for value, totals included; a corpus with another
+// vocabulary is mapped by name, or refused without one.
+TEST(InferCorpus, EqualsOneRank) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 4;
+    const Planted p = plant(world, dir, K, 8);
+    FitOptions options;
+    options.topics = {K};
+    options.rectify.stop = rectify::StopRule::iterations;
+    options.rectify.iterations = 10;
+    options.metrics = false;
+    const FitResult r = fit(p.source, square_grid(world), options);
+    infer::InferModel model{"m.h5", K, r.models.front().B, r.info.vocab};
+    infer::CorpusInput input;
+    input.corpus = p.source.files;
+    const infer::CorpusTopics all = infer::infer_corpus(world, model, input, {});
+    const infer::CorpusTopics alone = infer::infer_corpus(mpi::Comm(MPI_COMM_SELF), model, input, {});
+
+    EXPECT_TRUE(std::is_sorted(all.local.rows.begin(), all.local.rows.end()));
+    std::vector<double> theta;  // this rank's rows, row after row
+    for (Index m = 0; m < all.local.theta.rows(); ++m)
+        for (Index k = 0; k < K; ++k) theta.push_back(all.local.theta(m, k));
+    const std::vector<std::int64_t> rows = on_root(world, all.local.rows);
+    const std::vector<double> thetas = on_root(world, theta);
+    const std::vector<double> log_likelihood = on_root(world, all.local.log_likelihood);
+    const std::vector<std::int64_t> dominant = on_root(world, all.local.dominant_topic);
+    const std::vector<std::int64_t> oov = on_root(world, all.local.oov_tokens);
+    const std::vector<std::int64_t> iterations = on_root(world, all.local.iterations);
+    if (world.is_root()) {
+        const infer::DocumentRows& one = alone.local;
+        EXPECT_EQ(rows, one.rows);  // ranks hold consecutive pieces of the corpus, in rank order
+        ASSERT_EQ(thetas.size(), static_cast<std::size_t>(one.theta.size()));
+        for (std::size_t m = 0; m < one.rows.size(); ++m)
+            for (Index k = 0; k < K; ++k)
+                EXPECT_EQ(thetas[m * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)],
+                          one.theta(static_cast<Index>(m), k));
+        EXPECT_EQ(log_likelihood, one.log_likelihood);
+        EXPECT_EQ(dominant, one.dominant_topic);
+        EXPECT_EQ(oov, one.oov_tokens);
+        EXPECT_EQ(iterations, one.iterations);
+    }
+    const infer::CorpusSummary& s = all.summary;
+    EXPECT_EQ(s.log_likelihood, alone.summary.log_likelihood);  // summed in corpus order: to the bit
+    EXPECT_EQ(s.tokens, alone.summary.tokens);
+    EXPECT_EQ(s.oov_tokens, alone.summary.oov_tokens);
+    EXPECT_EQ(s.not_converged, alone.summary.not_converged);
+    EXPECT_EQ(s.documents, p.truth.num_docs);
+    EXPECT_EQ(s.inferred + s.empty, s.documents);
+    std::int64_t corpus_tokens = 0;
+    for (const auto c : p.truth.docs.counts) corpus_tokens += c;
+    EXPECT_EQ(s.tokens + s.oov_tokens, corpus_tokens);
+    EXPECT_LT(s.per_word(), 0.0);
+
+    // A model of the first 299 words: the corpus's 300 are refused without its vocabulary,
+    // and mapped by name with it (the last word then out of the model's vocabulary).
+    infer::InferModel fewer{"fewer.h5", K, model.B.topRows(299),
+                            std::vector<std::string>(model.vocab.begin(), model.vocab.end() - 1)};
+    test::expect_stage_failed(world, [&] { (void)infer::infer_corpus(world, fewer, input, {}); },
+                              {"has 300 words; the model fewer.h5 has 299: give the corpus's vocab to map its words"});
+    input.vocab = p.source.vocab;
+    const infer::CorpusTopics mapped = infer::infer_corpus(world, fewer, input, {});
+    std::int64_t last_word = 0;
+    for (std::size_t i = 0; i < p.truth.docs.words.size(); ++i)
+        if (p.truth.docs.words[i] == 299) last_word += p.truth.docs.counts[i];
+    EXPECT_GE(mapped.summary.oov_tokens, s.oov_tokens + last_word);
+    EXPECT_EQ(mapped.summary.tokens + mapped.summary.oov_tokens, corpus_tokens);
 }
 
 }  // namespace
