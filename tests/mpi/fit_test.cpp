@@ -17,9 +17,11 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/semi_synthetic.hpp"
 #include "jsmf/infer/corpus.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/schema.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "mpi/test_support.hpp"
 
@@ -480,6 +482,70 @@ TEST(InferCorpus, EqualsOneRank) {
         if (p.truth.docs.words[i] == 299) last_word += p.truth.docs.counts[i];
     EXPECT_GE(mapped.summary.oov_tokens, s.oov_tokens + last_word);
     EXPECT_EQ(mapped.summary.tokens + mapped.summary.oov_tokens, corpus_tokens);
+}
+
+// jsmf synth --from's library call: the model chosen from the file, a Dirichlet fitted to
+// its A, the corpus drawn from its B with the model corpus's size unless given.
+TEST(SemiSynthetic, DrawsFromTheModelFile) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 5, 4);
+    FitOptions options;
+    options.topics = {4, 5};
+    options.rectify.stop = rectify::StopRule::iterations;
+    options.rectify.iterations = 10;
+    options.metrics = false;
+    const FitResult r = fit(p.source, square_grid(world), options);
+    io::Provenance provenance;
+    provenance.created = io::now_iso8601();
+    io::write_model_file(world, dir.file("m.h5"), r.info, r.models, provenance, r.times, 10);
+    if (!world.is_root()) return;
+    std::vector<std::string> lines;
+    const Report collect = [&](Level, const std::string& line) { lines.push_back(line); };
+    synth::SynthOptions o;
+    SemiSyntheticOptions from;
+    from.topics = 5;
+    const synth::SynthCorpus c = semi_synthetic(dir.file("m.h5"), from, o, collect);
+    const Model& m = r.models[1];
+    EXPECT_EQ(o.num_topics, 5);
+    EXPECT_EQ(o.num_words, 300);
+    EXPECT_EQ(o.num_docs, r.info.stats.num_docs);  // the model corpus's M
+    EXPECT_NEAR(o.mean_doc_length, static_cast<double>(r.info.stats.num_tokens) / r.info.stats.num_docs, 1e-12);
+    EXPECT_EQ(c.num_docs, o.num_docs);
+    EXPECT_EQ(c.vocab, r.info.vocab);
+    for (int k = 0; k < 5; ++k) EXPECT_EQ(c.anchors(k, 0), m.anchors[static_cast<std::size_t>(k)]);
+    EXPECT_LT((c.B - m.B).cwiseAbs().maxCoeff(), 1e-8);  // B's columns sum to 1 but for rounding
+    // A = E[w wᵀ] of Dir(α), α fitted to the model's A (RECOVER-ALPHA).
+    const recover::AlphaResult alpha = recover::recover_alpha(m.A);
+    const double a0 = alpha.alpha.sum();
+    Eigen::MatrixXd expected = alpha.alpha * alpha.alpha.transpose();
+    expected.diagonal() += alpha.alpha;
+    expected /= a0 * (a0 + 1);
+    EXPECT_LT((c.A - expected).cwiseAbs().maxCoeff(), 1e-12);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines.front().find("RECOVER-ALPHA"), std::string::npos) << lines.front();
+
+    SemiSyntheticOptions first;  // K = 0: the file's first model; sizes given
+    first.num_docs = 50;
+    first.mean_doc_length = 30;
+    synth::SynthOptions o4;
+    o4.prior = synth::TopicPrior::logistic_normal;
+    const synth::SynthCorpus c4 = semi_synthetic(dir.file("m.h5"), first, o4);
+    EXPECT_EQ(o4.num_topics, 4);
+    EXPECT_EQ(c4.num_docs, 50);
+    EXPECT_EQ(o4.mean_doc_length, 30.0);
+
+    SemiSyntheticOptions missing;
+    missing.topics = 7;
+    try {
+        (void)semi_synthetic(dir.file("m.h5"), missing, o);
+        ADD_FAILURE() << "K = 7 was found";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("holds no model with K = 7"), std::string::npos) << e.what();
+    }
+    synth::SynthOptions grouped;
+    grouped.groups = 2;
+    EXPECT_THROW((void)semi_synthetic(dir.file("m.h5"), from, grouped), OptionError);
 }
 
 }  // namespace
