@@ -548,5 +548,73 @@ TEST(SemiSynthetic, DrawsFromTheModelFile) {
     EXPECT_THROW((void)semi_synthetic(dir.file("m.h5"), from, grouped), OptionError);
 }
 
+// jsmf rectify --resume's library calls: a checkpoint read back continues the run to the
+// bit (same grid), a checkpoint of another K or rectifier is refused on every rank; the
+// settings that change the arithmetic are compared; the work of a trace.
+TEST(Rectify, ResumesFromACheckpointExactly) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 5, 6);
+    const auto grid = square_grid(world);
+    StageTimes times;
+    const BuiltCooc built = build_cooc(p.source, grid, times);
+    RectifyOptions o;
+    o.stop = rectify::StopRule::quality;  // its check (one, at 5: no verdict yet) travels in the checkpoint
+    o.check_every = 5;
+    o.iterations = 8;
+    distmat::DistMatrix straight = distmat::copy(built.C);
+    const RectificationTrace full = rectify(straight, 5, o);
+    ASSERT_EQ(full.iterations, 9);  // over-relaxed AP ends with one plain step
+    ASSERT_EQ(full.checks.size(), 1u);
+
+    io::Provenance provenance;
+    provenance.created = io::now_iso8601();
+    const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state,
+                                                const rectify::IterateView& current) {
+        if (state.iterations_done != 6) return;
+        const io::CheckpointRecord record = checkpoint_of(state);
+        const RectificationTrace so_far = trace_of(Rectifier::ap, 5, state);
+        io::write_cooc_file(dir.file("ck.h5"), current.matrix(), built.info, provenance, StageTimes{}, 0, &so_far,
+                            &record);
+    };
+    distmat::DistMatrix first = distmat::copy(built.C);
+    (void)rectify(first, 5, o, {}, write_checkpoint);
+
+    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), 6, Rectifier::ap, grid, 16); },
+                              {"ck.h5: the checkpoint has K = 5, not topics 6"});
+    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), 5, Rectifier::dr, grid, 16); },
+                              {"the checkpoint is of rectify ap, not dr"});
+    rectify::ProjectionState state = read_resume_state(dir.file("ck.h5"), 5, Rectifier::ap, grid, 16);
+    EXPECT_EQ(state.iterations_done, 6);
+    ASSERT_EQ(state.checks.size(), 1u);
+    io::CoocFileInfo info;
+    distmat::DistMatrix resumed = io::read_cooc_file(dir.file("ck.h5"), grid, 16, info);
+    const RectificationTrace rest = rectify(resumed, 5, o, {}, {}, &state);
+    EXPECT_EQ(rest.iterations, full.iterations);
+    ASSERT_EQ(rest.trace.size(), full.trace.size());
+    for (std::size_t t = 0; t < full.trace.size(); ++t) EXPECT_EQ(rest.trace[t].change, full.trace[t].change) << t;
+    const double differs = mpi::allreduce_max(world, (resumed.local() - straight.local()).cwiseAbs().maxCoeff());
+    EXPECT_EQ(differs, 0.0);
+
+    const std::vector<ChangedSetting> changed =
+        changed_settings({{"stop", "quality"}, {"corpus", "a.txt"}, {"grid", "1x2"}, {"precision", "double"}},
+                         {{"corpus", "b.txt"}, {"grid", "2x2"}, {"stop", "quality"}});
+    ASSERT_EQ(changed.size(), 1u);  // corpus does not change the arithmetic; precision is not in the run's
+    EXPECT_EQ(changed[0].name, "grid");
+    EXPECT_EQ(changed[0].saved, "1x2");
+    EXPECT_EQ(changed[0].now, "2x2");
+    EXPECT_NE(std::find(resume_settings().begin(), resume_settings().end(), "threads"), resume_settings().end());
+
+    const RectifyWork ap = rectify_work(full, Rectifier::ap, 300, 5);
+    double products = 0;
+    for (const auto& it : full.trace) products += it.eig_products;
+    EXPECT_EQ(ap.iterations, 9);
+    EXPECT_EQ(ap.eig_products, products);
+    const double nn = 300.0 * 300.0;
+    EXPECT_DOUBLE_EQ(ap.flops, products * 2 * nn * 15 + 9 * 2 * nn * 5);  // p = K + 10
+    EXPECT_DOUBLE_EQ(rectify_work(full, Rectifier::dr, 300, 5).flops, products * 2 * nn * 15 + 2 * 9 * 2 * nn * 5);
+    EXPECT_EQ(rectify_work(full, Rectifier::dc, 300, 5).flops, 0.0);
+}
+
 }  // namespace
 }  // namespace jsmf::fit
