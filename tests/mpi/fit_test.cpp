@@ -253,7 +253,8 @@ TEST(Fit, BadOptionsFailOnEveryRank) {
                               {"relaxation must lie in (0, 2)"});
 }
 
-/// What a file holds, as the schema names it: path (placeholders for what repeats) →
+/// What a file holds, as the schema names it: path (placeholders for what repeats; each
+/// metric by its name, as the metric table puts it in the schema) →
 /// (type, rank), read with the plain HDF5 C API.
 class FileWalk {
 public:
@@ -272,7 +273,6 @@ private:
     static std::string placeholders(std::string path) {
         path = std::regex_replace(path, std::regex("^/K[0-9]+"), "/K<K>");
         path = std::regex_replace(path, std::regex("/level[0-9]+"), "/level<l>");
-        path = std::regex_replace(path, std::regex("^/K<K>/metrics/[^/@]+"), "/K<K>/metrics/<metric>");
         return path;
     }
     static std::string type_of(hid_t type) {
@@ -290,7 +290,6 @@ private:
             char name[256];
             H5Aget_name(attribute, sizeof name, name);
             std::string key = std::string(name);
-            if (parent == "/K<K>/metrics" && key != "note") key = "<metric>";
             if (parent == "/timings" || parent == "/K<K>/timings") key = "<stage>";
             if (parent.empty() && !is_fixed_root_attribute(key)) key = "<option>";
             const hid_t type = H5Aget_type(attribute), space = H5Aget_space(attribute);
@@ -402,10 +401,35 @@ TEST(Schema, ModelFilesHoldWhatTheTableSays) {
 
     if (world.is_root()) {
         expect_conforms(dir.file("tree.h5"), {"fit --hierarchy", "fit --prepared", "fit --prepared, labelled",
-                                              "fit --alpha", "unless fit --no-metrics", "jsmf eval --truth", "one K",
+                                              "fit --alpha", "unless fit --no-metrics",
+                                              "unless fit --no-metrics; with the corpus", "jsmf eval --truth", "one K",
                                               "fit --rectify ap|dr|dp", "fit --stop quality|fixed-point"});
         expect_conforms(dir.file("two.h5"), {"fit --method anchorfree-*", "fit --rectify ap|dr|dp"});
     }
+}
+
+// The metric table names every metric once: the names, single numbers, the schema's
+// entries, and the metrics a fit measures.
+TEST(MetricTable, DrivesTheNamesAndTheSchema) {
+    const auto& table = eval::metric_table();
+    ASSERT_EQ(eval::metric_names().size(), table.size());
+    std::map<std::string, const io::SchemaEntry*> schema;
+    for (const auto& e : io::model_schema()) schema[e.path] = &e;
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        const std::string name = table[k].name, per = table[k].per;
+        EXPECT_EQ(eval::metric_names()[k], name);
+        EXPECT_EQ(eval::find_metric(name), &table[k]);
+        EXPECT_EQ(eval::is_single_number(name), per.empty()) << name;
+        EXPECT_TRUE(per.empty() || per == "topic" || per == "word") << name;
+        ASSERT_EQ(schema.count("/K<K>/metrics@" + name), 1u) << name;
+        EXPECT_EQ(schema["/K<K>/metrics@" + name]->shape, "2");
+        EXPECT_EQ(schema.count("/K<K>/metrics/" + name), per.empty() ? 0u : 1u) << name;
+        if (!per.empty()) {
+            EXPECT_EQ(schema["/K<K>/metrics/" + name]->shape, per == "topic" ? "K" : "N") << name;
+        }
+    }
+    EXPECT_EQ(eval::find_metric("no_such_metric"), nullptr);
+    EXPECT_FALSE(eval::is_single_number("no_such_metric"));
 }
 
 /// Local. Every rank's `local` on rank 0, in rank order (empty elsewhere).
