@@ -50,8 +50,9 @@ AnchorFreeResult finish(const distmat::DistMatrix& P, const Eigen::MatrixXd& B, 
         const Eigen::VectorXd d = ldlt.vectorD().cwiseAbs();
         if (ldlt.info() != Eigen::Success || !(d.minCoeff() > 1e-14 * d.maxCoeff()) || !out.E.allFinite() ||
             !out.C.allFinite())
-            throw InputError("anchorfree: the topics C* = BM are linearly dependent (C*'C* is singular), so E* does "
-                             "not exist; the factorization failed (fewer topics, or --method anchorfree-lp)");
+            throw InputError(render_options("anchorfree: the topics C* = BM are linearly dependent (C*'C* is "
+                                            "singular), so E* does not exist; the factorization failed (fewer "
+                                            "topics, or {method} anchorfree-lp)"));
     });
     return out;
 }

@@ -30,8 +30,8 @@ SquareRootFactor square_root_factor(const distmat::DistMatrix& P, int F, const d
             throw InputError("anchorfree: P has " + std::to_string(positive) + " positive eigenvalues among its " +
                              std::to_string(F) + " largest (λ_" + std::to_string(F) + " = " +
                              std::to_string(r.values(F - 1)) +
-                             "), so no N x K square root B = U Λ^1/2 exists; rectify P (--rectify ap) or ask for "
-                             "fewer topics");
+                             render_options("), so no N x K square root B = U Λ^1/2 exists; rectify P ({rectify} ap) "
+                                            "or ask for fewer topics"));
         }
     });
     SquareRootFactor out;

@@ -82,13 +82,13 @@ void add_infer_options(CLI::App* sub, InferSettings& settings);
 void check_infer_settings(const InferSettings& settings, const std::string& out, const std::string& model);
 /// Collective on `world`. Rank 0 reads K's B (and α for prior "alpha", into options) from
 /// the model file; every rank receives them.
-InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, const std::string& prior,
-                            infer::InferOptions& options);
+infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, const std::string& prior,
+                                   infer::InferOptions& options);
 
 struct InferCommand {
     std::string model;
     int topics = 0;
-    InferInput input;
+    infer::CorpusInput input;
     std::string prepared, prepared_name;
     std::string out;
     InferSettings settings;

@@ -262,7 +262,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
                          c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();
     if (!c.infer_out.empty()) {
-        InferModel model;
+        infer::InferModel model;
         model.file = c.out;
         model.topics = models.front().num_topics;
         model.B = models.front().B;
@@ -273,7 +273,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             infer_options.alpha = models.front().alpha;
             mpi::broadcast(world, infer_options.alpha.data(), static_cast<std::size_t>(infer_options.alpha.size()), 0);
         }
-        InferInput input;
+        infer::CorpusInput input;
         input.corpus = c.input.corpus;
         input.doc_ids = prepared_doc_ids;
         const InferSummary summary =

@@ -50,21 +50,15 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& c) {
     return sub;
 }
 
-InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, const std::string& prior,
-                            infer::InferOptions& options) {
-    InferModel model;
+infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics,
+                                   const std::string& prior, infer::InferOptions& options) {
+    infer::InferModel model;
     model.file = path;
     Index N = 0;
     Eigen::VectorXd alpha;
     mpi::check_on_root(world, "setup", [&] {
         io::ModelFile file = io::read_model_file(path);
-        const fit::Model* chosen = nullptr;
-        for (const auto& m : file.models)
-            if (topics == 0 || m.num_topics == topics) {
-                chosen = &m;
-                break;
-            }
-        if (!chosen) throw InputError(path, "holds no model with K = " + std::to_string(topics));
+        const fit::Model* chosen = &fit::choose_model(file.models, topics, path);
         model.topics = chosen->num_topics;
         model.B = chosen->B;
         model.vocab = file.vocab;
@@ -106,7 +100,7 @@ int run_infer(const InferCommand& command, const mpi::Comm& world, const std::st
     mpi::broadcast(world, c.input.vocab, 0);
     mpi::broadcast(world, c.input.doc_ids, 0);
     io::check_output_path(world, c.out);
-    const InferModel model = load_infer_model(world, c.model, c.topics, c.settings.prior, c.settings.options);
+    const infer::InferModel model = load_infer_model(world, c.model, c.topics, c.settings.prior, c.settings.options);
     const InferSummary summary =
         run_infer_stage(world, model, c.input, c.settings.options, c.settings.prior, c.out, command_line);
     report_infer(world, summary, c.out);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "jsmf/eval/evaluate.hpp"
+
 namespace jsmf::app {
 
 void print_metrics(const fit::Model& m) {
@@ -14,12 +16,14 @@ void print_metrics(const fit::Model& m) {
     }
     std::printf("metrics (mean, std over %s; base-2 KL and entropy, natural-log coherence)%s%s:\n",
                 "topics or words", m.metrics_note.empty() ? "" : "; ", m.metrics_note.c_str());
-    for (const auto& metric : m.metrics.metrics) {
-        if (std::isnan(metric.std))
-            std::printf("  %-32s %14.6g\n", metric.name.c_str(), metric.mean);
+    for (const eval::MetricInfo& info : eval::metric_table()) {  // in the table's order
+        const eval::Metric* metric = m.metrics.find(info.name);
+        if (!metric) continue;
+        if (*info.per == '\0' || std::isnan(metric->std))
+            std::printf("  %-32s %14.6g\n", info.name, metric->mean);
         else
-            std::printf("  %-32s %14.6g  (std %.4g over %lld %ss)\n", metric.name.c_str(), metric.mean, metric.std,
-                        static_cast<long long>(metric.values.size()), metric.per.c_str());
+            std::printf("  %-32s %14.6g  (std %.4g over %lld %ss)\n", info.name, metric->mean, metric->std,
+                        static_cast<long long>(metric->values.size()), info.per);
     }
     if (m.has_truth) {
         const auto& t = m.truth;

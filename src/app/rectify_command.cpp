@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // `jsmf rectify`: read C, rectify it (AP, or none for the Baseline), write the result and its trace.
-#include <algorithm>
 #include <cstdio>
 
 #include "app/commands.hpp"
@@ -77,21 +76,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     distmat::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
     rectify::ProjectionState resume_state;
     if (!c.resume.empty()) {
-        fit::RectificationTrace saved;
-        io::CheckpointRecord checkpoint;
-        io::read_checkpoint(world, c.resume, saved, checkpoint);
-        mpi::check_on_root(world, "rectify", [&] {
-            if (saved.num_topics != c.topics)
-                throw InputError(c.resume, "the checkpoint has K = " + std::to_string(saved.num_topics) +
-                                               ", not --topics " + std::to_string(c.topics));
-            if (saved.method != fit::to_string(r.method))
-                throw InputError(c.resume, "the checkpoint is of --method " + saved.method + ", not " +
-                                               fit::to_string(r.method));
-        });
-        mpi::run_local_phase(world, "read", [&] { resume_state = fit::resume_state(saved, checkpoint); });
-        if (r.method == fit::Rectifier::dp)
-            for (const char* name : {"increment_psd", "increment_nn"})
-                resume_state.increments.push_back(io::read_checkpoint_matrix(c.resume, name, grid, c.block_size));
+        resume_state = fit::read_resume_state(c.resume, c.topics, r.method, grid, c.block_size);
         log::info("rectify: resuming from {} after {} iterations", c.resume, resume_state.iterations_done);
     }
     times.add("read", clock.seconds());
@@ -104,25 +89,16 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     // over the corpus need the filter that built C.
     for (const auto& entry : inherited_cooc_options(world, c.in)) options.push_back(entry);
     if (!c.resume.empty() && world.is_root()) {
-        // Options that change the arithmetic: a resume with others still runs, but its
+        // Settings that change the arithmetic: a resume with others still runs, but its
         // result is no longer an uninterrupted run's, bit for bit. Say so.
-        std::vector<std::string> names{"stop",         "tolerance",   "eigensolver", "eig_check_steps", "eig_check_every",
-                                       "acceleration", "anderson_depth", "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision",
-                                       "block_size"};
-        std::vector<std::string> mine;
-        for (const auto& name : names)
-            for (const auto& [key, value] : options)
-                if (key == name) mine.push_back(value);
-        names.push_back("grid");  // the process grid: (rank count and shape) change the rounding
-        mine.push_back(std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()));
-        names.push_back("threads");  // so do the threads per rank
-        mine.push_back(std::to_string(distmat::threads()));
+        Options now = options;
+        now.emplace_back("grid", std::to_string(grid->rows()) + "x" + std::to_string(grid->cols()));
+        now.emplace_back("threads", std::to_string(distmat::threads()));
         try {
-            for (const auto& [name, saved] : io::read_root_options(c.resume, names))
-                for (std::size_t k = 0; k < names.size(); ++k)
-                    if (names[k] == name && mine[k] != saved)
-                        log::warn("rectify: the checkpoint was written with {} = {}, this run has {}: the result will "
-                                  "differ from an uninterrupted run's", name, saved, mine[k]);
+            for (const auto& [name, saved, mine] :
+                 fit::changed_settings(io::read_root_options(c.resume, fit::resume_settings()), now))
+                log::warn("rectify: the checkpoint was written with {} = {}, this run has {}: the result will differ "
+                          "from an uninterrupted run's", name, saved, mine);
         } catch (const std::exception&) {  // read_checkpoint has already vouched for the file
         }
     }
@@ -151,31 +127,13 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         fit::rectify(C, c.topics, r, log_report(), write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());
 
-    // The statistics of the C being written.
-    info.stats.unigram = distmat::row_sums(C);
-    info.stats.sum = distmat::sum(C);
-    info.stats.min = distmat::min_entry(C);
-    info.stats.asymmetry = distmat::asymmetry(C);
+    cooc::measure_matrix(C, info.stats);  // the statistics of the C being written
     clock.restart();
     io::write_cooc_file(c.out, C, info, make_provenance(command_line, world, *grid, options), times, c.compression,
                         &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    // DGEMM-type work of the iterations run here: each eigensolver product C·X is
-    // 2·N²·p flops (p = K + oversampling), each reconstruction U Λ₊ Uᵀ 2·N²·K (DR has two
-    // of each). (The Lanczos runs' matrix-vector products are memory-bound and not counted.)
-    double rounds = 0, products = 0;
-    for (const auto& it : record.trace) {
-        rounds += it.eig_iterations;
-        products += it.eig_products;
-    }
-    const double n_iter = std::max<double>(1, static_cast<double>(record.trace.size()));
-    const double p_block = c.topics + std::max(10, c.topics / 5);
-    const double nn = static_cast<double>(N) * static_cast<double>(N);
-    const double reconstructions = r.method == fit::Rectifier::dr ? 2 : 1;
-    const double flops = fit::is_projection(r.method)
-                             ? (products * 2 * nn * p_block + reconstructions * n_iter * 2 * nn * c.topics)
-                             : 0.0;
+    const fit::RectifyWork work = fit::rectify_work(record, r.method, N, c.topics);
     const double rectify_seconds = times.entries()[1].second;
     log::info("rectify: sum = 1 {:+.1e}, min = {:.1e}; {} iterations in {:.2f} s; total {:.2f} s; peak memory "
               "{} per rank", info.stats.sum - 1, info.stats.min, record.iterations, rectify_seconds, total.seconds(),
@@ -187,8 +145,9 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                     "eig_products_per_iteration=%.3f gflops_per_rank=%.3f total_seconds=%.6f peak_rss_bytes=%lld\n",
                     world.size(), static_cast<long long>(N), c.topics, fit::to_string(r.method).c_str(),
                     fit::to_string(r.eigensolver).c_str(),
-                    record.iterations, rectify_seconds, rectify_seconds / n_iter, rounds / n_iter, products / n_iter,
-                    flops / world.size() / rectify_seconds / 1e9, total.seconds(), static_cast<long long>(peak));
+                    record.iterations, rectify_seconds, rectify_seconds / work.iterations,
+                    work.eig_rounds / work.iterations, work.eig_products / work.iterations,
+                    work.flops / world.size() / rectify_seconds / 1e9, total.seconds(), static_cast<long long>(peak));
         std::fflush(stdout);
     }
     return exit_code::ok;

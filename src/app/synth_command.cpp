@@ -8,52 +8,12 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/vocab.hpp"
-#include "jsmf/io/result_file.hpp"
+#include "jsmf/fit/semi_synthetic.hpp"
+#include "jsmf/io/provenance.hpp"
 #include "jsmf/io/synth_file.hpp"
-#include "jsmf/recover/recover.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
-namespace {
-/// The Arora et al. semi-synthetic protocol on a model file (rank 0).
-synth::SynthCorpus draw_from_model(const SynthCommand& c, synth::SynthOptions& options) {
-    const io::ModelFile file = io::read_model_file(c.from);
-    const fit::Model* chosen = nullptr;
-    for (const auto& m : file.models)
-        if (c.from_topics == 0 || m.num_topics == c.from_topics) {
-            chosen = &m;
-            break;
-        }
-    if (!chosen) throw InputError(c.from, "holds no model with K = " + std::to_string(c.from_topics));
-    synth::ModelPrior prior;
-    if (c.prior == "dirichlet") {
-        const recover::AlphaResult alpha = recover::recover_alpha(chosen->A);
-        if (alpha.at_bound) log::warn("synth: the Dirichlet fitted to A was clamped (alpha0 = {:.3g})", alpha.alpha0);
-        prior.alpha = alpha.alpha;
-        log::info("synth: Dirichlet fitted to A (RECOVER-ALPHA): alpha0 = {:.4g}, fit residual {:.3g}", alpha.alpha0,
-                  alpha.residual);
-    } else {
-        prior.kind = synth::TopicPrior::logistic_normal;
-        prior.logistic_normal = synth::fit_logistic_normal(chosen->A, options.seed);
-        log::info("synth: logistic normal fitted to A: relative error of E[w w'] {:.3g}",
-                  prior.logistic_normal.relative_error);
-        if (prior.logistic_normal.relative_error > 0.1)
-            log::warn("synth: the logistic normal reproduces A only to {:.0f} % (A may not be a second moment, e.g. "
-                      "negative entries); the corpus follows the fitted prior, and the truth file its A",
-                      100 * prior.logistic_normal.relative_error);
-    }
-    if (c.docs_option && c.docs_option->count() == 0 && file.num_docs > 0) options.num_docs = file.num_docs;
-    if (c.length_option && c.length_option->count() == 0 && file.num_docs > 0)
-        options.mean_doc_length = static_cast<double>(file.num_tokens) / static_cast<double>(file.num_docs);
-    options.num_words = static_cast<Index>(file.vocab.size());
-    options.num_topics = chosen->num_topics;
-    options.anchors_per_topic = 1;
-    log::info("synth: from {} (K = {}, prior {}): {} documents of mean length {:.1f}", c.from, chosen->num_topics,
-              c.prior, options.num_docs, options.mean_doc_length);
-    return synth::generate_from_model(chosen->B, prior, chosen->anchors, file.vocab, options.num_docs,
-                                      options.mean_doc_length, options.seed, options.monte_carlo_samples);
-}
-}  // namespace
 
 CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     CLI::App* sub = app.add_subcommand("synth", "Write a synthetic UCI corpus with known topics B and correlations A");
@@ -108,8 +68,11 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
         if (c.from.empty()) {
             corpus = synth::generate(options);
         } else {
-            if (options.groups > 0) throw InputError("--groups plants its own topics: not with --from");
-            corpus = draw_from_model(c, options);
+            fit::SemiSyntheticOptions from;
+            from.topics = c.from_topics;
+            if (c.docs_option && c.docs_option->count() > 0) from.num_docs = options.num_docs;
+            if (c.length_option && c.length_option->count() > 0) from.mean_doc_length = options.mean_doc_length;
+            corpus = fit::semi_synthetic(c.from, from, options, log_report());
         }
         const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
         const auto write_truth = [&] {

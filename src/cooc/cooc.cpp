@@ -74,6 +74,13 @@ void apply_idf(distmat::DistMatrix& C, const Eigen::Matrix<std::int64_t, Eigen::
 }
 }  // namespace
 
+void measure_matrix(const distmat::DistMatrix& C, CoocStats& stats) {
+    stats.unigram = distmat::row_sums(C);
+    stats.sum = distmat::sum(C);
+    stats.min = distmat::min_entry(C);
+    stats.asymmetry = distmat::asymmetry(C);
+}
+
 bool contributes(const corpus::Document& doc, const CoocOptions& options) {
     return doc.tokens() >= std::max<Index>(2, options.min_tokens) &&
            static_cast<Index>(doc.distinct()) >= options.min_distinct;
@@ -192,10 +199,7 @@ CoocResult build_cooccurrence(const std::shared_ptr<const distmat::Grid>& grid, 
         distmat::scale(C, 1.0 / static_cast<double>(stats.num_docs));  // the 1/M of Eq. 5
     }
 
-    stats.unigram = distmat::row_sums(C);
-    stats.sum = distmat::sum(C);
-    stats.min = distmat::min_entry(C);
-    stats.asymmetry = distmat::asymmetry(C);
+    measure_matrix(C, stats);
     mpi::check_on_root(comm, kStage, [&] {
         // Each entry is a sum of nonnegative terms (the diagonal's h² − h >= 0 for integer
         // h), so C >= 0 holds exactly; ΣC = 1 exactly in real arithmetic (each C_m sums to

@@ -39,7 +39,9 @@ std::function<std::string(const std::string&)>& option_namer() {
 }
 }  // namespace
 
-OptionError::OptionError(const std::string& message) : InputError(render(message, option_namer())) {}
+std::string render_options(const std::string& text) { return OptionError::render(text, option_namer()); }
+
+OptionError::OptionError(const std::string& message) : InputError(render_options(message)) {}
 
 std::string OptionError::render(const std::string& message,
                                 const std::function<std::string(const std::string&)>& name_of) {

@@ -36,21 +36,57 @@ const Metric* MetricSet::find(const std::string& name) const {
     return nullptr;
 }
 
+const std::vector<MetricInfo>& metric_table() {
+    // The definitions, their sources and which value is better: jsmf eval --help.
+    static const std::vector<MetricInfo> table = {
+        {"recovery", "word", "‖C̄_i − Σ_k B̆_ki C̄_{s_k}‖₂, C̄ the rectified C row-normalized", ""},
+        {"recovery_original", "word", "the same against the original C", ""},
+        {"approximation", "", "‖C − B A Bᵀ‖_F against the rectified C", ""},
+        {"approximation_offdiag", "", "√(total² − diagonal²) of the same", ""},
+        {"approximation_original", "", "‖C − B A Bᵀ‖_F against the original C", ""},
+        {"approximation_offdiag_original", "", "√(total² − diagonal²) of the same", ""},
+        {"legality", "", "ΣA (≈ 1)", ""},
+        {"validity", "", "symmetric KL (bits) between A's row sums and the topic marginals of B, B̆ and p", ""},
+        {"validity_original", "", "the same with the original C's row sums as p", ""},
+        {"dominancy", "topic", "A_kk / Σ_l A_kl", ""},
+        {"entropy", "word", "H(B̆_{:,i}) / log₂ K", ""},
+        {"sparsity", "topic", "(√N − ‖b_k‖₁/‖b_k‖₂) / (√N − 1)", ""},
+        {"specificity", "topic", "KL(b_k ‖ p) in bits, p the rectified C's row sums", ""},
+        {"specificity_original", "topic", "the same with the original C's row sums", ""},
+        {"dissimilarity", "topic", "words of topic k's top 20 in no other topic's top 20", ""},
+        {"dissimilarity_soft", "topic", "mean symmetric KL (bits) between b_k and the other topics", ""},
+        {"coherence", "topic", "Σ over pairs of the top 20 of ln((D2 + 0.01) / D1), over the documents that built C",
+         "corpus"},
+        {"basis_rank", "topic", "1-based rank of the anchor s_k in its topic's sorted column", ""},
+        {"basis_rank_soft", "topic", "ln max_i B_ik − ln B_{s_k,k}", ""},
+        {"basis_quality", "topic", "mean rank of s_k in the other topics' sorted columns", ""},
+        {"basis_quality_soft", "topic", "mean of B_{s_k,l}, l ≠ k", ""},
+        {"simcount", "topic", "Σ_{l≠k} of topic k's top 20 words shared with topic l's", ""},
+        {"clustacc", "", "clustering accuracy of the documents' topic weights by NNLS on B against their labels",
+         "labels"},
+        {"clustacc_theta", "", "the same with the documents' θ of jsmf infer", "labels"},
+    };
+    return table;
+}
+
+const MetricInfo* find_metric(const std::string& name) {
+    for (const auto& info : metric_table())
+        if (name == info.name) return &info;
+    return nullptr;
+}
+
 const std::vector<std::string>& metric_names() {
-    static const std::vector<std::string> names = {
-        "recovery",         "recovery_original",  "approximation",   "approximation_offdiag",
-        "approximation_original", "approximation_offdiag_original", "legality", "validity",
-        "validity_original", "dominancy",         "entropy",         "sparsity",
-        "specificity",      "specificity_original",
-        "dissimilarity",    "dissimilarity_soft", "coherence",       "basis_rank",
-        "basis_rank_soft",  "basis_quality",      "basis_quality_soft", "simcount",
-        "clustacc",         "clustacc_theta"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const auto& info : metric_table()) out.emplace_back(info.name);
+        return out;
+    }();
     return names;
 }
 
 bool is_single_number(const std::string& name) {
-    return name.rfind("approximation", 0) == 0 || name == "legality" || name.rfind("validity", 0) == 0 ||
-           name.rfind("clustacc", 0) == 0;
+    const MetricInfo* info = find_metric(name);
+    return info && *info->per == '\0';
 }
 
 MetricSet model_metrics(const ModelView& m) {

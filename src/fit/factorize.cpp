@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "jsmf/anchors/finder.hpp"
+#include "jsmf/core/error.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -193,10 +194,13 @@ void describe(const Model& m, const std::vector<std::string>& vocab, const Repor
               m.num_topics, m.solver, m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
               words_per_second));
     if (m.words_converged < m.words_solved)
-        say(report, Level::warning, fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use --solver active-set",
-                  m.num_topics, m.words_solved - m.words_converged,
-                  m.solver == "active-set" ? "the active set reached its iteration cap"
-                                           : "stopped at --solver-iterations before --solver-tolerance"));
+        say(report, Level::warning,
+            render_options(fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use {{solver}} "
+                                       "active-set",
+                                       m.num_topics, m.words_solved - m.words_converged,
+                                       m.solver == "active-set"
+                                           ? "the active set reached its iteration cap"
+                                           : "stopped at {solver_iterations} before {solver_tolerance}")));
     if (m.has_alpha) {
         say(report, Level::info, fmt::format("fit: K = {}: alpha0 = {:.4g} (fit residual {:.3g})", m.num_topics, m.alpha0, m.alpha_residual));
         if (m.alpha_at_bound) say(report, Level::warning, fmt::format("fit: K = {}: A is not Dirichlet-like: alpha0 was clamped", m.num_topics));

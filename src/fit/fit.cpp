@@ -4,6 +4,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -37,8 +38,9 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     for (Index i = 0; i < info.stats.unigram.size(); ++i) never += info.stats.unigram(i) > 0 ? 0 : 1;
     if (never > 0)
         say(report, Level::warning,
-            fmt::format("fit: {} of {} words never occur in the used documents (rows of C that are 0: with --rectify "
-                        "none they get B row 0 and are never anchors)", never, N));
+            render_options(fmt::format("fit: {} of {} words never occur in the used documents (rows of C that are 0: "
+                                       "with {{rectify}} none they get B row 0 and are never anchors)",
+                                       never, N)));
 
     // Stages 2–5 per K. The metrics compare with the original C, so then every K works on
     // a copy; without them, the last K rectifies C in place.

@@ -9,6 +9,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/eval/clustering.hpp"
@@ -103,7 +104,7 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models
     }
     if (corpus.files.empty()) {
         for (auto* m : models)
-            m->metrics_note = "coherence not measured: it needs the corpus that built C (--corpus)";
+            m->metrics_note = render_options("coherence not measured: it needs the corpus that built C ({corpus})");
         return false;
     }
     Stopwatch clock;
@@ -131,7 +132,7 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models
                                  "is not the corpus that built C, or not with the same document filter: word " +
                                      std::to_string(i + 1) + " is in " + std::to_string(counts.d1[static_cast<std::size_t>(i)]) +
                                      " of its documents but in " + std::to_string(corpus.doc_freq(i)) +
-                                     " of C's (check --corpus, --min-tokens, --min-distinct)");
+                                     render_options(" of C's (check {corpus}, {min_tokens}, {min_distinct})"));
     });
     const double seconds = clock.seconds();
     for (std::size_t k = 0; k < models.size(); ++k) {

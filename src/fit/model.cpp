@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "jsmf/core/error.hpp"
+
 namespace jsmf::fit {
 
 using rectify::ProjectionIteration;
@@ -51,6 +53,12 @@ const std::vector<Column<TopicCheck>>& check_columns() {
         {"dissimilarity", &TopicCheck::dissimilarity, "mean hard dissimilarity of the top 20 words", std::nullopt},
     };
     return columns;
+}
+
+const Model& choose_model(const std::vector<Model>& models, int topics, const std::string& file) {
+    for (const auto& m : models)
+        if (topics == 0 || m.num_topics == topics) return m;
+    throw InputError(file, "holds no model with K = " + std::to_string(topics));
 }
 
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "jsmf/anchors/pivoted_qr.hpp"
+#include "jsmf/core/error.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/distmat/ops.hpp"
@@ -144,6 +145,68 @@ rectify::ProjectionState resume_state(const RectificationTrace& saved, const io:
     state.trace = saved.trace;
     restore_projection_state(state, saved, checkpoint.state);
     return state;
+}
+
+rectify::ProjectionState read_resume_state(const std::string& checkpoint, int K, Rectifier method,
+                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size) {
+    const mpi::Comm world = grid->borrow_comm();
+    RectificationTrace saved;
+    io::CheckpointRecord record;
+    io::read_checkpoint(world, checkpoint, saved, record);
+    mpi::check_on_root(world, "rectify", [&] {
+        if (saved.num_topics != K)
+            throw InputError(checkpoint, render_options("the checkpoint has K = " + std::to_string(saved.num_topics) +
+                                                        ", not {topics} " + std::to_string(K)));
+        if (saved.method != to_string(method))
+            throw InputError(checkpoint, render_options("the checkpoint is of {rectify} " + saved.method + ", not " +
+                                                        to_string(method)));
+    });
+    rectify::ProjectionState state;
+    mpi::run_local_phase(world, "read", [&] { state = resume_state(saved, record); });
+    if (method == Rectifier::dp)
+        for (const char* name : {"increment_psd", "increment_nn"})
+            state.increments.push_back(io::read_checkpoint_matrix(checkpoint, name, grid, block_size));
+    return state;
+}
+
+const std::vector<std::string>& resume_settings() {
+    static const std::vector<std::string> names = {
+        "stop",       "tolerance",            "eigensolver", "eig_check_steps", "eig_check_every",
+        "acceleration", "anderson_depth",     "anderson_below", "relaxation",   "eig_tolerance_factor",
+        "check_every", "precision",           "block_size",
+        "grid",     // the process grid (rank count and shape) changes the rounding
+        "threads"}; // so do the threads per rank
+    return names;
+}
+
+std::vector<ChangedSetting> changed_settings(const Entries& saved, const Entries& now) {
+    const std::vector<std::string>& names = resume_settings();
+    std::vector<ChangedSetting> changed;
+    for (const auto& [name, value] : saved) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+        for (const auto& [key, mine] : now)
+            if (key == name) {
+                if (mine != value) changed.push_back({name, value, mine});
+                break;
+            }
+    }
+    return changed;
+}
+
+RectifyWork rectify_work(const RectificationTrace& trace, Rectifier method, Index N, int K) {
+    RectifyWork work;
+    for (const auto& it : trace.trace) {
+        work.eig_rounds += it.eig_iterations;
+        work.eig_products += it.eig_products;
+    }
+    work.iterations = std::max<double>(1, static_cast<double>(trace.trace.size()));
+    const double p_block = K + std::max(10, K / 5);
+    const double nn = static_cast<double>(N) * static_cast<double>(N);
+    const double reconstructions = method == Rectifier::dr ? 2 : 1;
+    work.flops = is_projection(method)
+                     ? (work.eig_products * 2 * nn * p_block + reconstructions * work.iterations * 2 * nn * K)
+                     : 0.0;
+    return work;
 }
 
 namespace {

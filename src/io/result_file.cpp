@@ -10,6 +10,7 @@
 
 #include "io/h5.hpp"
 #include "io/sections.hpp"
+#include "jsmf/core/error.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::io {
@@ -115,13 +116,18 @@ void write_evaluation(hid_t group, const fit::Model& m, const std::string& path)
         delete_if_present(group, "metrics", path);
         h5::Handle metrics = h5::create_group(group, "metrics", path);
         h5::write_attribute(metrics, "note", m.metrics_note);
-        for (const auto& metric : m.metrics.metrics) {
-            h5::write_attribute(metrics, metric.name, std::vector<double>{metric.mean, metric.std});
-            if (metric.per.empty()) continue;
-            h5::write_doubles(metrics, metric.name, metric.values.data(), {static_cast<hsize_t>(metric.values.size())});
-            h5::Handle values(h5::check(H5Dopen2(metrics, metric.name.c_str(), H5P_DEFAULT), path, "no " + metric.name),
+        for (const auto& metric : m.metrics.metrics)
+            JSMF_REQUIRE(eval::find_metric(metric.name), "the metric " + metric.name + " is not in metric_table()");
+        // In the table's order: attribute [mean, std]; per topic or word, the values too.
+        for (const eval::MetricInfo& info : eval::metric_table()) {
+            const eval::Metric* metric = m.metrics.find(info.name);
+            if (!metric) continue;
+            h5::write_attribute(metrics, info.name, std::vector<double>{metric->mean, metric->std});
+            if (*info.per == '\0') continue;
+            h5::write_doubles(metrics, info.name, metric->values.data(), {static_cast<hsize_t>(metric->values.size())});
+            h5::Handle values(h5::check(H5Dopen2(metrics, info.name, H5P_DEFAULT), path, "no " + metric->name),
                               H5Dclose);
-            h5::write_attribute(values, "per", metric.per);
+            h5::write_attribute(values, "per", std::string(info.per));
         }
     }
     if (m.projection.size() > 0 || m.projection_original.size() > 0) {
@@ -149,8 +155,9 @@ void read_evaluation(hid_t group, fit::Model& m) {
     if (h5::exists(group, "metrics")) {
         h5::Handle metrics(H5Gopen2(group, "metrics", H5P_DEFAULT), H5Gclose);
         m.metrics_note = h5::read_string_attribute(metrics, "note");
-        for (const auto& name : eval::metric_names()) {
-            if (H5Aexists(metrics, name.c_str()) <= 0) continue;
+        for (const eval::MetricInfo& info : eval::metric_table()) {
+            const std::string name = info.name;
+            if (H5Aexists(metrics, info.name) <= 0) continue;
             const std::vector<double> summary = h5::read_doubles_attribute(metrics, name);
             eval::Metric metric{name, "", summary.at(0), summary.at(1), {}};
             if (h5::exists(metrics, name)) {

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "jsmf/eval/evaluate.hpp"
 #include "jsmf/fit/model.hpp"
 
 namespace jsmf::io {
@@ -16,6 +17,23 @@ void add_columns(std::vector<SchemaEntry>& schema, const std::string& group,
     for (const auto& column : columns)
         schema.push_back({group + "/" + column.name, fit::is_integer(column) ? "int64" : "float64", per, column.meaning,
                           when});
+}
+
+/// /K<K>/metrics: each metric's [mean, std] and values (from the metric table itself).
+void add_metrics(std::vector<SchemaEntry>& schema) {
+    for (const eval::MetricInfo& metric : eval::metric_table()) {
+        const std::string name = metric.name, per = metric.per, needs = metric.needs;
+        const std::string when = needs == "labels"   ? "jsmf eval --labels"
+                                 : needs == "corpus" ? "unless fit --no-metrics; with the corpus"
+                                                     : "unless fit --no-metrics";
+        schema.push_back({"/K<K>/metrics@" + name, "float64", "2",
+                          (per.empty() ? "[value, NaN]: " : "[mean, std] over the " + per + "s: ") + metric.meaning,
+                          when});
+        if (per.empty()) continue;
+        schema.push_back({"/K<K>/metrics/" + name, "float64", per == "topic" ? "K" : "N", name + " of each " + per,
+                          when});
+        schema.push_back({"/K<K>/metrics/" + name + "@per", "string", "", "\"" + per + "\"", when});
+    }
 }
 
 std::vector<SchemaEntry> make_model_schema() {
@@ -129,11 +147,10 @@ std::vector<SchemaEntry> make_model_schema() {
         {"/K<K>/metrics", "group", "", "the papers' metrics (jsmf eval --help lists them)", "unless fit --no-metrics"},
         {"/K<K>/metrics@note", "string", "", "what was measured with what (e.g. coherence's documents)",
          "unless fit --no-metrics"},
-        {"/K<K>/metrics@<metric>", "float64", "2", "[mean, std] (std NaN for a single number)",
-         "unless fit --no-metrics"},
-        {"/K<K>/metrics/<metric>", "float64", "K or N", "the per-topic or per-word values of an averaged metric",
-         "unless fit --no-metrics"},
-        {"/K<K>/metrics/<metric>@per", "string", "", "topic | word", "unless fit --no-metrics"},
+    };
+    s.insert(s.end(), rest.begin(), rest.end());
+    add_metrics(s);
+    const std::vector<SchemaEntry> after_metrics = {
         {"/K<K>/projection", "group", "", "C̄'s rows on their two principal axes (NIPS'15 Fig. 1)",
          "unless fit --no-metrics"},
         {"/K<K>/projection/rectified", "float64", "N x 2", "of the rectified C", "unless fit --no-metrics"},
@@ -150,7 +167,7 @@ std::vector<SchemaEntry> make_model_schema() {
         {"/rectification", "link", "", "→ /K<K>/rectification", "one K"},
         {"/topics", "link", "", "→ /K<K>/topics", "one K"},
     };
-    s.insert(s.end(), rest.begin(), rest.end());
+    s.insert(s.end(), after_metrics.begin(), after_metrics.end());
     return s;
 }
 

@@ -17,8 +17,11 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/semi_synthetic.hpp"
+#include "jsmf/infer/corpus.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/schema.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "mpi/test_support.hpp"
 
@@ -101,6 +104,10 @@ TEST(FitOptions, ErrorsNameOptionsAndRenderAsFlags) {
                                       [](const std::string& name) { return "--" + name; }),
                   "--precision single applies to AP only (--rectify ap)");
         EXPECT_EQ(OptionError::render("{files} " + OptionError::quote("[0-9]{3}") + " {{", {}), "files [0-9]{3} {");
+        // Warnings and notes that are not an OptionError render through the same namer
+        // (none here: bare names).
+        EXPECT_EQ(render_options("with {rectify} none, or {solver_iterations} " + OptionError::quote("{x}")),
+                  "with rectify none, or solver_iterations {x}");
     }
     FitOptions hierarchy;
     hierarchy.hierarchy = {5, 8};
@@ -285,7 +292,8 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
                               {"pipeline compressed does not fit hierarchies yet"});
 }
 
-/// What a file holds, as the schema names it: path (placeholders for what repeats) →
+/// What a file holds, as the schema names it: path (placeholders for what repeats; each
+/// metric by its name, as the metric table puts it in the schema) →
 /// (type, rank), read with the plain HDF5 C API.
 class FileWalk {
 public:
@@ -304,7 +312,6 @@ private:
     static std::string placeholders(std::string path) {
         path = std::regex_replace(path, std::regex("^/K[0-9]+"), "/K<K>");
         path = std::regex_replace(path, std::regex("/level[0-9]+"), "/level<l>");
-        path = std::regex_replace(path, std::regex("^/K<K>/metrics/[^/@]+"), "/K<K>/metrics/<metric>");
         return path;
     }
     static std::string type_of(hid_t type) {
@@ -322,7 +329,6 @@ private:
             char name[256];
             H5Aget_name(attribute, sizeof name, name);
             std::string key = std::string(name);
-            if (parent == "/K<K>/metrics" && key != "note") key = "<metric>";
             if (parent == "/timings" || parent == "/K<K>/timings") key = "<stage>";
             if (parent.empty() && !is_fixed_root_attribute(key)) key = "<option>";
             const hid_t type = H5Aget_type(attribute), space = H5Aget_space(attribute);
@@ -384,11 +390,14 @@ void expect_conforms(const std::string& path, const std::set<std::string>& condi
             continue;
         }
         EXPECT_EQ(type_rank.first, entry->second->type) << object;
-        if (type_rank.first != "group" && type_rank.first != "link")
+        if (type_rank.first != "group" && type_rank.first != "link") {
             EXPECT_EQ(type_rank.second, rank_of(*entry->second)) << object;
+        }
     }
     for (const auto& e : io::model_schema())
-        if (e.when.empty() || conditions.count(e.when) > 0) EXPECT_EQ(walk.found.count(e.path), 1u) << path << ": no " << e.path;
+        if (e.when.empty() || conditions.count(e.when) > 0) {
+            EXPECT_EQ(walk.found.count(e.path), 1u) << path << ": no " << e.path;
+        }
 }
 
 // The schema table that `jsmf show --schema` prints is what fit writes, object for object.
@@ -431,10 +440,243 @@ TEST(Schema, ModelFilesHoldWhatTheTableSays) {
 
     if (world.is_root()) {
         expect_conforms(dir.file("tree.h5"), {"fit --hierarchy", "fit --prepared", "fit --prepared, labelled",
-                                              "fit --alpha", "unless fit --no-metrics", "jsmf eval --truth", "one K",
+                                              "fit --alpha", "unless fit --no-metrics",
+                                              "unless fit --no-metrics; with the corpus", "jsmf eval --truth", "one K",
                                               "fit --rectify ap|dr|dp", "fit --stop quality|fixed-point"});
         expect_conforms(dir.file("two.h5"), {"fit --method anchorfree-*", "fit --rectify ap|dr|dp"});
     }
+}
+
+// The metric table names every metric once: the names, single numbers, the schema's
+// entries, and the metrics a fit measures.
+TEST(MetricTable, DrivesTheNamesAndTheSchema) {
+    const auto& table = eval::metric_table();
+    ASSERT_EQ(eval::metric_names().size(), table.size());
+    std::map<std::string, const io::SchemaEntry*> schema;
+    for (const auto& e : io::model_schema()) schema[e.path] = &e;
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        const std::string name = table[k].name, per = table[k].per;
+        EXPECT_EQ(eval::metric_names()[k], name);
+        EXPECT_EQ(eval::find_metric(name), &table[k]);
+        EXPECT_EQ(eval::is_single_number(name), per.empty()) << name;
+        EXPECT_TRUE(per.empty() || per == "topic" || per == "word") << name;
+        ASSERT_EQ(schema.count("/K<K>/metrics@" + name), 1u) << name;
+        EXPECT_EQ(schema["/K<K>/metrics@" + name]->shape, "2");
+        EXPECT_EQ(schema.count("/K<K>/metrics/" + name), per.empty() ? 0u : 1u) << name;
+        if (!per.empty()) {
+            EXPECT_EQ(schema["/K<K>/metrics/" + name]->shape, per == "topic" ? "K" : "N") << name;
+        }
+    }
+    EXPECT_EQ(eval::find_metric("no_such_metric"), nullptr);
+    EXPECT_FALSE(eval::is_single_number("no_such_metric"));
+}
+
+/// Local. Every rank's `local` on rank 0, in rank order (empty elsewhere).
+template <class T>
+std::vector<T> on_root(const mpi::Comm& comm, const std::vector<T>& local) {
+    return mpi::gather_concat(comm, local, 0);
+}
+
+// θ of a corpus (jsmf infer's library call): every rank infers its documents, and together
+// they are the one-rank result value for value, totals included; a corpus with another
+// vocabulary is mapped by name, or refused without one.
+TEST(InferCorpus, EqualsOneRank) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 4;
+    const Planted p = plant(world, dir, K, 8);
+    FitOptions options;
+    options.topics = {K};
+    options.rectify.stop = rectify::StopRule::iterations;
+    options.rectify.iterations = 10;
+    options.metrics = false;
+    const FitResult r = fit(p.source, square_grid(world), options);
+    infer::InferModel model{"m.h5", K, r.models.front().B, r.info.vocab};
+    infer::CorpusInput input;
+    input.corpus = p.source.files;
+    const infer::CorpusTopics all = infer::infer_corpus(world, model, input, {});
+    const infer::CorpusTopics alone = infer::infer_corpus(mpi::Comm(MPI_COMM_SELF), model, input, {});
+
+    EXPECT_TRUE(std::is_sorted(all.local.rows.begin(), all.local.rows.end()));
+    std::vector<double> theta;  // this rank's rows, row after row
+    for (Index m = 0; m < all.local.theta.rows(); ++m)
+        for (Index k = 0; k < K; ++k) theta.push_back(all.local.theta(m, k));
+    const std::vector<std::int64_t> rows = on_root(world, all.local.rows);
+    const std::vector<double> thetas = on_root(world, theta);
+    const std::vector<double> log_likelihood = on_root(world, all.local.log_likelihood);
+    const std::vector<std::int64_t> dominant = on_root(world, all.local.dominant_topic);
+    const std::vector<std::int64_t> oov = on_root(world, all.local.oov_tokens);
+    const std::vector<std::int64_t> iterations = on_root(world, all.local.iterations);
+    if (world.is_root()) {
+        const infer::DocumentRows& one = alone.local;
+        EXPECT_EQ(rows, one.rows);  // ranks hold consecutive pieces of the corpus, in rank order
+        ASSERT_EQ(thetas.size(), static_cast<std::size_t>(one.theta.size()));
+        for (std::size_t m = 0; m < one.rows.size(); ++m)
+            for (Index k = 0; k < K; ++k)
+                EXPECT_EQ(thetas[m * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)],
+                          one.theta(static_cast<Index>(m), k));
+        EXPECT_EQ(log_likelihood, one.log_likelihood);
+        EXPECT_EQ(dominant, one.dominant_topic);
+        EXPECT_EQ(oov, one.oov_tokens);
+        EXPECT_EQ(iterations, one.iterations);
+    }
+    const infer::CorpusSummary& s = all.summary;
+    EXPECT_EQ(s.log_likelihood, alone.summary.log_likelihood);  // summed in corpus order: to the bit
+    EXPECT_EQ(s.tokens, alone.summary.tokens);
+    EXPECT_EQ(s.oov_tokens, alone.summary.oov_tokens);
+    EXPECT_EQ(s.not_converged, alone.summary.not_converged);
+    EXPECT_EQ(s.documents, p.truth.num_docs);
+    EXPECT_EQ(s.inferred + s.empty, s.documents);
+    std::int64_t corpus_tokens = 0;
+    for (const auto c : p.truth.docs.counts) corpus_tokens += c;
+    EXPECT_EQ(s.tokens + s.oov_tokens, corpus_tokens);
+    EXPECT_LT(s.per_word(), 0.0);
+
+    // A model of the first 299 words: the corpus's 300 are refused without its vocabulary,
+    // and mapped by name with it (the last word then out of the model's vocabulary).
+    infer::InferModel fewer{"fewer.h5", K, model.B.topRows(299),
+                            std::vector<std::string>(model.vocab.begin(), model.vocab.end() - 1)};
+    test::expect_stage_failed(world, [&] { (void)infer::infer_corpus(world, fewer, input, {}); },
+                              {"has 300 words; the model fewer.h5 has 299: give the corpus's vocab to map its words"});
+    input.vocab = p.source.vocab;
+    const infer::CorpusTopics mapped = infer::infer_corpus(world, fewer, input, {});
+    std::int64_t last_word = 0;
+    for (std::size_t i = 0; i < p.truth.docs.words.size(); ++i)
+        if (p.truth.docs.words[i] == 299) last_word += p.truth.docs.counts[i];
+    EXPECT_GE(mapped.summary.oov_tokens, s.oov_tokens + last_word);
+    EXPECT_EQ(mapped.summary.tokens + mapped.summary.oov_tokens, corpus_tokens);
+}
+
+// jsmf synth --from's library call: the model chosen from the file, a Dirichlet fitted to
+// its A, the corpus drawn from its B with the model corpus's size unless given.
+TEST(SemiSynthetic, DrawsFromTheModelFile) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 5, 4);
+    FitOptions options;
+    options.topics = {4, 5};
+    options.rectify.stop = rectify::StopRule::iterations;
+    options.rectify.iterations = 10;
+    options.metrics = false;
+    const FitResult r = fit(p.source, square_grid(world), options);
+    io::Provenance provenance;
+    provenance.created = io::now_iso8601();
+    io::write_model_file(world, dir.file("m.h5"), r.info, r.models, provenance, r.times, 10);
+    if (!world.is_root()) return;
+    std::vector<std::string> lines;
+    const Report collect = [&](Level, const std::string& line) { lines.push_back(line); };
+    synth::SynthOptions o;
+    SemiSyntheticOptions from;
+    from.topics = 5;
+    const synth::SynthCorpus c = semi_synthetic(dir.file("m.h5"), from, o, collect);
+    const Model& m = r.models[1];
+    EXPECT_EQ(o.num_topics, 5);
+    EXPECT_EQ(o.num_words, 300);
+    EXPECT_EQ(o.num_docs, r.info.stats.num_docs);  // the model corpus's M
+    EXPECT_NEAR(o.mean_doc_length, static_cast<double>(r.info.stats.num_tokens) / r.info.stats.num_docs, 1e-12);
+    EXPECT_EQ(c.num_docs, o.num_docs);
+    EXPECT_EQ(c.vocab, r.info.vocab);
+    for (int k = 0; k < 5; ++k) EXPECT_EQ(c.anchors(k, 0), m.anchors[static_cast<std::size_t>(k)]);
+    EXPECT_LT((c.B - m.B).cwiseAbs().maxCoeff(), 1e-8);  // B's columns sum to 1 but for rounding
+    // A = E[w wᵀ] of Dir(α), α fitted to the model's A (RECOVER-ALPHA).
+    const recover::AlphaResult alpha = recover::recover_alpha(m.A);
+    const double a0 = alpha.alpha.sum();
+    Eigen::MatrixXd expected = alpha.alpha * alpha.alpha.transpose();
+    expected.diagonal() += alpha.alpha;
+    expected /= a0 * (a0 + 1);
+    EXPECT_LT((c.A - expected).cwiseAbs().maxCoeff(), 1e-12);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines.front().find("RECOVER-ALPHA"), std::string::npos) << lines.front();
+
+    SemiSyntheticOptions first;  // K = 0: the file's first model; sizes given
+    first.num_docs = 50;
+    first.mean_doc_length = 30;
+    synth::SynthOptions o4;
+    o4.prior = synth::TopicPrior::logistic_normal;
+    const synth::SynthCorpus c4 = semi_synthetic(dir.file("m.h5"), first, o4);
+    EXPECT_EQ(o4.num_topics, 4);
+    EXPECT_EQ(c4.num_docs, 50);
+    EXPECT_EQ(o4.mean_doc_length, 30.0);
+
+    SemiSyntheticOptions missing;
+    missing.topics = 7;
+    try {
+        (void)semi_synthetic(dir.file("m.h5"), missing, o);
+        ADD_FAILURE() << "K = 7 was found";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("holds no model with K = 7"), std::string::npos) << e.what();
+    }
+    synth::SynthOptions grouped;
+    grouped.groups = 2;
+    EXPECT_THROW((void)semi_synthetic(dir.file("m.h5"), from, grouped), OptionError);
+}
+
+// jsmf rectify --resume's library calls: a checkpoint read back continues the run to the
+// bit (same grid), a checkpoint of another K or rectifier is refused on every rank; the
+// settings that change the arithmetic are compared; the work of a trace.
+TEST(Rectify, ResumesFromACheckpointExactly) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const Planted p = plant(world, dir, 5, 6);
+    const auto grid = square_grid(world);
+    StageTimes times;
+    const BuiltCooc built = build_cooc(p.source, grid, times);
+    RectifyOptions o;
+    o.stop = rectify::StopRule::quality;  // its check (one, at 5: no verdict yet) travels in the checkpoint
+    o.check_every = 5;
+    o.iterations = 8;
+    distmat::DistMatrix straight = distmat::copy(built.C);
+    const RectificationTrace full = rectify(straight, 5, o);
+    ASSERT_EQ(full.iterations, 9);  // over-relaxed AP ends with one plain step
+    ASSERT_EQ(full.checks.size(), 1u);
+
+    io::Provenance provenance;
+    provenance.created = io::now_iso8601();
+    const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state,
+                                                const rectify::IterateView& current) {
+        if (state.iterations_done != 6) return;
+        const io::CheckpointRecord record = checkpoint_of(state);
+        const RectificationTrace so_far = trace_of(Rectifier::ap, 5, state);
+        io::write_cooc_file(dir.file("ck.h5"), current.matrix(), built.info, provenance, StageTimes{}, 0, &so_far,
+                            &record);
+    };
+    distmat::DistMatrix first = distmat::copy(built.C);
+    (void)rectify(first, 5, o, {}, write_checkpoint);
+
+    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), 6, Rectifier::ap, grid, 16); },
+                              {"ck.h5: the checkpoint has K = 5, not topics 6"});
+    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), 5, Rectifier::dr, grid, 16); },
+                              {"the checkpoint is of rectify ap, not dr"});
+    rectify::ProjectionState state = read_resume_state(dir.file("ck.h5"), 5, Rectifier::ap, grid, 16);
+    EXPECT_EQ(state.iterations_done, 6);
+    ASSERT_EQ(state.checks.size(), 1u);
+    io::CoocFileInfo info;
+    distmat::DistMatrix resumed = io::read_cooc_file(dir.file("ck.h5"), grid, 16, info);
+    const RectificationTrace rest = rectify(resumed, 5, o, {}, {}, &state);
+    EXPECT_EQ(rest.iterations, full.iterations);
+    ASSERT_EQ(rest.trace.size(), full.trace.size());
+    for (std::size_t t = 0; t < full.trace.size(); ++t) EXPECT_EQ(rest.trace[t].change, full.trace[t].change) << t;
+    const double differs = mpi::allreduce_max(world, (resumed.local() - straight.local()).cwiseAbs().maxCoeff());
+    EXPECT_EQ(differs, 0.0);
+
+    const std::vector<ChangedSetting> changed =
+        changed_settings({{"stop", "quality"}, {"corpus", "a.txt"}, {"grid", "1x2"}, {"precision", "double"}},
+                         {{"corpus", "b.txt"}, {"grid", "2x2"}, {"stop", "quality"}});
+    ASSERT_EQ(changed.size(), 1u);  // corpus does not change the arithmetic; precision is not in the run's
+    EXPECT_EQ(changed[0].name, "grid");
+    EXPECT_EQ(changed[0].saved, "1x2");
+    EXPECT_EQ(changed[0].now, "2x2");
+    EXPECT_NE(std::find(resume_settings().begin(), resume_settings().end(), "threads"), resume_settings().end());
+
+    const RectifyWork ap = rectify_work(full, Rectifier::ap, 300, 5);
+    double products = 0;
+    for (const auto& it : full.trace) products += it.eig_products;
+    EXPECT_EQ(ap.iterations, 9);
+    EXPECT_EQ(ap.eig_products, products);
+    const double nn = 300.0 * 300.0;
+    EXPECT_DOUBLE_EQ(ap.flops, products * 2 * nn * 15 + 9 * 2 * nn * 5);  // p = K + 10
+    EXPECT_DOUBLE_EQ(rectify_work(full, Rectifier::dr, 300, 5).flops, products * 2 * nn * 15 + 2 * 9 * 2 * nn * 5);
+    EXPECT_EQ(rectify_work(full, Rectifier::dc, 300, 5).flops, 0.0);
 }
 
 }  // namespace

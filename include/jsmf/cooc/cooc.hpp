@@ -98,6 +98,11 @@ struct CoocResult {
 CoocResult build_cooccurrence(const std::shared_ptr<const distmat::Grid>& grid, Index num_words,
                               corpus::DocumentStream& docs, const CoocOptions& options);
 
+/// Collective on C.grid(). Sets the statistics of `stats` that are C's own — unigram (its
+/// row sums), sum, min and asymmetry — from C (the counts stay): build_cooccurrence's,
+/// and those of a C changed since (e.g. rectified).
+void measure_matrix(const distmat::DistMatrix& C, CoocStats& stats);
+
 /// Local. True when a document passes the options' filters (and has n >= 2).
 bool contributes(const corpus::Document& doc, const CoocOptions& options);
 

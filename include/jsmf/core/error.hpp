@@ -37,6 +37,12 @@ public:
     explicit InputError(const std::string& what) : Error(what, exit_code::input) {}
 };
 
+/// Local. `text` with each "{name}" shown through the process's option namer (see
+/// OptionError): how the library's messages, warnings and notes that are not an
+/// OptionError speak of options ("with {rectify} none …": "with --rectify none …" in the
+/// jsmf binary, "with rectify none …" elsewhere). "{{" stands for a literal "{".
+std::string render_options(const std::string& text);
+
 /// A bad option value. The library names options in braces, "{relaxation} must lie in
 /// (0, 2)"; the message shows each name through the process's option namer at the time
 /// of the throw — bare by default ("relaxation must …"); a front end sets its own once
@@ -51,8 +57,8 @@ public:
     /// Local. User text to embed in a message (a regular expression, a name): its "{"
     /// doubled, so it is never taken for an option.
     static std::string quote(const std::string& text);
-    /// Local (this process). How messages show option names from now on; empty: bare.
-    /// Set once, before any work (the jsmf binary: in main).
+    /// Local (this process). How messages (and render_options) show option names from now
+    /// on; empty: bare. Set once, before any work (the jsmf binary: in main).
     static void set_namer(std::function<std::string(const std::string&)> name_of);
 };
 

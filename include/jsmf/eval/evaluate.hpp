@@ -35,12 +35,27 @@ struct MetricSet {
     const Metric* find(const std::string& name) const;
 };
 
-/// Every metric name jsmf can report, in report order (the CSV's columns): recovery,
-/// recovery_original, approximation, approximation_offdiag, approximation_original,
+/// One metric jsmf can report: its name (in the files, the CSV, the printout), what it
+/// averages over, what it is, and what it needs beyond a model and its C. The one place a
+/// metric is named: the model file's writer and reader, `jsmf show`, the sweep's CSV and
+/// the file's schema (`jsmf show --schema`) all go through metric_table(), so a new
+/// metric is one line there (and its computation).
+struct MetricInfo {
+    const char* name;
+    const char* per;      ///< "topic" or "word" (a mean and std of K or N values), "" (one number)
+    const char* meaning;
+    const char* needs;    ///< "" (the model, C), "corpus" (the documents that built C), "labels" (document labels)
+};
+/// Every metric, in report order (the CSV's columns): recovery, recovery_original,
+/// approximation, approximation_offdiag, approximation_original,
 /// approximation_offdiag_original, legality, validity, validity_original, dominancy,
 /// entropy, sparsity, specificity, specificity_original, dissimilarity,
-/// dissimilarity_soft, coherence, basis_rank,
-/// basis_rank_soft, basis_quality, basis_quality_soft, simcount, clustacc, clustacc_theta.
+/// dissimilarity_soft, coherence, basis_rank, basis_rank_soft, basis_quality,
+/// basis_quality_soft, simcount, clustacc, clustacc_theta.
+const std::vector<MetricInfo>& metric_table();
+/// Local. The table's entry for `name`; nullptr when there is none.
+const MetricInfo* find_metric(const std::string& name);
+/// The names of metric_table(), in its order.
 const std::vector<std::string>& metric_names();
 /// Local. True for the metrics that are a single number (no standard deviation).
 bool is_single_number(const std::string& name);

@@ -134,6 +134,10 @@ struct Model {
     std::string truth_file;
 };
 
+/// Local. The model with K = `topics` among `models` (0: the first); InputError naming
+/// `file` (where they were read from) when there is none.
+const Model& choose_model(const std::vector<Model>& models, int topics, const std::string& file);
+
 /// Local. The ids of the n most probable words of B's column k, most probable first
 /// (ties by word id).
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);

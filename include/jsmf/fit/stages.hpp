@@ -60,6 +60,40 @@ std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(c
 void restore_projection_state(rectify::ProjectionState& state, const RectificationTrace& saved,
                               const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named);
 
+/// Collective on `grid`. The state to continue an AP, DR or DP run from the checkpoint
+/// file `checkpoint` (io::read_checkpoint; DP's N × N increments read with `block_size`
+/// blocks). Throws StageFailed on every rank unless the checkpoint continues a run for
+/// K topics by `method`.
+rectify::ProjectionState read_resume_state(const std::string& checkpoint, int K, Rectifier method,
+                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size);
+
+/// The settings a resumed rectification must share with its checkpoint to continue it
+/// bit for bit, named as the files record them: the options that change the arithmetic
+/// (stop, tolerance, eigensolver, …, precision) and the layout's block_size, grid and
+/// threads. A resume with others still runs; its result is not an uninterrupted run's.
+const std::vector<std::string>& resume_settings();
+/// A setting of resume_settings() that a resumed run changes.
+struct ChangedSetting {
+    std::string name, saved, now;
+};
+/// Local. The settings of resume_settings() in `saved` (what a checkpoint recorded) whose
+/// value in `now` (the resumed run's) differs, in the order of `saved`; a setting absent
+/// from either is not compared.
+std::vector<ChangedSetting> changed_settings(const Entries& saved, const Entries& now);
+
+/// What the iterations of a rectification cost, from its trace (throughput figures).
+struct RectifyWork {
+    double iterations = 0;    ///< iterations in the trace (at least 1)
+    double eig_rounds = 0;    ///< eigensolver rounds, summed over the iterations
+    double eig_products = 0;  ///< block products C·X, summed
+    /// DGEMM-type flops: 2·N²·p per product (p = K + max(10, K/5)) and 2·N²·K per
+    /// reconstruction U Λ₊ Uᵀ (DR: two per iteration); the Lanczos checks' memory-bound
+    /// matrix-vector products are not counted. 0 for DC and none.
+    double flops = 0;
+};
+/// Local. The work of the rectification `trace` of an N × N C for K topics by `method`.
+RectifyWork rectify_work(const RectificationTrace& trace, Rectifier method, Index N, int K);
+
 /// Local. A checkpoint of an AP, DR or DP run after state.iterations_done iterations:
 /// the warm blocks and bounds, DP's increments (pointers into `state`), the replicated
 /// state by name; io::write_cooc_file writes it with the iterate and trace_of(state).

@@ -11,8 +11,8 @@
 namespace jsmf::io {
 
 /// One object of the file. `path` names it with placeholders for what repeats: <K> (a
-/// topic count), <l> (a hierarchy level), <metric>, <stage>, <option>; an attribute is
-/// "object@name" ("/K<K>/model@method"; the root's: "@format").
+/// topic count), <l> (a hierarchy level), <stage>, <option> (each metric by its name); an
+/// attribute is "object@name" ("/K<K>/model@method"; the root's: "@format").
 struct SchemaEntry {
     std::string path;
     std::string type;     ///< group | float64 | int64 | string | link
@@ -22,7 +22,8 @@ struct SchemaEntry {
 };
 
 /// Local. The model file's schema (format_version 1), the rectification trace's columns
-/// included (from fit::trace_columns() and fit::check_columns()).
+/// (from fit::trace_columns() and fit::check_columns()) and the metrics (from
+/// eval::metric_table()) included.
 const std::vector<SchemaEntry>& model_schema();
 
 /// Local. The table as text, one entry per line group, for people (`jsmf show --schema`).

@@ -9,17 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "jsmf/infer/corpus.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::io {
 
-/// This rank's documents (rows of the file, sorted) and their results.
-struct ThetaRows {
-    std::vector<std::int64_t> rows;          ///< global document index: docID - 1 over the files in order
-    Eigen::MatrixXd theta;                   ///< rows.size() × K
-    std::vector<std::int64_t> dominant_topic, tokens, oov_tokens, iterations;
-    std::vector<double> log_likelihood;
-};
+/// This rank's documents (rows of the file, sorted) and their results: infer_corpus's.
+using ThetaRows = infer::DocumentRows;
 
 /// Collective on `comm`. Writes "<path>.partial" with every rank's rows in one collective
 /// H5Dwrite per dataset (rows no rank has: theta 0, dominant_topic -1, the rest 0), the
