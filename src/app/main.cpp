@@ -11,6 +11,7 @@
 #include "app/stages.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/log.hpp"
+#include "jsmf/core/memory.hpp"
 #include "jsmf/mpi/environment.hpp"
 
 namespace {
@@ -46,6 +47,7 @@ std::string join_command_line(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    keep_freed_memory();
     mpi::Environment environment(argc, argv);
     const mpi::Comm world = mpi::Comm::world();
     log::set_rank(world.rank(), world.size());

@@ -4,7 +4,12 @@
 
 #include <sys/resource.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <fstream>
+#include <limits>
 #include <string>
 
 namespace jsmf {
@@ -30,6 +35,16 @@ std::int64_t peak_rss_bytes() {
 std::int64_t current_rss_bytes() {
     const std::int64_t kib = status_field_kib("VmRSS:");
     return kib >= 0 ? kib * 1024 : peak_rss_bytes();
+}
+
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+    // Every block from the heap rather than its own mmap (glibc caps the mmap threshold at
+    // 32 MiB, below a block at scale), so freed ones are reused, and the heap's top not
+    // trimmed back until 2 GiB lie free there.
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
 }
 
 }  // namespace jsmf

@@ -63,9 +63,9 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
             if (t % every == 0 || t == o.iterations)
                 say(report, Level::info,
                     fmt::format("enn: iteration {}/{}: corrected mass {:.3e} in {} entries, r = {:.2e}, change {:.2e}, "
-                                "{} products, {:.3f} s",
+                                "{} products, {:.3f} s ({:.3f} s forming E, {:.0f} % of rank 0's rows dense)",
                                 t, o.iterations, it.negative_mass, it.corrections, it.r, it.change, it.products,
-                                it.seconds));
+                                it.seconds, it.check_seconds, 100 * it.dense_share));
         });
     m.times.add("enn", r.seconds);
     say(report, Level::info,

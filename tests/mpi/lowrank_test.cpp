@@ -144,12 +144,13 @@ struct CompressedFit {
 };
 
 CompressedFit fit_compressed(const mpi::Comm& comm, const corpus::Shard& mine, Index N, int K, Seed seed,
-                             int iterations, Index checked_rows = 0) {
+                             int iterations, Index checked_rows = 0, double dense_panel_density = EnnOptions{}.dense_panel_density) {
     const DocumentOperator op(comm, N, mine, cooc::CoocOptions{});
     const Compression c = compress(op, K, default_eig_options(K, seed));
     EnnOptions e;
     e.iterations = iterations;
     e.checked_rows = checked_rows;
+    e.dense_panel_density = dense_panel_density;
     e.eig = default_eig_options(K, seed);
     CompressedFit f;
     f.enn = rectify_enn(comm, op.rows(), c.Y, e);
@@ -208,11 +209,44 @@ TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
     // before the first correction, 9.0e-6 after 60), and warm projections are cheap.
     for (std::size_t t = 1; t < f.enn.trace.size(); ++t) {
         EXPECT_LT(f.enn.trace[t].negative_mass, f.enn.trace[t - 1].negative_mass) << "iteration " << t + 1;
-        if (t + 1 < f.enn.trace.size())  // the last one checks for missed eigenvalues (10 Lanczos products)
+        if (t + 1 < f.enn.trace.size()) {  // the last one checks for missed eigenvalues (10 Lanczos products)
             EXPECT_LE(f.enn.trace[t].products, 12) << "iteration " << t + 1;
+        }
     }
     EXPECT_LT(f.enn.final_negative_mass, 5e-3 * f.enn.trace.front().negative_mass);
     EXPECT_GT(f.enn.final_negative_entries, 0);
+}
+
+// F kept as dense panels (GEMMs) or sparse (CSR/CSC) is the same E: the same iterations,
+// corrections and factor, with rows outside L (l < N) exercising Fᵀ's masking.
+TEST(CompressedFit, DenseAndSparseCorrectionsAgree) {
+    const mpi::Comm world = mpi::Comm::world();
+    synth::SynthOptions o;
+    o.num_docs = 400;
+    o.num_words = 300;
+    o.num_topics = 6;
+    o.mean_doc_length = 15;
+    o.seed = 5;
+    const synth::SynthCorpus truth = synth::generate(o);
+    const CompressedFit dense = fit_compressed(world, deal(truth.docs, world), 300, 4, 1, 20, 60, 0.0);
+    const CompressedFit sparse = fit_compressed(world, deal(truth.docs, world), 300, 4, 1, 20, 60, 2.0);
+    ASSERT_EQ(dense.enn.trace.size(), sparse.enn.trace.size());
+    for (std::size_t t = 0; t < dense.enn.trace.size(); ++t) {
+        EXPECT_EQ(dense.enn.trace[t].corrections, sparse.enn.trace[t].corrections) << "iteration " << t + 1;
+        // The first E comes from the same Y₀ by the same loop: equal. Later ones from
+        // factors that differ by the products' rounding (GEMM against sparse sums).
+        if (t == 0)
+            EXPECT_EQ(dense.enn.trace[t].negative_mass, sparse.enn.trace[t].negative_mass);
+        else
+            EXPECT_NEAR(dense.enn.trace[t].negative_mass, sparse.enn.trace[t].negative_mass,
+                        1e-9 * sparse.enn.trace[t].negative_mass);
+        EXPECT_EQ(dense.enn.trace[t].dense_share, 1.0);
+        EXPECT_EQ(sparse.enn.trace[t].dense_share, 0.0);
+    }
+    EXPECT_GT(sparse.enn.trace.front().corrections, 0);
+    EXPECT_EQ(dense.law.anchors, sparse.law.anchors);
+    EXPECT_LT(relative(dense.B, sparse.B), 1e-9);
+    EXPECT_LT(relative(dense.law.A, sparse.law.A), 1e-9);
 }
 
 }  // namespace

@@ -46,6 +46,11 @@ struct EnnOptions {
     int iterations = 150;         ///< the authors' runs: 150; a fixed count, as theirs
     /// l, the rows of largest norm whose pairs are checked; 0: min(N, 10K + 1000).
     Index checked_rows = 0;
+    /// A panel of rows whose share of negative checked pairs is at least this keeps F
+    /// dense (GEMMs); sparser ones go to CSR/CSC. The same numbers either way (to
+    /// rounding); the crossover measured on this machine (jobs/BENCHMARKS.md). 0: all
+    /// dense; above 1: all sparse.
+    double dense_panel_density = 0.1;
     distmat::EigOptions eig;      ///< for each projection (num_eigenpairs = K); default_eig_options
 };
 
@@ -56,6 +61,8 @@ struct EnnIteration {
     double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − 1ᵀE1)/N²
     double change = 0;            ///< ‖Y_newY_newᵀ − YYᵀ‖_F / ‖YYᵀ‖_F
     int products = 0;             ///< operator products of the projection
+    double check_seconds = 0;     ///< finding L and forming F (the rest: the projection)
+    double dense_share = 0;       ///< of this rank's rows, those whose F is kept dense (rank 0's)
     bool eig_converged = false;
     double seconds = 0;
 };
@@ -79,8 +86,10 @@ using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
 /// word id), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
 /// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
 /// formed). E is kept sparse on the rows' owners, F's rows in L supply the L × L block.
-/// Per-rank memory: Y (N/P × K), F's nonzeros (≤ N/P · l, 12 bytes each, in CSR and CSC),
-/// Y_L and two l × p buffers; a panel of 1,024 rows × l while F is computed.
+/// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
+/// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR and again in CSC,
+/// kept sparse only below the density threshold); Y_L and two l × p buffers; a panel of
+/// 1,024 rows × l while F is computed.
 /// Communication per product: one (K + 1) × p and one 2l × p reduction.
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
                       const EnnOptions& options, const EnnProgress& progress = {});
