@@ -67,6 +67,14 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
         std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
                     r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
                     static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
+        if (m.compressed) {
+            const fit::CompressedRecord& z = *m.compressed;
+            std::printf("compressed pipeline: Y %lld x %lld; ENN checked the pairs of l = %lld words, left mass %.2e in "
+                        "%lld entries among them, %.3g pairs never checked; E' from %zu entries\n",
+                        static_cast<long long>(z.Y.rows()), static_cast<long long>(z.Y.cols()),
+                        static_cast<long long>(z.checked_rows), z.final_negative_mass,
+                        static_cast<long long>(z.final_negative_entries), z.unchecked_pairs, z.correction_value.size());
+        }
     } else {
         const fit::AnchorFreeRecord& a = m.anchorfree;
         std::printf("rectification: %s, %d iterations%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,

@@ -33,6 +33,17 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
 }
 
+// Every rank's entries, in rank order, on every rank.
+template <class T>
+std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local) {
+    std::vector<T> all = mpi::gather_concat(comm, local, 0);
+    std::int64_t n = static_cast<std::int64_t>(all.size());
+    mpi::broadcast(comm, n, 0);
+    all.resize(static_cast<std::size_t>(n));
+    mpi::broadcast(comm, all.data(), all.size(), 0);
+    return all;
+}
+
 // One K: Y₀, ENN, LAW, and the model as the writer and the metrics expect it.
 Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
               const FitOptions& options, const Report& report) {
@@ -100,6 +111,21 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     m.solver = to_string(recover::Solver::active_set);
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
+
+    CompressedRecord record;
+    record.Y = distmat::gather_rows(world, C.rows(), r.Y);
+    record.eigenvalues = y0.eigenvalues;
+    record.residuals = y0.residuals;
+    record.products = y0.products;
+    record.correction_row = on_every_rank(world, law.correction.entry_row);
+    record.correction_col = on_every_rank(world, law.correction.entry_col);
+    record.correction_value = on_every_rank(world, law.correction.entry_value);
+    record.checked_rows = r.checked_rows;
+    record.final_negative_mass = r.final_negative_mass;
+    record.final_negative_entries = r.final_negative_entries;
+    record.unchecked_pairs = r.unchecked_pairs;
+    record.enn = r.trace;
+    m.compressed = std::move(record);
     return m;
 }
 

@@ -228,6 +228,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             write_model(group, m, info.vocab, partial);
             if (m.method != "anchors") write_anchorfree(group, m.anchorfree, partial);
             write_rectification(group, m.rectification, partial);
+            if (m.compressed) write_compressed(group, *m.compressed, partial);
             write_topics(group, m, info.vocab, top_words, partial);
             write_timings(group, m.times, partial);
             write_evaluation(group, m, partial);
@@ -312,6 +313,8 @@ ModelFile read_model_file(const std::string& path) {
                 m.anchorfree.M.cols() != K || m.anchorfree.eigenvalues.size() != K)
                 throw InputError(path, "/" + group_name(K) + "/anchorfree: shapes disagree with K");
         }
+        if (h5::exists(group, "compressed"))
+            m.compressed = read_compressed(group, static_cast<Index>(m.B.rows()), K, path);
         m.solver = h5::read_string_attribute(model, "solver");
         m.words_solved = h5::read_int_attribute(model, "words_solved");
         m.words_converged = h5::read_int_attribute(model, "words_converged");

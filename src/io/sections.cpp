@@ -105,6 +105,55 @@ void write_rectification(hid_t parent, const fit::RectificationTrace& r, const s
     write_columns(checks, fit::check_columns(), r.checks);
 }
 
+void write_compressed(hid_t parent, const fit::CompressedRecord& r, const std::string& path) {
+    h5::Handle group = h5::create_group(parent, "compressed", path);
+    h5::write_matrix(group, "Y", r.Y);
+    h5::write_doubles(group, "eigenvalues", r.eigenvalues.data(), {static_cast<hsize_t>(r.eigenvalues.size())});
+    h5::write_doubles(group, "residuals", r.residuals.data(), {static_cast<hsize_t>(r.residuals.size())});
+    const hsize_t n = r.correction_value.size();
+    h5::write_int64s(group, "correction_row", r.correction_row.data(), {n});
+    h5::write_int64s(group, "correction_col", r.correction_col.data(), {n});
+    h5::write_doubles(group, "correction_value", r.correction_value.data(), {n});
+    h5::write_attribute(group, "products", std::int64_t{r.products});
+    h5::write_attribute(group, "checked_rows", std::int64_t{r.checked_rows});
+    h5::write_attribute(group, "final_negative_mass", r.final_negative_mass);
+    h5::write_attribute(group, "final_negative_entries", std::int64_t{r.final_negative_entries});
+    h5::write_attribute(group, "unchecked_pairs", r.unchecked_pairs);
+    h5::Handle enn = h5::create_group(group, "enn", path);
+    write_columns(enn, fit::enn_columns(), r.enn);
+}
+
+fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path) {
+    const std::string where = path + ": /K" + std::to_string(K) + "/compressed";
+    h5::Handle group(h5::check(H5Gopen2(parent, "compressed", H5P_DEFAULT), path, "cannot open compressed"), H5Gclose);
+    fit::CompressedRecord r;
+    r.Y = h5::read_matrix(group, "Y");
+    r.eigenvalues = h5::read_vector(group, "eigenvalues");
+    r.residuals = h5::read_vector(group, "residuals");
+    r.correction_row = h5::read_int64s(group, "correction_row");
+    r.correction_col = h5::read_int64s(group, "correction_col");
+    r.correction_value = h5::read_doubles(group, "correction_value");
+    r.products = static_cast<int>(h5::read_int_attribute(group, "products"));
+    r.checked_rows = h5::read_int_attribute(group, "checked_rows");
+    r.final_negative_mass = h5::read_double_attribute(group, "final_negative_mass");
+    r.final_negative_entries = h5::read_int_attribute(group, "final_negative_entries");
+    r.unchecked_pairs = h5::read_double_attribute(group, "unchecked_pairs");
+    h5::Handle enn(h5::check(H5Gopen2(group, "enn", H5P_DEFAULT), path, "cannot open compressed/enn"), H5Gclose);
+    r.enn = read_columns(enn, fit::enn_columns(), where + "/enn");
+    if (r.Y.rows() != N || r.Y.cols() != K || r.eigenvalues.size() != K || r.residuals.size() != K)
+        throw InputError(where + ": Y, eigenvalues or residuals disagree with N = " + std::to_string(N) +
+                         " and K = " + std::to_string(K));
+    const std::size_t n = r.correction_value.size();
+    if (r.correction_row.size() != n || r.correction_col.size() != n)
+        throw InputError(where + ": the correction's triplets differ in length");
+    for (std::size_t k = 0; k < n; ++k)
+        if (r.correction_row[k] < 0 || r.correction_row[k] >= N || r.correction_col[k] < 0 || r.correction_col[k] >= N ||
+            !(r.correction_value[k] > 0))
+            throw InputError(where + ": correction entry " + std::to_string(k) +
+                             " has a word outside 0..N−1 or a value not above 0");
+    return r;
+}
+
 fit::RectificationTrace read_rectification(hid_t group) {
     fit::RectificationTrace r;
     r.method = h5::read_string_attribute(group, "method");

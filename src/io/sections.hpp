@@ -22,6 +22,12 @@ void write_rectification(hid_t parent, const fit::RectificationTrace& record, co
 void write_timings(hid_t parent, const StageTimes& times, const std::string& path);
 /// Reads what write_rectification wrote.
 fit::RectificationTrace read_rectification(hid_t group);
+/// A `compressed` group under `parent` (fit --pipeline compressed): Y, the compression's
+/// eigenpairs, E′'s triplets, ENN's trace and what it left.
+void write_compressed(hid_t parent, const fit::CompressedRecord& record, const std::string& path);
+/// Reads what write_compressed wrote; InputError naming `path` when the shapes disagree
+/// with N and K.
+fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
 
 /// Collective on `comm`. Rank 0 creates "<path>.partial", runs `fill` on it and renames
 /// it to `path`; the others wait for the verdict. On failure the partial file is removed

@@ -34,14 +34,15 @@ struct Planted {
     CorpusSource source;
 };
 
-Planted plant(const mpi::Comm& world, const test::SharedTempDir& dir, int topics, Seed seed) {
+Planted plant(const mpi::Comm& world, const test::SharedTempDir& dir, int topics, Seed seed, Index num_docs = 3000,
+              double mean_doc_length = 120) {
     synth::SynthOptions o;
-    o.num_docs = 3000;
+    o.num_docs = num_docs;
     o.num_words = 300;
     o.num_topics = topics;
     o.anchor_mass = 0.03;
     o.word_concentration = 1.0;
-    o.mean_doc_length = 120;
+    o.mean_doc_length = mean_doc_length;
     o.seed = seed;
     Planted p;
     p.truth = synth::generate(o);  // the same on every rank (seeded)
@@ -285,6 +286,62 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_LT(relative(m.B, a.B), 1e-9);
     EXPECT_LT(relative(m.A, a.A), 1e-9);
 
+    // What the model records of the fit: Y and E′ give back the word masses LAW used,
+    // d = (YYᵀ + E′)1 with E′ = max(F, Fᵀ) (recomputed here from the triplets alone).
+    // On few short documents without ENN (0 iterations) the rank-K part of C has
+    // negatives in the anchors' rows, so E′ is not empty there; after ENN on the planted
+    // corpus it is.
+    ASSERT_TRUE(m.compressed.has_value());
+    const CompressedRecord& rec = *m.compressed;
+    const Index N = static_cast<Index>(p.truth.vocab.size());
+    ASSERT_EQ(rec.Y.rows(), N);
+    ASSERT_EQ(rec.Y.cols(), K);
+    EXPECT_EQ(rec.enn.size(), 150u);
+    EXPECT_EQ(rec.checked_rows, N);  // l = min(N, 10K + 1000) = N here
+    for (Index k = 0; k < K; ++k) EXPECT_GT(rec.eigenvalues(k), 0.0);
+    test::SharedTempDir noisy_dir(world);
+    const Planted noisy = plant(world, noisy_dir, K, 5, 400, 15);
+    FitOptions raw = options;
+    raw.compressed.iterations = 0;
+    raw.metrics = false;
+    const Model unrectified = fit(noisy.source, square_grid(world), raw).models.front();
+    for (const Model* model : {&m, &unrectified}) {
+        const CompressedRecord& r = *model->compressed;
+        std::map<std::pair<Index, Index>, double> E;  // max(F, Fᵀ)
+        for (std::size_t k = 0; k < r.correction_value.size(); ++k) {
+            const Index i = r.correction_row[k], j = r.correction_col[k];
+            E[{i, j}] = std::max(E[{i, j}], r.correction_value[k]);
+            E[{j, i}] = std::max(E[{j, i}], r.correction_value[k]);
+        }
+        Eigen::VectorXd d = r.Y * (r.Y.transpose() * Eigen::VectorXd::Ones(N));
+        for (const auto& [at, v] : E) d(at.first) += v;
+        EXPECT_LT((d - model->unigram).cwiseAbs().maxCoeff(), 1e-12 * model->unigram.cwiseAbs().maxCoeff());
+    }
+    EXPECT_GT(unrectified.compressed->correction_value.size(), 0u);
+    EXPECT_TRUE(unrectified.compressed->enn.empty());
+
+    // Written and read back whole.
+    io::Provenance provenance;
+    provenance.command_line = "fit_test";
+    provenance.created = io::now_iso8601();
+    provenance.mpi_ranks = world.size();
+    provenance.grid = "test";
+    io::write_model_file(world, dir.file("compressed.h5"), result.info, result.models, provenance, result.times, 10);
+    if (world.is_root()) {
+        const io::ModelFile back = io::read_model_file(dir.file("compressed.h5"));
+        ASSERT_EQ(back.models.size(), 1u);
+        ASSERT_TRUE(back.models.front().compressed.has_value());
+        const CompressedRecord& b = *back.models.front().compressed;
+        EXPECT_EQ(b.Y, rec.Y);
+        EXPECT_EQ(b.correction_row, rec.correction_row);
+        EXPECT_EQ(b.correction_value, rec.correction_value);
+        EXPECT_EQ(b.eigenvalues, rec.eigenvalues);
+        ASSERT_EQ(b.enn.size(), rec.enn.size());
+        EXPECT_EQ(b.enn.back().corrections, rec.enn.back().corrections);
+        EXPECT_EQ(b.enn.back().negative_mass, rec.enn.back().negative_mass);
+        EXPECT_EQ(b.unchecked_pairs, rec.unchecked_pairs);
+    }
+
     FitOptions hierarchy = options;
     hierarchy.hierarchy = {5, 2};
     hierarchy.topics = {5};
@@ -445,6 +502,15 @@ TEST(Schema, ModelFilesHoldWhatTheTableSays) {
                                               "fit --rectify ap|dr|dp", "fit --stop quality|fixed-point"});
         expect_conforms(dir.file("two.h5"), {"fit --method anchorfree-*", "fit --rectify ap|dr|dp"});
     }
+
+    FitOptions compressed;  // the compressed pipeline (its metrics lack those that need C)
+    compressed.topics = {6};
+    compressed.pipeline = Pipeline::compressed;
+    compressed.compressed.iterations = 5;
+    compressed.metrics = false;
+    const FitResult c = fit(p.source, grid, compressed);
+    io::write_model_file(world, dir.file("compressed.h5"), c.info, c.models, provenance, c.times, 10);
+    if (world.is_root()) expect_conforms(dir.file("compressed.h5"), {"fit --pipeline compressed", "one K"});
 }
 
 // The metric table names every metric once: the names, single numbers, the schema's

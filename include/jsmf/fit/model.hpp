@@ -18,6 +18,7 @@
 #include "jsmf/core/types.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/truth.hpp"
+#include "jsmf/lowrank/enn.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
@@ -50,7 +51,7 @@ struct RectificationTrace {
 template <class Row>
 struct Column {
     const char* name;
-    std::variant<double Row::*, int Row::*, bool Row::*> field;
+    std::variant<double Row::*, int Row::*, bool Row::*, Index Row::*> field;
     const char* meaning;
     std::optional<double> missing;
 };
@@ -58,6 +59,8 @@ struct Column {
 const std::vector<Column<rectify::ProjectionIteration>>& trace_columns();
 /// /rectification/checks/<name>: one value per look of the stopping rule at the topics.
 const std::vector<Column<rectify::TopicCheck>>& check_columns();
+/// /K<K>/compressed/enn/<name>: one value per ENN iteration (the compressed pipeline).
+const std::vector<Column<lowrank::EnnIteration>>& enn_columns();
 
 /// Local. The column's value in `row`, as a double (int and bool converted).
 template <class Row>
@@ -97,6 +100,25 @@ struct AnchorFreeRecord {
     bool a_is_distribution = false;   ///< E* >= 0 (to rounding), so A = E*/ΣE*; else A = E*
 };
 
+/// What the compressed pipeline (fit --pipeline compressed) adds to a model, so that the
+/// fit can be inspected: the factor LAW started from and the correction it used (C was
+/// taken as YYᵀ + E′), the compression's eigenpairs and ENN's iterations.
+struct CompressedRecord {
+    Eigen::MatrixXd Y;                    ///< N × K, the ENN-rectified factor (not normalized)
+    Eigen::VectorXd eigenvalues;          ///< K, the top eigenvalues of C from the documents
+    Eigen::VectorXd residuals;            ///< K, their ‖C v − λ v‖
+    int products = 0;                     ///< operator products the compression took
+    /// E′ = max(F, Fᵀ) as F's triplets: rows are anchors (or words whose row of YYᵀ sums
+    /// below 0), values > 0.
+    std::vector<std::int64_t> correction_row, correction_col;
+    std::vector<double> correction_value;
+    Index checked_rows = 0;               ///< ENN's l
+    double final_negative_mass = 0;       ///< YYᵀ's negatives left among checked pairs (final Y)
+    Index final_negative_entries = 0;
+    double unchecked_pairs = 0;           ///< pairs never checked: (N − l)²
+    std::vector<lowrank::EnnIteration> enn;  ///< one per ENN iteration: enn_columns()
+};
+
 /// One fitted model (one K).
 struct Model {
     int num_topics = 0;
@@ -123,6 +145,7 @@ struct Model {
     double alpha0 = 0, alpha_residual = 0;
     bool alpha_at_bound = false;
     RectificationTrace rectification;
+    std::optional<CompressedRecord> compressed;  ///< fit --pipeline compressed only
     StageTimes times;                ///< this K's stages (rectify, anchors, recover, …)
     eval::MetricSet metrics;         ///< empty when not measured (--no-metrics)
     std::string metrics_note;        ///< what the metrics were measured with (e.g. no coherence: no corpus)
