@@ -218,18 +218,19 @@ TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
 }
 
 // F kept as dense panels (GEMMs) or sparse (CSR/CSC) is the same E: the same iterations,
-// corrections and factor, with rows outside L (l < N) exercising Fᵀ's masking.
+// corrections and factor, with rows outside L (l < N) exercising Fᵀ's masking. N = 2,500
+// words: several 1,024-row panels per rank at 1 and 2 ranks (the panels' offsets).
 TEST(CompressedFit, DenseAndSparseCorrectionsAgree) {
     const mpi::Comm world = mpi::Comm::world();
     synth::SynthOptions o;
-    o.num_docs = 400;
-    o.num_words = 300;
+    o.num_docs = 600;
+    o.num_words = 2500;
     o.num_topics = 6;
-    o.mean_doc_length = 15;
+    o.mean_doc_length = 30;
     o.seed = 5;
     const synth::SynthCorpus truth = synth::generate(o);
-    const CompressedFit dense = fit_compressed(world, deal(truth.docs, world), 300, 4, 1, 20, 60, 0.0);
-    const CompressedFit sparse = fit_compressed(world, deal(truth.docs, world), 300, 4, 1, 20, 60, 2.0);
+    const CompressedFit dense = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 10, 300, 0.0);
+    const CompressedFit sparse = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 10, 300, 2.0);
     ASSERT_EQ(dense.enn.trace.size(), sparse.enn.trace.size());
     for (std::size_t t = 0; t < dense.enn.trace.size(); ++t) {
         EXPECT_EQ(dense.enn.trace[t].corrections, sparse.enn.trace[t].corrections) << "iteration " << t + 1;
