@@ -190,16 +190,21 @@ TEST(CompressedFit, RecoversPlantedTopicsAtAnyRankCountAndSeed) {
     EXPECT_LT(relative(f.B, other_seed.B), 1e-6);
 }
 
+// Six planted topics in few, short documents (seeded, the same on every rank).
+synth::SynthCorpus noisy_corpus(Index docs, Index words, double mean_doc_length) {
+    synth::SynthOptions o;
+    o.num_docs = docs;
+    o.num_words = words;
+    o.num_topics = 6;
+    o.mean_doc_length = mean_doc_length;
+    o.seed = 5;
+    return synth::generate(o);
+}
+
 TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
     const mpi::Comm world = mpi::Comm::world();
     // Few short documents: C is noisy and its rank-K part has negative entries.
-    synth::SynthOptions o;
-    o.num_docs = 400;
-    o.num_words = 300;
-    o.num_topics = 6;
-    o.mean_doc_length = 15;
-    o.seed = 5;
-    const synth::SynthCorpus truth = synth::generate(o);
+    const synth::SynthCorpus truth = noisy_corpus(400, 300, 15);
     const CompressedFit f = fit_compressed(world, deal(truth.docs, world), 300, 4, 1, 60, 60);
     EXPECT_EQ(f.enn.checked_rows, 60);
     EXPECT_EQ(f.enn.unchecked_pairs, 240.0 * 240.0);
@@ -222,13 +227,7 @@ TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
 // words: several 1,024-row panels per rank at 1 and 2 ranks (the panels' offsets).
 TEST(CompressedFit, DenseAndSparseCorrectionsAgree) {
     const mpi::Comm world = mpi::Comm::world();
-    synth::SynthOptions o;
-    o.num_docs = 600;
-    o.num_words = 2500;
-    o.num_topics = 6;
-    o.mean_doc_length = 30;
-    o.seed = 5;
-    const synth::SynthCorpus truth = synth::generate(o);
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
     const CompressedFit dense = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 10, 300, 0.0);
     const CompressedFit sparse = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 10, 300, 2.0);
     ASSERT_EQ(dense.enn.trace.size(), sparse.enn.trace.size());
