@@ -118,6 +118,7 @@ struct FitCommand {
     std::string pipeline = fit::to_string(fit::FitOptions{}.pipeline);
     int enn_iterations = fit::CompressedOptions{}.iterations;
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
+    std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_fit_command(CLI::App& app, FitCommand& command);
 /// Collective on `world`.
@@ -154,6 +155,10 @@ struct SweepCommand {
     int top_words = 20;
     int block_size = 64;
     std::string grid;
+    std::string pipeline = "dense";  ///< dense: rectifiers x K x solvers; compressed: K (ENN, active set)
+    int enn_iterations = fit::CompressedOptions{}.iterations;
+    Index checked_rows = fit::CompressedOptions{}.checked_rows;
+    std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_sweep_command(CLI::App& app, SweepCommand& command);
 /// Collective on `world`.

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `jsmf fit`: corpus (or C) → co-occurrence → rectify → anchors → B, A, α → metrics → one model file.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
 #include "app/commands.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
 #include "app/model_stage.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
@@ -56,7 +58,9 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
     sub->add_option("--pipeline", c.pipeline,
                     "dense: form C (N x N) and rectify it (the papers); compressed: never form C — its top-K "
-                    "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021)")
+                    "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021); auto: "
+                    "dense when an option needs it or N <= 1000 words, compressed when C would not fit in memory "
+                    "or N > 1000 (the log says which and why)")
         ->check(CLI::IsMember(fit::pipeline_names()))
         ->capture_default_str();
     sub->add_option("--enn-iterations", c.enn_iterations, "--pipeline compressed: ENN iterations")->capture_default_str();
@@ -92,10 +96,32 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
     return d;
 }
 
+// --infer: θ of the training documents under the model just written (one K).
+void infer_training_corpus(const FitCommand& c, const mpi::Comm& world, const fit::Model& fitted,
+                           const std::vector<std::string>& vocab, const std::string& doc_ids,
+                           const std::string& command_line) {
+    infer::InferModel model;
+    model.file = c.out;
+    model.topics = fitted.num_topics;
+    model.B = fitted.B;
+    model.vocab = vocab;
+    mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
+    infer::InferOptions infer_options = c.infer.options;
+    if (c.infer.prior == "alpha") {
+        infer_options.alpha = fitted.alpha;
+        mpi::broadcast(world, infer_options.alpha.data(), static_cast<std::size_t>(infer_options.alpha.size()), 0);
+    }
+    infer::CorpusInput input;
+    input.corpus = c.input.corpus;
+    input.doc_ids = doc_ids;
+    const InferSummary summary = run_infer_stage(world, model, input, infer_options, c.infer.prior, c.infer_out, command_line);
+    report_infer(world, summary, c.infer_out);
+}
+
 // --pipeline compressed: the library's fit_compressed, then the same model file.
 int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid,
                        const std::string& command_line, const fit::FitOptions& options,
-                       const io::CorpusDocuments& documents) {
+                       const io::CorpusDocuments& documents, const std::string& doc_ids) {
     Stopwatch total;
     fit::CorpusSource source;
     mpi::run_local_phase(world, "setup", [&] {
@@ -116,6 +142,8 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
     io::write_model_file(world, c.out, result.info, result.models, make_provenance(command_line, world, grid, provenance),
                          times, c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();
+    if (!c.infer_out.empty())
+        infer_training_corpus(c, world, result.models.front(), result.info.vocab, doc_ids, command_line);
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
               total.seconds(), mib(peak));
@@ -188,13 +216,16 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         options.model = to_options(c.model, {});
         options.metrics = !c.no_metrics;
         options.pipeline = fit::parse_pipeline(c.pipeline);
+        // --estimator unbiased is what the compressed pipeline computes: not a dense setting.
+        if (c.input.estimator == "unbiased")
+            c.given.erase(std::remove(c.given.begin(), c.given.end(), "estimator"), c.given.end());
         options.compressed.iterations = c.enn_iterations;
         options.compressed.checked_rows = c.checked_rows;
         if (options.pipeline == fit::Pipeline::compressed && !c.cooc_file.empty())
             throw InputError("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
         if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
-        if (options.pipeline == fit::Pipeline::compressed && !c.infer_out.empty())
-            throw InputError("--infer runs with the dense pipeline only, for now: run jsmf infer on the model file");
+        if (options.pipeline == fit::Pipeline::compressed)  // a setting it would not use is a mistake
+            refuse_dense_settings(c.given, "{pipeline} compressed", "fit with {pipeline} dense");
         if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
             throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
         if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
@@ -213,13 +244,25 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             throw InputError("--anchor-words fixes K: give one --topics value at most");
         fit::check(options);
     });
+    // Which pipeline: the one asked for, or auto's pick, said with its reason.
+    fit::PipelineChoice choice;
+    if (!c.cooc_file.empty()) {
+        std::vector<std::string> given = c.given;
+        given.push_back("cooc");
+        choice = fit::choose_pipeline(options, 0, world.size(), -1, given);
+    } else {
+        choice = fit::choose_pipeline(corpus_source(c.input, c.block_size), world, options, c.given);
+    }
+    if (options.pipeline == fit::Pipeline::automatic)
+        log::info("fit: the {} pipeline: {}", fit::to_string(choice.pipeline), render_options(choice.reason));
+    options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     if (options.pipeline == fit::Pipeline::compressed)
-        return run_fit_compressed(c, world, *grid, command_line, options, documents);
+        return run_fit_compressed(c, world, *grid, command_line, options, documents, prepared_doc_ids);
     // Stages 0–1: C, from the corpus or from a file.
     Stopwatch clock;
     io::CoocFileInfo info;
@@ -261,31 +304,14 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, provenance), times,
                          c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();
-    if (!c.infer_out.empty()) {
-        infer::InferModel model;
-        model.file = c.out;
-        model.topics = models.front().num_topics;
-        model.B = models.front().B;
-        model.vocab = info.vocab;
-        mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
-        infer::InferOptions infer_options = c.infer.options;
-        if (c.infer.prior == "alpha") {
-            infer_options.alpha = models.front().alpha;
-            mpi::broadcast(world, infer_options.alpha.data(), static_cast<std::size_t>(infer_options.alpha.size()), 0);
-        }
-        infer::CorpusInput input;
-        input.corpus = c.input.corpus;
-        input.doc_ids = prepared_doc_ids;
-        const InferSummary summary =
-            run_infer_stage(world, model, input, infer_options, c.infer.prior, c.infer_out, command_line);
-        report_infer(world, summary, c.infer_out);
-    }
+    if (!c.infer_out.empty()) infer_training_corpus(c, world, models.front(), info.vocab, prepared_doc_ids, command_line);
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
               total.seconds(), mib(peak));
     if (world.is_root()) {  // one machine-readable line per K (stdout, rank 0)
         for (const auto& m : models) {
-            std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s rectify=%s anchors=%s solver=%s", world.size(),
+            std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=dense rectify=%s anchors=%s solver=%s",
+                        world.size(),
                         static_cast<long long>(N), m.num_topics, m.method.c_str(), c.rectify.method.c_str(),
                         m.anchor_method.c_str(), m.solver.c_str());
             for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);

@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
         return e.get_exit_code();
     }
     log::set_quiet(quiet);
+    fit.given = app::given_settings(*fit_app);
+    sweep.given = app::given_settings(*sweep_app);
     // The library names options ("{relaxation} must lie in (0, 2)"); users see the flags
     // they typed. jsmf rectify calls its rectifier --method, fit and sweep --rectify.
     const std::string rectifier_flag = *rectify_app ? "--method" : "--rectify";

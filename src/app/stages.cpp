@@ -2,11 +2,14 @@
 // The flags of the co-occurrence and rectification stages, and how they become the library's options.
 #include "app/stages.hpp"
 
+#include "jsmf/fit/pipeline_choice.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
 
 #include "jsmf/core/log.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -210,6 +213,32 @@ std::string flag_of(const std::string& option, const std::string& rectifier_flag
     std::string flag = "--" + option;
     std::replace(flag.begin(), flag.end(), '_', '-');
     return flag;
+}
+
+std::vector<std::string> given_settings(const CLI::App& sub) {
+    std::vector<std::string> names;
+    for (const CLI::Option* option : sub.get_options()) {
+        if (option->count() == 0 || option->get_lnames().empty()) continue;
+        std::string name = option->get_lnames().front();
+        std::replace(name.begin(), name.end(), '-', '_');
+        names.push_back(name == "anchors" ? "finder" : name);
+    }
+    return names;
+}
+
+void refuse_dense_settings(const std::vector<std::string>& given, const std::string& who, const std::string& instead,
+                           const std::vector<std::string>& more) {
+    std::vector<std::string> dense = fit::dense_only_settings();
+    dense.insert(dense.end(), more.begin(), more.end());
+    std::string unused;
+    int count = 0;
+    for (const auto& name : given)
+        if (std::find(dense.begin(), dense.end(), name) != dense.end()) {
+            unused += (count++ ? ", {" : "{") + name + "}";
+        }
+    if (count > 0)
+        throw InputError(render_options(who + " does not use " + unused + (count > 1 ? ": drop them, or " : ": drop it, or ") +
+                                        instead));
 }
 
 fit::Report log_report() {

@@ -94,6 +94,14 @@ Options rectify_provenance(const fit::RectifyOptions& options);
 /// the rectifier is --rectify in fit and sweep, --method in jsmf rectify). main() makes it
 /// OptionError's namer, so the library's errors reach users with the flags they typed.
 std::string flag_of(const std::string& option, const std::string& rectifier_flag = "--rectify");
+/// Local; after parsing. The settings the user gave to `sub`, as the library names them
+/// (flag_of's inverse: "--eig-check-steps" → "eig_check_steps", "--anchors" → "finder").
+std::vector<std::string> given_settings(const CLI::App& sub);
+/// Local. InputError "<who> does not use --x, --y: drop them, or <instead>" when `given`
+/// holds any of fit::dense_only_settings() or `more` (settings the compressed pipeline
+/// would silently drop).
+void refuse_dense_settings(const std::vector<std::string>& given, const std::string& who, const std::string& instead,
+                           const std::vector<std::string>& more = {});
 /// Local. A Report that logs the library's lines (rank 0 prints).
 fit::Report log_report();
 using fit::mib;

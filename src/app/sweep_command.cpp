@@ -10,7 +10,9 @@
 
 #include "app/commands.hpp"
 #include "app/output.hpp"
+#include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/measure.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/eval/evaluate.hpp"
@@ -46,6 +48,17 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
     sub->add_option("--top-words", c.top_words, "Words per topic kept in each model file")->capture_default_str();
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
+    sub->add_option("--pipeline", c.pipeline,
+                    "dense: the grid rectifiers x K x solvers on C (the papers' experiments); compressed: K only, "
+                    "each fit by the compressed pipeline (C never formed: ENN, anchors by QR, the active set), one "
+                    "read of the corpus for all K. Not auto, unlike fit: a sweep's grid (and --task's indices) "
+                    "must not change with the corpus")
+        ->check(CLI::IsMember({"dense", "compressed"}))
+        ->capture_default_str();
+    sub->add_option("--enn-iterations", c.enn_iterations, "--pipeline compressed: ENN iterations")->capture_default_str();
+    sub->add_option("--checked-rows", c.checked_rows,
+                    "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
+        ->capture_default_str();
     return sub;
 }
 
@@ -85,8 +98,8 @@ std::string number(double value) {
     return text;
 }
 
-const std::vector<std::string> kStageColumns = {"rectify",     "anchors",    "recover_B", "recover_A", "square_root",
-                                                "anchorfree", "finish",     "metrics",   "codoc"};
+const std::vector<std::string> kStageColumns = {"rectify", "enn",        "compress", "anchors", "recover_B",
+                                                "recover_A", "square_root", "anchorfree", "finish",  "metrics", "codoc"};
 
 /// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
 Options csv_row(const GridPoint& p, const fit::Model& m, const Options& options, const StageTimes& shared,
@@ -136,6 +149,58 @@ void write_csv(const std::string& path, const std::vector<Options>& rows) {
     if (std::rename(partial.c_str(), path.c_str()) != 0) throw InputError(path, "cannot rename the sweep table into place");
 }
 
+/// sweep --pipeline compressed: every K of the grid (or --task's) from one read of the
+/// corpus and one operator (fit_compressed), then a model file and a row per K.
+int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distmat::Grid& grid,
+                     const std::vector<GridPoint>& points, const std::string& command_line, const Stopwatch& total) {
+    fit::FitOptions options;
+    options.pipeline = fit::Pipeline::compressed;
+    options.metrics = !c.no_metrics;
+    options.compressed.iterations = c.enn_iterations;
+    options.compressed.checked_rows = c.checked_rows;
+    std::vector<GridPoint> group;
+    options.topics.clear();
+    for (const auto& p : points)
+        if (c.task < 0 || p.index == c.task) {
+            group.push_back(p);
+            options.topics.push_back(p.topics);
+        }
+    fit::CorpusSource source;
+    mpi::run_local_phase(world, "setup", [&] {
+        options.model = to_options(c.model, {});
+        fit::check(options);
+        source = corpus_source(c.input, c.block_size);
+    });
+    if (!c.labels.empty()) fit::check_labels(world, fit::CountingCorpus{source.files, source.options, {}}, c.labels);
+    const fit::Report report = log_report();
+    fit::FitResult result = fit::fit_compressed(source, world, options, report);
+    if (!c.labels.empty()) {
+        const fit::CountingCorpus counting{source.files, source.options, result.info.stats.doc_freq};
+        std::vector<fit::Model*> measured;
+        for (auto& m : result.models) measured.push_back(&m);
+        fit::measure_clustering(world, measured, counting, c.labels, c.rectify.seed, report);
+    }
+    const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
+    std::vector<Options> rows;
+    for (std::size_t k = 0; k < group.size(); ++k) {
+        Options provenance = source_provenance(c.input, "", c.block_size);
+        for (const Options& more : {model_provenance(options.model, c.model.anchor_words)})
+            provenance.insert(provenance.end(), more.begin(), more.end());
+        provenance.emplace_back("pipeline", "compressed");
+        provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+        provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
+        provenance.emplace_back("metrics", c.no_metrics ? "no" : "yes");
+        Stopwatch clock;
+        io::write_model_file(world, c.out_dir + "/" + group[k].file, result.info, {result.models[k]},
+                             make_provenance(command_line, world, grid, provenance), result.times, c.top_words);
+        rows.push_back(csv_row(group[k], result.models[k], provenance, result.times, clock.seconds()));
+        mpi::check_on_root(world, "write", [&] { write_csv(csv, rows); });
+        log::info("sweep: run {} of {} done: {}/{}", group[k].index + 1, points.size(), c.out_dir, group[k].file);
+    }
+    log::info("sweep: {} run(s) in {:.1f} s; table {}", rows.size(), total.seconds(), csv);
+    return exit_code::ok;
+}
+
 }  // namespace
 
 int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& command_line) {
@@ -146,8 +211,17 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         topics = parse_topic_list(c.topics);
-        rectifiers = parse_name_list(c.rectify_methods, "--rectify", kRectifiers);
-        solvers = parse_name_list(c.solvers, "--solver", solver_names());
+        if (c.pipeline == "compressed") {  // K is the only axis; a dense setting would be dropped
+            refuse_dense_settings(c.given, "sweep {pipeline} compressed sweeps K only and",
+                                  "sweep with {pipeline} dense", {"solver", "method", "finder", "recover_a", "anchor_words"});
+            if (!c.cooc_file.empty() && !c.list)
+                throw InputError("sweep --pipeline compressed works from the documents: give --corpus, not --cooc");
+            rectifiers = {"enn"};
+            solvers = {"active-set"};
+        } else {
+            rectifiers = parse_name_list(c.rectify_methods, "--rectify", kRectifiers);
+            solvers = parse_name_list(c.solvers, "--solver", solver_names());
+        }
         check_model_settings(c.model);
         if (!c.model.anchor_words.empty()) throw InputError("--anchor-words fixes K: use jsmf fit");
         if (c.model.method != "anchors" && solvers.size() > 1) {  // AnchorFree has no B solver to sweep
@@ -155,7 +229,8 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             solvers.resize(1);
         }
         if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        (void)fit::resolve(to_options(c.rectify));  // its errors, before any work
+        if (c.pipeline != "compressed") (void)fit::resolve(to_options(c.rectify));  // its errors, before any work
+        if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
         if (c.top_words < 1) throw InputError("--top-words must be at least 1");
         const auto count = static_cast<int>(rectifiers.size() * topics.size() * solvers.size());
         if (c.task >= count)
@@ -181,6 +256,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
+    if (c.pipeline == "compressed") return sweep_compressed(c, world, *grid, points, command_line, total);
 
     StageTimes shared;
     io::CoocFileInfo info;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace jsmf {
 namespace {
@@ -35,6 +36,46 @@ std::int64_t peak_rss_bytes() {
 std::int64_t current_rss_bytes() {
     const std::int64_t kib = status_field_kib("VmRSS:");
     return kib >= 0 ? kib * 1024 : peak_rss_bytes();
+}
+
+std::int64_t memory_limit_bytes() {
+    std::int64_t limit = -1;
+    auto take = [&](std::int64_t bytes) {
+        if (bytes > 0 && (limit < 0 || bytes < limit)) limit = bytes;
+    };
+    {
+        std::ifstream meminfo("/proc/meminfo");
+        std::string key;
+        std::int64_t kib = 0;
+        while (meminfo >> key >> kib) {
+            if (key == "MemTotal:") {
+                take(kib * 1024);
+                break;
+            }
+            meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        }
+    }
+    // The control group's limit (SLURM's --mem lands there): v2's memory.max or v1's
+    // memory.limit_in_bytes, of this process's group (/proc/self/cgroup) and of the root
+    // (a container's view). "max" (no limit) and v1's huge sentinel change nothing.
+    std::vector<std::string> files = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    {
+        std::ifstream groups("/proc/self/cgroup");
+        for (std::string line; std::getline(groups, line);) {
+            const auto first = line.find(':'), second = line.find(':', first + 1);
+            if (first == std::string::npos || second == std::string::npos) continue;
+            const std::string controllers = line.substr(first + 1, second - first - 1);
+            const std::string path = line.substr(second + 1);
+            if (controllers.empty()) files.push_back("/sys/fs/cgroup" + path + "/memory.max");
+            else if (controllers == "memory") files.push_back("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+        }
+    }
+    for (const std::string& path : files) {
+        std::ifstream in(path);
+        std::int64_t bytes = 0;
+        if (in >> bytes) take(bytes);
+    }
+    return limit;
 }
 
 void keep_freed_memory() {

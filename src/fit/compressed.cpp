@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
@@ -17,6 +18,7 @@
 #include "jsmf/lowrank/law.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "jsmf/recover/recover.hpp"
 
 namespace jsmf::fit {
 namespace {
@@ -29,6 +31,12 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
         throw OptionError("{pipeline} compressed finds its anchors: {anchor_words} needs the dense pipeline");
     if (options.model.recover_a != RecoverA::diagonal)
         throw OptionError("{pipeline} compressed recovers A from the anchors' block only ({recover_a} diagonal)");
+    if (options.model.solver != recover::Solver::active_set)
+        throw OptionError("{pipeline} compressed solves for B by the active set on its K x N factor: {solver} " +
+                          to_string(options.model.solver) + " needs the dense pipeline");
+    if (options.model.finder != anchors::Finder::qr && options.model.finder != anchors::Finder::spa)
+        throw OptionError("{pipeline} compressed finds anchors by pivoted QR on its K x N factor: {finder} " +
+                          anchors::finder_name(options.model.finder) + " needs the dense pipeline");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
 }
@@ -111,6 +119,15 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     m.solver = to_string(recover::Solver::active_set);
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
+    if (options.model.alpha) {  // RECOVER-ALPHA on A, as the dense fit does
+        recover::AlphaResult alpha;
+        mpi::run_local_phase(world, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
+        m.has_alpha = true;
+        m.alpha = alpha.alpha;
+        m.alpha0 = alpha.alpha0;
+        m.alpha_residual = alpha.residual;
+        m.alpha_at_bound = alpha.at_bound;
+    }
 
     CompressedRecord record;
     record.Y = distmat::gather_rows(world, C.rows(), r.Y);

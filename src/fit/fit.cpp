@@ -6,6 +6,7 @@
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/ops.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::fit {
@@ -94,7 +95,14 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 
 FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid, const FitOptions& options,
               const Report& report) {
-    if (options.pipeline == Pipeline::compressed) return fit_compressed(corpus, grid->borrow_comm(), options, report);
+    const PipelineChoice choice = choose_pipeline(corpus, grid->borrow_comm(), options);
+    if (options.pipeline == Pipeline::automatic)
+        say(report, Level::info, render_options("fit: the " + to_string(choice.pipeline) + " pipeline: " + choice.reason));
+    if (choice.pipeline == Pipeline::compressed) {
+        FitOptions compressed = options;
+        compressed.pipeline = Pipeline::compressed;
+        return fit_compressed(corpus, grid->borrow_comm(), compressed, report);
+    }
     StageTimes times;
     BuiltCooc built = build_cooc(corpus, grid, times, report);
     CountingCorpus counting;

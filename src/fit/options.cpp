@@ -32,7 +32,7 @@ const Names<Method, 3> kMethods{{"anchors", "anchorfree-lp", "anchorfree-pds"}};
 const Names<recover::Solver, 3> kSolvers{{"active-set", "expgrad", "admm"}};
 const Names<solvers::AdmmStop, 2> kAdmmStops{{"step", "gap"}};
 const Names<RecoverA, 2> kRecoverA{{"diagonal", "ls"}};
-const Names<Pipeline, 2> kPipelines{{"dense", "compressed"}};
+const Names<Pipeline, 3> kPipelines{{"dense", "compressed", "auto"}};
 
 }  // namespace
 

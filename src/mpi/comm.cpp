@@ -52,6 +52,13 @@ Comm Comm::split(int color, int key) const {
     return Comm(out, Ownership::own);
 }
 
+Comm Comm::split_shared() const {
+    MPI_Comm out = MPI_COMM_NULL;
+    JSMF_MPI_CHECK(MPI_Comm_split_type(raw_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &out));
+    JSMF_MPI_CHECK(MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN));
+    return Comm(out, Ownership::own);
+}
+
 void Comm::barrier() const { JSMF_MPI_CHECK(MPI_Barrier(raw_)); }
 
 }  // namespace jsmf::mpi

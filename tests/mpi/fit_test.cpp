@@ -17,6 +17,7 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/semi_synthetic.hpp"
 #include "jsmf/infer/corpus.hpp"
 #include "jsmf/io/result_file.hpp"
@@ -35,10 +36,10 @@ struct Planted {
 };
 
 Planted plant(const mpi::Comm& world, const test::SharedTempDir& dir, int topics, Seed seed, Index num_docs = 3000,
-              double mean_doc_length = 120) {
+              double mean_doc_length = 120, Index num_words = 300) {
     synth::SynthOptions o;
     o.num_docs = num_docs;
-    o.num_words = 300;
+    o.num_words = num_words;
     o.num_topics = topics;
     o.anchor_mass = 0.03;
     o.word_concentration = 1.0;
@@ -206,9 +207,10 @@ TEST(Fit, EveryMethodThroughOneCall) {
         EXPECT_LT(relative(r.models[k].A, alone.models[k].A), 1e-9);
         EXPECT_LT(relative(r.models[k].alpha, alone.models[k].alpha), 1e-9);
     }
-    // The stages reported what they did (the binary logs these lines).
+    // The stages reported what they did (the binary logs these lines), first auto's choice.
     ASSERT_FALSE(lines.empty());
-    EXPECT_NE(lines.front().find("cooc:"), std::string::npos) << lines.front();
+    EXPECT_NE(lines.front().find("fit: the dense pipeline: N = 300 words"), std::string::npos) << lines.front();
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find("cooc:") == 0; }));
 
     FitOptions tree;
     tree.hierarchy = {6, 3};
@@ -252,6 +254,35 @@ TEST(Fit, BadOptionsFailOnEveryRank) {
     relaxed.rectify.relaxation = 2.5;
     test::expect_stage_failed(world, [&] { (void)fit(distmat::copy(built.C), built.info, relaxed); },
                               {"relaxation must lie in (0, 2)"});
+}
+
+// The library's default (auto) picks the pipeline by the corpus: dense on 300 words,
+// compressed on 1,200 (above dense_words_at_most(5)); the same model as asking for it.
+TEST(Fit, AutoPicksThePipelineByTheVocabulary) {
+    const mpi::Comm world = mpi::Comm::world();
+    const int K = 5;
+    FitOptions options;
+    ASSERT_EQ(options.pipeline, Pipeline::automatic);
+    options.topics = {K};
+    options.metrics = false;
+    options.compressed.iterations = 20;
+    test::SharedTempDir small_dir(world);
+    const Planted small = plant(world, small_dir, K, 3, 1000, 60);
+    const FitResult dense = fit(small.source, square_grid(world), options);
+    EXPECT_FALSE(dense.models.front().compressed.has_value());
+    EXPECT_EQ(dense.models.front().rectification.method, "ap");
+
+    test::SharedTempDir large_dir(world);
+    ASSERT_GT(1200, dense_words_at_most(K, options.compressed.iterations));
+    const Planted large = plant(world, large_dir, K, 3, 1000, 60, 1200);
+    const FitResult picked = fit(large.source, square_grid(world), options);
+    const Model& m = picked.models.front();
+    ASSERT_TRUE(m.compressed.has_value());
+    EXPECT_EQ(m.rectification.method, "enn");
+    options.pipeline = Pipeline::compressed;
+    const FitResult asked = fit(large.source, square_grid(world), options);
+    EXPECT_EQ(m.anchors, asked.models.front().anchors);
+    EXPECT_EQ(m.B, asked.models.front().B);
 }
 
 // The compressed pipeline through the same call: C never formed, the planted topics

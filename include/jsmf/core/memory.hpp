@@ -11,6 +11,11 @@ std::int64_t peak_rss_bytes();
 /// Local. Current resident set size of this process, in bytes (VmRSS).
 std::int64_t current_rss_bytes();
 
+/// Local. The memory this process's node lets it use, in bytes: the smaller of the
+/// machine's (MemTotal) and its control group's limit (cgroup v2 memory.max, or v1's
+/// memory.limit_in_bytes; SLURM's --mem lands there). -1 when neither can be read.
+std::int64_t memory_limit_bytes();
+
 /// Local; once, at the start of a process. Keeps the memory of freed large blocks for the
 /// next allocation instead of returning it to the system: the iterative solvers allocate
 /// and free N × p blocks at every operator product, and with glibc's defaults each one

@@ -109,7 +109,8 @@ void check(const ModelOptions& options);
 /// Which pipeline fits: the papers' (C formed, N × N, distributed) or the compressed one
 /// (Lee et al., ICML 2021: C only as an operator from the documents, rectified in its
 /// rank-K factor by ENN, anchors and topics by LAW; memory O(N·K) per rank, not O(N²)).
-enum class Pipeline { dense, compressed };
+/// automatic (`auto`, the default) picks one of the two per fit: choose_pipeline.
+enum class Pipeline { dense, compressed, automatic };
 std::string to_string(Pipeline value);
 Pipeline parse_pipeline(const std::string& name, const std::string& option = "pipeline");
 const std::vector<std::string>& pipeline_names();
@@ -131,7 +132,7 @@ struct FitOptions {
     RectifyOptions rectify;
     ModelOptions model;
     bool metrics = true;                 ///< measure every metric of the papers (keeps a copy of C)
-    Pipeline pipeline = Pipeline::dense;
+    Pipeline pipeline = Pipeline::automatic;
     CompressedOptions compressed;
 };
 /// Local. OptionError for bad topic lists, hierarchies and combinations (K against N is

@@ -41,6 +41,8 @@ public:
     Comm dup() const;
     /// Collective on *this.
     Comm split(int color, int key) const;
+    /// Collective on *this. The ranks that share this one's node (MPI_COMM_TYPE_SHARED).
+    Comm split_shared() const;
     /// Collective on *this.
     void barrier() const;
 

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// `auto`: which pipeline serves a fit best, and why — the dense one (C formed, the papers'
+// method) or the compressed one (C never formed, Lee et al. 2021).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/fit/options.hpp"
+#include "jsmf/fit/stages.hpp"
+#include "jsmf/mpi/comm.hpp"
+
+namespace jsmf::fit {
+
+struct PipelineChoice {
+    Pipeline pipeline = Pipeline::dense;  ///< dense or compressed, never automatic
+    std::string reason;                   ///< one sentence, option names in braces (render_options)
+};
+
+/// The settings (library names, as OptionError's braces) that only the dense pipeline
+/// reads: the rectifiers', the co-occurrence builder's, the layout of C, the dense
+/// solvers' and finders' tuning. A caller that knows which settings its user gave passes
+/// them to choose_pipeline, so that `auto` never drops a setting the user asked for.
+const std::vector<std::string>& dense_only_settings();
+
+/// Above this many words `auto` takes the compressed pipeline for K topics (when nothing
+/// needs the dense one): where the two pipelines' measured costs cross. Measured on KOS
+/// pruned to its most frequent words, 2 ranks (jobs/BENCHMARKS.md), seconds dense vs
+/// compressed: K = 10: 0.58 vs 0.63 at 1,000 words, 2.6 vs 1.2 at 2,000, 9.0 vs 2.2 at
+/// 4,000; K = 100: 11.1 vs 22.3 at 2,000, 41.0 vs 40.8 at 4,000, >115 vs 102 at 6,906 —
+/// quality (coherence, specificity, dissimilarity) within 7 % either way. The fit of those
+/// figures: dense ≈ 2.6 s·(N/2000)^1.85·(K/10)^0.63 (C's passes and eigensolves), compressed
+/// ≈ 5.5e-8 s·N·K·l·(iterations/150), l = min(N, 10K + 1000) (ENN's products); both scale
+/// alike with the ranks, so their crossing does not move with them. At least 1,000: below,
+/// both take about a second, and the dense fit is the papers' method with every metric.
+Index dense_words_at_most(int K, int enn_iterations = 150);
+
+/// Local. The pipeline `options.pipeline` names, or for automatic, in this order:
+/// dense when the fit needs it (a hierarchy, AnchorFree, given anchor words, A by least
+/// squares, a solver or finder other than the compressed pipeline's active set and QR,
+/// or any of `given` in dense_only_settings()); compressed when C's dense working set
+/// (three N × N doubles over `ranks`) exceeds 70 % of `memory_per_rank` (bytes; ≤ 0:
+/// unknown, not considered); dense for N ≤ dense_words_at_most(the largest K); compressed
+/// above.
+PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int ranks, std::int64_t memory_per_rank,
+                               const std::vector<std::string>& given = {});
+
+/// Collective on `world`. choose_pipeline for a fit of `corpus` on `world`'s ranks: N from
+/// the corpus's header, the memory from memory_per_rank, and a tf-idf estimator (which
+/// only the dense pipeline builds) counted among `given`. Every rank gets the same choice.
+PipelineChoice choose_pipeline(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
+                               std::vector<std::string> given = {});
+
+/// Collective on `comm`. The memory one rank may count on: the smallest, over the nodes,
+/// of the node's limit (memory_limit_bytes) shared by its ranks. -1 when unknown.
+std::int64_t memory_per_rank(const mpi::Comm& comm);
+
+/// Bytes per rank of C's dense working set: three N × N doubles (C, its rectified copy,
+/// the eigensolver's and metrics' blocks) spread over `ranks`.
+double dense_bytes_per_rank(Index num_words, int ranks);
+
+}  // namespace jsmf::fit

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// `auto`: the dense pipeline where the fit needs it or C is small, else the compressed one.
+#include "jsmf/fit/pipeline_choice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "jsmf/core/memory.hpp"
+#include "jsmf/anchors/finder.hpp"
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::fit {
+
+const std::vector<std::string>& dense_only_settings() {
+    static const std::vector<std::string> names = {
+        // the rectifiers of C
+        "rectify", "stop", "converge", "iterations", "tolerance", "acceleration", "anderson_depth", "anderson_below",
+        "relaxation", "eig_tolerance_factor", "precision", "check_every", "eigensolver", "eig_check_steps",
+        "eig_check_every", "permutations",
+        // building and laying out C
+        "cooc", "estimator", "exchange", "buffer_mb", "block_size", "grid",
+        // the dense finders' and solvers' tuning, AnchorFree's
+        "projection_dim", "admm_stop", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
+        "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"};
+    return names;
+}
+
+double dense_bytes_per_rank(Index num_words, int ranks) {
+    const double n = static_cast<double>(num_words);
+    return 3.0 * 8.0 * n * n / std::max(1, ranks);
+}
+
+namespace {
+double dense_seconds(double N, double K) { return 2.6 * std::pow(N / 2000, 1.85) * std::pow(K / 10, 0.63); }
+double compressed_seconds(double N, double K, double iterations) {
+    return 5.5e-8 * N * K * std::min(N, 10 * K + 1000) * iterations / 150;
+}
+}  // namespace
+
+Index dense_words_at_most(int K, int enn_iterations) {
+    // Up to 1,000 words both fits take about a second or less (fixed costs the fit above
+    // does not model), and the dense one is the papers' method with every metric: dense.
+    // Above, the largest N at which the dense fit is predicted no slower, by bisection on
+    // the crossing (from 1,000 words on, dense grows faster than compressed).
+    const double its = std::max(1, enn_iterations);
+    const auto dense_no_slower = [&](Index n) {
+        const auto x = static_cast<double>(n);
+        return dense_seconds(x, K) <= compressed_seconds(x, K, its);
+    };
+    Index low = std::max<Index>(1000, K + 1), high = Index{1} << 40;
+    if (!dense_no_slower(low)) return low;
+    while (high - low > 1) {
+        const Index mid = low + (high - low) / 2;
+        (dense_no_slower(mid) ? low : high) = mid;
+    }
+    return low;
+}
+
+PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int ranks, std::int64_t memory_per_rank,
+                               const std::vector<std::string>& given) {
+    if (options.pipeline != Pipeline::automatic) return {options.pipeline, "asked for by {pipeline}"};
+    const auto dense = [](const std::string& why) { return PipelineChoice{Pipeline::dense, why}; };
+    const ModelOptions& m = options.model;
+    if (!options.hierarchy.empty()) return dense("{hierarchy} factorizes C's topics again, a dense fit");
+    if (m.method != Method::anchors) return dense("{method} " + to_string(m.method) + " works on C itself");
+    if (!m.anchor_words.empty()) return dense("{anchor_words} are given: the dense pipeline takes them");
+    if (m.recover_a != RecoverA::diagonal) return dense("{recover_a} " + to_string(m.recover_a) + " fits A to C itself");
+    if (m.solver != recover::Solver::active_set) return dense("{solver} " + to_string(m.solver) + " solves on C itself");
+    if (m.finder != anchors::Finder::qr && m.finder != anchors::Finder::spa)
+        return dense("{finder} " + anchors::finder_name(m.finder) + " searches C itself");
+    const auto& only = dense_only_settings();
+    std::vector<std::string> named;
+    for (const auto& name : given)
+        if (std::find(only.begin(), only.end(), name) != only.end()) named.push_back("{" + name + "}");
+    if (!named.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < named.size(); ++i) list += (i ? ", " : "") + named[i];
+        return dense(list + (named.size() > 1 ? " are settings" : " is a setting") + " of the dense pipeline");
+    }
+    const double need = dense_bytes_per_rank(num_words, ranks);
+    if (memory_per_rank > 0 && need > 0.7 * static_cast<double>(memory_per_rank))
+        return {Pipeline::compressed,
+                fmt::format("C ({} x {} words) would need about {:.1f} GiB per rank of the {:.1f} GiB each rank has",
+                            num_words, num_words, need / 1073741824.0, memory_per_rank / 1073741824.0)};
+    const int K = options.topics.empty() ? 10 : *std::max_element(options.topics.begin(), options.topics.end());
+    const Index boundary = dense_words_at_most(K, options.compressed.iterations);
+    if (num_words <= boundary)
+        return dense(fmt::format("N = {} words: at K = {} the dense fit (the papers' method, every metric) is as fast "
+                                 "as the compressed one up to about {} words",
+                                 num_words, K, boundary));
+    return {Pipeline::compressed,
+            fmt::format("N = {} words: at K = {} the compressed fit reaches the dense one's quality faster above about "
+                        "{} words (give {{pipeline}} dense for the papers' method)",
+                        num_words, K, boundary)};
+}
+
+PipelineChoice choose_pipeline(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
+                               std::vector<std::string> given) {
+    if (options.pipeline != Pipeline::automatic) return choose_pipeline(options, 0, world.size(), -1, given);
+    const Index N = corpus::inspect_uci_files(world, corpus.files).front().header.num_words;
+    if (corpus.options.estimator != cooc::Estimator::unbiased) given.push_back("estimator");
+    return choose_pipeline(options, N, world.size(), memory_per_rank(world), given);
+}
+
+std::int64_t memory_per_rank(const mpi::Comm& comm) {
+    const mpi::Comm node = comm.split_shared();
+    const std::int64_t limit = memory_limit_bytes();
+    std::int64_t mine = limit > 0 ? limit / node.size() : -1;
+    // The smallest over the ranks; one unknown limit makes it unknown everywhere.
+    const std::int64_t unknown = mpi::allreduce_max(comm, std::int64_t{mine < 0 ? 1 : 0});
+    const std::int64_t smallest = mpi::allreduce_min(comm, mine);
+    return unknown ? -1 : smallest;
+}
+
+}  // namespace jsmf::fit

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: which pipeline jsmf fit takes, and the compressed one through the commands
+# downstream. auto (the default) takes the compressed pipeline on 1,500 words at K = 5
+# and says why, the dense one when a dense setting is given or on 300 words; the
+# compressed fit recovers the planted topics, refuses settings it would drop, fits α and
+# infers θ (--infer); sweep --pipeline compressed writes a model and a row per K, and one
+# array task's model equals the whole sweep's.
+# Usage: pipeline_e2e.sh JSMF CHECK_MODEL_FILE MPIEXEC
+set -u
+jsmf=$1 checker=$2 mpiexec=$3
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+
+"$jsmf" -q synth --dir "$work" --name p --docs 4000 --words 1500 --topics 5 --word-concentration 1.0 \
+  --anchor-mass 0.03 --doc-length 80 --seed 3 || fail synth
+"$jsmf" -q synth --dir "$work" --name s --docs 1000 --words 300 --topics 5 --seed 3 || fail "synth small"
+corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt")
+
+# 1. auto on 1,500 words: compressed, with its reason in the log and the file.
+if run 2 fit "${corpus[@]}" --topics 5 --out "$work/auto.h5" >"$work/auto.out" 2>"$work/auto.err"; then
+  grep -q "the compressed pipeline: N = 1500 words" "$work/auto.err" && ok "auto takes compressed on 1,500 words, says why" \
+    || fail "auto's choice not said: $(grep pipeline "$work/auto.err")"
+  grep -q "pipeline=compressed" "$work/auto.out" && ok "the jsmf-fit line names the pipeline" || fail "jsmf-fit line"
+  # Stated bounds at this size (1,500 words, 4,000 documents of 80 tokens): a topic within
+  # 0.25 in L1 after matching, A within 0.15 in total.
+  "$checker" "$work/auto.h5" 5 "$work/truth.p.h5" 0.25 0.15 && ok "auto's compressed fit finds the planted topics" \
+    || fail "the compressed fit's topics"
+else
+  fail "fit (auto): $(cat "$work/auto.err")"
+fi
+# 2. A dense setting keeps auto dense; so does a small vocabulary.
+run 2 fit "${corpus[@]}" --topics 5 --stop iterations --iterations 20 --no-metrics --out "$work/dense.h5" \
+  >"$work/dense.out" 2>"$work/dense.err" || fail "fit --stop iterations: $(cat "$work/dense.err")"
+grep -q "the dense pipeline: --stop, --iterations are settings of the dense pipeline" "$work/dense.err" \
+  && grep -q "pipeline=dense" "$work/dense.out" && ok "a dense setting keeps auto dense" || fail "dense setting: $(cat "$work/dense.err")"
+run 2 fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 --no-metrics --out "$work/small.h5" \
+  >/dev/null 2>"$work/small.err" || fail "fit small"
+grep -q "the dense pipeline: N = 300 words" "$work/small.err" && ok "auto takes dense on 300 words" || fail "small: $(grep pipeline "$work/small.err")"
+# 3. Asked for compressed, a dense setting is an error, not dropped silently.
+for bad in "--rectify dc" "--solver admm" "--iterations 5" "--anchors xray"; do
+  # shellcheck disable=SC2086
+  if run 2 fit "${corpus[@]}" --topics 5 --pipeline compressed $bad --out "$work/bad.h5" >/dev/null 2>"$work/err"; then
+    fail "--pipeline compressed $bad was accepted"
+  else
+    [[ $(grep -c "error:" "$work/err") -eq 1 && ! -e $work/bad.h5 ]] && ok "--pipeline compressed $bad refused once: $(grep error: "$work/err")" \
+      || fail "--pipeline compressed $bad: $(cat "$work/err")"
+  fi
+done
+# 4. α and θ from a compressed fit.
+if run 2 fit "${corpus[@]}" --topics 5 --pipeline compressed --alpha --infer "$work/theta.h5" --no-metrics \
+     --out "$work/alpha.h5" >/dev/null 2>"$work/err"; then
+  "$python" - "$work/alpha.h5" "$work/theta.h5" <<'PY' && ok "compressed fit: alpha and --infer's theta" || fail "alpha/theta"
+import sys, h5py, numpy as np
+m, t = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+alpha = m["K5/model/alpha"][()]
+assert alpha.shape == (5,) and np.all(alpha > 0), alpha
+theta = t["theta"][()]
+assert theta.shape[1] == 5 and theta.shape[0] > 3000, theta.shape
+assert np.allclose(theta.sum(axis=1), 1, atol=1e-9)
+PY
+else
+  fail "fit --pipeline compressed --alpha --infer: $(cat "$work/err")"
+fi
+# 5. sweep --pipeline compressed: a model and a row per K; an array task gives the same model.
+if run 2 sweep "${corpus[@]}" --pipeline compressed --topics 4,5 --enn-iterations 30 --out-dir "$work/sw" \
+     >/dev/null 2>"$work/err"; then
+  "$python" - "$work/sw" <<'PY' && ok "sweep --pipeline compressed: 2 rows, enn, their files" || fail "sweep CSV"
+import sys, csv, os
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "sweep.csv"))))
+assert [(r["topics"], r["rectify"], r["solver"]) for r in rows] == [("4", "enn", "active-set"), ("5", "enn", "active-set")], rows
+for r in rows:
+    assert os.path.getsize(os.path.join(sys.argv[1], r["file"])) > 0
+    assert r["coherence"] != "" and float(r["enn_seconds"]) > 0 and r["pipeline"] == "compressed"
+PY
+  run 2 sweep "${corpus[@]}" --pipeline compressed --topics 4,5 --enn-iterations 30 --task 1 --out-dir "$work/task" \
+    >/dev/null 2>"$work/err" || fail "sweep --task 1: $(cat "$work/err")"
+  "$python" "$here/compare_h5.py" "$work/sw/runs/K5_enn_active-set.h5" "$work/task/runs/K5_enn_active-set.h5" >"$work/diff" \
+    && ok "sweep --task 1 gives the whole sweep's K = 5 model" || { fail "task model differs"; head -5 "$work/diff"; }
+else
+  fail "sweep --pipeline compressed: $(cat "$work/err")"
+fi
+run 2 sweep "${corpus[@]}" --pipeline compressed --topics 5 --rectify ap --out-dir "$work/bad" >/dev/null 2>"$work/err" \
+  && fail "sweep --pipeline compressed --rectify accepted" || ok "sweep --pipeline compressed --rectify refused"
+finish

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// `auto`'s rule: the dense pipeline where the fit needs it or C is small, the compressed
+// one where C would not fit or N is large; an explicit choice is kept.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "jsmf/fit/pipeline_choice.hpp"
+
+namespace jsmf::fit {
+namespace {
+
+constexpr std::int64_t kPlenty = std::int64_t{64} << 30;  // 64 GiB per rank
+
+FitOptions automatic() {
+    FitOptions o;
+    o.pipeline = Pipeline::automatic;
+    o.topics = {10};
+    return o;
+}
+
+bool mentions(const PipelineChoice& c, const std::string& text) { return c.reason.find(text) != std::string::npos; }
+
+TEST(PipelineChoice, DefaultIsAutomatic) { EXPECT_EQ(FitOptions{}.pipeline, Pipeline::automatic); }
+
+TEST(PipelineChoice, SmallVocabularyIsDenseLargeIsCompressed) {
+    const Index small = dense_words_at_most(10), large = small + 1;
+    EXPECT_EQ(choose_pipeline(automatic(), small, 2, kPlenty).pipeline, Pipeline::dense);
+    const PipelineChoice c = choose_pipeline(automatic(), large, 2, kPlenty);
+    EXPECT_EQ(c.pipeline, Pipeline::compressed);
+    EXPECT_TRUE(mentions(c, std::to_string(large))) << c.reason;
+}
+
+// The measured crossings (KOS pruned, 2 ranks): at K = 10 the dense fit was as fast at 1,000
+// words and 2x slower at 2,000; at K = 100 2x faster at 2,000 words, as fast at 4,000, slower at 6,906.
+TEST(PipelineChoice, TheBoundaryLiesWhereTheMeasuredCostsCross) {
+    EXPECT_GE(dense_words_at_most(10), 1000);
+    EXPECT_LT(dense_words_at_most(10), 2000);
+    EXPECT_GE(dense_words_at_most(100), 3000);
+    EXPECT_LT(dense_words_at_most(100), 6906);
+    EXPECT_LT(dense_words_at_most(100, 30), dense_words_at_most(100, 150)) << "fewer ENN iterations: compressed is cheaper";
+    EXPECT_GT(dense_words_at_most(100), dense_words_at_most(10));
+    FitOptions o = automatic();
+    o.topics = {10, 100};  // the largest K decides
+    EXPECT_EQ(choose_pipeline(o, dense_words_at_most(100), 2, kPlenty).pipeline, Pipeline::dense);
+    EXPECT_EQ(choose_pipeline(o, dense_words_at_most(100) + 1, 2, kPlenty).pipeline, Pipeline::compressed);
+}
+
+TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
+    const Index N = 100000;
+    FitOptions o = automatic();
+    o.hierarchy = {10, 3};
+    EXPECT_TRUE(mentions(choose_pipeline(o, N, 2, kPlenty), "{hierarchy}"));
+    o = automatic();
+    o.model.method = Method::anchorfree_lp;
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o = automatic();
+    o.model.anchor_words = {1, 2, 3};
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o = automatic();
+    o.model.recover_a = RecoverA::least_squares;
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o = automatic();
+    o.model.solver = recover::Solver::admm;
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o = automatic();
+    o.model.finder = anchors::Finder::xray;
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+}
+
+TEST(PipelineChoice, AGivenDenseSettingKeepsItDenseOthersDoNot) {
+    const Index N = 100000;
+    const PipelineChoice c = choose_pipeline(automatic(), N, 2, kPlenty, {"topics", "rectify", "stop"});
+    EXPECT_EQ(c.pipeline, Pipeline::dense);
+    EXPECT_TRUE(mentions(c, "{rectify}, {stop}")) << c.reason;
+    EXPECT_EQ(choose_pipeline(automatic(), N, 2, kPlenty, {"topics", "out", "seed"}).pipeline, Pipeline::compressed);
+}
+
+TEST(PipelineChoice, CThatWouldNotFitIsCompressed) {
+    const Index N = 500;  // small enough for dense, unless memory is short
+    EXPECT_DOUBLE_EQ(dense_bytes_per_rank(N, 2), 3.0 * 8 * N * N / 2);
+    const auto need = static_cast<std::int64_t>(dense_bytes_per_rank(N, 2));
+    EXPECT_EQ(choose_pipeline(automatic(), N, 2, 2 * need).pipeline, Pipeline::dense);
+    const PipelineChoice c = choose_pipeline(automatic(), N, 2, need);
+    EXPECT_EQ(c.pipeline, Pipeline::compressed);
+    EXPECT_TRUE(mentions(c, "GiB")) << c.reason;
+    EXPECT_EQ(choose_pipeline(automatic(), N, 2, -1).pipeline, Pipeline::dense);  // unknown memory: not considered
+}
+
+TEST(PipelineChoice, AnExplicitChoiceIsKept) {
+    FitOptions o = automatic();
+    o.pipeline = Pipeline::dense;
+    EXPECT_EQ(choose_pipeline(o, 1000000, 2, 1).pipeline, Pipeline::dense);
+    o.pipeline = Pipeline::compressed;
+    EXPECT_EQ(choose_pipeline(o, 100, 2, kPlenty).pipeline, Pipeline::compressed);
+}
+
+TEST(PipelineChoice, NamesRoundTrip) {
+    for (const Pipeline p : {Pipeline::dense, Pipeline::compressed, Pipeline::automatic})
+        EXPECT_EQ(parse_pipeline(to_string(p)), p);
+    EXPECT_EQ(to_string(Pipeline::automatic), "auto");
+}
+
+}  // namespace
+}  // namespace jsmf::fit
