@@ -195,6 +195,16 @@ Eigen::VectorXd DocumentOperator::row_sums() const {
     return apply(Eigen::MatrixXd::Ones(rows_.rows(comm_->rank()), 1)).col(0);
 }
 
+Eigen::VectorXd DocumentOperator::cooc_diagonal() const {
+    Eigen::MatrixXd squares = Eigen::MatrixXd::Zero(static_cast<Index>(vocab_.size()), 1);
+    for (std::size_t v = 0; v + 1 < word_offsets_.size(); ++v)
+        for (auto k = word_offsets_[v]; k < word_offsets_[v + 1]; ++k)
+            squares(static_cast<Index>(v), 0) += word_values_[static_cast<std::size_t>(k)] * word_values_[static_cast<std::size_t>(k)];
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(rows_.rows(comm_->rank()), 1);
+    return_rows(squares, out);
+    return out.col(0) - diagonal_;
+}
+
 std::vector<std::int64_t> DocumentOperator::doc_freq() const {
     Eigen::MatrixXd counts(static_cast<Index>(local_doc_freq_.size()), 1);
     for (std::size_t v = 0; v < local_doc_freq_.size(); ++v) counts(static_cast<Index>(v), 0) = static_cast<double>(local_doc_freq_[v]);

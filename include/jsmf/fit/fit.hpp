@@ -49,8 +49,9 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 /// (lowrank::DocumentOperator), and per K: Y₀ from its top-K eigenpairs
 /// (lowrank::compress), ENN (options.compressed.iterations), LAW. The models carry B, B̆,
 /// A, the anchors and p(word) = (YYᵀ + E′)1; rectification.method is "enn". Metrics: the
-/// model's own (specificity, dissimilarity, …) and coherence from a second pass over the
-/// corpus; not yet those that compare with C (recovery, approximation). Refuses what it
+/// model's own (specificity, dissimilarity, …), coherence from a second pass over the
+/// corpus, and those that compare with C (lowrank::factor_metrics): exact against YYᵀ + E′,
+/// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it
 /// cannot do yet (hierarchies, AnchorFree, given anchor words, the tf-idf estimator).
 /// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
 /// for Y, the blocks and E, and the gathered N × K model (B and B̆, replicated).

@@ -121,6 +121,10 @@ struct CompressedOptions {
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
     double eig_tolerance = 1e-10;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
     Seed seed = 1;                       ///< the eigensolver's random start (the result does not depend on it)
+    /// Random probes of the metrics that compare with the documents' C (recovery_original,
+    /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the
+    /// recovery (1σ), the mean over words and the approximation far closer.
+    int metric_probes = 1024;
 };
 
 /// A whole fit from C: one model per K, optionally a hierarchy above the first, and the

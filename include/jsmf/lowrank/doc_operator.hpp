@@ -60,6 +60,10 @@ public:
     /// This rank's rows of d (the diagonal correction).
     const Eigen::VectorXd& diagonal() const { return diagonal_; }
 
+    /// Collective. This rank's rows of C's diagonal, C_ii = Σ_m H̃_im² − d_i (exact, from
+    /// the documents: the metrics that compare with C take its diagonal apart).
+    Eigen::VectorXd cooc_diagonal() const;
+
     /// Collective. This rank's rows of C 1 = p(word), the unigram (Σ = 1).
     Eigen::VectorXd row_sums() const;
 

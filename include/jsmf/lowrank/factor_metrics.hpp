@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The papers' metrics that compare a model with C, for the compressed pipeline: against
+// the rectified Ĉ = YYᵀ + E′ exactly (from K × K Gram matrices and E′'s entries), against
+// the original C from the documents estimated by random probes — never forming either.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+#include "jsmf/core/types.hpp"
+#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/law.hpp"
+
+namespace jsmf::lowrank {
+
+/// What the metrics need of a fit: this rank's rows (of the operator's partition) of Y,
+/// d = Ĉ1, B and B̆ᵀ; A and the anchors replicated; E′ as LAW left it.
+struct FactorModel {
+    const Eigen::MatrixXd& Y;         ///< N/P × K, the factor LAW used
+    const Correction& correction;     ///< E′ (each rank its triplets)
+    const Eigen::VectorXd& word_mass; ///< N/P: d = (YYᵀ + E′)1
+    const Eigen::MatrixXd& B;         ///< N/P × K
+    const Eigen::MatrixXd& B_breve;   ///< K × N/P
+    const Eigen::MatrixXd& A;         ///< K × K
+    const std::vector<Index>& anchors;
+};
+
+struct FactorMetrics {
+    /// Exact, against Ĉ: ‖C̄_i − Σ_k B̆_ki C̄_{s_k}‖₂ per word (this rank's rows), C̄ = Ĉ
+    /// row-normalized by d; ‖Ĉ − BABᵀ‖_F and its off-diagonal part.
+    Eigen::VectorXd recovery;
+    double approximation = 0, approximation_offdiag = 0;
+    /// Estimated, against C from the documents, by `probes` Gaussian probes G (N × p, the
+    /// same at any rank count): ‖C − BABᵀ‖²_F ≈ ‖(C − BABᵀ)G‖²_F / p (Hutchinson), its
+    /// diagonal part exact (C_ii from the documents); per word ‖r_i‖² ≈ ‖(RG)_i‖² / p, R
+    /// the recovery residual with C's row sums.
+    Eigen::VectorXd recovery_original;
+    double approximation_original = 0, approximation_offdiag_original = 0;
+    /// The standard error of approximation_original² over the probes, relative to it.
+    double approximation_original_relative_error = 0;
+    int probes = 0;
+};
+
+/// Collective on C.comm(). Per-rank memory: E′ replicated (24 bytes per entry), Y's and
+/// B's rows at E′'s columns (|J| × 2K), the probes N/P × 128 twice; communication:
+/// operator products of p columns in all, K × p and |J| × K reductions. Cost O(N/P·K² + nnz(E′)·K
+/// + the product).
+FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
+
+}  // namespace jsmf::lowrank
