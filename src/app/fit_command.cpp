@@ -59,8 +59,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--pipeline", c.pipeline,
                     "dense: form C (N x N) and rectify it (the papers); compressed: never form C — its top-K "
                     "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021); auto: "
-                    "dense when an option needs it or N <= 1000 words, compressed when C would not fit in memory "
-                    "or N > 1000 (the log says which and why)")
+                    "dense when an option needs it or N is small (up to 1,000 words at K = 10, about 4,500 at "
+                    "K = 100), compressed when C would not fit in memory or N is larger (the log says which and why)")
         ->check(CLI::IsMember(fit::pipeline_names()))
         ->capture_default_str();
     sub->add_option("--enn-iterations", c.enn_iterations, "--pipeline compressed: ENN iterations")->capture_default_str();
@@ -225,7 +225,9 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             throw InputError("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
         if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
         if (options.pipeline == fit::Pipeline::compressed)  // a setting it would not use is a mistake
-            refuse_dense_settings(c.given, "{pipeline} compressed", "fit with {pipeline} dense");
+            refuse_settings(c.given, fit::dense_only_settings(), "{pipeline} compressed", "fit with {pipeline} dense");
+        if (options.pipeline == fit::Pipeline::dense)
+            refuse_settings(c.given, fit::compressed_only_settings(), "{pipeline} dense", "fit with {pipeline} compressed");
         if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
             throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
         if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
@@ -249,12 +251,13 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     if (!c.cooc_file.empty()) {
         std::vector<std::string> given = c.given;
         given.push_back("cooc");
-        choice = fit::choose_pipeline(options, 0, world.size(), -1, given);
+        mpi::run_local_phase(world, "setup", [&] { choice = fit::choose_pipeline(options, 0, world.size(), -1, given); });
     } else {
         choice = fit::choose_pipeline(corpus_source(c.input, c.block_size), world, options, c.given);
     }
     if (options.pipeline == fit::Pipeline::automatic)
         log::info("fit: the {} pipeline: {}", fit::to_string(choice.pipeline), render_options(choice.reason));
+    if (!choice.warning.empty()) log::warn("fit: {}", render_options(choice.warning));
     options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);

@@ -226,18 +226,14 @@ std::vector<std::string> given_settings(const CLI::App& sub) {
     return names;
 }
 
-void refuse_dense_settings(const std::vector<std::string>& given, const std::string& who, const std::string& instead,
-                           const std::vector<std::string>& more) {
-    std::vector<std::string> dense = fit::dense_only_settings();
-    dense.insert(dense.end(), more.begin(), more.end());
-    std::string unused;
+void refuse_settings(const std::vector<std::string>& given, const std::vector<std::string>& unused,
+                     const std::string& who, const std::string& instead) {
+    std::string list;
     int count = 0;
     for (const auto& name : given)
-        if (std::find(dense.begin(), dense.end(), name) != dense.end()) {
-            unused += (count++ ? ", {" : "{") + name + "}";
-        }
+        if (std::find(unused.begin(), unused.end(), name) != unused.end()) list += (count++ ? ", {" : "{") + name + "}";
     if (count > 0)
-        throw InputError(render_options(who + " does not use " + unused + (count > 1 ? ": drop them, or " : ": drop it, or ") +
+        throw InputError(render_options(who + " does not use " + list + (count > 1 ? ": drop them, or " : ": drop it, or ") +
                                         instead));
 }
 

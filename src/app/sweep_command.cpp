@@ -3,6 +3,7 @@
 // model file per run and one tidy CSV row per run.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -212,13 +213,25 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         topics = parse_topic_list(c.topics);
         if (c.pipeline == "compressed") {  // K is the only axis; a dense setting would be dropped
-            refuse_dense_settings(c.given, "sweep {pipeline} compressed sweeps K only and",
-                                  "sweep with {pipeline} dense", {"solver", "method", "finder", "recover_a", "anchor_words"});
+            // What it does anyway (--solver active-set, --anchors qr, ...) may be said.
+            std::vector<std::string> given = c.given;
+            const auto said_as_done = [&](const std::string& name) {
+                return (name == "solver" && c.solvers == "active-set") || (name == "method" && c.model.method == "anchors") ||
+                       (name == "finder" && (c.model.anchors == "qr" || c.model.anchors == "spa")) ||
+                       (name == "estimator" && c.input.estimator == "unbiased") ||
+                       (name == "recover_a" && c.model.recover_a == "diagonal");
+            };
+            given.erase(std::remove_if(given.begin(), given.end(), said_as_done), given.end());
+            std::vector<std::string> unused = fit::dense_only_settings();
+            for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words"}) unused.push_back(name);
+            refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
             if (!c.cooc_file.empty() && !c.list)
                 throw InputError("sweep --pipeline compressed works from the documents: give --corpus, not --cooc");
             rectifiers = {"enn"};
             solvers = {"active-set"};
         } else {
+            refuse_settings(c.given, fit::compressed_only_settings(), "sweep {pipeline} dense",
+                            "sweep with {pipeline} compressed");
             rectifiers = parse_name_list(c.rectify_methods, "--rectify", kRectifiers);
             solvers = parse_name_list(c.solvers, "--solver", solver_names());
         }

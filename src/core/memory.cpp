@@ -55,9 +55,10 @@ std::int64_t memory_limit_bytes() {
             meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
         }
     }
-    // The control group's limit (SLURM's --mem lands there): v2's memory.max or v1's
-    // memory.limit_in_bytes, of this process's group (/proc/self/cgroup) and of the root
-    // (a container's view). "max" (no limit) and v1's huge sentinel change nothing.
+    // The control group's limit: v2's memory.max or v1's memory.limit_in_bytes, of this
+    // process's group (/proc/self/cgroup) and of every group above it up to the root, as
+    // SLURM sets --mem on the job's and step's groups while the task sits in a leaf below
+    // them. "max" (no limit) and v1's huge sentinel change nothing.
     std::vector<std::string> files = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
     {
         std::ifstream groups("/proc/self/cgroup");
@@ -65,9 +66,16 @@ std::int64_t memory_limit_bytes() {
             const auto first = line.find(':'), second = line.find(':', first + 1);
             if (first == std::string::npos || second == std::string::npos) continue;
             const std::string controllers = line.substr(first + 1, second - first - 1);
-            const std::string path = line.substr(second + 1);
-            if (controllers.empty()) files.push_back("/sys/fs/cgroup" + path + "/memory.max");
-            else if (controllers == "memory") files.push_back("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+            std::string path = line.substr(second + 1);
+            const bool v2 = controllers.empty(), v1 = controllers.find("memory") != std::string::npos;
+            if (!v1 && !v2) continue;
+            for (;;) {  // this group, then each parent
+                files.push_back(v2 ? "/sys/fs/cgroup" + path + "/memory.max"
+                                   : "/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+                const auto slash = path.find_last_of('/');
+                if (path.empty() || path == "/" || slash == std::string::npos) break;
+                path = path.substr(0, slash);
+            }
         }
     }
     for (const std::string& path : files) {

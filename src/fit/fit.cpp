@@ -95,9 +95,11 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 
 FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid, const FitOptions& options,
               const Report& report) {
-    const PipelineChoice choice = choose_pipeline(corpus, grid->borrow_comm(), options);
+    // A library caller's settings that differ from the defaults count as given.
+    const PipelineChoice choice = choose_pipeline(corpus, grid->borrow_comm(), options, changed_dense_settings(options));
     if (options.pipeline == Pipeline::automatic)
         say(report, Level::info, render_options("fit: the " + to_string(choice.pipeline) + " pipeline: " + choice.reason));
+    if (!choice.warning.empty()) say(report, Level::warning, render_options("fit: " + choice.warning));
     if (choice.pipeline == Pipeline::compressed) {
         FitOptions compressed = options;
         compressed.pipeline = Pipeline::compressed;

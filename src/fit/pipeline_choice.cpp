@@ -9,7 +9,9 @@
 
 #include "jsmf/core/memory.hpp"
 #include "jsmf/anchors/finder.hpp"
+#include "jsmf/core/error.hpp"
 #include "jsmf/corpus/uci.hpp"
+#include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::fit {
@@ -26,6 +28,23 @@ const std::vector<std::string>& dense_only_settings() {
         "projection_dim", "admm_stop", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
         "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"};
     return names;
+}
+
+const std::vector<std::string>& compressed_only_settings() {
+    static const std::vector<std::string> names = {"enn_iterations", "checked_rows"};
+    return names;
+}
+
+std::vector<std::string> changed_dense_settings(const FitOptions& options) {
+    std::vector<std::string> changed;
+    const Entries mine = entries(options.rectify), defaults = entries(RectifyOptions{});
+    for (std::size_t k = 0; k < mine.size() && k < defaults.size(); ++k)
+        if (mine[k].second != defaults[k].second && mine[k].first != "seed")
+            changed.push_back(mine[k].first == "method" ? "rectify" : mine[k].first);
+    const ModelOptions model;
+    if (options.model.projection_dim != model.projection_dim) changed.push_back("projection_dim");
+    if (options.model.admm_stop != model.admm_stop) changed.push_back("admm_stop");
+    return changed;
 }
 
 double dense_bytes_per_rank(Index num_words, int ranks) {
@@ -61,8 +80,29 @@ Index dense_words_at_most(int K, int enn_iterations) {
 
 PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int ranks, std::int64_t memory_per_rank,
                                const std::vector<std::string>& given) {
-    if (options.pipeline != Pipeline::automatic) return {options.pipeline, "asked for by {pipeline}"};
-    const auto dense = [](const std::string& why) { return PipelineChoice{Pipeline::dense, why}; };
+    if (options.pipeline != Pipeline::automatic) return {options.pipeline, "asked for by {pipeline}", {}};
+    const double need = dense_bytes_per_rank(num_words, ranks);
+    const bool fits = memory_per_rank <= 0 || need <= 0.7 * static_cast<double>(memory_per_rank);
+    const std::string short_of_memory =
+        fits ? std::string()
+             : fmt::format("C ({} x {} words) would need about {:.1f} GiB per rank of the {:.1f} GiB each rank has",
+                           num_words, num_words, need / 1073741824.0, memory_per_rank / 1073741824.0);
+    const auto listed = [&](const std::vector<std::string>& names) {
+        std::string list;
+        int count = 0;
+        for (const auto& name : given)
+            if (std::find(names.begin(), names.end(), name) != names.end() &&
+                list.find("{" + name + "}") == std::string::npos)
+                list += (count++ ? ", {" : "{") + name + "}";
+        return std::pair{list, count};
+    };
+    const auto [compressed_list, compressed_count] = listed(compressed_only_settings());
+    const auto dense = [&](const std::string& why) -> PipelineChoice {
+        if (compressed_count > 0)
+            throw OptionError(compressed_list + " set the compressed pipeline, but " + why +
+                              ": give {pipeline} dense without them, or drop what needs the dense one");
+        return {Pipeline::dense, why, fits ? std::string() : short_of_memory + ": the dense fit may run out of memory"};
+    };
     const ModelOptions& m = options.model;
     if (!options.hierarchy.empty()) return dense("{hierarchy} factorizes C's topics again, a dense fit");
     if (m.method != Method::anchors) return dense("{method} " + to_string(m.method) + " works on C itself");
@@ -71,38 +111,45 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
     if (m.solver != recover::Solver::active_set) return dense("{solver} " + to_string(m.solver) + " solves on C itself");
     if (m.finder != anchors::Finder::qr && m.finder != anchors::Finder::spa)
         return dense("{finder} " + anchors::finder_name(m.finder) + " searches C itself");
-    const auto& only = dense_only_settings();
-    std::vector<std::string> named;
-    for (const auto& name : given)
-        if (std::find(only.begin(), only.end(), name) != only.end()) named.push_back("{" + name + "}");
-    if (!named.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < named.size(); ++i) list += (i ? ", " : "") + named[i];
-        return dense(list + (named.size() > 1 ? " are settings" : " is a setting") + " of the dense pipeline");
-    }
-    const double need = dense_bytes_per_rank(num_words, ranks);
-    if (memory_per_rank > 0 && need > 0.7 * static_cast<double>(memory_per_rank))
+    const auto [dense_list, dense_count] = listed(dense_only_settings());
+    if (dense_count > 0)
+        return dense(dense_list + (dense_count > 1 ? " are settings" : " is a setting") + " of the dense pipeline");
+    if (compressed_count > 0)
         return {Pipeline::compressed,
-                fmt::format("C ({} x {} words) would need about {:.1f} GiB per rank of the {:.1f} GiB each rank has",
-                            num_words, num_words, need / 1073741824.0, memory_per_rank / 1073741824.0)};
+                compressed_list + (compressed_count > 1 ? " are settings" : " is a setting") + " of the compressed pipeline",
+                {}};
+    if (!fits) return {Pipeline::compressed, short_of_memory, {}};
     const int K = options.topics.empty() ? 10 : *std::max_element(options.topics.begin(), options.topics.end());
     const Index boundary = dense_words_at_most(K, options.compressed.iterations);
     if (num_words <= boundary)
-        return dense(fmt::format("N = {} words: at K = {} the dense fit (the papers' method, every metric) is as fast "
-                                 "as the compressed one up to about {} words",
-                                 num_words, K, boundary));
+        return dense(boundary <= 1000 && num_words <= 1000
+                         ? fmt::format("N = {} words: up to 1000 words both fits take about a second, and the dense "
+                                       "one is the papers' method",
+                                       num_words)
+                         : fmt::format("N = {} words: at K = {} the dense fit (the papers' method) is as fast as the "
+                                       "compressed one up to about {} words",
+                                       num_words, K, boundary));
     return {Pipeline::compressed,
             fmt::format("N = {} words: at K = {} the compressed fit reaches the dense one's quality faster above about "
                         "{} words (give {{pipeline}} dense for the papers' method)",
-                        num_words, K, boundary)};
+                        num_words, K, boundary),
+            {}};
 }
 
 PipelineChoice choose_pipeline(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                                std::vector<std::string> given) {
-    if (options.pipeline != Pipeline::automatic) return choose_pipeline(options, 0, world.size(), -1, given);
-    const Index N = corpus::inspect_uci_files(world, corpus.files).front().header.num_words;
-    if (corpus.options.estimator != cooc::Estimator::unbiased) given.push_back("estimator");
-    return choose_pipeline(options, N, world.size(), memory_per_rank(world), given);
+    Index N = 0;
+    std::int64_t memory = -1;
+    if (options.pipeline == Pipeline::automatic) {
+        N = corpus::inspect_uci_files(world, corpus.files).front().header.num_words;
+        memory = memory_per_rank(world);
+        if (corpus.options.estimator != cooc::Estimator::unbiased &&
+            std::find(given.begin(), given.end(), "estimator") == given.end())
+            given.push_back("estimator");
+    }
+    PipelineChoice choice;  // the same inputs everywhere: every rank decides alike, or fails alike
+    mpi::run_local_phase(world, "setup", [&] { choice = choose_pipeline(options, N, world.size(), memory, given); });
+    return choice;
 }
 
 std::int64_t memory_per_rank(const mpi::Comm& comm) {

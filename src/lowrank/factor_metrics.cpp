@@ -86,16 +86,23 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Eigen::MatrixXd Y_S = rows_everywhere(comm, partition, m.Y, m.anchors);
     const Eigen::VectorXd d_S = rows_everywhere(comm, partition, m.word_mass, m.anchors).col(0);
 
-    // ‖Ĉ − BABᵀ‖²_F = ‖W‖² + 2⟨W, E′⟩ + ‖E′‖², W = YYᵀ − BABᵀ of rank ≤ 2K:
-    // ‖W‖² = tr(DGDG) with G the Gram matrix of [Y B] and D = diag(I, −A).
+    // ‖Ĉ − BABᵀ‖²_F = ‖W‖² + 2⟨W, E′⟩ + ‖E′‖², W = YYᵀ − BABᵀ = [Y B] D [Y B]ᵀ of rank
+    // ≤ 2K, D = diag(I, −A): with [Y B] = QR (TSQR), ‖W‖_F = ‖R D Rᵀ‖_F, without the
+    // cancellation of ‖YYᵀ‖² − 2⟨YYᵀ, BABᵀ⟩ + ‖BABᵀ‖² when the fit is close (N < 2K: that).
     Eigen::MatrixXd YB(local, 2 * K);
     YB << m.Y, m.B;
     const Eigen::MatrixXd G = distmat::inner(comm, YB, YB);
     Eigen::MatrixXd D = Eigen::MatrixXd::Zero(2 * K, 2 * K);
     D.topLeftCorner(K, K).setIdentity();
     D.bottomRightCorner(K, K) = -m.A;
-    const Eigen::MatrixXd DG = D * G;
-    const double low_rank = (DG * DG).trace();
+    double low_rank = 0;
+    if (N >= 2 * K) {
+        const Eigen::MatrixXd R = distmat::tall_qr(comm, YB).R;
+        low_rank = (R * D * R.transpose()).squaredNorm();
+    } else {
+        const Eigen::MatrixXd DG = D * G;
+        low_rank = (DG * DG).trace();
+    }
     double sums[3] = {0, 0, 0};  // ⟨W, E′⟩, ‖E′‖², Σ_i (Ĉ − BABᵀ)_ii²
     const Eigen::MatrixXd BA = m.B * m.A;
     for (Index il = 0; il < local; ++il) {

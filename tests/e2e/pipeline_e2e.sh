@@ -18,7 +18,7 @@ python=/usr/bin/python3; [[ -x $python ]] || python=python3
 "$jsmf" -q synth --dir "$work" --name s --docs 1000 --words 300 --topics 5 --seed 3 || fail "synth small"
 corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt")
 
-# 1. auto on 1,500 words: compressed, with its reason in the log and the file.
+# 1. auto on 1,500 words: compressed, with its reason in the log.
 if run 2 fit "${corpus[@]}" --topics 5 --out "$work/auto.h5" >"$work/auto.out" 2>"$work/auto.err"; then
   grep -q "the compressed pipeline: N = 1500 words" "$work/auto.err" && ok "auto takes compressed on 1,500 words, says why" \
     || fail "auto's choice not said: $(grep pipeline "$work/auto.err")"
@@ -81,6 +81,22 @@ PY
 else
   fail "sweep --pipeline compressed: $(cat "$work/err")"
 fi
-run 2 sweep "${corpus[@]}" --pipeline compressed --topics 5 --rectify ap --out-dir "$work/bad" >/dev/null 2>"$work/err" \
-  && fail "sweep --pipeline compressed --rectify accepted" || ok "sweep --pipeline compressed --rectify refused"
+run 2 sweep "${corpus[@]}" --pipeline compressed --topics 5 --rectify ap --out-dir "$work/bad" >/dev/null 2>"$work/err"
+grep -q "does not use --rectify" "$work/err" && ok "sweep --pipeline compressed --rectify refused" \
+  || fail "sweep --pipeline compressed --rectify: $(cat "$work/err")"
+run 2 sweep "${corpus[@]}" --pipeline compressed --topics 5 --solver active-set --anchors qr --enn-iterations 5 \
+  --no-metrics --out-dir "$work/said" >/dev/null 2>"$work/err" && ok "sweep --pipeline compressed takes --solver active-set" \
+  || fail "sweep --pipeline compressed --solver active-set: $(cat "$work/err")"
+# 6. ENN's settings: under auto they ask for the compressed pipeline (even on 300 words);
+#    with a dense setting, or with --pipeline dense, they are an error.
+run 2 fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 --enn-iterations 10 --no-metrics \
+  --out "$work/enn.h5" >/dev/null 2>"$work/err"
+grep -q "the compressed pipeline: --enn-iterations is a setting of the compressed pipeline" "$work/err" \
+  && ok "--enn-iterations makes auto compressed" || fail "--enn-iterations under auto: $(cat "$work/err")"
+for bad in "--iterations 5" "--pipeline dense"; do
+  # shellcheck disable=SC2086
+  run 2 fit "${corpus[@]}" --topics 5 --enn-iterations 10 $bad --out "$work/bad.h5" >/dev/null 2>"$work/err"
+  [[ $? -ne 0 && $(grep -c "error:.*--enn-iterations" "$work/err") -eq 1 && ! -e $work/bad.h5 ]] \
+    && ok "--enn-iterations with $bad refused once" || fail "--enn-iterations with $bad: $(cat "$work/err")"
+done
 finish

@@ -3,7 +3,11 @@
 // one where C would not fit or N is large; an explicit choice is kept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
+
+#include "jsmf/core/error.hpp"
 
 #include "jsmf/fit/pipeline_choice.hpp"
 
@@ -74,6 +78,40 @@ TEST(PipelineChoice, AGivenDenseSettingKeepsItDenseOthersDoNot) {
     EXPECT_EQ(c.pipeline, Pipeline::dense);
     EXPECT_TRUE(mentions(c, "{rectify}, {stop}")) << c.reason;
     EXPECT_EQ(choose_pipeline(automatic(), N, 2, kPlenty, {"topics", "out", "seed"}).pipeline, Pipeline::compressed);
+}
+
+TEST(PipelineChoice, EnnSettingsAskForCompressedAndClashWithDenseOnes) {
+    const PipelineChoice c = choose_pipeline(automatic(), 300, 2, kPlenty, {"enn_iterations"});
+    EXPECT_EQ(c.pipeline, Pipeline::compressed);
+    EXPECT_TRUE(mentions(c, "{enn_iterations}")) << c.reason;
+    EXPECT_THROW(choose_pipeline(automatic(), 300, 2, kPlenty, {"enn_iterations", "rectify"}), OptionError);
+    FitOptions tree = automatic();
+    tree.hierarchy = {10, 3};
+    EXPECT_THROW(choose_pipeline(tree, 300, 2, kPlenty, {"checked_rows"}), OptionError);
+}
+
+TEST(PipelineChoice, ALibraryCallersChangedSettingsCountAsGiven) {
+    FitOptions o = automatic();
+    EXPECT_TRUE(changed_dense_settings(o).empty());
+    o.rectify.method = Rectifier::dc;
+    o.rectify.permutations = 5;
+    o.rectify.seed = 9;  // not a dense setting
+    const std::vector<std::string> changed = changed_dense_settings(o);
+    const auto has = [&](const char* name) { return std::find(changed.begin(), changed.end(), name) != changed.end(); };
+    EXPECT_TRUE(has("rectify"));
+    EXPECT_TRUE(has("permutations"));
+    EXPECT_FALSE(has("seed"));
+    EXPECT_EQ(choose_pipeline(o, 100000, 2, kPlenty, changed).pipeline, Pipeline::dense);
+}
+
+TEST(PipelineChoice, ANeededDenseFitThatMayNotFitWarns) {
+    FitOptions tree = automatic();
+    tree.hierarchy = {10, 3};
+    const Index N = 100000;
+    const PipelineChoice c = choose_pipeline(tree, N, 2, std::int64_t{1} << 30);
+    EXPECT_EQ(c.pipeline, Pipeline::dense);
+    EXPECT_NE(c.warning.find("may run out of memory"), std::string::npos) << c.warning;
+    EXPECT_TRUE(choose_pipeline(tree, N, 2, kPlenty * 1024).warning.empty());
 }
 
 TEST(PipelineChoice, CThatWouldNotFitIsCompressed) {

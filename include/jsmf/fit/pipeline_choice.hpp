@@ -17,6 +17,7 @@ namespace jsmf::fit {
 struct PipelineChoice {
     Pipeline pipeline = Pipeline::dense;  ///< dense or compressed, never automatic
     std::string reason;                   ///< one sentence, option names in braces (render_options)
+    std::string warning;                  ///< non-empty when dense was needed but C may not fit
 };
 
 /// The settings (library names, as OptionError's braces) that only the dense pipeline
@@ -24,6 +25,14 @@ struct PipelineChoice {
 /// solvers' and finders' tuning. A caller that knows which settings its user gave passes
 /// them to choose_pipeline, so that `auto` never drops a setting the user asked for.
 const std::vector<std::string>& dense_only_settings();
+
+/// The settings only the compressed pipeline reads (ENN's): given, `auto` takes it.
+const std::vector<std::string>& compressed_only_settings();
+
+/// Local. The dense-only settings in which `options` differ from the defaults (library
+/// names), for callers that cannot tell which settings a user gave: the rectifier's and
+/// the dense solvers' tuning; not C's layout (block size, exchange), which changes no result.
+std::vector<std::string> changed_dense_settings(const FitOptions& options);
 
 /// Above this many words `auto` takes the compressed pipeline for K topics (when nothing
 /// needs the dense one): where the two pipelines' measured costs cross. Measured on KOS
@@ -40,7 +49,9 @@ Index dense_words_at_most(int K, int enn_iterations = 150);
 /// Local. The pipeline `options.pipeline` names, or for automatic, in this order:
 /// dense when the fit needs it (a hierarchy, AnchorFree, given anchor words, A by least
 /// squares, a solver or finder other than the compressed pipeline's active set and QR,
-/// or any of `given` in dense_only_settings()); compressed when C's dense working set
+/// or any of `given` in dense_only_settings()), with a warning when C's working set would
+/// not fit; compressed when any of `given` is in compressed_only_settings() (OptionError
+/// when the fit also needs the dense one); compressed when C's dense working set
 /// (three N × N doubles over `ranks`) exceeds 70 % of `memory_per_rank` (bytes; ≤ 0:
 /// unknown, not considered); dense for N ≤ dense_words_at_most(the largest K); compressed
 /// above.
