@@ -29,6 +29,7 @@ struct SynthCommand {
     int from_topics = 0;     ///< which K of that file (0: its first)
     CLI::Option* docs_option = nullptr;    ///< to tell whether --docs was given
     CLI::Option* length_option = nullptr;  ///< and --doc-length
+    bool stream = false;     ///< every rank draws and writes its share of the documents (docword.X.partNNNN.txt)
 };
 CLI::App* add_synth_command(CLI::App& app, SynthCommand& command);
 /// Collective on `world` (rank 0 generates and writes; the others wait for its verdict).

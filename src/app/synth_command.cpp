@@ -2,7 +2,11 @@
 // `jsmf synth`: write a UCI corpus drawn from a planted model, and the model beside it.
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
@@ -12,6 +16,8 @@
 #include "jsmf/io/provenance.hpp"
 #include "jsmf/io/synth_file.hpp"
 #include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+#include "jsmf/synth/synth.hpp"
 
 namespace jsmf::app {
 
@@ -48,13 +54,181 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
                     "(moment matching); --words/--topics/--anchor* are then the model's");
     sub->add_option("--from-topics", c.from_topics, "With --from: which K of the file (default: its first)");
     sub->add_option("--seed", o.seed, "Random seed")->capture_default_str();
+    sub->add_option("--zipf", o.zipf,
+                    "Zipfian word frequencies: each topic's ordinary word weights times (i + 1)^-s for word i "
+                    "(0: none)")
+        ->capture_default_str();
+    sub->add_flag("--stream", c.stream,
+                  "For corpora of any size: every rank draws its share of the documents (each from its own seeded "
+                  "stream, so the corpus does not depend on the rank count) and writes them as it goes to "
+                  "docword.X.partNNNN.txt (rank NNNN; jsmf fit --corpus takes the parts together); no rank holds "
+                  "the corpus. The truth file holds B, A and the anchors; no labels or per-document proportions");
     return sub;
 }
+
+namespace {
+
+/// Writes one rank's part of a streamed corpus: a UCI file whose header (D_r, N, NNZ_r)
+/// is reserved zero-padded and filled in at the end, the lines buffered by hand (the
+/// fastest portable way to print ~10⁸ integers).
+class PartWriter {
+public:
+    PartWriter(const std::string& path, Index num_words) : path_(path), num_words_(num_words) {
+        file_ = std::fopen(path.c_str(), "wb");
+        if (!file_) throw InputError(path, "cannot create");
+        header(0, 0);
+    }
+    ~PartWriter() {
+        if (file_) std::fclose(file_);
+    }
+    PartWriter(const PartWriter&) = delete;
+    PartWriter& operator=(const PartWriter&) = delete;
+
+    void document(Index local_id, const std::vector<std::uint32_t>& words, const std::vector<std::uint32_t>& counts) {
+        for (std::size_t k = 0; k < words.size(); ++k) {
+            if (buffer_.size() > (1u << 20)) flush();
+            put(local_id);
+            buffer_ += ' ';
+            put(static_cast<Index>(words[k]) + 1);
+            buffer_ += ' ';
+            put(counts[k]);
+            buffer_ += '\n';
+            ++entries_;
+        }
+    }
+    /// Fills in the header and closes the file.
+    void finish(Index num_docs) {
+        flush();
+        header(num_docs, entries_);
+        if (std::fclose(file_) != 0) {
+            file_ = nullptr;
+            throw InputError(path_, "cannot write (disk full?)");
+        }
+        file_ = nullptr;
+    }
+
+private:
+    void put(Index value) {
+        char digits[24];
+        int n = 0;
+        do digits[n++] = static_cast<char>('0' + value % 10);
+        while ((value /= 10) > 0);
+        while (n > 0) buffer_ += digits[--n];
+    }
+    void flush() {
+        if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+            throw InputError(path_, "cannot write (disk full?)");
+        buffer_.clear();
+    }
+    void header(Index docs, Index entries) {
+        char text[80];
+        const int n = std::snprintf(text, sizeof text, "%020lld\n%020lld\n%020lld\n", static_cast<long long>(docs),
+                                    static_cast<long long>(num_words_), static_cast<long long>(entries));
+        if (std::fseek(file_, 0, SEEK_SET) != 0 || std::fwrite(text, 1, static_cast<std::size_t>(n), file_) != static_cast<std::size_t>(n) ||
+            std::fseek(file_, 0, SEEK_END) != 0)
+            throw InputError(path_, "cannot write the header");
+    }
+    std::string path_;
+    Index num_words_;
+    std::FILE* file_ = nullptr;
+    std::string buffer_;
+    Index entries_ = 0;
+};
+
+/// synth --stream: the model on every rank (the same draws), each rank its documents.
+int run_synth_stream(const SynthCommand& c, const mpi::Comm& world, const std::string& command_line,
+                     synth::SynthOptions options) {
+    Stopwatch clock;
+    synth::PlantedModel model;
+    mpi::run_local_phase(world, "synth", [&] {
+        if (!c.from.empty()) throw InputError("--stream draws from a planted model: give no --from");
+        if (c.gzip) throw InputError("--stream writes plain text parts (their headers are filled in at the end): no --gzip");
+        model = synth::plant_model(options);
+    });
+    mpi::check_on_root(world, "synth", [&] {
+        if (mkdir(c.directory.c_str(), 0755) != 0 && errno != EEXIST) throw InputError(c.directory, "cannot create directory");
+    });
+    const auto part = [&](int rank) {
+        char suffix[32];
+        std::snprintf(suffix, sizeof suffix, ".part%04d.txt", rank);
+        return "docword." + c.name + suffix;
+    };
+    const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
+    const Index first = options.num_docs * world.rank() / world.size();
+    const Index last = options.num_docs * (world.rank() + 1) / world.size();
+    synth::RangeStats stats;
+    std::vector<std::string> partial = {temporary(part(world.rank()))};
+    if (world.is_root())
+        for (const std::string& name : {"vocab." + c.name + ".txt", "truth." + c.name + ".h5"}) partial.push_back(temporary(name));
+    std::int64_t totals[3] = {0, 0, 0};  // non-empty documents, tokens, nonzeros
+    try {
+    // Each rank its part; rank 0 the vocabulary and the truth. Renamed into place only when
+    // every rank has written everything: never a corpus without its truth, or a part missing.
+    mpi::run_local_phase(world, "synth", [&] {
+        PartWriter writer(temporary(part(world.rank())), options.num_words);
+        stats = synth::draw_document_range(model, options, first, last,
+                                           [&](Index m, const std::vector<std::uint32_t>& words,
+                                               const std::vector<std::uint32_t>& counts) {
+                                               writer.document(m - first + 1, words, counts);
+                                           });
+        writer.finish(last - first);
+    });
+    Eigen::MatrixXd moment = stats.w_moment;
+    mpi::allreduce_inplace(world, moment.data(), static_cast<std::size_t>(moment.size()), MPI_SUM);
+    totals[0] = stats.nonempty;
+    totals[1] = stats.tokens;
+    totals[2] = stats.entries;
+    mpi::allreduce_inplace(world, totals, 3, MPI_SUM);
+    mpi::run_local_phase(world, "synth", [&] {
+        if (!world.is_root()) return;
+        corpus::write_vocab(temporary("vocab." + c.name + ".txt"), model.vocab);
+        synth::SynthCorpus truth;
+        truth.num_docs = options.num_docs;
+        truth.vocab = model.vocab;
+        truth.B = model.B;
+        truth.A = model.A;
+        truth.A_empirical = moment / static_cast<double>(options.num_docs);
+        truth.anchors = model.anchors;
+        io::Provenance provenance;
+        provenance.command_line = command_line;
+        provenance.created = io::now_iso8601();
+        provenance.options = {{"docs", std::to_string(options.num_docs)},   {"words", std::to_string(options.num_words)},
+                              {"topics", std::to_string(options.num_topics)}, {"zipf", std::to_string(options.zipf)},
+                              {"stream", "yes"},                              {"parts", std::to_string(world.size())},
+                              {"prior", c.prior},                             {"alpha", std::to_string(options.alpha)},
+                              {"anchor_mass", std::to_string(options.anchor_mass)},
+                              {"word_concentration", std::to_string(options.word_concentration)},
+                              {"doc_length", std::to_string(options.mean_doc_length)},
+                              {"seed", std::to_string(options.seed)}};
+        io::write_synth_truth(temporary("truth." + c.name + ".h5"), truth, options, provenance);
+    });
+    } catch (...) {  // every rank fails together (run_local_phase): no partial files left behind
+        for (const std::string& path : partial) std::remove(path.c_str());
+        throw;
+    }
+    std::vector<std::pair<std::string, std::string>> mine = {{temporary(part(world.rank())), c.directory + "/" + part(world.rank())}};
+    if (world.is_root()) {
+        mine.emplace_back(temporary("vocab." + c.name + ".txt"), c.directory + "/vocab." + c.name + ".txt");
+        mine.emplace_back(temporary("truth." + c.name + ".h5"), c.directory + "/truth." + c.name + ".h5");
+    }
+    mpi::run_local_phase(world, "synth", [&] {
+        for (const auto& [from, to] : mine)
+            if (std::rename(from.c_str(), to.c_str()) != 0) throw InputError(to, "cannot rename into place");
+    });
+    log::info("synth: {} documents ({} non-empty), {} words, {} topics, {} tokens, {} nonzeros in {:.2f} s, {} parts",
+              options.num_docs, totals[0], options.num_words, options.num_topics, totals[1], totals[2], clock.seconds(),
+              world.size());
+    log::info("synth: wrote {}/docword.{}.part*.txt, vocab.{}.txt and truth.{}.h5", c.directory, c.name, c.name, c.name);
+    return exit_code::ok;
+}
+
+}  // namespace
 
 int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& command_line) {
     Stopwatch clock;
     synth::SynthOptions options = c.options;
     options.prior = c.prior == "dirichlet" ? synth::TopicPrior::dirichlet : synth::TopicPrior::logistic_normal;
+    if (c.stream) return run_synth_stream(c, world, command_line, options);
     std::string docword, vocab_path, truth, labels_path;
     synth::SynthCorpus corpus;
     // Generation is serial; rank 0 does it and the others learn the outcome.

@@ -41,6 +41,7 @@ void check(const SynthOptions& o) {
                              " topics is no covariance (needs rho > -1/(" + std::to_string(largest) + " - 1))");
     }
     if (!(o.mean_doc_length > 0)) throw OptionError("{doc_length} must be positive");
+    if (!(o.zipf >= 0) || !std::isfinite(o.zipf)) throw OptionError("{zipf} must be a number >= 0");
 }
 
 Eigen::VectorXd dirichlet(Engine& engine, const Eigen::VectorXd& concentration) {
@@ -150,16 +151,14 @@ Eigen::MatrixXd dirichlet_second_moment(const Eigen::VectorXd& alpha) {
 }
 }  // namespace
 
-SynthCorpus generate(const SynthOptions& o) {
+PlantedModel plant_model(const SynthOptions& o) {
     check(o);
     const int K = o.num_topics;
     const Index N = o.num_words;
-    SynthCorpus out;
-    out.num_docs = o.num_docs;
-    // Independent streams for the model and for the documents, so that changing the
-    // number of documents leaves B and the anchors unchanged.
+    PlantedModel out;
+    // Independent streams for the model and for the documents (generate's doc_engine), so
+    // that changing the number of documents leaves B and the anchors unchanged.
     Engine model_engine(o.seed);
-    Engine doc_engine(o.seed ^ 0x9e3779b97f4a7c15ULL);
     Engine monte_carlo_engine(o.seed ^ 0xd1b54a32d192ed03ULL);
 
     // Anchors: a seeded random choice of K·a distinct words.
@@ -183,34 +182,33 @@ SynthCorpus generate(const SynthOptions& o) {
     out.B = Eigen::MatrixXd::Zero(N, K);
     const double ordinary_mass = 1.0 - o.anchor_mass * o.anchors_per_topic;
     for (int k = 0; k < K; ++k) {
-        const Eigen::VectorXd weights = dirichlet(
+        Eigen::VectorXd weights = dirichlet(
             model_engine, Eigen::VectorXd::Constant(static_cast<Index>(ordinary.size()), o.word_concentration));
+        if (o.zipf > 0) {
+            for (std::size_t t = 0; t < ordinary.size(); ++t)
+                weights(static_cast<Index>(t)) *= std::pow(static_cast<double>(ordinary[t] + 1), -o.zipf);
+            weights /= weights.sum();
+        }
         for (std::size_t t = 0; t < ordinary.size(); ++t) out.B(ordinary[t], k) = ordinary_mass * weights(static_cast<Index>(t));
         for (int a = 0; a < o.anchors_per_topic; ++a) out.B(out.anchors(k, a), k) = o.anchor_mass;
     }
 
     // The prior and its second moment A = E[w wᵀ].
-    const Eigen::VectorXd alpha = Eigen::VectorXd::Constant(K, o.alpha);
-    Eigen::MatrixXd L;
+    out.alpha = Eigen::VectorXd::Constant(K, o.alpha);
     if (o.prior == TopicPrior::dirichlet) {
-        out.A = dirichlet_second_moment(alpha);
+        out.A = dirichlet_second_moment(out.alpha);
     } else {
         const Eigen::LLT<Eigen::MatrixXd> llt(o.groups > 0 ? grouped_covariance(K, o.groups, o.sigma, o.correlation)
                                                             : ar1_covariance(K, o.sigma, o.correlation));
         if (llt.info() != Eigen::Success) throw InputError("the logistic-normal covariance is not positive definite");
-        L = llt.matrixL();
+        out.L = llt.matrixL();
         out.A = Eigen::MatrixXd::Zero(K, K);
         for (Index s = 0; s < o.monte_carlo_samples; ++s) {
-            const Eigen::VectorXd w = logistic_normal(monte_carlo_engine, L);
+            const Eigen::VectorXd w = logistic_normal(monte_carlo_engine, out.L);
             out.A += w * w.transpose();
         }
         out.A /= static_cast<double>(o.monte_carlo_samples);
     }
-
-    // Documents.
-    draw_documents(out, o.num_docs, o.mean_doc_length, doc_engine, [&](Engine& engine) {
-        return o.prior == TopicPrior::dirichlet ? dirichlet(engine, alpha) : logistic_normal(engine, L);
-    });
 
     out.vocab.reserve(static_cast<std::size_t>(N));
     for (Index i = 0; i < N; ++i) {
@@ -221,6 +219,70 @@ SynthCorpus generate(const SynthOptions& o) {
         for (int a = 0; a < o.anchors_per_topic; ++a)
             out.vocab[static_cast<std::size_t>(out.anchors(k, a))] = "anchor" + std::to_string(k) + "_" + std::to_string(a);
     return out;
+}
+
+SynthCorpus generate(const SynthOptions& o) {
+    PlantedModel model = plant_model(o);
+    SynthCorpus out;
+    out.num_docs = o.num_docs;
+    out.B = std::move(model.B);
+    out.A = std::move(model.A);
+    out.anchors = std::move(model.anchors);
+    out.vocab = std::move(model.vocab);
+    Engine doc_engine(o.seed ^ 0x9e3779b97f4a7c15ULL);
+    draw_documents(out, o.num_docs, o.mean_doc_length, doc_engine, [&](Engine& engine) {
+        return o.prior == TopicPrior::dirichlet ? dirichlet(engine, model.alpha) : logistic_normal(engine, model.L);
+    });
+    return out;
+}
+
+RangeStats draw_document_range(const PlantedModel& model, const SynthOptions& o, Index first, Index last,
+                               const std::function<void(Index, const std::vector<std::uint32_t>&,
+                                                        const std::vector<std::uint32_t>&)>& sink) {
+    check(o);
+    if (first < 0 || last > o.num_docs || first > last)
+        throw InputError("draw_document_range: [" + std::to_string(first) + ", " + std::to_string(last) +
+                         ") is not a range of the " + std::to_string(o.num_docs) + " documents");
+    const Index K = model.B.cols();
+    std::vector<Categorical> topic_words;
+    for (Index k = 0; k < K; ++k) topic_words.emplace_back(model.B.col(k));
+    RangeStats stats;
+    stats.w_moment = Eigen::MatrixXd::Zero(K, K);
+    std::vector<std::uint32_t> tokens, words, counts;
+    for (Index m = first; m < last; ++m) {
+        // Document m's own stream: the seed and m mixed (SplitMix64's finalizer).
+        std::uint64_t key = o.seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(m) + 0x632be59bd9b4e019ULL;
+        key = (key ^ (key >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        key = (key ^ (key >> 27)) * 0x94d049bb133111ebULL;
+        Engine engine(key ^ (key >> 31));
+        const Eigen::VectorXd w = o.prior == TopicPrior::dirichlet ? dirichlet(engine, model.alpha)
+                                                                   : logistic_normal(engine, model.L);
+        stats.w_moment += w * w.transpose();
+        const Categorical topic(w);
+        // A fresh distribution per document: libstdc++'s keeps a spare normal draw between calls.
+        std::poisson_distribution<Index> length(o.mean_doc_length);
+        const Index n = length(engine);
+        tokens.clear();
+        for (Index t = 0; t < n; ++t)
+            tokens.push_back(static_cast<std::uint32_t>(topic_words[static_cast<std::size_t>(topic(engine))](engine)));
+        ++stats.documents;
+        if (tokens.empty()) continue;  // an empty document has no lines in UCI format
+        std::sort(tokens.begin(), tokens.end());
+        words.clear();
+        counts.clear();
+        for (const std::uint32_t word : tokens) {
+            if (words.empty() || words.back() != word) {
+                words.push_back(word);
+                counts.push_back(0);
+            }
+            ++counts.back();
+        }
+        ++stats.nonempty;
+        stats.tokens += n;
+        stats.entries += static_cast<Index>(words.size());
+        sink(m, words, counts);
+    }
+    return stats;
 }
 
 namespace {

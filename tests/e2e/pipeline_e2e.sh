@@ -5,7 +5,8 @@
 # and says why, the dense one when a dense setting is given or on 300 words; the
 # compressed fit recovers the planted topics, refuses settings it would drop, fits α and
 # infers θ (--infer); sweep --pipeline compressed writes a model and a row per K, and one
-# array task's model equals the whole sweep's.
+# array task's model equals the whole sweep's; ENN's settings ask for the compressed pipeline;
+# synth --stream writes one corpus in parts at any rank count, and fit reads the parts.
 # Usage: pipeline_e2e.sh JSMF CHECK_MODEL_FILE MPIEXEC
 set -u
 jsmf=$1 checker=$2 mpiexec=$3
@@ -99,4 +100,37 @@ for bad in "--iterations 5" "--pipeline dense"; do
   [[ $? -ne 0 && $(grep -c "error:.*--enn-iterations" "$work/err") -eq 1 && ! -e $work/bad.h5 ]] \
     && ok "--enn-iterations with $bad refused once" || fail "--enn-iterations with $bad: $(cat "$work/err")"
 done
+# 7. synth --stream: each rank its share of the documents, written as it goes; the same
+#    corpus at 1 and 3 ranks; jsmf fit takes the parts together and finds the planted topics.
+mkdir -p "$work/st1" "$work/st3"
+for np in 1 3; do
+  run $np -q synth --stream --dir "$work/st$np" --name z --docs 4000 --words 1500 --topics 5 --doc-length 80 \
+    --word-concentration 1.0 --anchor-mass 0.03 --seed 3 || fail "synth --stream at $np ranks"
+done
+ls "$work/st3"/docword.z.part000{0,1,2}.txt >/dev/null 2>&1 && ! ls -a "$work/st3" | grep -q partial \
+  && ok "synth --stream at 3 ranks: three parts, no partial files" || fail "synth --stream parts: $(ls -a "$work/st3")"
+"$python" - "$work/st1" "$work/st3" <<'PY' && ok "synth --stream: the same corpus at 1 and 3 ranks" || fail "streamed corpora differ"
+import sys, glob
+def corpus(folder):
+    rows, offset, header_docs = [], 0, 0
+    for part in sorted(glob.glob(folder + "/docword.z.part*.txt")):
+        lines = open(part).read().split("\n")
+        docs, words, nnz = int(lines[0]), int(lines[1]), int(lines[2])
+        body = [tuple(map(int, l.split())) for l in lines[3:] if l]
+        assert len(body) == nnz and words == 1500, (part, len(body), nnz)
+        rows += [(d + offset, w, c) for d, w, c in body]
+        offset += docs
+    return offset, rows
+a, b = corpus(sys.argv[1]), corpus(sys.argv[2])
+assert a[0] == b[0] == 4000 and a == b, (a[0], b[0], len(a[1]), len(b[1]))
+PY
+if run 2 fit --corpus "$work/st3"/docword.z.part000{0,1,2}.txt --vocab "$work/st3/vocab.z.txt" --topics 5 \
+     --out "$work/stream.h5" >/dev/null 2>"$work/err"; then
+  "$checker" "$work/stream.h5" 5 "$work/st3/truth.z.h5" 0.25 0.15 >/dev/null && ok "fit of the three parts finds the planted topics" \
+    || fail "fit of the streamed corpus: $("$checker" "$work/stream.h5" 5 "$work/st3/truth.z.h5" 0.25 0.15 | grep FAIL)"
+else
+  fail "fit of the streamed parts: $(cat "$work/err")"
+fi
+run 2 -q synth --stream --gzip --dir "$work/st1" --name bad >/dev/null 2>"$work/err" \
+  && fail "synth --stream --gzip accepted" || { grep -q "no --gzip" "$work/err" && ok "synth --stream --gzip refused" || fail "--gzip: $(cat "$work/err")"; }
 finish

@@ -2,8 +2,14 @@
 // Synthetic corpora: reproducible by seed, separable B, A consistent with the documents.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/io/synth_file.hpp"
@@ -38,6 +44,64 @@ TEST(Synth, SameSeedSameCorpusAndFiles) {
     const SynthCorpus c = generate(small(8));
     EXPECT_NE(a.docs.words, c.docs.words);
     EXPECT_NE(a.B, c.B);
+}
+
+// The streamed corpus: plant_model is generate()'s model, and a document is the same
+// whichever range draws it (so `synth --stream` writes one corpus at any rank count).
+TEST(Synth, StreamedDocumentsDoNotDependOnTheSplit) {
+    const SynthOptions o = small(5);
+    const PlantedModel model = plant_model(o);
+    const SynthCorpus whole = generate(o);
+    EXPECT_EQ(model.B, whole.B);
+    EXPECT_EQ(model.A, whole.A);
+    EXPECT_EQ(model.anchors, whole.anchors);
+    EXPECT_EQ(model.vocab, whole.vocab);
+    using Doc = std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>>;
+    const auto draw = [&](Index first, Index last, std::map<Index, Doc>& into) {
+        return draw_document_range(model, o, first, last,
+                                   [&](Index m, const std::vector<std::uint32_t>& words,
+                                       const std::vector<std::uint32_t>& counts) {
+                                       EXPECT_TRUE(std::is_sorted(words.begin(), words.end()));
+                                       EXPECT_TRUE(into.emplace(m, Doc{words, counts}).second);
+                                   });
+    };
+    std::map<Index, Doc> one, three;
+    const RangeStats all = draw(0, o.num_docs, one);
+    Index tokens = 0;
+    for (const auto& [split_first, split_last] : {std::pair<Index, Index>{0, 97}, {97, 98}, {98, o.num_docs}})
+        tokens += draw(split_first, split_last, three).tokens;
+    EXPECT_EQ(one, three);
+    EXPECT_EQ(all.tokens, tokens);
+    EXPECT_EQ(all.documents, o.num_docs);
+    EXPECT_GT(all.tokens, 20 * o.num_docs);  // Poisson(30) lengths
+    // (1/D) Σ w wᵀ near the prior's moment, as generate()'s documents are.
+    EXPECT_LT((all.w_moment / static_cast<double>(o.num_docs) - model.A).cwiseAbs().maxCoeff(), 0.02);
+    EXPECT_THROW(draw(5, o.num_docs + 1, one), InputError);
+}
+
+TEST(Synth, ZipfMakesWordFrequenciesFallWithTheirRank) {
+    SynthOptions o = small(2);
+    o.num_words = 400;
+    o.word_concentration = 1.0;
+    const Eigen::VectorXd flat = plant_model(o).B.rowwise().sum();
+    o.zipf = 1.0;
+    const Eigen::VectorXd zipf = plant_model(o).B.rowwise().sum();
+    // Word i's mass over the topics: log-mass against log(i + 1) falls with slope about
+    // -1 under zipf = 1, and stays flat without it (anchors left out: their mass is fixed).
+    const Eigen::MatrixXi anchors = plant_model(o).anchors;
+    const auto slope = [&](const Eigen::VectorXd& mass) {
+        double sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0;
+        for (Index i = 0; i < mass.size(); ++i) {
+            if ((anchors.array() == static_cast<int>(i)).any()) continue;
+            const double x = std::log(static_cast<double>(i + 1)), y = std::log(mass(i));
+            sx += x, sy += y, sxx += x * x, sxy += x * y, n += 1;
+        }
+        return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    };
+    EXPECT_NEAR(slope(zipf), -1.0, 0.15);
+    EXPECT_NEAR(slope(flat), 0.0, 0.15);
+    o.zipf = -1;
+    EXPECT_THROW(plant_model(o), OptionError);
 }
 
 TEST(Synth, BIsColumnStochasticAndSeparable) {

@@ -4,6 +4,8 @@
 
 #include <Eigen/Core>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,10 @@ struct SynthOptions {
     Seed seed = 1;
     /// Samples for the Monte Carlo A of the logistic-normal prior (no closed form).
     Index monte_carlo_samples = 200000;
+    /// > 0: Zipfian word frequencies, as in real corpora: each topic's ordinary word
+    /// weights are its Dirichlet draw times (i + 1)^-zipf for word i (word 0 the most
+    /// frequent), renormalized. 0 (default): the Dirichlet draw alone.
+    double zipf = 0;
 };
 
 /// A corpus and the model that generated it.
@@ -61,6 +67,36 @@ struct SynthCorpus {
 /// z ~ w_m, x ~ B_z. Same options (seed included) => the same corpus, bit for bit, with
 /// the same standard library. Memory: the whole corpus (meant for test/demo sizes).
 SynthCorpus generate(const SynthOptions& options);
+
+/// The planted model alone: what generate() draws before the documents (the same B, A,
+/// anchors and vocabulary for the same options), and what draws each document's w.
+struct PlantedModel {
+    Eigen::MatrixXd B;            ///< N×K
+    Eigen::MatrixXd A;            ///< K×K population E[w wᵀ]
+    Eigen::MatrixXi anchors;      ///< K × anchors_per_topic
+    std::vector<std::string> vocab;
+    Eigen::VectorXd alpha;        ///< the Dirichlet prior's (dirichlet)
+    Eigen::MatrixXd L;            ///< the logistic-normal prior's Cholesky factor (logistic_normal)
+};
+
+/// Local. generate()'s model: B, A, anchors, vocabulary. Memory N × K.
+PlantedModel plant_model(const SynthOptions& options);
+
+/// What draw_document_range drew.
+struct RangeStats {
+    Index documents = 0, nonempty = 0, tokens = 0, entries = 0;
+    Eigen::MatrixXd w_moment;     ///< K×K Σ_m w_m w_mᵀ over the range (for A_empirical)
+};
+
+/// Local. Documents first, …, last − 1 (0-based, of D) from `model`: each from its own
+/// random stream, seeded by (options.seed, m), so a document is the same whatever range
+/// (rank) draws it; n_m ~ Poisson(mean_doc_length), z ~ w_m, x ~ B_z by inverted
+/// cumulative sums. `sink(m, words, counts)` gets each non-empty document (words 0-based,
+/// ascending); nothing is kept, so any range fits in memory. Not the documents of
+/// generate(), which draws them from one stream in order.
+RangeStats draw_document_range(const PlantedModel& model, const SynthOptions& options, Index first, Index last,
+                               const std::function<void(Index, const std::vector<std::uint32_t>&,
+                                                        const std::vector<std::uint32_t>&)>& sink);
 
 /// A logistic-normal prior: w = softmax(η), η ~ N(mean, L Lᵀ).
 struct LogisticNormalPrior {
