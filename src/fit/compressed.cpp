@@ -121,16 +121,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     m.solver = to_string(recover::Solver::active_set);
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
-    if (options.model.alpha) {  // RECOVER-ALPHA on A, as the dense fit does
-        recover::AlphaResult alpha;
-        mpi::run_local_phase(world, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
-        m.has_alpha = true;
-        m.alpha = alpha.alpha;
-        m.alpha0 = alpha.alpha0;
-        m.alpha_residual = alpha.residual;
-        m.alpha_at_bound = alpha.at_bound;
-    }
-
+    if (options.model.alpha) fit_alpha(world, m);  // RECOVER-ALPHA on A, as the dense fit does
     if (options.metrics) {  // those that compare with C: from Y, E′ and the documents, C never formed
         Stopwatch clock;
         const lowrank::FactorMetrics f = lowrank::factor_metrics(

@@ -15,8 +15,6 @@
 
 namespace jsmf::fit {
 
-namespace {
-/// Collective on `comm`. RECOVER-ALPHA on m.A.
 void fit_alpha(const mpi::Comm& comm, Model& m) {
     recover::AlphaResult alpha;
     mpi::run_local_phase(comm, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
@@ -26,6 +24,8 @@ void fit_alpha(const mpi::Comm& comm, Model& m) {
     m.alpha_residual = alpha.residual;
     m.alpha_at_bound = alpha.at_bound;
 }
+
+namespace {
 
 
 Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
