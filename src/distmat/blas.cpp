@@ -3,6 +3,7 @@
 #include "jsmf/distmat/blas.hpp"
 
 #include "distmat/detail/scalapack_api.hpp"
+#include "jsmf/core/types.hpp"
 
 namespace jsmf::distmat {
 
@@ -15,5 +16,21 @@ void gemm(char trans_a, char trans_b, int m, int n, int k, float alpha, const fl
           int ldb, float beta, float* C, int ldc) {
     sgemm_(&trans_a, &trans_b, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc);
 }
+
+namespace {
+// op(A) B, op(A) = A or Aᵀ, into a fresh matrix.
+Eigen::MatrixXd product(char trans_a, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+    const Index m = trans_a == 'T' ? A.cols() : A.rows(), k = trans_a == 'T' ? A.rows() : A.cols();
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(m, B.cols());
+    if (k > 0 && H.size() > 0)
+        gemm(trans_a, 'N', static_cast<int>(m), static_cast<int>(B.cols()), static_cast<int>(k), 1.0, A.data(),
+             static_cast<int>(A.rows()), B.data(), static_cast<int>(B.rows()), 0.0, H.data(), static_cast<int>(m));
+    return H;
+}
+}  // namespace
+
+Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) { return product('T', A, B); }
+
+Eigen::MatrixXd times(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) { return product('N', A, B); }
 
 }  // namespace jsmf::distmat

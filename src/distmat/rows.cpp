@@ -2,6 +2,8 @@
 // Tall blocks distributed by rows: partition, inner products, TSQR, reproducible random rows.
 #include "jsmf/distmat/rows.hpp"
 
+#include "jsmf/distmat/blas.hpp"
+
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
@@ -36,7 +38,7 @@ void sum_on_all_ranks(const mpi::Comm& comm, double* data, std::size_t count) {
 
 Eigen::MatrixXd inner(const mpi::Comm& comm, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
     JSMF_REQUIRE(A.rows() == B.rows(), "inner: the blocks have different rows");
-    Eigen::MatrixXd H = A.transpose() * B;
+    Eigen::MatrixXd H = transpose_times(A, B);
     sum_on_all_ranks(comm, H.data(), static_cast<std::size_t>(H.size()));
     return H;
 }

@@ -64,7 +64,17 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     Model m;
     m.num_topics = K;
 
-    const lowrank::Compression y0 = lowrank::compress(C, K, eig);
+    distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
+    Stopwatch compress_clock, since_print;
+    compress_eig.progress = [&](const distmat::EigRound& round) {
+        if (since_print.seconds() < options.rectify.progress_seconds) return;
+        since_print.restart();
+        say(report, Level::info,
+            fmt::format("compress: K = {}: round {}, {} products, residual {:.1e} of λ₁ (target {:.0e}), {:.1f} s", K,
+                        round.round, round.products + round.lanczos_products, round.residual, eig.tolerance,
+                        compress_clock.seconds()));
+    };
+    const lowrank::Compression y0 = lowrank::compress(C, K, compress_eig);
     m.times.add("compress", y0.seconds);
     say(report, Level::info,
         fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "

@@ -10,6 +10,7 @@
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "row_kernels.hpp"
 
 namespace jsmf::lowrank {
 namespace {
@@ -176,16 +177,20 @@ Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     const RowMajor Xv = fetch_rows(X);
     const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1, V = static_cast<Index>(vocab_.size());
     // Z = H̃ᵀ X_V, one document per row; then W = H̃ Z, one word per row.
+    // Each row is one thread's, summed in the same order at any thread count; blocks of
+    // rows handed out as threads free up (Zipf: a frequent word's row is long).
+    const int threads = distmat::threads();
+    constexpr Index block = 256;
     RowMajor Z = RowMajor::Zero(local_docs, p);
-#pragma omp parallel for schedule(static) num_threads(distmat::threads())
-    for (Index m = 0; m < local_docs; ++m)
-        for (auto k = doc_offsets_[static_cast<std::size_t>(m)]; k < doc_offsets_[static_cast<std::size_t>(m) + 1]; ++k)
-            Z.row(m) += doc_values_[static_cast<std::size_t>(k)] * Xv.row(doc_words_[static_cast<std::size_t>(k)]);
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+    for (Index b = 0; b < local_docs; b += block)
+        detail::csr_gather(doc_offsets_.data(), doc_words_.data(), doc_values_.data(), b, std::min(local_docs, b + block),
+                           Xv.data(), p, Z.data());
     RowMajor W = RowMajor::Zero(V, p);
-#pragma omp parallel for schedule(static) num_threads(distmat::threads())
-    for (Index v = 0; v < V; ++v)
-        for (auto k = word_offsets_[static_cast<std::size_t>(v)]; k < word_offsets_[static_cast<std::size_t>(v) + 1]; ++k)
-            W.row(v) += word_values_[static_cast<std::size_t>(k)] * Z.row(word_docs_[static_cast<std::size_t>(k)]);
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+    for (Index b = 0; b < V; b += block)
+        detail::csr_gather(word_offsets_.data(), word_docs_.data(), word_values_.data(), b, std::min(V, b + block),
+                           Z.data(), p, W.data());
     Eigen::MatrixXd out = -(diagonal_.asDiagonal() * X);
     return_rows(W, out);
     return out;

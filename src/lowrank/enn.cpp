@@ -12,13 +12,14 @@
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "row_kernels.hpp"
 
 namespace jsmf::lowrank {
 
 distmat::EigOptions default_eig_options(int K, Seed seed) {
     distmat::EigOptions o;
     o.num_eigenpairs = K;
-    o.tolerance = 1e-10;
+    o.tolerance = 1e-11;
     o.seed = seed;
     return o;
 }
@@ -59,7 +60,7 @@ namespace {
 // The checked pairs of one ENN iteration: L and F = −min(Y Y_Lᵀ, 0) on this rank's rows,
 // kept by panels of rows, each as it is cheapest to apply: a panel where F is dense enough
 // stays a dense m × l block (two GEMMs per product run at a large fraction of DGEMM
-// peak), a sparser one goes into CSR (and CSC for Fᵀ). Early iterations have ~40 % of the
+// peak), a sparser one goes into CSR (its rows also give Fᵀ, by scattering). Early iterations have ~40 % of the
 // checked pairs negative, late ones a few percent (measured on KOS), so both occur.
 struct CheckedPairs {
     std::vector<Index> L;                   // global rows, ascending
@@ -69,10 +70,7 @@ struct CheckedPairs {
     std::vector<std::int64_t> row_offsets{0};
     std::vector<std::uint32_t> row_cols;
     std::vector<double> row_values;
-    // ... and their rows outside L by columns (CSC; rows are local), for Fᵀ's products.
-    std::vector<std::int64_t> col_offsets;
-    std::vector<std::uint32_t> col_rows;
-    std::vector<double> col_values;
+    std::vector<char> outside;              // per local row: not in L (its F row also gives Fᵀ's)
     struct DensePanel {
         Index begin = 0;                    // first local row
         Eigen::MatrixXd Ft;                 // Fᵀ: l × m (a row of F is a column), zeros kept
@@ -175,23 +173,8 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
             c.row_offsets.push_back(static_cast<std::int64_t>(c.row_cols.size()));
         }
     }
-    // The rows outside L by column, for Fᵀ X.
-    c.col_offsets.assign(static_cast<std::size_t>(l) + 1, 0);
-    for (Index i = 0; i < local; ++i)
-        if (c.position[static_cast<std::size_t>(i)] < 0)
-            for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k)
-                ++c.col_offsets[c.row_cols[static_cast<std::size_t>(k)] + 1];
-    for (Index j = 0; j < l; ++j) c.col_offsets[static_cast<std::size_t>(j) + 1] += c.col_offsets[static_cast<std::size_t>(j)];
-    c.col_rows.resize(static_cast<std::size_t>(c.col_offsets.back()));
-    c.col_values.resize(c.col_rows.size());
-    std::vector<std::int64_t> next(c.col_offsets.begin(), c.col_offsets.end() - 1);
-    for (Index i = 0; i < local; ++i)
-        if (c.position[static_cast<std::size_t>(i)] < 0)
-            for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
-                const auto slot = static_cast<std::size_t>(next[c.row_cols[static_cast<std::size_t>(k)]]++);
-                c.col_rows[slot] = static_cast<std::uint32_t>(i);
-                c.col_values[slot] = c.row_values[static_cast<std::size_t>(k)];
-            }
+    c.outside.resize(static_cast<std::size_t>(local));
+    for (Index i = 0; i < local; ++i) c.outside[static_cast<std::size_t>(i)] = c.position[static_cast<std::size_t>(i)] < 0;
     double totals[2] = {local_mass, static_cast<double>(local_nonzeros)};  // E's: F's and the mirrors of rows outside L
     distmat::sum_on_all_ranks(comm, totals, 2);
     c.mass = totals[0];
@@ -202,25 +185,44 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // X ↦ (YYᵀ + E + r·11ᵀ) X on this rank's rows. Two reductions: [Y 1]ᵀX, and [X_L; FᵀX].
-Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
-                                const CheckedPairs& c, double r, const Eigen::MatrixXd& X) {
+// Dense products by BLAS; F's sparse rows by the row kernels: F X_L gathers rows of the
+// small l × p block, Fᵀ X scatters each row of X once into it (in a fixed number of
+// partial sums, added in order: the same bits at any thread count).
+Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const CheckedPairs& c, double r,
+                                const Eigen::MatrixXd& X) {
     const Index K = Y.cols(), p = X.cols(), local = X.rows();
     const Index l = static_cast<Index>(c.L.size());
-    Eigen::MatrixXd small(K + 1, p);
-    small.topRows(K) = Y.transpose() * X;
+    Eigen::MatrixXd small = Eigen::MatrixXd::Zero(K + 1, p);
+    if (local > 0 && K > 0 && p > 0)
+        distmat::gemm('T', 'N', static_cast<int>(K), static_cast<int>(p), static_cast<int>(local), 1.0, Y.data(),
+                      static_cast<int>(local), X.data(), static_cast<int>(local), 0.0, small.data(),
+                      static_cast<int>(K + 1));
     small.row(K) = X.colwise().sum();
     distmat::sum_on_all_ranks(comm, small.data(), static_cast<std::size_t>(small.size()));
-    Eigen::MatrixXd out = Y * small.topRows(K);
+    Eigen::MatrixXd out(local, p);
+    if (local > 0 && p > 0) {
+        if (K > 0)
+            distmat::gemm('N', 'N', static_cast<int>(local), static_cast<int>(p), static_cast<int>(K), 1.0, Y.data(),
+                          static_cast<int>(local), small.data(), static_cast<int>(K + 1), 0.0, out.data(),
+                          static_cast<int>(local));
+        else
+            out.setZero();
+    }
     out.rowwise() += r * small.row(K);
 
     const RowMajor Xr = X;
     RowMajor both = RowMajor::Zero(2 * l, p);  // rows 0..l−1: X_L; rows l..2l−1: Fᵀ X over rows outside L
     for (Index i = 0; i < local; ++i)
         if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) both.row(j) = Xr.row(i);
-#pragma omp parallel for schedule(static) num_threads(distmat::threads())
-    for (Index j = 0; j < l; ++j)
-        for (auto k = c.col_offsets[static_cast<std::size_t>(j)]; k < c.col_offsets[static_cast<std::size_t>(j) + 1]; ++k)
-            both.row(l + j) += c.col_values[static_cast<std::size_t>(k)] * Xr.row(c.col_rows[static_cast<std::size_t>(k)]);
+    {
+        constexpr int parts = 4;
+        std::vector<RowMajor> partial(parts, RowMajor::Zero(l, p));
+#pragma omp parallel for schedule(static) num_threads(std::min(parts, distmat::threads()))
+        for (int t = 0; t < parts; ++t)
+            detail::csr_scatter(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), local * t / parts,
+                                local * (t + 1) / parts, c.outside.data(), Xr.data(), p, partial[t].data());
+        for (const RowMajor& part : partial) both.bottomRows(l) += part;
+    }
     if (!c.dense.empty()) {
         // Dense panels' Fᵀ X over their rows outside L: X with the rows in L zeroed. In
         // column-major terms a row-major block is its transpose: bothᵀ += X̃ᵀ F.
@@ -239,14 +241,15 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const distmat::RowPartiti
         distmat::gemm('N', 'N', static_cast<int>(p), static_cast<int>(d.Ft.cols()), static_cast<int>(l), 1.0, both.data(),
                       static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 0.0, corr.data() + d.begin * p,
                       static_cast<int>(p));
-#pragma omp parallel for schedule(static) num_threads(distmat::threads())
-    for (Index i = 0; i < local; ++i) {
-        for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k)
-            corr.row(i) += c.row_values[static_cast<std::size_t>(k)] * both.row(c.row_cols[static_cast<std::size_t>(k)]);
+    const int threads = distmat::threads();
+    constexpr Index block = 256;
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+    for (Index b = 0; b < local; b += block)
+        detail::csr_gather(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), b, std::min(local, b + block),
+                           both.data(), p, corr.data());
+    for (Index i = 0; i < local; ++i)
         if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) corr.row(i) += both.row(l + j);
-    }
     out += corr;
-    (void)rows;
     return out;
 }
 
@@ -291,7 +294,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         Index products = 0;
         const distmat::SymmetricOperator op = [&](const Eigen::MatrixXd& X) {
             ++products;
-            return apply_corrected(comm, rows, Y, c, it.r, X);
+            return apply_corrected(comm, Y, c, it.r, X);
         };
         // The previous spectrum's lower end stands for this one's (the Chebyshev filter
         // only needs a bound below what it damps; a Ritz value below it triggers a fresh

@@ -17,6 +17,16 @@ namespace jsmf::distmat {
 /// Which truncated eigensolver: the iterative one (default) or ScaLAPACK's direct one.
 enum class EigMethod { subspace, direct };
 
+/// Where the iterative solver stands after a round (for progress lines on long solves).
+struct EigRound {
+    int round = 0;                ///< filter + Rayleigh–Ritz rounds done
+    int products = 0;             ///< block products so far
+    int lanczos_products = 0;     ///< single-vector products so far
+    double residual = 0;          ///< max_k<=K ‖C u_k − θ_k u_k‖ / |θ_1| after the round
+};
+/// Called on every rank after each round with the same values. Must not call collectives.
+using EigProgress = std::function<void(const EigRound&)>;
+
 struct EigOptions {
     EigMethod method = EigMethod::subspace;
     int num_eigenpairs = 0;       ///< K; required, 1 <= K < N
@@ -33,6 +43,7 @@ struct EigOptions {
     int verify_steps = 10;
     int max_recoveries = 3;       ///< missed eigenpairs brought back before giving up
     Seed seed = 7;                ///< random start (and extra) vectors
+    EigProgress progress;         ///< optional; subspace method only
 };
 
 struct EigResult {

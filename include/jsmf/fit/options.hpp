@@ -119,7 +119,7 @@ const std::vector<std::string>& pipeline_names();
 struct CompressedOptions {
     int iterations = 150;                ///< ENN iterations (the authors' runs: 150)
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
-    double eig_tolerance = 1e-10;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
+    double eig_tolerance = 1e-11;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
     Seed seed = 1;                       ///< the eigensolver's random start (the result does not depend on it)
     /// Random probes of the metrics that compare with the documents' C (recovery_original,
     /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the

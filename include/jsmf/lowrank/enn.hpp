@@ -47,7 +47,7 @@ struct EnnOptions {
     /// l, the rows of largest norm whose pairs are checked; 0: min(N, 10K + 1000).
     Index checked_rows = 0;
     /// A panel of rows whose share of negative checked pairs is at least this keeps F
-    /// dense (GEMMs); sparser ones go to CSR/CSC. The same numbers either way (to
+    /// dense (GEMMs); sparser ones go to CSR. The same numbers either way (to
     /// rounding); the crossover measured on this machine (jobs/BENCHMARKS.md). 0: all
     /// dense; above 1: all sparse.
     double dense_panel_density = 0.1;
@@ -87,9 +87,9 @@ using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
 /// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
 /// formed). E is kept sparse on the rows' owners, F's rows in L supply the L × L block.
 /// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
-/// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR and again in CSC,
-/// kept sparse only below the density threshold); Y_L and two l × p buffers; a panel of
-/// 1,024 rows × l while F is computed.
+/// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR, kept sparse only
+/// below the density threshold); Y_L, two l × p buffers and four l × p partial sums of
+/// Fᵀ X; a panel of 1,024 rows × l while F is computed.
 /// Communication per product: one (K + 1) × p and one 2l × p reduction.
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
                       const EnnOptions& options, const EnnProgress& progress = {});

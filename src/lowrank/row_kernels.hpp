@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// The sparse × dense-block kernels of the compressed pipeline (the document operator's
+// two passes, ENN's correction E): a CSR matrix against a row-major block of p columns.
+// Internal to src/lowrank.
+#pragma once
+
+#include <cstdint>
+
+#include "jsmf/core/types.hpp"
+
+namespace jsmf::lowrank::detail {
+
+/// Local. For rows r in [begin, end) of the CSR matrix (offsets, cols, values):
+/// out row r += Σ_k values[k] · X row cols[k]. X and out are row-major with p columns.
+void csr_gather(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
+                const double* X, Index p, double* out);
+
+/// Local. For rows r in [begin, end) of the CSR matrix with keep[r] != 0 (all rows when
+/// keep is null): out row cols[k] += values[k] · X row r (the transpose's product, each
+/// row of X read once; out takes scattered writes, so it should be small enough to stay
+/// in cache).
+void csr_scatter(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
+                 const char* keep, const double* X, Index p, double* out);
+
+}  // namespace jsmf::lowrank::detail
