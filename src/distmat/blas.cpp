@@ -3,6 +3,7 @@
 #include "jsmf/distmat/blas.hpp"
 
 #include "distmat/detail/scalapack_api.hpp"
+#include "jsmf/core/error.hpp"
 #include "jsmf/core/types.hpp"
 
 namespace jsmf::distmat {
@@ -21,6 +22,7 @@ namespace {
 // op(A) B, op(A) = A or Aᵀ, into a fresh matrix.
 Eigen::MatrixXd product(char trans_a, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
     const Index m = trans_a == 'T' ? A.cols() : A.rows(), k = trans_a == 'T' ? A.rows() : A.cols();
+    JSMF_REQUIRE(k == B.rows(), "a local product of blocks that do not fit");
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(m, B.cols());
     if (k > 0 && H.size() > 0)
         gemm(trans_a, 'N', static_cast<int>(m), static_cast<int>(B.cols()), static_cast<int>(k), 1.0, A.data(),

@@ -146,10 +146,11 @@ double log_chebyshev(int d, double gamma) {
     return x + std::log1p(std::exp(-2 * x)) - std::log(2.0);
 }
 
-// The largest degree (at least 1, at most options.chebyshev_degree) at which the filter
-// grows the block's top unlocked pair (θ_top) at most 10⁸ times more than the K-th: the
-// rounding left of the top pair in the other columns grows by that ratio against what
-// they carry, so past ~10¹⁶ it swamps them. Co-occurrence spectra have an outlier λ₁
+// The largest degree, at most options.chebyshev_degree, at which the filter grows the
+// block's top unlocked pair (θ_top) at most 10⁴ times more than the K-th (or 1, whatever
+// the ratio: a plain product): the rounding left of the top pair in the other columns
+// grows by that ratio against what they carry, so past ~10¹⁶ it swamps them, and the
+// cap keeps it near 10⁻¹², so other rank counts' rounding does not move the result. Co-occurrence spectra have an outlier λ₁
 // 10³–10⁵ times the bulk; with a tight damped interval a degree-8 filter grows it 10³⁰
 // times more than λ_K (measured: the tail residuals of a K = 100 compression stalled at
 // 10⁻⁶ of λ₁, and the results drifted between rank counts). Once the outlier is locked
@@ -442,16 +443,19 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
         // which leaves a PSD operator's null space at ±ε‖C‖) proves it wrong, and the
         // filter would amplify what it should damp. Lower it before filtering.
         const double rounding = 1e-10 * std::max(std::abs(theta(0)), std::abs(result.lower_bound));
+        // A margin below θ_p scaled by the wanted end of the block (θ_K down to the bound),
+        // not by θ₁ − θ_p: with an outlier λ₁ that would stretch the interval again.
+        const auto margin = [&] {
+            return 1e-3 * std::max(theta(K - 1) - std::min(result.lower_bound, theta(p - 1)), 0.0);
+        };
         if (mpi::root_decides(comm, theta(p - 1) < result.lower_bound - rounding)) {
             ++result.bound_corrections;
-            result.lower_bound = std::min(fresh_bound(options.seed + 1000 + static_cast<Seed>(it)),
-                                          theta(p - 1) - 1e-3 * (theta(0) - theta(p - 1)));
+            result.lower_bound = fresh_bound(options.seed + 1000 + static_cast<Seed>(it));
+            result.lower_bound = std::min(result.lower_bound, theta(p - 1) - margin());
         }
-        // Damp [λ_min, θ_p]; keep the bound below everything the block has seen. (After
-        // the check above the bound is at most θ_p plus rounding; the margin below θ_p is
-        // for that case only: a share of θ₁ − θ_p would again stretch the interval.)
-        const double a = result.lower_bound < theta(p - 1) ? result.lower_bound
-                                                           : theta(p - 1) - 1e-3 * (theta(0) - theta(p - 1));
+        // Damp [λ_min, θ_p], keeping the bound below everything the block has seen, and the
+        // interval from collapsing when the bound is within a hair of θ_p.
+        const double a = std::min(result.lower_bound, theta(p - 1) - margin());
         const double b = theta(p - 1);
         bool multiplied = false;  // W = C X already (a locked round multiplies only its unlocked columns)
         if (mpi::root_decides(comm, !(b > a) || !(theta(0) > b))) {

@@ -192,6 +192,8 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
                                 const Eigen::MatrixXd& X) {
     const Index K = Y.cols(), p = X.cols(), local = X.rows();
     const Index l = static_cast<Index>(c.L.size());
+    JSMF_REQUIRE(Y.rows() == local && static_cast<Index>(c.position.size()) == local,
+                 "ENN: the block does not match the factor's rows");
     Eigen::MatrixXd small = Eigen::MatrixXd::Zero(K + 1, p);
     if (local > 0 && K > 0 && p > 0)
         distmat::gemm('T', 'N', static_cast<int>(K), static_cast<int>(p), static_cast<int>(local), 1.0, Y.data(),

@@ -6,7 +6,11 @@
 // by itself.
 #include "row_kernels.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <cstddef>  // __GLIBC__ comes with any libc header
+
+// (target_clones needs GNU ifuncs: glibc on x86-64. The file is compiled with
+// -ffp-contract=off, so no clone fuses a·x + z into an FMA: the same bits on every CPU.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define JSMF_ROW_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define JSMF_ROW_KERNEL

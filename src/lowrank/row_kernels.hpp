@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The sparse × dense-block kernels of the compressed pipeline (the document operator's
 // two passes, ENN's correction E): a CSR matrix against a row-major block of p columns.
-// Internal to src/lowrank.
+// Internal to src/lowrank. `out` must not overlap `X` (the loops are written __restrict).
 #pragma once
 
 #include <cstdint>
