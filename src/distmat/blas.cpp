@@ -6,6 +6,10 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/types.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace jsmf::distmat {
 
 void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const double* A, int lda, const double* B,
@@ -34,5 +38,32 @@ Eigen::MatrixXd product(char trans_a, const Eigen::MatrixXd& A, const Eigen::Mat
 Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) { return product('T', A, B); }
 
 Eigen::MatrixXd times(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) { return product('N', A, B); }
+
+LocalQR thin_qr(Eigen::MatrixXd A) {
+    const int m = static_cast<int>(A.rows()), n = static_cast<int>(A.cols()), k = std::min(m, n);
+    LocalQR out;
+    if (k == 0) {
+        out.Q = Eigen::MatrixXd::Zero(m, 0);
+        out.R = Eigen::MatrixXd::Zero(0, n);
+        return out;
+    }
+    const int lda = std::max(1, m);
+    std::vector<double> tau(static_cast<std::size_t>(k));
+    int info = 0, query = -1;
+    double size = 0;
+    dgeqrf_(&m, &n, A.data(), &lda, tau.data(), &size, &query, &info);
+    std::vector<double> work(static_cast<std::size_t>(std::max(1.0, size)));
+    int lwork = static_cast<int>(work.size());
+    dgeqrf_(&m, &n, A.data(), &lda, tau.data(), work.data(), &lwork, &info);
+    JSMF_REQUIRE(info == 0, "LAPACK dgeqrf failed (info " + std::to_string(info) + ")");
+    out.R = A.topRows(k).triangularView<Eigen::Upper>();
+    out.Q = A.leftCols(k);
+    dorgqr_(&m, &k, &k, out.Q.data(), &lda, tau.data(), &size, &query, &info);
+    work.resize(static_cast<std::size_t>(std::max(1.0, size)));
+    lwork = static_cast<int>(work.size());
+    dorgqr_(&m, &k, &k, out.Q.data(), &lda, tau.data(), work.data(), &lwork, &info);
+    JSMF_REQUIRE(info == 0, "LAPACK dorgqr failed (info " + std::to_string(info) + ")");
+    return out;
+}
 
 }  // namespace jsmf::distmat

@@ -3,7 +3,6 @@
 #include "jsmf/distmat/eig.hpp"
 
 #include <Eigen/Eigenvalues>
-#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -27,8 +26,12 @@ Eigen::MatrixXd random_block(Index rows, Index cols, Seed seed) {
 }
 
 Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) {
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr(X);
-    return qr.householderQ() * Eigen::MatrixXd::Identity(X.rows(), X.cols());
+    Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(X.rows(), X.cols());
+    if (X.size() > 0) {
+        const LocalQR qr = thin_qr(X);
+        Q.leftCols(qr.Q.cols()) = qr.Q;
+    }
+    return Q;
 }
 
 namespace {
@@ -49,6 +52,7 @@ struct Replicated {
     double norm(const A& a) const { return a.norm(); }
     Eigen::VectorXd column_norms(const Eigen::MatrixXd& A) const { return A.colwise().norm().transpose(); }
     void share(double* data, std::size_t count) const { mpi::adopt_root_copy(comm, data, count); }
+    void reduce(double*, std::size_t) const {}  // every rank holds every row
 };
 
 // Distributed by rows (RowPartition): each rank holds its rows; inner products are sums
@@ -61,7 +65,7 @@ struct ByRows {
     Eigen::MatrixXd random(Index cols, Seed seed) const {
         return random_rows(rows.begin(comm.rank()), local_rows(), cols, seed);
     }
-    Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) const { return tall_qr(comm, X).Q; }
+    Eigen::MatrixXd orthonormalize(const Eigen::MatrixXd& X) const { return orthonormal_columns(comm, X); }
     Eigen::MatrixXd inner(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) const {
         Eigen::MatrixXd h = transpose_times(a, b);
         sum_on_all_ranks(comm, h.data(), static_cast<std::size_t>(h.size()));
@@ -87,7 +91,30 @@ struct ByRows {
     }
     Eigen::VectorXd column_norms(const Eigen::MatrixXd& A) const { return distmat::column_norms(comm, A); }
     void share(double*, std::size_t) const {}  // each rank's rows are its own
+    void reduce(double* data, std::size_t count) const { sum_on_all_ranks(comm, data, count); }
 };
+
+// Z ← Z − U (Uᵀ Z) for the first k columns U of a local block (leading dimension ldu) and
+// `cols` columns Z (leading dimension ldz), by BLAS. Collective in ByRows (one k × cols
+// reduction), even where this rank has no rows.
+template <class Space>
+void subtract_projection(const Space& space, const double* U, Index ldu, Index k, double* Z, Index ldz, Index cols) {
+    const Index m = space.local_rows();
+    if (k == 0 || cols == 0) return;
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(k, cols);
+    if (m > 0)
+        gemm('T', 'N', static_cast<int>(k), static_cast<int>(cols), static_cast<int>(m), 1.0, U,
+             static_cast<int>(ldu), Z, static_cast<int>(ldz), 0.0, h.data(), static_cast<int>(k));
+    space.reduce(h.data(), static_cast<std::size_t>(h.size()));
+    if (m > 0)
+        gemm('N', 'N', static_cast<int>(m), static_cast<int>(cols), static_cast<int>(k), -1.0, U,
+             static_cast<int>(ldu), h.data(), static_cast<int>(k), 1.0, Z, static_cast<int>(ldz));
+}
+
+template <class Space>
+void subtract_projection(const Space& space, const Eigen::MatrixXd& U, Eigen::MatrixXd& Z) {
+    subtract_projection(space, U.data(), U.rows(), U.cols(), Z.data(), Z.rows(), Z.cols());
+}
 
 // Rayleigh–Ritz on span(X) (X orthonormal, W = C X): X ← X S, W ← W S, θ descending.
 // The p × p eigenproblem is solved everywhere but the root's S and θ are kept, so the
@@ -275,7 +302,8 @@ LanczosEnds lanczos_ends(const SymmetricOperator& op, const Space& space, int st
     steps = static_cast<int>(std::max<Index>(1, std::min<Index>(steps, room)));
     auto project_out = [&](Eigen::VectorXd& v) {
         if (deflate)
-            for (int pass = 0; pass < 2; ++pass) v -= *deflate * space.inner(*deflate, v);
+            for (int pass = 0; pass < 2; ++pass)
+                subtract_projection(space, deflate->data(), deflate->rows(), deflate->cols(), v.data(), v.rows(), 1);
     };
     Eigen::MatrixXd V(space.local_rows(), steps + 1);
     Eigen::VectorXd start = space.random(1, seed ^ 0x5bd1e995ULL).col(0);
@@ -290,7 +318,7 @@ LanczosEnds lanczos_ends(const SymmetricOperator& op, const Space& space, int st
         project_out(w);
         alpha(j) = space.dot(w, V.col(j));
         // Full reorthogonalization (twice): steps is small, and it keeps T honest.
-        for (int pass = 0; pass < 2; ++pass) w -= V.leftCols(j + 1) * space.inner(V.leftCols(j + 1), w);
+        for (int pass = 0; pass < 2; ++pass) subtract_projection(space, V.data(), V.rows(), j + 1, w.data(), w.rows(), 1);
         project_out(w);
         beta(j) = space.norm(w);
         done = j + 1;
@@ -382,10 +410,11 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
         X = *warm_start;
         W = *warm_product;
     } else {
-        X = space.random(p, options.seed);
-        if (warm_start) {
-            const Index k = std::min<Index>(warm_start->cols(), p);
-            X.leftCols(k) = warm_start->leftCols(k);
+        if (warm_start && warm_start->cols() >= p) {  // nothing random left to draw
+            X = warm_start->leftCols(p);
+        } else {
+            X = space.random(p, options.seed);
+            if (warm_start) X.leftCols(warm_start->cols()) = *warm_start;
         }
         X = space.orthonormalize(X);
         W = op(X);
@@ -483,14 +512,14 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
                 const Eigen::MatrixXd U = X.leftCols(locked);
                 const SymmetricOperator deflated = [&](const Eigen::MatrixXd& Z) {
                     Eigen::MatrixXd CZ = op(Z);
-                    CZ -= U * space.inner(U, CZ);
+                    subtract_projection(space, U, CZ);
                     return CZ;
                 };
                 Eigen::MatrixXd CX = W.rightCols(q);
-                CX -= U * space.inner(U, CX);
+                subtract_projection(space, U, CX);
                 Eigen::MatrixXd Z = chebyshev_filter(deflated, X.rightCols(q), CX, degree, a, b, theta(locked),
                                                      result.block_products);
-                for (int pass = 0; pass < 2; ++pass) Z -= U * space.inner(U, Z);
+                for (int pass = 0; pass < 2; ++pass) subtract_projection(space, U, Z);
                 X.rightCols(q) = space.orthonormalize(Z);
                 // U is unchanged, and so is its product, W's leading columns.
                 W.rightCols(q) = op(X.rightCols(q));

@@ -2,13 +2,16 @@
 // Tall blocks distributed by rows: partition, inner products, TSQR, reproducible random rows.
 #include "jsmf/distmat/rows.hpp"
 
-#include "jsmf/distmat/blas.hpp"
-
-#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+
+#include "distmat/detail/scalapack_api.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/distmat/blas.hpp"
+#include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::distmat {
@@ -62,9 +65,9 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
     Eigen::MatrixXd Q_local = Eigen::MatrixXd::Zero(m, p);
     Eigen::MatrixXd R_local = Eigen::MatrixXd::Zero(p, p);
     if (k > 0) {
-        const Eigen::HouseholderQR<Eigen::MatrixXd> qr(X);
-        Q_local.leftCols(k) = qr.householderQ() * Eigen::MatrixXd::Identity(m, k);
-        R_local.topRows(k) = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+        LocalQR qr = thin_qr(X);
+        Q_local.leftCols(k) = qr.Q;
+        R_local.topRows(k) = qr.R;
     }
     TallQR result;
     if (comm.size() == 1) {
@@ -82,17 +85,44 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
         Eigen::MatrixXd stacked(P * p, p);
         for (int r = 0; r < P; ++r)
             stacked.middleRows(r * p, p) = Eigen::Map<const Eigen::MatrixXd>(stacked_blocks.data() + static_cast<std::size_t>(r) * count, p, p);
-        const Eigen::HouseholderQR<Eigen::MatrixXd> qr(stacked);
-        result.R = qr.matrixQR().topRows(p).triangularView<Eigen::Upper>();
-        const Eigen::MatrixXd Q2 = qr.householderQ() * Eigen::MatrixXd::Identity(P * p, p);
+        LocalQR qr = thin_qr(std::move(stacked));
+        result.R = std::move(qr.R);
+        const Eigen::MatrixXd& Q2 = qr.Q;
         for (int r = 0; r < P; ++r)
             Eigen::Map<Eigen::MatrixXd>(q_blocks.data() + static_cast<std::size_t>(r) * count, p, p) = Q2.middleRows(r * p, p);
     }
     Eigen::MatrixXd Q2_local(p, p);
     JSMF_MPI_CHECK(MPI_Scatter(q_blocks.data(), count, MPI_DOUBLE, Q2_local.data(), count, MPI_DOUBLE, 0, comm.raw()));
     mpi::broadcast(comm, result.R.data(), static_cast<std::size_t>(result.R.size()), 0);
-    result.Q = Q_local * Q2_local;
+    result.Q = times(Q_local, Q2_local);
     return result;
+}
+
+Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd& X, double max_condition) {
+    const Index m = X.rows(), p = X.cols();
+    Eigen::MatrixXd Q = X;
+    for (int pass = 0; pass < 2; ++pass) {
+        const Eigen::MatrixXd G = inner(comm, Q, Q);  // the same bits on every rank
+        bool cholesky = true;
+        Eigen::LLT<Eigen::MatrixXd> llt;
+        if (pass == 0) {  // κ(X)² = λ_max(G) / λ_min(G)
+            const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spectrum(G, Eigen::EigenvaluesOnly);
+            const double low = p > 0 ? spectrum.eigenvalues()(0) : 1.0, high = p > 0 ? spectrum.eigenvalues()(p - 1) : 1.0;
+            cholesky = low > 0 && high <= max_condition * max_condition * low;
+        }
+        if (cholesky) {
+            llt.compute(G);
+            cholesky = llt.info() == Eigen::Success;
+        }
+        if (!mpi::root_decides(comm, cholesky)) return tall_qr(comm, X).Q;
+        const Eigen::MatrixXd L = llt.matrixL();
+        if (m > 0 && p > 0) {  // Q ← Q L⁻ᵀ = Q R⁻¹
+            const int mi = static_cast<int>(m), pi = static_cast<int>(p);
+            const double one = 1.0;
+            dtrsm_("R", "L", "T", "N", &mi, &pi, &one, L.data(), &pi, Q.data(), &mi);
+        }
+    }
+    return Q;
 }
 
 namespace {

@@ -201,17 +201,6 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
                       static_cast<int>(K + 1));
     small.row(K) = X.colwise().sum();
     distmat::sum_on_all_ranks(comm, small.data(), static_cast<std::size_t>(small.size()));
-    Eigen::MatrixXd out(local, p);
-    if (local > 0 && p > 0) {
-        if (K > 0)
-            distmat::gemm('N', 'N', static_cast<int>(local), static_cast<int>(p), static_cast<int>(K), 1.0, Y.data(),
-                          static_cast<int>(local), small.data(), static_cast<int>(K + 1), 0.0, out.data(),
-                          static_cast<int>(local));
-        else
-            out.setZero();
-    }
-    out.rowwise() += r * small.row(K);
-
     const RowMajor Xr = X;
     RowMajor both = RowMajor::Zero(2 * l, p);  // rows 0..l−1: X_L; rows l..2l−1: Fᵀ X over rows outside L
     for (Index i = 0; i < local; ++i)
@@ -238,21 +227,31 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
     }
     distmat::sum_on_all_ranks(comm, both.data(), static_cast<std::size_t>(both.size()));
 
-    RowMajor corr = RowMajor::Zero(local, p);
-    for (const CheckedPairs::DensePanel& d : c.dense)  // corr_panelᵀ = X_Lᵀ Fᵀ
+    // The result row-major (the row kernels add whole rows): in column-major terms its
+    // transpose, outᵀ = smallᵀ Yᵀ, then r·(Σ X)ᵀ on every row; one transposing copy at the end.
+    RowMajor out(local, p);
+    if (local > 0 && p > 0) {
+        if (K > 0)
+            distmat::gemm('T', 'T', static_cast<int>(p), static_cast<int>(local), static_cast<int>(K), 1.0,
+                          small.data(), static_cast<int>(K + 1), Y.data(), static_cast<int>(local), 0.0, out.data(),
+                          static_cast<int>(p));
+        else
+            out.setZero();
+    }
+    out.rowwise() += r * small.row(K);
+    for (const CheckedPairs::DensePanel& d : c.dense)  // out_panelᵀ += X_Lᵀ Fᵀ
         distmat::gemm('N', 'N', static_cast<int>(p), static_cast<int>(d.Ft.cols()), static_cast<int>(l), 1.0, both.data(),
-                      static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 0.0, corr.data() + d.begin * p,
+                      static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 1.0, out.data() + d.begin * p,
                       static_cast<int>(p));
     const int threads = distmat::threads();
     constexpr Index block = 256;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (Index b = 0; b < local; b += block)
         detail::csr_gather(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), b, std::min(local, b + block),
-                           both.data(), p, corr.data());
+                           both.data(), p, out.data());
     for (Index i = 0; i < local; ++i)
-        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) corr.row(i) += both.row(l + j);
-    out += corr;
-    return out;
+        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) out.row(i) += both.row(l + j);
+    return Eigen::MatrixXd(out);
 }
 
 // ‖ZZᵀ − YYᵀ‖_F / ‖YYᵀ‖_F from K × K products only.

@@ -79,10 +79,12 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     }
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    std::unordered_map<Index, Index> slot;  // column j → its row in Y_J, B_J
-    for (std::size_t t = 0; t < touched.size(); ++t) slot[touched[t]] = static_cast<Index>(t);
-    const Eigen::MatrixXd Y_J = rows_everywhere(comm, partition, m.Y, touched);
-    const Eigen::MatrixXd B_J = rows_everywhere(comm, partition, m.B, touched);
+    std::vector<Index> slot(static_cast<std::size_t>(N), -1);  // column j → its row in Y_J, B_J
+    for (std::size_t t = 0; t < touched.size(); ++t) slot[static_cast<std::size_t>(touched[t])] = static_cast<Index>(t);
+    // Row-major: the loops below read whole rows of these, one per entry of E′.
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const RowMajor Y_J = rows_everywhere(comm, partition, m.Y, touched);
+    const RowMajor B_J = rows_everywhere(comm, partition, m.B, touched);
     const Eigen::MatrixXd Y_S = rows_everywhere(comm, partition, m.Y, m.anchors);
     const Eigen::VectorXd d_S = rows_everywhere(comm, partition, m.word_mass, m.anchors).col(0);
 
@@ -106,9 +108,10 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     double sums[3] = {0, 0, 0};  // ⟨W, E′⟩, ‖E′‖², Σ_i (Ĉ − BABᵀ)_ii²
     const Eigen::MatrixXd BA = m.B * m.A;
     for (Index il = 0; il < local; ++il) {
+        const Eigen::RowVectorXd y_i = m.Y.row(il), ba_i = BA.row(il);  // contiguous for the entries' dots
         for (const auto& [j, v] : local_rows[static_cast<std::size_t>(il)]) {
-            const Index t = slot.at(j);
-            sums[0] += v * (m.Y.row(il).dot(Y_J.row(t)) - BA.row(il).dot(B_J.row(t)));
+            const Index t = slot[static_cast<std::size_t>(j)];
+            sums[0] += v * (y_i.dot(Y_J.row(t)) - ba_i.dot(B_J.row(t)));
             sums[1] += v * v;
         }
         const auto own = positions.find((begin + il) * N + begin + il);
@@ -127,23 +130,21 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Eigen::MatrixXd G_YY = G.topLeftCorner(K, K);
     Eigen::MatrixXd YS_scaled = Y_S;
     for (Index k = 0; k < K; ++k) YS_scaled.row(k) *= inverse(d_S(k));
+    // Ẽ by columns: at each column j that E′ touches, the anchors k with ẽ_k(j) ≠ 0 (so a
+    // word's row of E′ meets the anchors' rows without a search per anchor, and ẼẼᵀ sums
+    // the products within each column: Σ_j (entries in column j)², not K² searches).
     Eigen::MatrixXd EY = Eigen::MatrixXd::Zero(K, K), EE = Eigen::MatrixXd::Zero(K, K);
-    std::vector<std::unordered_map<Index, double>> anchor_value(static_cast<std::size_t>(K));
+    std::vector<Entries> anchors_at(touched.size());
     for (Index k = 0; k < K; ++k)
         for (const auto& [j, v] : anchor_rows[static_cast<std::size_t>(k)]) {
             const double scaled = v * inverse(d_S(k));
-            anchor_value[static_cast<std::size_t>(k)][j] = scaled;
-            EY.row(k) += scaled * Y_J.row(slot.at(j));
+            const Index t = slot[static_cast<std::size_t>(j)];
+            anchors_at[static_cast<std::size_t>(t)].emplace_back(k, scaled);
+            EY.row(k) += scaled * Y_J.row(t);
         }
-    for (Index k = 0; k < K; ++k)
-        for (Index l = 0; l <= k; ++l) {
-            double dot = 0;
-            for (const auto& [j, v] : anchor_value[static_cast<std::size_t>(k)])
-                if (const auto other = anchor_value[static_cast<std::size_t>(l)].find(j);
-                    other != anchor_value[static_cast<std::size_t>(l)].end())
-                    dot += v * other->second;
-            EE(k, l) = EE(l, k) = dot;
-        }
+    for (const Entries& column : anchors_at)
+        for (const auto& [k, v] : column)
+            for (const auto& [l, w] : column) EE(k, l) += v * w;
     out.recovery.resize(local);
     for (Index il = 0; il < local; ++il) {
         const double inv_d = inverse(m.word_mass(il));
@@ -151,12 +152,10 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
         const Eigen::VectorXd z = inv_d * m.Y.row(il).transpose() - YS_scaled.transpose() * b;
         double square = z.dot(G_YY * z) - 2 * b.dot(EY * z) + b.dot(EE * b);
         for (const auto& [j, v] : local_rows[static_cast<std::size_t>(il)]) {
+            const Index t = slot[static_cast<std::size_t>(j)];
             double anchors_at_j = 0;
-            for (Index k = 0; k < K; ++k) {
-                const auto& values = anchor_value[static_cast<std::size_t>(k)];
-                if (const auto e = values.find(j); e != values.end()) anchors_at_j += b(k) * e->second;
-            }
-            square += 2 * inv_d * v * Y_J.row(slot.at(j)).dot(z) + inv_d * inv_d * v * v - 2 * inv_d * v * anchors_at_j;
+            for (const auto& [k, e] : anchors_at[static_cast<std::size_t>(t)]) anchors_at_j += b(k) * e;
+            square += 2 * inv_d * v * Y_J.row(t).dot(z) + inv_d * inv_d * v * v - 2 * inv_d * v * anchors_at_j;
         }
         out.recovery(il) = std::sqrt(std::max(0.0, square));
     }

@@ -7,6 +7,8 @@
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/route.hpp"
+#include "jsmf/distmat/rows.hpp"
+#include "jsmf/distmat/blas.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "test_support.hpp"
 
@@ -155,6 +157,44 @@ TEST(Ops, SumsProductsAndSymmetryMatchDense) {
         for (Index jl = 0; jl < A.local_cols(); ++jl)
             for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = symmetric(A.global_row(il), A.global_col(jl));
         EXPECT_LE(asymmetry(A), n * eps);
+    }
+}
+
+// A tall block with singular values from 1 down to 1/κ (Householder-exact orthonormal
+// factors), split over the ranks by rows.
+Eigen::MatrixXd tall_block_with_condition(Index n, Index p, double kappa, Seed seed) {
+    const Eigen::MatrixXd U = thin_qr(random_rows(0, n, p, seed)).Q;
+    const Eigen::MatrixXd V = thin_qr(random_rows(0, p, p, seed + 1)).Q;
+    Eigen::VectorXd sigma(p);
+    for (Index k = 0; k < p; ++k) sigma(k) = std::pow(kappa, -static_cast<double>(k) / static_cast<double>(p - 1));
+    return U * sigma.asDiagonal() * V.transpose();
+}
+
+// CholeskyQR2 where the Gram matrix allows it, Householder TSQR where it does not: either
+// way an orthonormal basis of the same columns, at any rank count. (One CholeskyQR pass at
+// κ = 1e5 leaves QᵀQ off by ~κ²u = 1e-6; CholeskyQR at κ = 1e10 breaks down or loses
+// orthogonality entirely: the 1e-13 bounds catch both.)
+TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
+    const auto world = mpi::Comm::world();
+    const Index n = 700, p = 14;
+    const RowPartition rows = RowPartition::balanced(n, world.size());
+    for (const double kappa : {1.0, 1e5, 1e10}) {
+        const Eigen::MatrixXd whole = tall_block_with_condition(n, p, kappa, 5);
+        const Eigen::MatrixXd X = local_rows(rows, world.rank(), whole);
+        const Eigen::MatrixXd Q = orthonormal_columns(world, X);
+        ASSERT_EQ(Q.rows(), X.rows());
+        ASSERT_EQ(Q.cols(), p);
+        EXPECT_LE((inner(world, Q, Q) - Eigen::MatrixXd::Identity(p, p)).norm(), 1e-13) << "kappa " << kappa;
+        // X lies in span(Q): X − Q QᵀX is rounding.
+        const Eigen::MatrixXd outside = X - Q * inner(world, Q, X);
+        EXPECT_LE(std::sqrt(inner(world, outside, outside).trace()), 1e-13 * whole.norm()) << "kappa " << kappa;
+        // The same span as a one-process Householder QR: the projectors agree to the
+        // problem's own sensitivity, the weakest direction determined to about κu.
+        const Eigen::MatrixXd Q_whole = gather_rows(world, rows, Q);
+        const Eigen::MatrixXd H = thin_qr(whole).Q;
+        const double u = std::numeric_limits<double>::epsilon();
+        EXPECT_LE((Q_whole * Q_whole.transpose() - H * H.transpose()).norm(), std::max(1e-12, 100 * kappa * u))
+            << "kappa " << kappa;
     }
 }
 

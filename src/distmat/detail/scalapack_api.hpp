@@ -17,6 +17,13 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
             const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
             const int* ldc);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
+// LAPACK (the same library): Householder QR and its explicit Q.
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
 // ScaLAPACK: selected eigenpairs of a symmetric distributed matrix (MRRR).
 void pdsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a, const int* ia,
               const int* ja, const int* desca, const double* vl, const double* vu, const int* il, const int* iu,
