@@ -14,6 +14,7 @@
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/distmat/eig.hpp"
 #include "jsmf/distmat/grid.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
@@ -76,6 +77,16 @@ TEST(DocumentOperator, EqualsTheFormedC) {
         const Eigen::MatrixXd X = distmat::random_rows(0, N, 5, 17);
         const Eigen::MatrixXd CX = distmat::gather_rows(world, rows, op.apply(distmat::local_rows(rows, world.rank(), X)));
         EXPECT_LT((CX - C * X).cwiseAbs().maxCoeff(), 1e-14 * (C * X).cwiseAbs().maxCoeff()) << "min_tokens " << min_tokens;
+        // Rows are handed to threads in blocks, each row summed by one thread in a fixed
+        // order: the same bits at any thread count.
+        const int before = distmat::threads();
+        distmat::set_threads(3);
+        const Eigen::MatrixXd CX3 = distmat::gather_rows(world, rows, op.apply(distmat::local_rows(rows, world.rank(), X)));
+        distmat::set_threads(1);
+        const Eigen::MatrixXd CX1 = distmat::gather_rows(world, rows, op.apply(distmat::local_rows(rows, world.rank(), X)));
+        distmat::set_threads(before);
+        EXPECT_EQ(CX3, CX1);
+        EXPECT_EQ(CX1, CX);
         // Row sums are the unigram, summing to 1; the document frequencies are counts.
         const Eigen::VectorXd p = distmat::gather_rows(world, rows, op.row_sums());
         EXPECT_LT((p - C.rowwise().sum()).cwiseAbs().maxCoeff(), 1e-15);
