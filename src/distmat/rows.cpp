@@ -98,30 +98,42 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
     return result;
 }
 
-Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd& X, double max_condition) {
+Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd& X, double max_condition,
+                                    bool* by_cholesky) {
     const Index m = X.rows(), p = X.cols();
+    if (by_cholesky) *by_cholesky = false;
     Eigen::MatrixXd Q = X;
     for (int pass = 0; pass < 2; ++pass) {
         const Eigen::MatrixXd G = inner(comm, Q, Q);  // the same bits on every rank
         bool cholesky = true;
-        Eigen::LLT<Eigen::MatrixXd> llt;
-        if (pass == 0) {  // κ(X)² = λ_max(G) / λ_min(G)
+        if (pass == 0) {  // κ(X)² = λ_max(G) / λ_min(G): a screen, checked after the pass
             const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spectrum(G, Eigen::EigenvaluesOnly);
             const double low = p > 0 ? spectrum.eigenvalues()(0) : 1.0, high = p > 0 ? spectrum.eigenvalues()(p - 1) : 1.0;
             cholesky = low > 0 && high <= max_condition * max_condition * low;
+        } else {
+            // The first pass must have left Q nearly orthonormal (κ(Q) <= √3): the second then
+            // restores orthogonality to rounding. If it did not (the screen let through a
+            // block whose κ the Gram matrix's rounding hid), Householder.
+            cholesky = (G - Eigen::MatrixXd::Identity(p, p)).norm() <= 0.5;
         }
+        Eigen::LLT<Eigen::MatrixXd> llt;
         if (cholesky) {
             llt.compute(G);
             cholesky = llt.info() == Eigen::Success;
         }
         if (!mpi::root_decides(comm, cholesky)) return tall_qr(comm, X).Q;
-        const Eigen::MatrixXd L = llt.matrixL();
+        // The root's factor everywhere (the same bits anyway; this keeps it so whatever a
+        // rank's own factorization said).
+        Eigen::MatrixXd L = Eigen::MatrixXd::Zero(p, p);
+        if (llt.info() == Eigen::Success && llt.rows() == p) L = llt.matrixL();
+        mpi::adopt_root_copy(comm, L.data(), static_cast<std::size_t>(L.size()));
         if (m > 0 && p > 0) {  // Q ← Q L⁻ᵀ = Q R⁻¹
             const int mi = static_cast<int>(m), pi = static_cast<int>(p);
             const double one = 1.0;
             dtrsm_("R", "L", "T", "N", &mi, &pi, &one, L.data(), &pi, Q.data(), &mi);
         }
     }
+    if (by_cholesky) *by_cholesky = true;
     return Q;
 }
 

@@ -202,6 +202,7 @@ Eigen::MatrixXd leading_directions(const CenteredRows& X, Index cols, int iterat
                                    const mpi::Comm& comm) {
     const Index q = std::min(cols, 2 + kExtraVectors);
     Eigen::MatrixXd V = distmat::orthonormalize(distmat::random_block(cols, q, seed));
+    mpi::adopt_root_copy(comm, V.data(), static_cast<std::size_t>(V.size()));  // LAPACK's bits may differ by node
     Eigen::MatrixXd S;
     for (int it = 0;; ++it) {
         const Eigen::MatrixXd W = X.covariance_times(V);

@@ -14,7 +14,7 @@
 namespace jsmf::lowrank {
 namespace {
 
-using Entries = std::vector<std::pair<Index, double>>;  // (column, value) of one row of E′
+using Entries = std::vector<std::pair<Index, double>>;  // (index, value): a row of E′ by columns, or a column by anchors
 
 /// E′ = max(F, Fᵀ) as positions: every rank's triplets on every rank, each position once.
 std::unordered_map<std::int64_t, double> symmetric_positions(const mpi::Comm& comm, Index N, const Correction& E) {

@@ -176,25 +176,38 @@ Eigen::MatrixXd tall_block_with_condition(Index n, Index p, double kappa, Seed s
 // orthogonality entirely: the 1e-13 bounds catch both.)
 TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
     const auto world = mpi::Comm::world();
-    const Index n = 700, p = 14;
-    const RowPartition rows = RowPartition::balanced(n, world.size());
-    for (const double kappa : {1.0, 1e5, 1e10}) {
+    // (n, p, κ, CholeskyQR2 expected): 700 rows, all ranks with more than p; 20 rows, every
+    // rank (at 2+ ranks) with fewer than p; 3 rows at 4 ranks: a rank with none.
+    struct Case {
+        Index n, p;
+        double kappa;
+        bool cholesky;
+    };
+    for (const Case& c : {Case{700, 14, 1.0, true}, Case{700, 14, 1e5, true}, Case{700, 14, 1e10, false},
+                          Case{20, 14, 10.0, true}, Case{3, 2, 10.0, true}, Case{3, 2, 1e10, false}}) {
+        const Index n = c.n, p = c.p;
+        const double kappa = c.kappa;
+        const RowPartition rows = RowPartition::balanced(n, world.size());
         const Eigen::MatrixXd whole = tall_block_with_condition(n, p, kappa, 5);
         const Eigen::MatrixXd X = local_rows(rows, world.rank(), whole);
-        const Eigen::MatrixXd Q = orthonormal_columns(world, X);
-        ASSERT_EQ(Q.rows(), X.rows());
-        ASSERT_EQ(Q.cols(), p);
-        EXPECT_LE((inner(world, Q, Q) - Eigen::MatrixXd::Identity(p, p)).norm(), 1e-13) << "kappa " << kappa;
+        bool by_cholesky = !c.cholesky;
+        const Eigen::MatrixXd Q = orthonormal_columns(world, X, 1e6, &by_cholesky);
+        EXPECT_EQ(by_cholesky, c.cholesky) << "n " << n << " kappa " << kappa;
+        EXPECT_EQ(Q.rows(), X.rows());
+        EXPECT_EQ(Q.cols(), p);
+        if (Q.rows() != X.rows() || Q.cols() != p) continue;  // the same on every rank: no collective skipped alone
+        EXPECT_LE((inner(world, Q, Q) - Eigen::MatrixXd::Identity(p, p)).norm(), 1e-13) << "n " << n << " kappa " << kappa;
         // X lies in span(Q): X − Q QᵀX is rounding.
         const Eigen::MatrixXd outside = X - Q * inner(world, Q, X);
-        EXPECT_LE(std::sqrt(inner(world, outside, outside).trace()), 1e-13 * whole.norm()) << "kappa " << kappa;
+        EXPECT_LE(std::sqrt(inner(world, outside, outside).trace()), 1e-13 * whole.norm())
+            << "n " << n << " kappa " << kappa;
         // The same span as a one-process Householder QR: the projectors agree to the
         // problem's own sensitivity, the weakest direction determined to about κu.
         const Eigen::MatrixXd Q_whole = gather_rows(world, rows, Q);
         const Eigen::MatrixXd H = thin_qr(whole).Q;
         const double u = std::numeric_limits<double>::epsilon();
         EXPECT_LE((Q_whole * Q_whole.transpose() - H * H.transpose()).norm(), std::max(1e-12, 100 * kappa * u))
-            << "kappa " << kappa;
+            << "n " << n << " kappa " << kappa;
     }
 }
 

@@ -119,11 +119,12 @@ EigResult top_eigenpairs(const SymmetricOperator& op, Index n, const mpi::Comm& 
 /// Collective on `comm` (and through `op`). The same method on an operator whose n × p
 /// blocks are distributed by rows as `rows` says (n = rows.size()): `op` maps this rank's
 /// rows of X to its rows of A X, and `warm_start`, `warm_product` and the result's vectors,
-/// block and product are this rank's rows too. Orthonormalization is a tall-skinny QR
-/// (distmat/rows.hpp), inner products are sums over ranks; every decision is still the
-/// root's. The start block depends only on the seed, not on the rank count.
+/// block and product are this rank's rows too. Orthonormalization is CholeskyQR2 where the
+/// block allows it, else a tall-skinny Householder QR (distmat::orthonormal_columns), inner
+/// products are sums over ranks; every decision is still the root's. The start block
+/// depends only on the seed, not on the rank count.
 /// Per-rank memory: about 5·(n/P)·p doubles besides the operator's; communication per
-/// round: a few p × p reductions and the QR's P·p² gather, plus what `op` moves.
+/// round: a few p × p reductions (and the fallback QR's P·p² gather), plus what `op` moves.
 EigResult top_eigenpairs(const SymmetricOperator& op, const RowPartition& rows, const mpi::Comm& comm,
                          const EigOptions& options, const Eigen::MatrixXd* warm_start = nullptr,
                          const Eigen::MatrixXd* warm_product = nullptr);
