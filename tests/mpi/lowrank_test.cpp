@@ -244,6 +244,23 @@ TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
 // F kept as dense panels (GEMMs) or sparse (CSR/CSC) is the same E: the same iterations,
 // corrections and factor, with rows outside L (l < N) exercising Fᵀ's masking. N = 2,500
 // words: several 1,024-row panels per rank at 1 and 2 ranks (the panels' offsets).
+// ENN's Fᵀ X is scattered into a fixed number of partial sums and F X gathered row by row:
+// the same factor, anchors and B at 1 and 3 threads (sparse panels, so both kernels run).
+TEST(CompressedFit, SameBitsAtAnyThreadCount) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
+    const int before = distmat::threads();
+    distmat::set_threads(3);
+    const CompressedFit three = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 5, 300, 2.0);
+    distmat::set_threads(1);
+    const CompressedFit one = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 5, 300, 2.0);
+    distmat::set_threads(before);
+    EXPECT_GT(one.enn.trace.front().corrections, 0);
+    EXPECT_EQ(three.enn.Y, one.enn.Y);
+    EXPECT_EQ(three.law.anchors, one.law.anchors);
+    EXPECT_EQ(three.B, one.B);
+}
+
 TEST(CompressedFit, DenseAndSparseCorrectionsAgree) {
     const mpi::Comm world = mpi::Comm::world();
     const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
