@@ -94,9 +94,10 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
             if (t % every == 0 || t == o.iterations)
                 say(report, Level::info,
                     fmt::format("enn: iteration {}/{}: corrected mass {:.3e} in {} entries, r = {:.2e}, change {:.2e}, "
-                                "{} products, {:.3f} s ({:.3f} s forming E, {:.0f} % of rank 0's rows dense)",
+                                "{} products, {:.3f} s ({:.3f} s forming E, {:.0f} % of rank 0's rows dense, largest rank's share of "
+                                "E {:.2f}x the mean)",
                                 t, o.iterations, it.negative_mass, it.corrections, it.r, it.change, it.products,
-                                it.seconds, it.check_seconds, 100 * it.dense_share));
+                                it.seconds, it.check_seconds, 100 * it.dense_share, it.imbalance));
         });
     m.times.add("enn", r.seconds);
     say(report, Level::info,

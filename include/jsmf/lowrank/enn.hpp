@@ -64,6 +64,7 @@ struct EnnIteration {
     int products = 0;             ///< operator products of the projection
     double check_seconds = 0;     ///< finding L and forming F (the rest: the projection)
     double dense_share = 0;       ///< of this rank's rows, those whose F is kept dense (rank 0's)
+    double imbalance = 1;         ///< F's entries: the largest rank's share over the mean (1: even)
     bool eig_converged = false;
     double seconds = 0;
 };
@@ -83,8 +84,8 @@ struct EnnResult {
 
 using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
 
-/// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: lower
-/// word id), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
+/// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: the
+/// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
 /// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
 /// formed). E is kept sparse on the rows' owners, F's rows in L supply the L × L block.
 /// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
@@ -92,6 +93,11 @@ using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
 /// below the density threshold); Y_L, two l × p buffers and four l × p partial sums of
 /// Fᵀ X; a panel of 1,024 rows × l while F is computed.
 /// Communication per product: one (K + 1) × p and one 2l × p reduction.
+/// The rows are dealt over the ranks in a fixed pseudo-random order that depends on N only
+/// (Y moved there on entry and back on exit, one all-to-all of N/P × K each way, and 16
+/// bytes per row replicated for the order): word ids follow frequency, F's entries do not
+/// spread evenly over it, and contiguous ranges left one rank with five times the other's
+/// work. Every rank count sees the same order: the same ties and random columns.
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
                       const EnnOptions& options, const EnnProgress& progress = {});
 
