@@ -119,6 +119,9 @@ struct FitCommand {
     std::string pipeline = fit::to_string(fit::FitOptions{}.pipeline);
     int enn_iterations = fit::CompressedOptions{}.iterations;
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
+    std::string checkpoint;      ///< --pipeline compressed: checkpoint file
+    double checkpoint_seconds = fit::CompressedOptions{}.checkpoint_seconds;
+    std::string resume;          ///< --pipeline compressed: continue from this checkpoint
     std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_fit_command(CLI::App& app, FitCommand& command);

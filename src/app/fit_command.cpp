@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "app/commands.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
@@ -67,6 +69,15 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
+    sub->add_option("--checkpoint", c.checkpoint,
+                    "--pipeline compressed: write a resumable checkpoint of the range finder and ENN to this file "
+                    "(atomically, replacing the previous one; kept after the fit)");
+    sub->add_option("--checkpoint-seconds", c.checkpoint_seconds,
+                    "--pipeline compressed: seconds between checkpoints (0: after every round and iteration)")
+        ->capture_default_str();
+    sub->add_option("--resume", c.resume,
+                    "--pipeline compressed: continue from this checkpoint (the same corpus and settings, any number "
+                    "of ranks; ENN continues exactly, a range finder stopped mid-solve to its tolerance)");
     return sub;
 }
 
@@ -221,6 +232,15 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             c.given.erase(std::remove(c.given.begin(), c.given.end(), "estimator"), c.given.end());
         options.compressed.iterations = c.enn_iterations;
         options.compressed.checked_rows = c.checked_rows;
+        options.compressed.checkpoint = c.checkpoint;
+        options.compressed.checkpoint_seconds = c.checkpoint_seconds;
+        options.compressed.resume = c.resume;
+        if (!(c.checkpoint_seconds >= 0)) throw InputError("--checkpoint-seconds must be at least 0");
+        if (!c.resume.empty() && access(c.resume.c_str(), R_OK) != 0)
+            throw InputError(c.resume, "--resume: cannot read the checkpoint");
+        if (!c.checkpoint.empty() && (c.checkpoint == c.out || c.checkpoint == c.infer_out))
+            throw InputError(c.checkpoint, "--checkpoint names an output of the fit");
+        if (!c.resume.empty() && c.resume == c.out) throw InputError(c.resume, "--resume names the output model (--out)");
         if (options.pipeline == fit::Pipeline::compressed && !c.cooc_file.empty())
             throw InputError("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
         if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
@@ -262,6 +282,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     io::check_output_path(world, c.out);
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
+    if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     if (options.pipeline == fit::Pipeline::compressed)

@@ -436,7 +436,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
     Eigen::VectorXd residuals = residual_norms();
     int recoveries = 0;
     // Each pass checks first, so the last round's result is checked (and verified) too.
-    for (int it = 0;; ++it) {
+    for (int it = options.first_round;; ++it) {
         if (mpi::root_decides(comm, residuals.head(K).maxCoeff() <= options.tolerance * scale())) {
             if (options.verify_steps <= 0) {
                 result.converged = true;
@@ -455,7 +455,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
                 break;
             }
             ++result.missed;
-            if (++recoveries > options.max_recoveries || it == options.max_iterations) break;
+            if (++recoveries > options.max_recoveries || it >= options.max_iterations) break;
             // Bring the missed direction into the block in place of its last vector.
             X.col(p - 1) = outside.highest_vector;
             X = space.orthonormalize(X);
@@ -466,7 +466,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
             result.iterations = it + 1;
             continue;
         }
-        if (it == options.max_iterations) break;  // the round limit: not converged
+        if (it >= options.max_iterations) break;  // the round limit: not converged
         if (!std::isfinite(result.lower_bound)) result.lower_bound = fresh_bound(options.seed);
         // Ritz values lie inside the spectrum: one below the bound (by more than rounding,
         // which leaves a PSD operator's null space at ±ε‖C‖) proves it wrong, and the
@@ -533,7 +533,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
         result.iterations = it + 1;
         if (options.progress)
             options.progress({result.iterations, result.block_products, result.lanczos_products,
-                              residuals.head(K).maxCoeff() / scale()});
+                              residuals.head(K).maxCoeff() / scale(), &X, &W, result.lower_bound});
     }
     result.values = theta.head(K);
     result.vectors = X.leftCols(K);

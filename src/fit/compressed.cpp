@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
@@ -13,6 +14,7 @@
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/io/compressed_checkpoint.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
@@ -41,6 +43,23 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
     if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
+    if ((!options.compressed.checkpoint.empty() || !options.compressed.resume.empty()) && options.topics.size() != 1)
+        throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
+    if (!(options.compressed.checkpoint_seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
+}
+
+// What a checkpoint must share with the run that resumes it: everything that changes the
+// arithmetic (the corpus, through the operator's counts, and the settings).
+std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowrank::DocumentOperator& C,
+                                                                     const CompressedOptions& o) {
+    const lowrank::DocumentStats& s = C.stats();
+    return {{"documents", std::to_string(s.num_docs)},
+            {"tokens", std::to_string(s.num_tokens)},
+            {"nonzeros", std::to_string(s.num_entries)},
+            {"seed", std::to_string(o.seed)},
+            {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
+            {"enn_iterations", std::to_string(o.iterations)},
+            {"checked_rows", std::to_string(o.checked_rows)}};
 }
 
 // Every rank's entries, in rank order, on every rank.
@@ -64,17 +83,76 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     Model m;
     m.num_topics = K;
 
-    distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
-    Stopwatch compress_clock, since_print;
-    compress_eig.progress = [&](const distmat::EigRound& round) {
-        if (since_print.seconds() < options.rectify.progress_seconds) return;
-        since_print.restart();
-        say(report, Level::info,
-            fmt::format("compress: K = {}: round {}, {} products, residual {:.1e} of λ₁ (target {:.0e}), {:.1f} s", K,
-                        round.round, round.products + round.lanczos_products, round.residual, eig.tolerance,
-                        compress_clock.seconds()));
+    // Checkpoints: the root's clock decides (every rank asks, so all agree).
+    const bool checkpointing = !o.checkpoint.empty();
+    const auto settings = checkpoint_settings(C, o);
+    Stopwatch since_checkpoint;
+    const auto checkpoint_due = [&] {
+        if (!mpi::root_decides(world, since_checkpoint.seconds() >= o.checkpoint_seconds)) return false;
+        since_checkpoint.restart();
+        return true;
     };
-    const lowrank::Compression y0 = lowrank::compress(C, K, compress_eig);
+    const auto write_checkpoint = [&](const io::CompressedCheckpoint& c, const std::string& where) {
+        Stopwatch clock;
+        io::write_compressed_checkpoint(world, C.rows(), o.checkpoint, c);
+        say(report, Level::info, fmt::format("checkpoint: {} written to {} in {:.2f} s", where, o.checkpoint, clock.seconds()));
+        since_checkpoint.restart();
+    };
+    std::optional<io::CompressedCheckpoint> saved;
+    if (!o.resume.empty()) {
+        saved = io::read_compressed_checkpoint(world, C.rows(), o.resume, K, settings);
+        say(report, Level::info,
+            saved->phase == io::CompressedCheckpoint::Phase::compress
+                ? fmt::format("resume: from {}: the range finder after {} rounds", o.resume, saved->round)
+                : fmt::format("resume: from {}: ENN after {} of {} iterations", o.resume, saved->enn.iterations_done,
+                              o.iterations));
+    }
+
+    lowrank::Compression y0;
+    if (saved && saved->phase == io::CompressedCheckpoint::Phase::enn) {  // the range finder's record only
+        y0.eigenvalues = saved->eigenvalues;
+        y0.residuals = saved->residuals;
+        y0.products = saved->products;
+        y0.converged = saved->compress_converged;
+        y0.seconds = saved->seconds;
+    } else {
+        distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
+        Stopwatch compress_clock, since_print;
+        const int products_before = saved ? saved->products : 0;
+        const double seconds_before = saved ? saved->seconds : 0.0;
+        const Index operator_products = C.products();
+        compress_eig.progress = [&](const distmat::EigRound& round) {
+            if (since_print.seconds() >= options.rectify.progress_seconds) {
+                since_print.restart();
+                say(report, Level::info,
+                    fmt::format("compress: K = {}: round {}, {} products, residual {:.1e} of λ₁ (target {:.0e}), {:.1f} s",
+                                K, round.round, products_before + C.products() - operator_products, round.residual,
+                                eig.tolerance, seconds_before + compress_clock.seconds()));
+            }
+            if (checkpointing && checkpoint_due()) {
+                io::CompressedCheckpoint c;
+                c.phase = io::CompressedCheckpoint::Phase::compress;
+                c.num_topics = K;
+                c.settings = settings;
+                c.round = round.round;
+                c.products = products_before + static_cast<int>(C.products() - operator_products);
+                c.lower_bound = round.lower_bound;
+                c.block = *round.block;
+                c.product = *round.product;
+                c.seconds = seconds_before + compress_clock.seconds();
+                write_checkpoint(c, fmt::format("the range finder after {} rounds", round.round));
+            }
+        };
+        if (saved) {
+            compress_eig.first_round = saved->round;
+            compress_eig.lower_bound = saved->lower_bound;
+            y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
+            y0.products += saved->products;
+            y0.seconds += saved->seconds;
+        } else {
+            y0 = lowrank::compress(C, K, compress_eig);
+        }
+    }
     m.times.add("compress", y0.seconds);
     say(report, Level::info,
         fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
@@ -88,9 +166,36 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     enn.iterations = o.iterations;
     enn.checked_rows = o.checked_rows;
     enn.eig = eig;
+    io::CompressedCheckpoint enn_checkpoint;  // the range finder's record, ENN's state
+    enn_checkpoint.phase = io::CompressedCheckpoint::Phase::enn;
+    enn_checkpoint.num_topics = K;
+    enn_checkpoint.settings = settings;
+    enn_checkpoint.products = y0.products;
+    enn_checkpoint.seconds = y0.seconds;
+    enn_checkpoint.eigenvalues = y0.eigenvalues;
+    enn_checkpoint.residuals = y0.residuals;
+    enn_checkpoint.compress_converged = y0.converged;
+    lowrank::EnnCheckpoint enn_hook;
+    if (checkpointing) {
+        enn.checkpoint_due = [&](int) { return checkpoint_due(); };
+        enn_hook = [&](const lowrank::EnnState& state) {
+            enn_checkpoint.enn = state;
+            write_checkpoint(enn_checkpoint, fmt::format("ENN after {} iterations", state.iterations_done));
+            enn_checkpoint.enn = {};
+        };
+        if (!saved || saved->phase == io::CompressedCheckpoint::Phase::compress) {  // the range finder done
+            enn_checkpoint.enn.Y = y0.Y;
+            enn_checkpoint.enn.warm = y0.Y;
+            enn_checkpoint.enn.lower_bound = eig.lower_bound;
+            write_checkpoint(enn_checkpoint, "the range finder's factor");
+            enn_checkpoint.enn = {};
+        }
+    }
+    const lowrank::EnnState* resume_enn =
+        saved && saved->phase == io::CompressedCheckpoint::Phase::enn ? &saved->enn : nullptr;
     const int every = std::max(1, o.iterations / 10);
     const lowrank::EnnResult r = lowrank::rectify_enn(
-        world, C.rows(), y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
+        world, C.rows(), resume_enn ? Eigen::MatrixXd(saved->enn.Y) : y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
             if (t % every == 0 || t == o.iterations)
                 say(report, Level::info,
                     fmt::format("enn: iteration {}/{}: corrected mass {:.3e} in {} entries, r = {:.2e}, change {:.2e}, "
@@ -98,7 +203,8 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
                                 "E {:.2f}x the mean)",
                                 t, o.iterations, it.negative_mass, it.corrections, it.r, it.change, it.products,
                                 it.seconds, it.check_seconds, 100 * it.dense_share, it.imbalance));
-        });
+        },
+        enn_hook, resume_enn);
     m.times.add("enn", r.seconds);
     say(report, Level::info,
         fmt::format("enn: {} iterations in {:.2f} s; l = {} checked rows; left among checked pairs: mass {:.2e} in {} "

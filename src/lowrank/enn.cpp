@@ -43,13 +43,14 @@ Eigen::MatrixXd psd_factor(const mpi::Comm& comm, Eigen::MatrixXd V, const Eigen
 }
 }  // namespace
 
-Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options) {
+Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options,
+                     const Eigen::MatrixXd* warm_block, const Eigen::MatrixXd* warm_product) {
     Stopwatch clock;
     distmat::EigOptions o = options;
     o.num_eigenpairs = K;
     const Index before = C.products();
     const distmat::EigResult eig = distmat::top_eigenpairs([&](const Eigen::MatrixXd& X) { return C.apply(X); },
-                                                           C.rows(), C.comm(), o);
+                                                           C.rows(), C.comm(), o, warm_block, warm_product);
     Compression out;
     out.Y = psd_factor(C.comm(), eig.vectors, eig.values);
     out.eigenvalues = eig.values;
@@ -337,24 +338,36 @@ double relative_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Ei
 }  // namespace
 
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
-                      const EnnOptions& options, const EnnProgress& progress) {
+                      const EnnOptions& options, const EnnProgress& progress, const EnnCheckpoint& checkpoint,
+                      const EnnState* resume) {
     Stopwatch total;
     const Index N = rows.size(), K = Y.cols();
     const Index l = options.checked_rows > 0 ? std::min(N, options.checked_rows) : std::min(N, 10 * K + 1000);
-    mpi::require_same_on_all_ranks(comm, {N, K, l, options.iterations}, "rectify_enn");
+    const int first = resume ? resume->iterations_done : 0;
+    mpi::require_same_on_all_ranks(comm, {N, K, l, options.iterations, first},
+                                   "rectify_enn");
     mpi::run_local_phase(comm, "enn", [&] {
         if (Y.rows() != rows.rows(comm.rank())) throw InternalError("rectify_enn: Y does not match the partition");
         if (options.iterations < 0) throw OptionError("{iterations} must be at least 0");
+        if (resume && (resume->Y.rows() != Y.rows() || resume->Y.cols() != K || resume->warm.rows() != Y.rows() ||
+                       first < 0 || first > options.iterations ||
+                       static_cast<int>(resume->trace.size()) != first))
+            throw InputError("ENN: the state to resume from does not fit this run (its K, N or iterations)");
     });
     distmat::EigOptions eig = options.eig;
     eig.num_eigenpairs = static_cast<int>(K);
     EnnResult result;
     result.checked_rows = l;
     const RowShuffle shuffle = shuffle_rows(N);
-    Y = move_rows(comm, rows, Y, shuffle.position);  // from here on row q is word shuffle.row_at[q]
-    Eigen::MatrixXd warm = Y;
+    // From here on row q is word shuffle.row_at[q].
+    Y = move_rows(comm, rows, resume ? resume->Y : Y, shuffle.position);
+    Eigen::MatrixXd warm = resume ? move_rows(comm, rows, resume->warm, shuffle.position) : Y;
+    if (resume) {
+        eig.lower_bound = resume->lower_bound;
+        result.trace = resume->trace;
+    }
     const double N2 = static_cast<double>(N) * static_cast<double>(N);
-    for (int t = 0; t < options.iterations; ++t) {
+    for (int t = first; t < options.iterations; ++t) {
         Stopwatch clock;
         EnnIteration it;
         Stopwatch check_clock;
@@ -390,6 +403,15 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         it.seconds = clock.seconds();
         result.trace.push_back(it);
         if (progress) progress(t + 1, it);
+        if (checkpoint && options.checkpoint_due && t + 1 < options.iterations && options.checkpoint_due(t + 1)) {
+            EnnState state;
+            state.iterations_done = t + 1;
+            state.Y = move_rows(comm, rows, Y, shuffle.row_at);
+            state.warm = move_rows(comm, rows, warm, shuffle.row_at);
+            state.lower_bound = eig.lower_bound;
+            state.trace = result.trace;
+            checkpoint(state);
+        }
     }
     const CheckedPairs last = check_pairs(comm, rows, Y, l, options.dense_panel_density);
     result.final_negative_mass = last.mass;

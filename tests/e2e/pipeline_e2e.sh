@@ -6,7 +6,8 @@
 # compressed fit recovers the planted topics, refuses settings it would drop, fits α and
 # infers θ (--infer); sweep --pipeline compressed writes a model and a row per K, and one
 # array task's model equals the whole sweep's; ENN's settings ask for the compressed pipeline;
-# synth --stream writes one corpus in parts at any rank count, and fit reads the parts.
+# synth --stream writes one corpus in parts at any rank count, and fit reads the parts; a
+# compressed fit killed mid-ENN resumes from its checkpoint to the uninterrupted model.
 # Usage: pipeline_e2e.sh JSMF CHECK_MODEL_FILE MPIEXEC
 set -u
 jsmf=$1 checker=$2 mpiexec=$3
@@ -133,4 +134,45 @@ else
 fi
 run 2 -q synth --stream --gzip --dir "$work/st1" --name bad >/dev/null 2>"$work/err" \
   && fail "synth --stream --gzip accepted" || { grep -q "no --gzip" "$work/err" && ok "synth --stream --gzip refused" || fail "--gzip: $(cat "$work/err")"; }
+# 8. A compressed fit killed (SIGKILL, mid-ENN) and resumed from its checkpoint writes the
+#    uninterrupted fit's model (ENN continues exactly; at another rank count the rank
+#    count moves the last digits, hence rtol 1e-9); a fit that was killed leaves no model.
+enn=(--topics 5 --pipeline compressed --enn-iterations 1500 --no-metrics)
+( exec setsid timeout 120 "$mpiexec" -np 2 --oversubscribe "$jsmf" fit "${corpus[@]}" "${enn[@]}" \
+    --checkpoint "$work/ck.h5" --checkpoint-seconds 0 --out "$work/killed.h5" >/dev/null 2>"$work/killed.err" ) &
+killed=$!
+for _ in $(seq 600); do
+  grep -Eq "checkpoint: ENN after [0-9]{2,} iterations written" "$work/killed.err" 2>/dev/null && break
+  sleep 0.1
+done
+kill -KILL -- -"$killed" 2>/dev/null; wait "$killed" 2>/dev/null
+if [[ -e $work/killed.h5 ]]; then
+  fail "the fit was not killed before it finished (make ENN longer)"
+else
+  done_before=$(grep -Eo "ENN after [0-9]+ iterations written" "$work/killed.err" | tail -1 | grep -Eo "[0-9]+")
+  run 2 fit "${corpus[@]}" "${enn[@]}" --out "$work/straight.h5" >/dev/null 2>"$work/err" || fail "uninterrupted fit: $(cat "$work/err")"
+  if run 2 fit "${corpus[@]}" "${enn[@]}" --resume "$work/ck.h5" --out "$work/resumed.h5" >/dev/null 2>"$work/resumed.err"; then
+    grep -q "resume: from $work/ck.h5: ENN after [0-9]* of 1500 iterations" "$work/resumed.err" \
+      && ok "killed after $done_before ENN iterations, resumed from the checkpoint" || fail "resume not said: $(cat "$work/resumed.err")"
+    "$python" "$here/compare_h5.py" "$work/straight.h5" "$work/resumed.h5" >"$work/diff" \
+      && ok "the resumed fit's model is the uninterrupted one's, bit for bit" || { fail "resumed model differs"; head -5 "$work/diff"; }
+  else
+    fail "fit --resume: $(cat "$work/resumed.err")"
+  fi
+  # At 3 ranks: as any two rank counts agree (the largest entry's 1e-9).
+  run 3 fit "${corpus[@]}" "${enn[@]}" --resume "$work/ck.h5" --out "$work/resumed3.h5" >/dev/null 2>"$work/err" \
+    || fail "fit --resume at 3 ranks: $(cat "$work/err")"
+  "$python" - "$work/straight.h5" "$work/resumed3.h5" <<'PY' && ok "resumed at 3 ranks: the same model to 1e-9" || fail "resumed at 3 ranks differs"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert np.array_equal(a["K5/model/anchors"][()], b["K5/model/anchors"][()])
+for name in ["K5/model/B", "K5/model/A", "K5/compressed/Y"]:
+    x, y = a[name][()], b[name][()]
+    assert np.abs(x - y).max() <= 1e-9 * np.abs(x).max(), (name, np.abs(x - y).max())
+PY
+  run 2 fit "${corpus[@]}" --topics 5 --pipeline compressed --enn-iterations 1400 --no-metrics --resume "$work/ck.h5" \
+    --out "$work/bad.h5" >/dev/null 2>"$work/err"
+  [[ $? -ne 0 && $(grep -c "error:.*made with enn_iterations = 1500, this run has 1400" "$work/err") -eq 1 && ! -e $work/bad.h5 ]] \
+    && ok "a checkpoint of other settings is refused once" || fail "resume with other settings: $(cat "$work/err")"
+fi
 finish

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -375,6 +377,89 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     EXPECT_NEAR(value("validity_original")->mean,
                 eval::validity(m.B, m.A, m.B_breve, distmat::row_sums(built.C)), 1e-12);
     EXPECT_NE(m.metrics_note.find("estimated by 1024 random probes"), std::string::npos) << m.metrics_note;
+}
+
+// A compressed fit killed and resumed from its checkpoint gives the uninterrupted fit's
+// model: exactly from an ENN checkpoint (the state is all an iteration reads), to the
+// eigensolver's tolerance from one taken mid-solve (the continuation redoes a
+// Rayleigh–Ritz step), and at another rank count as the rank counts agree (1e-9). A
+// checkpoint made with other settings, or damaged, is refused on every rank.
+TEST(Fit, CompressedResumesFromItsCheckpoints) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 5, 600, 30, 1200);
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::compressed;
+    options.compressed.iterations = 12;
+    options.metrics = false;
+    options.compressed.checkpoint = dir.file("ck.h5");
+    options.compressed.checkpoint_seconds = 0;
+    // Keep copies of the checkpoint at three moments, as a kill would leave it.
+    const std::vector<std::pair<std::string, std::string>> moments = {
+        {"the range finder after 2 rounds", "ck_round2.h5"},
+        {"the range finder's factor", "ck_factor.h5"},
+        {"ENN after 5 iterations", "ck_enn5.h5"}};
+    int copied = 0;
+    const Report keep = [&](Level, const std::string& line) {
+        for (const auto& [moment, copy] : moments)
+            if (line.find("checkpoint: " + moment + " written") != std::string::npos) {
+                ++copied;
+                if (world.is_root()) std::filesystem::copy_file(options.compressed.checkpoint, dir.file(copy));
+            }
+    };
+    const FitResult whole = fit(p.source, square_grid(world), options, keep);
+    MPI_Barrier(world.raw());
+    ASSERT_EQ(copied, 3);
+    const Model& w = whole.models.front();
+    FitOptions again = options;
+    again.compressed.checkpoint.clear();
+    for (const auto& [moment, copy] : moments) {
+        again.compressed.resume = dir.file(copy);
+        const Model r = fit(p.source, square_grid(world), again).models.front();
+        EXPECT_EQ(r.anchors, w.anchors) << moment;
+        EXPECT_EQ(r.compressed->enn.size(), 12u) << moment;
+        if (moment.rfind("ENN", 0) == 0 || moment == "the range finder's factor") {
+            EXPECT_EQ(r.B, w.B) << moment;
+            EXPECT_EQ(r.A, w.A) << moment;
+            EXPECT_EQ(r.compressed->Y, w.compressed->Y) << moment;
+        } else {
+            EXPECT_LT(relative(r.B, w.B), 1e-9) << moment;
+            EXPECT_LT(relative(r.A, w.A), 1e-9) << moment;
+        }
+        EXPECT_EQ(r.compressed->eigenvalues.size(), K) << moment;
+    }
+    // At one rank, from the checkpoint the others wrote.
+    const mpi::Comm self(MPI_COMM_SELF);
+    again.compressed.resume = dir.file("ck_enn5.h5");
+    const Model one = fit(p.source, distmat::Grid::create(self, 1, 1), again).models.front();
+    EXPECT_EQ(one.anchors, w.anchors);
+    EXPECT_LT(relative(one.B, w.B), 1e-9);
+    MPI_Barrier(world.raw());
+
+    // Other settings: refused, naming the setting.
+    FitOptions other = again;
+    other.compressed.iterations = 13;
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), other); },
+                              {"made with enn_iterations = 12, this run has 13"});
+    // A damaged row block: the checksum catches it.
+    if (world.is_root()) {
+        const std::string damaged = dir.file("ck_damaged.h5");
+        std::filesystem::copy_file(dir.file("ck_enn5.h5"), damaged);
+        const hid_t file = H5Fopen(damaged.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        const hid_t set = H5Dopen2(file, "/compressed_checkpoint/Y", H5P_DEFAULT);
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Y(1200, K);
+        H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, Y.data());
+        Y(700, 2) *= 1.0 + 1e-12;
+        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, Y.data());
+        H5Dclose(set);
+        H5Fclose(file);
+    }
+    MPI_Barrier(world.raw());
+    again.compressed.resume = dir.file("ck_damaged.h5");
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), again); },
+                              {"ck_damaged.h5", "checksum does not match"});
 }
 
 // The compressed pipeline through the same call: C never formed, the planted topics

@@ -293,6 +293,71 @@ TEST(CompressedFit, EnnBalancesTheCorrectionsOverRanks) {
     EXPECT_LT(relative(Y, alone.enn.Y), 1e-9);
 }
 
+// A checkpointed ENN run continued from its state (as a resumed fit does) is the
+// uninterrupted run, to the bit: the state holds everything the next iteration reads.
+TEST(CompressedFit, EnnResumesExactly) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
+    const DocumentOperator op(world, 2500, deal(truth.docs, world), cooc::CoocOptions{});
+    const Compression c = compress(op, 4, default_eig_options(4, 1));
+    EnnOptions e;
+    e.iterations = 9;
+    e.checked_rows = 300;
+    e.eig = default_eig_options(4, 1);
+    e.checkpoint_due = [](int done) { return done % 4 == 0; };
+    std::vector<EnnState> states;
+    const EnnResult whole = rectify_enn(world, op.rows(), c.Y, e, {}, [&](const EnnState& s) { states.push_back(s); });
+    ASSERT_EQ(states.size(), 2u);  // after 4 and 8, not after the last
+    EXPECT_EQ(states[0].iterations_done, 4);
+    EXPECT_EQ(states[1].iterations_done, 8);
+    for (const EnnState& s : states) {
+        const EnnResult resumed = rectify_enn(world, op.rows(), Eigen::MatrixXd::Zero(c.Y.rows(), 4), e, {}, {}, &s);
+        EXPECT_EQ(resumed.Y, whole.Y) << "from " << s.iterations_done;
+        ASSERT_EQ(resumed.trace.size(), whole.trace.size());
+        for (std::size_t t = 0; t < whole.trace.size(); ++t) {
+            EXPECT_EQ(resumed.trace[t].negative_mass, whole.trace[t].negative_mass) << "iteration " << t + 1;
+            EXPECT_EQ(resumed.trace[t].products, whole.trace[t].products) << "iteration " << t + 1;
+        }
+        EXPECT_EQ(resumed.final_negative_mass, whole.final_negative_mass);
+    }
+    // A state that does not fit the run is refused on every rank.
+    EnnState wrong = states[0];
+    wrong.trace.pop_back();
+    EXPECT_THROW(rectify_enn(world, op.rows(), c.Y, e, {}, {}, &wrong), StageFailed);
+}
+
+// The range finder continued from a round's block and product (a checkpoint mid-solve)
+// reaches the same eigenpairs to its tolerance.
+TEST(Compress, ResumesFromARound) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
+    const DocumentOperator op(world, 2500, deal(truth.docs, world), cooc::CoocOptions{});
+    distmat::EigOptions o = default_eig_options(6, 3);
+    Eigen::MatrixXd block, product;
+    double bound = 0;
+    int round = 0;
+    o.progress = [&](const distmat::EigRound& r) {
+        if (r.round != 3) return;
+        block = *r.block;
+        product = *r.product;
+        bound = r.lower_bound;
+        round = r.round;
+    };
+    const Compression whole = compress(op, 6, o);
+    ASSERT_TRUE(whole.converged);
+    ASSERT_EQ(round, 3);
+    o.progress = {};
+    o.first_round = round;
+    o.lower_bound = bound;
+    const Compression resumed = compress(op, 6, o, &block, &product);
+    EXPECT_TRUE(resumed.converged);
+    EXPECT_LT(resumed.products, whole.products);
+    const Eigen::MatrixXd a = distmat::gather_rows(world, op.rows(), whole.Y);
+    const Eigen::MatrixXd b = distmat::gather_rows(world, op.rows(), resumed.Y);
+    EXPECT_LT(relative(b, a), 1e-8);
+    for (int k = 0; k < 6; ++k) EXPECT_NEAR(resumed.eigenvalues(k), whole.eigenvalues(k), 1e-10 * whole.eigenvalues(0));
+}
+
 TEST(CompressedFit, DenseAndSparseCorrectionsAgree) {
     const mpi::Comm world = mpi::Comm::world();
     const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);

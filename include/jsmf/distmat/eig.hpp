@@ -23,8 +23,17 @@ struct EigRound {
     int products = 0;             ///< block products so far
     int lanczos_products = 0;     ///< single-vector products so far
     double residual = 0;          ///< max_k<=K ‖C u_k − θ_k u_k‖ / |θ_1| after the round
+    /// The block after the round's Rayleigh–Ritz step (Ritz vectors, orthonormal) and its
+    /// product C·block, this rank's rows (row-distributed solver) or whole: with
+    /// `lower_bound`, what a later solve needs to continue from here (a checkpoint: pass
+    /// them as warm_start and warm_product, the bound as options.lower_bound and the round
+    /// as options.first_round).
+    const Eigen::MatrixXd* block = nullptr;
+    const Eigen::MatrixXd* product = nullptr;
+    double lower_bound = 0;
 };
-/// Called on every rank after each round with the same values. Must not call collectives.
+/// Called on every rank after each round with the same values (the block and product:
+/// each rank's own rows). May call collectives only as every rank does.
 using EigProgress = std::function<void(const EigRound&)>;
 
 struct EigOptions {
@@ -43,6 +52,10 @@ struct EigOptions {
     int verify_steps = 10;
     int max_recoveries = 3;       ///< missed eigenpairs brought back before giving up
     Seed seed = 7;                ///< random start (and extra) vectors
+    /// Rounds already done by the solve this one continues (a checkpoint's): the later
+    /// rounds' random draws (Lanczos starts) are keyed by the round, so the continuation
+    /// draws what the uninterrupted solve would have.
+    int first_round = 0;
     EigProgress progress;         ///< optional; subspace method only
 };
 

@@ -125,6 +125,13 @@ struct CompressedOptions {
     /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the
     /// recovery (1σ), the mean over words and the approximation far closer.
     int metric_probes = 1024;
+    /// A resumable checkpoint of the long phases (the range finder mid-solve, ENN) written
+    /// here, atomically, every `checkpoint_seconds` (0: after every round and iteration);
+    /// empty: none. One K per fit.
+    std::string checkpoint;
+    double checkpoint_seconds = 300;
+    /// Continue from this checkpoint (the same corpus and settings, any rank count).
+    std::string resume;
 };
 
 /// A whole fit from C: one model per K, optionally a hierarchy above the first, and the

@@ -38,7 +38,12 @@ struct Compression {
 /// subspace solver on row-distributed blocks (distmat::top_eigenpairs). Each column of
 /// V has a positive sum (a sign convention: Y's columns are then the same at any rank
 /// count and seed).
-Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options);
+/// `warm_block` and `warm_product` (this rank's rows): a round's block and product handed
+/// to options.progress, to continue that solve (a checkpoint; options.lower_bound and
+/// first_round from the same round). The continuation redoes that round's Rayleigh–Ritz
+/// step, so it agrees with the uninterrupted solve to the tolerance, not to the bit.
+Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options,
+                     const Eigen::MatrixXd* warm_block = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
 
 /// Collective. Each column's sign flipped so that its sum over all rows is >= 0.
 void fix_signs(const mpi::Comm& comm, Eigen::MatrixXd& V);
@@ -53,6 +58,10 @@ struct EnnOptions {
     /// dense; above 1: all sparse.
     double dense_panel_density = 0.1;
     distmat::EigOptions eig;      ///< for each projection (num_eigenpairs = K); default_eig_options
+    /// Asked on every rank after each iteration but the last, with the iterations done:
+    /// whether to hand the state to the checkpoint hook. Must answer the same on every
+    /// rank (e.g. mpi::root_decides on a clock). Unset: never.
+    std::function<bool(int)> checkpoint_due;
 };
 
 /// One ENN iteration, as the trace records it.
@@ -84,6 +93,19 @@ struct EnnResult {
 
 using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
 
+/// Where an ENN run stands after some iterations: all it needs to go on exactly as it
+/// would have (a checkpoint). Rows are this rank's, in word order.
+struct EnnState {
+    int iterations_done = 0;
+    Eigen::MatrixXd Y;            ///< the factor after iterations_done iterations (N/P × K)
+    Eigen::MatrixXd warm;         ///< the last projection's whole block (N/P × p), the next one's start
+    double lower_bound = 0;       ///< the spectrum's lower bound the next projection filters down to
+    std::vector<EnnIteration> trace;
+};
+/// Called on every rank when options.checkpoint_due says so; may call collectives (every
+/// rank does).
+using EnnCheckpoint = std::function<void(const EnnState&)>;
+
 /// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: the
 /// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
 /// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
@@ -98,7 +120,11 @@ using EnnProgress = std::function<void(int iteration, const EnnIteration&)>;
 /// bytes per row replicated for the order): word ids follow frequency, F's entries do not
 /// spread evenly over it, and contiguous ranges left one rank with five times the other's
 /// work. Every rank count sees the same order: the same ties and random columns.
+/// With `resume` (a state this function handed to `checkpoint`, with the same options), Y
+/// is ignored and the run continues from the state: the result is bitwise the
+/// uninterrupted run's.
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
-                      const EnnOptions& options, const EnnProgress& progress = {});
+                      const EnnOptions& options, const EnnProgress& progress = {}, const EnnCheckpoint& checkpoint = {},
+                      const EnnState* resume = nullptr);
 
 }  // namespace jsmf::lowrank
