@@ -232,6 +232,8 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             c.given.erase(std::remove(c.given.begin(), c.given.end(), "estimator"), c.given.end());
         options.compressed.iterations = c.enn_iterations;
         options.compressed.checked_rows = c.checked_rows;
+        // --seed also starts the range finder (the result does not depend on it); unset, its own default.
+        if (std::find(c.given.begin(), c.given.end(), "seed") != c.given.end()) options.compressed.seed = c.rectify.seed;
         options.compressed.checkpoint = c.checkpoint;
         options.compressed.checkpoint_seconds = c.checkpoint_seconds;
         options.compressed.resume = c.resume;

@@ -389,7 +389,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
     mpi::require_same_on_all_ranks(comm, {n, K, options.oversampling, options.max_iterations, options.chebyshev_degree,
                                           options.lanczos_steps, options.verify_steps, options.max_recoveries,
                                           static_cast<std::int64_t>(options.seed), warm_start ? 1 : 0,
-                                          warm_product ? 1 : 0},
+                                          warm_product ? 1 : 0, options.first_round},
                                    "top_eigenpairs");
     mpi::run_local_phase(comm, "eig", [&] {
         if (K < 1 || K >= n) throw InputError("eigensolver: need 1 <= K < N, got K = " + std::to_string(K));

@@ -50,12 +50,30 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
 
 // What a checkpoint must share with the run that resumes it: everything that changes the
 // arithmetic (the corpus, through the operator's counts, and the settings).
+// The corpus's fingerprint: its counts, and a hash of every word's document frequency
+// (integers: the same bits at any rank count), so that another corpus with the same counts,
+// or the same one under another vocabulary order, is told apart.
 std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowrank::DocumentOperator& C,
+                                                                     const std::vector<std::int64_t>& doc_freq,
                                                                      const CompressedOptions& o) {
     const lowrank::DocumentStats& s = C.stats();
+    std::uint64_t local = 0;
+    const Index begin = C.rows().begin(C.comm().rank());
+    for (std::size_t i = 0; i < doc_freq.size(); ++i) {  // Σ over words of a mix of (word, df)
+        std::uint64_t z = static_cast<std::uint64_t>(begin + static_cast<Index>(i)) * 0x9e3779b97f4a7c15ULL ^
+                          static_cast<std::uint64_t>(doc_freq[i]) * 0xc2b2ae3d27d4eb4fULL;
+        z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ULL;
+        local += z ^ (z >> 29);
+    }
+    std::vector<std::int64_t> all = mpi::gather_concat(C.comm(), std::vector<std::int64_t>{static_cast<std::int64_t>(local)}, 0);
+    std::uint64_t total = 0;
+    for (const std::int64_t v : all) total += static_cast<std::uint64_t>(v);
+    std::int64_t shared = static_cast<std::int64_t>(total);
+    mpi::broadcast(C.comm(), shared, 0);
     return {{"documents", std::to_string(s.num_docs)},
             {"tokens", std::to_string(s.num_tokens)},
             {"nonzeros", std::to_string(s.num_entries)},
+            {"doc_freq_hash", fmt::format("{:016x}", static_cast<std::uint64_t>(shared))},
             {"seed", std::to_string(o.seed)},
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
             {"enn_iterations", std::to_string(o.iterations)},
@@ -85,17 +103,27 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
 
     // Checkpoints: the root's clock decides (every rank asks, so all agree).
     const bool checkpointing = !o.checkpoint.empty();
-    const auto settings = checkpoint_settings(C, o);
+    const auto settings = checkpoint_settings(C, doc_freq, o);
     Stopwatch since_checkpoint;
     const auto checkpoint_due = [&] {
         if (!mpi::root_decides(world, since_checkpoint.seconds() >= o.checkpoint_seconds)) return false;
         since_checkpoint.restart();
         return true;
     };
+    // A checkpoint that cannot be written (a full disk hours in) costs the protection, not
+    // the run: every rank has the agreed failure, warns once and goes on.
     const auto write_checkpoint = [&](const io::CompressedCheckpoint& c, const std::string& where) {
         Stopwatch clock;
-        io::write_compressed_checkpoint(world, C.rows(), o.checkpoint, c);
-        say(report, Level::info, fmt::format("checkpoint: {} written to {} in {:.2f} s", where, o.checkpoint, clock.seconds()));
+        try {
+            io::write_compressed_checkpoint(world, C.rows(), o.checkpoint, c);
+            say(report, Level::info,
+                fmt::format("checkpoint: {} written to {} in {:.2f} s", where, o.checkpoint, clock.seconds()));
+        } catch (const StageFailed& e) {
+            say(report, Level::warning,
+                fmt::format("checkpoint: {} NOT written to {} ({}); the fit goes on, the previous checkpoint (if any) "
+                            "stays",
+                            where, o.checkpoint, e.messages().empty() ? std::string(e.what()) : e.messages().front()));
+        }
         since_checkpoint.restart();
     };
     std::optional<io::CompressedCheckpoint> saved;
@@ -154,6 +182,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         }
     }
     m.times.add("compress", y0.seconds);
+    C.release_buffers();  // ENN and LAW apply no product
     say(report, Level::info,
         fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
                     "residual {:.1e} of λ₁ ({}), λ_K = {:.3e}",
@@ -195,12 +224,12 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         saved && saved->phase == io::CompressedCheckpoint::Phase::enn ? &saved->enn : nullptr;
     const int every = std::max(1, o.iterations / 10);
     const lowrank::EnnResult r = lowrank::rectify_enn(
-        world, C.rows(), resume_enn ? Eigen::MatrixXd(saved->enn.Y) : y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
+        world, C.rows(), y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
             if (t % every == 0 || t == o.iterations)
                 say(report, Level::info,
                     fmt::format("enn: iteration {}/{}: corrected mass {:.3e} in {} entries, r = {:.2e}, change {:.2e}, "
                                 "{} products, {:.3f} s ({:.3f} s forming E, {:.0f} % of rank 0's rows dense, largest rank's share of "
-                                "E {:.2f}x the mean)",
+                                "F's entries {:.2f}x the mean)",
                                 t, o.iterations, it.negative_mass, it.corrections, it.r, it.change, it.products,
                                 it.seconds, it.check_seconds, 100 * it.dense_share, it.imbalance));
         },
@@ -263,6 +292,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
             "per word within about {:.1f} % (one standard error))",
             f.probes, f.approximation_original_relative_error, 100 * std::sqrt(0.5 / f.probes));
         m.times.add("metrics", clock.seconds());
+        C.release_buffers();
     }
     CompressedRecord record;
     record.Y = distmat::gather_rows(world, C.rows(), r.Y);

@@ -159,6 +159,10 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
     const std::string stage = "checkpoint";
     const std::string partial = path + ".partial";
     const Index begin = rows.begin(comm.rank()), local = rows.rows(comm.rank());
+    mpi::run_local_phase(comm, stage, [&] {  // before any collective HDF5 call
+        for (const auto& [name, M] : row_blocks(c))
+            if (M->rows() != local) throw InternalError("checkpoint: " + name + " does not match the row partition");
+    });
     const std::uint64_t checksum = rows_hash(comm, rows, c) + meta_hash(c);
     std::string error;
     int code = 0;
@@ -168,7 +172,6 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
         std::vector<std::int64_t> ids(static_cast<std::size_t>(local));
         std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(begin));
         for (const auto& [name, M] : row_blocks(c)) {
-            if (M->rows() != local) throw InternalError("checkpoint: " + name + " does not match the row partition");
             const RowMajor R = *M;
             h5::write_rows_parallel(group, name, static_cast<hsize_t>(rows.size()), static_cast<hsize_t>(R.cols()), ids,
                                     R.data(), 0.0, partial);
@@ -183,6 +186,8 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
         mpi::agree_or_throw(comm, stage, error, code);
         mpi::check_on_root(comm, stage, [&] {
             h5::Handle file = h5::open_file_serial(partial, true);
+            h5::write_attribute(file, "format", std::string("jsmf"));  // as jsmf's other files: what it is
+            h5::write_attribute(file, "kind", std::string("compressed_checkpoint"));
             h5::Handle group(h5::check(H5Gopen2(file, kGroup, H5P_DEFAULT), partial, "cannot open the group"), H5Gclose);
             h5::write_attribute(group, "format", std::string(kFormat));
             h5::write_attribute(group, "version", kVersion);

@@ -2,9 +2,12 @@
 // C X = H̃ (H̃ᵀ X) − d ∘ X from the documents, with a word-partitioned exchange.
 #include "jsmf/lowrank/doc_operator.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/ops.hpp"
@@ -14,12 +17,59 @@
 
 namespace jsmf::lowrank {
 namespace {
-using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 std::vector<int> displacements(const std::vector<int>& counts) {
     std::vector<int> displs(counts.size(), 0);
     for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
     return displs;
+}
+
+// Asks for transparent huge pages on the whole 2 MiB pages of a fresh buffer of 32 MiB or
+// more, before its first touch. The products read rows of V_r × p and documents × p blocks
+// at random; with 4 KiB pages almost every row costs a TLB miss and a page walk (measured,
+// N = 10⁶, 2 ranks: 63 s a product with 4 KiB pages, 20 s with huge ones). A hint: where
+// the kernel says no (THP off), nothing changes.
+void advise_huge_pages(double* data, std::size_t count) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+    const std::size_t bytes = count * sizeof(double);
+    if (bytes < 16 * huge) return;
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t begin = (at + huge - 1) & ~(huge - 1), end = (at + bytes) & ~(huge - 1);
+    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)count;
+#endif
+}
+
+// Column-major n × p to row-major and back, in tiles of 64 rows: a plain copy reads one of
+// the two with a stride of a whole column (4 MB at N/P = 500,000), an element per page, and
+// at N = 10⁶ the copies cost more than the products' arithmetic.
+constexpr Index kTile = 64;
+template <class RowBlock>
+void to_row_major(const Eigen::MatrixXd& X, RowBlock& out) {
+    const Index n = X.rows(), p = X.cols();
+    for (Index i0 = 0; i0 < n; i0 += kTile) {
+        const Index m = std::min(kTile, n - i0);
+        for (Index j = 0; j < p; ++j) {
+            const double* column = X.data() + j * n + i0;
+            double* row = out.data() + i0 * p + j;
+            for (Index i = 0; i < m; ++i) row[i * p] = column[i];
+        }
+    }
+}
+template <class RowBlock>
+void to_column_major(const RowBlock& R, Eigen::MatrixXd& out) {
+    const Index n = R.rows(), p = R.cols();
+    for (Index i0 = 0; i0 < n; i0 += kTile) {
+        const Index m = std::min(kTile, n - i0);
+        for (Index j = 0; j < p; ++j) {
+            double* column = out.data() + j * n + i0;
+            const double* row = R.data() + i0 * p + j;
+            for (Index i = 0; i < m; ++i) column[i] = row[i * p];
+        }
+    }
 }
 
 std::vector<int> scaled(const std::vector<int>& counts, Index p) {
@@ -138,7 +188,8 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
 
     // d and the document frequencies to their owners.
     Eigen::MatrixXd d_own = Eigen::MatrixXd::Zero(rows_.rows(comm.rank()), 1);
-    return_rows(d_vocab, d_own);
+    RowView d_rows(d_own.data(), d_own.rows(), 1);  // one column: either order
+    return_rows(RowView(d_vocab.data(), V, 1), d_rows);
     diagonal_ = d_own.col(0);
 
     std::int64_t sizes[2] = {V, V - fetch_counts_[static_cast<std::size_t>(comm.rank())]};
@@ -146,11 +197,26 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     stats_.exchanged_rows = mpi::allreduce_sum(comm, sizes[1]);
 }
 
-Eigen::MatrixXd DocumentOperator::fetch_rows(const Eigen::MatrixXd& X) const {
+DocumentOperator::RowView DocumentOperator::Buffer::view(Index rows, Index cols) {
+    const std::size_t need = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    if (values.size() < need) {
+        std::vector<double>().swap(values);
+        values.reserve(need);  // allocated, not touched: the advice counts at the first touch
+        advise_huge_pages(values.data(), need);
+        values.resize(need);
+    }
+    return RowView(values.data(), rows, cols);
+}
+
+void DocumentOperator::release_buffers() const {
+    for (Buffer* b : {&own_, &send_, &xv_, &z_, &w_, &back_}) std::vector<double>().swap(b->values);
+}
+
+DocumentOperator::RowView DocumentOperator::fetch_rows(const RowView& X) const {
     const Index p = X.cols();
-    RowMajor send(static_cast<Index>(serve_rows_.size()), p);
+    RowView send = send_.view(static_cast<Index>(serve_rows_.size()), p);
     for (std::size_t k = 0; k < serve_rows_.size(); ++k) send.row(static_cast<Index>(k)) = X.row(serve_rows_[k]);
-    RowMajor received(static_cast<Index>(vocab_.size()), p);
+    RowView received = xv_.view(static_cast<Index>(vocab_.size()), p);
     const std::vector<int> send_counts = scaled(serve_counts_, p), recv_counts = scaled(fetch_counts_, p);
     JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), displacements(send_counts).data(), MPI_DOUBLE,
                                  received.data(), recv_counts.data(), displacements(recv_counts).data(), MPI_DOUBLE,
@@ -158,14 +224,13 @@ Eigen::MatrixXd DocumentOperator::fetch_rows(const Eigen::MatrixXd& X) const {
     return received;
 }
 
-void DocumentOperator::return_rows(const Eigen::MatrixXd& W_vocab, Eigen::MatrixXd& out) const {
-    const Index p = W_vocab.cols();
-    const RowMajor send = W_vocab;
-    RowMajor received(static_cast<Index>(serve_rows_.size()), p);
+void DocumentOperator::return_rows(const RowView& send, RowView& out) const {
+    const Index p = send.cols();
+    RowView received = back_.view(static_cast<Index>(serve_rows_.size()), p);
     const std::vector<int> send_counts = scaled(fetch_counts_, p), recv_counts = scaled(serve_counts_, p);
-    JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), displacements(send_counts).data(), MPI_DOUBLE,
-                                 received.data(), recv_counts.data(), displacements(recv_counts).data(), MPI_DOUBLE,
-                                 comm_->raw()));
+    JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<double*>(send.data()), send_counts.data(), displacements(send_counts).data(),
+                                 MPI_DOUBLE, received.data(), recv_counts.data(), displacements(recv_counts).data(),
+                                 MPI_DOUBLE, comm_->raw()));
     // Summed in the order of the sending ranks: the same order on every run.
     for (std::size_t k = 0; k < serve_rows_.size(); ++k) out.row(serve_rows_[k]) += received.row(static_cast<Index>(k));
 }
@@ -174,25 +239,33 @@ Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     JSMF_REQUIRE(X.rows() == rows_.rows(comm_->rank()), "DocumentOperator::apply: X has the wrong rows");
     const Index p = X.cols();
     ++products_;
-    const RowMajor Xv = fetch_rows(X);
+    const Index local = X.rows();
+    RowView X_rows = own_.view(local, p);
+    to_row_major(X, X_rows);
+    const RowView Xv = fetch_rows(X_rows);
     const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1, V = static_cast<Index>(vocab_.size());
     // Z = H̃ᵀ X_V, one document per row; then W = H̃ Z, one word per row.
     // Each row is one thread's, summed in the same order at any thread count; blocks of
     // rows handed out as threads free up (Zipf: a frequent word's row is long).
     const int threads = distmat::threads();
     constexpr Index block = 256;
-    RowMajor Z = RowMajor::Zero(local_docs, p);
+    RowView Z = z_.view(local_docs, p);
+    Z.setZero();
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (Index b = 0; b < local_docs; b += block)
         detail::csr_gather(doc_offsets_.data(), doc_words_.data(), doc_values_.data(), b, std::min(local_docs, b + block),
                            Xv.data(), p, Z.data());
-    RowMajor W = RowMajor::Zero(V, p);
+    RowView W = w_.view(V, p);
+    W.setZero();
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (Index b = 0; b < V; b += block)
         detail::csr_gather(word_offsets_.data(), word_docs_.data(), word_values_.data(), b, std::min(V, b + block),
                            Z.data(), p, W.data());
-    Eigen::MatrixXd out = -(diagonal_.asDiagonal() * X);
-    return_rows(W, out);
+    // −d∘X, then the returned rows added in place, row-major; one tiled copy back.
+    for (Index i = 0; i < local; ++i) X_rows.row(i) = -(diagonal_(i) * X_rows.row(i));
+    return_rows(W, X_rows);
+    Eigen::MatrixXd out(local, p);
+    to_column_major(X_rows, out);
     return out;
 }
 
@@ -206,7 +279,8 @@ Eigen::VectorXd DocumentOperator::cooc_diagonal() const {
         for (auto k = word_offsets_[v]; k < word_offsets_[v + 1]; ++k)
             squares(static_cast<Index>(v), 0) += word_values_[static_cast<std::size_t>(k)] * word_values_[static_cast<std::size_t>(k)];
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(rows_.rows(comm_->rank()), 1);
-    return_rows(squares, out);
+    RowView out_rows(out.data(), out.rows(), 1);
+    return_rows(RowView(squares.data(), squares.rows(), 1), out_rows);
     return out.col(0) - diagonal_;
 }
 
@@ -214,7 +288,8 @@ std::vector<std::int64_t> DocumentOperator::doc_freq() const {
     Eigen::MatrixXd counts(static_cast<Index>(local_doc_freq_.size()), 1);
     for (std::size_t v = 0; v < local_doc_freq_.size(); ++v) counts(static_cast<Index>(v), 0) = static_cast<double>(local_doc_freq_[v]);
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(rows_.rows(comm_->rank()), 1);
-    return_rows(counts, out);  // integers below 2^53: exact
+    RowView out_rows(out.data(), out.rows(), 1);
+    return_rows(RowView(counts.data(), counts.rows(), 1), out_rows);  // integers below 2^53: exact
     std::vector<std::int64_t> df(static_cast<std::size_t>(out.rows()));
     for (Index i = 0; i < out.rows(); ++i) df[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(std::llround(out(i, 0)));
     return df;

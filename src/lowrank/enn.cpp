@@ -341,17 +341,17 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
                       const EnnOptions& options, const EnnProgress& progress, const EnnCheckpoint& checkpoint,
                       const EnnState* resume) {
     Stopwatch total;
-    const Index N = rows.size(), K = Y.cols();
+    const Index N = rows.size(), K = resume ? resume->Y.cols() : Y.cols();
     const Index l = options.checked_rows > 0 ? std::min(N, options.checked_rows) : std::min(N, 10 * K + 1000);
     const int first = resume ? resume->iterations_done : 0;
     mpi::require_same_on_all_ranks(comm, {N, K, l, options.iterations, first},
                                    "rectify_enn");
     mpi::run_local_phase(comm, "enn", [&] {
-        if (Y.rows() != rows.rows(comm.rank())) throw InternalError("rectify_enn: Y does not match the partition");
+        const Index local = rows.rows(comm.rank());
+        if (!resume && Y.rows() != local) throw InternalError("rectify_enn: Y does not match the partition");
         if (options.iterations < 0) throw OptionError("{iterations} must be at least 0");
-        if (resume && (resume->Y.rows() != Y.rows() || resume->Y.cols() != K || resume->warm.rows() != Y.rows() ||
-                       first < 0 || first > options.iterations ||
-                       static_cast<int>(resume->trace.size()) != first))
+        if (resume && (resume->Y.rows() != local || resume->warm.rows() != local || first < 0 ||
+                       first > options.iterations || static_cast<int>(resume->trace.size()) != first))
             throw InputError("ENN: the state to resume from does not fit this run (its K, N or iterations)");
     });
     distmat::EigOptions eig = options.eig;
@@ -419,6 +419,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
     result.unchecked_pairs = static_cast<double>(N - l) * static_cast<double>(N - l);
     result.Y = move_rows(comm, rows, Y, shuffle.row_at);
     result.seconds = total.seconds();
+    for (int t = 0; t < first; ++t) result.seconds += result.trace[static_cast<std::size_t>(t)].seconds;  // before the resume
     return result;
 }
 

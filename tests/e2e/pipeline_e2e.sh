@@ -145,7 +145,10 @@ for _ in $(seq 600); do
   grep -Eq "checkpoint: ENN after [0-9]{2,} iterations written" "$work/killed.err" 2>/dev/null && break
   sleep 0.1
 done
-kill -KILL -- -"$killed" 2>/dev/null; wait "$killed" 2>/dev/null
+# mpirun and its ranks (which leave mpirun's process group): every process of this fit.
+pkill -KILL -f -- "--out $work/killed.h5" 2>/dev/null; wait "$killed" 2>/dev/null
+for _ in $(seq 50); do pgrep -f -- "--out $work/killed.h5" >/dev/null || break; sleep 0.1; done
+pgrep -f -- "--out $work/killed.h5" >/dev/null && fail "the killed fit's processes are still running"
 if [[ -e $work/killed.h5 ]]; then
   fail "the fit was not killed before it finished (make ENN longer)"
 else

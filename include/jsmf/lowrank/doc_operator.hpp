@@ -76,9 +76,23 @@ public:
     /// The products applied so far.
     Index products() const { return products_; }
 
+    /// Local. Frees the buffers the products keep between calls (V_r × p twice, the local
+    /// documents × p, the exchanged rows × p twice, N/P × p; about 3.5 GB per rank at N =
+    /// 10⁶, p = 120): for the phases that apply no product. The next product allocates them
+    /// again.
+    void release_buffers() const;
+
 private:
-    Eigen::MatrixXd fetch_rows(const Eigen::MatrixXd& X) const;      // X rows of V_r, row-major pairs
-    void return_rows(const Eigen::MatrixXd& W_vocab, Eigen::MatrixXd& out) const;
+    using RowBlock = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using RowView = Eigen::Map<RowBlock>;
+    // A grow-only buffer of doubles: products of p = 1 (Lanczos) and of whole blocks
+    // alternate, and a fresh allocation costs page faults and zeroing each time.
+    struct Buffer {
+        std::vector<double> values;
+        RowView view(Index rows, Index cols);
+    };
+    RowView fetch_rows(const RowView& X) const;  // X's rows of V_r (in xv_), from this rank's rows of X
+    void return_rows(const RowView& W_vocab, RowView& out) const;  // out += what the ranks return
 
     const mpi::Comm* comm_ = nullptr;
     distmat::RowPartition rows_;
@@ -99,6 +113,7 @@ private:
     std::vector<int> fetch_counts_, serve_counts_;
     std::vector<Index> serve_rows_;              // local row indices I send, grouped by rank
     mutable Index products_ = 0;
+    mutable Buffer own_, send_, xv_, z_, w_, back_;
 };
 
 }  // namespace jsmf::lowrank

@@ -121,8 +121,8 @@ using EnnCheckpoint = std::function<void(const EnnState&)>;
 /// spread evenly over it, and contiguous ranges left one rank with five times the other's
 /// work. Every rank count sees the same order: the same ties and random columns.
 /// With `resume` (a state this function handed to `checkpoint`, with the same options), Y
-/// is ignored and the run continues from the state: the result is bitwise the
-/// uninterrupted run's.
+/// is not read (K and the rows come from the state) and the run continues from the state:
+/// the result is bitwise the uninterrupted run's; its seconds include the iterations before.
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
                       const EnnOptions& options, const EnnProgress& progress = {}, const EnnCheckpoint& checkpoint = {},
                       const EnnState* resume = nullptr);
