@@ -49,10 +49,9 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
 }
 
 // What a checkpoint must share with the run that resumes it: everything that changes the
-// arithmetic (the corpus, through the operator's counts, and the settings).
-// The corpus's fingerprint: its counts, and a hash of every word's document frequency
-// (integers: the same bits at any rank count), so that another corpus with the same counts,
-// or the same one under another vocabulary order, is told apart.
+// arithmetic — the settings, and the corpus by its counts and a hash of every word's
+// document frequency (integers: the same bits at any rank count), so that another corpus
+// with the same counts, or the same one under another vocabulary order, is told apart.
 std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowrank::DocumentOperator& C,
                                                                      const std::vector<std::int64_t>& doc_freq,
                                                                      const CompressedOptions& o) {
