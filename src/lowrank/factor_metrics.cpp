@@ -160,8 +160,11 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
         out.recovery(il) = std::sqrt(std::max(0.0, square));
     }
 
-    // Against the documents' C, by p probes G in batches of at most 128 columns (memory
-    // N/P × 128 twice): (C − BABᵀ)G for the approximation, the recovery residual R G per word.
+    // Against the documents' C, by p probes G in batches of 128 columns up to N = 250,000
+    // words, narrower above (32 at N = 10⁶; by N, not N/P, so that the probes are the same
+    // at any rank count): a batch holds about five N/P × width blocks besides the operator's
+    // buffers, and at N = 10⁶, 2 ranks, 128 columns took the run past 24 GB (measured).
+    // (C − BABᵀ)G for the approximation, the recovery residual R G per word.
     out.probes = probes;
     const Eigen::VectorXd c = C.row_sums();
     Eigen::VectorXd inv_c(local);
@@ -169,7 +172,7 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Eigen::VectorXd c_S = rows_everywhere(comm, partition, c, m.anchors).col(0);
     Eigen::ArrayXd per_probe(probes);
     Eigen::VectorXd word_squares = Eigen::VectorXd::Zero(local);
-    constexpr int kBatch = 128;
+    const int kBatch = N <= 250000 ? 128 : static_cast<int>(std::max<Index>(16, 128 * 250000 / N / 8 * 8));
     for (int first = 0, batch = 0; first < probes; first += kBatch, ++batch) {
         const int width = std::min(kBatch, probes - first);
         const Eigen::MatrixXd probe =

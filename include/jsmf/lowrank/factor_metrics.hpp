@@ -43,7 +43,8 @@ struct FactorMetrics {
 };
 
 /// Collective on C.comm(). Per-rank memory: E′ replicated (24 bytes per entry), Y's and
-/// B's rows at E′'s columns (|J| × 2K), the probes N/P × 128 twice; communication:
+/// B's rows at E′'s columns (|J| × 2K), about five N/P × w blocks of
+/// probes (w = 128 up to N = 250,000, 32 at N = 10⁶); communication:
 /// operator products of p columns in all, K × p and |J| × K reductions. Cost O(N/P·K² + nnz(E′)·K
 /// + the product).
 FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
