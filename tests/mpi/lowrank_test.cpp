@@ -293,6 +293,30 @@ TEST(CompressedFit, EnnBalancesTheCorrectionsOverRanks) {
     EXPECT_LT(relative(Y, alone.enn.Y), 1e-9);
 }
 
+// ENN's recorded change against ZZᵀ − YYᵀ formed densely, down to changes of 1e-12 (the
+// difference of squared norms it replaced cancelled to 0 below ~1e-8), at any rank count.
+TEST(CompressedFit, FactorChangeIsAccurateForTinyChanges) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 300, K = 7;
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal;
+    const Eigen::MatrixXd Y = Eigen::MatrixXd::NullaryExpr(N, K, [&] { return normal(rng); });
+    const Eigen::MatrixXd R = Eigen::MatrixXd::NullaryExpr(N, K, [&] { return normal(rng); });
+    const distmat::RowPartition rows = distmat::RowPartition::balanced(N, world.size());
+    const auto mine = [&](const Eigen::MatrixXd& A) {
+        return Eigen::MatrixXd(A.middleRows(rows.begin(world.rank()), rows.rows(world.rank())));
+    };
+    for (const double size : {1e-1, 1e-6, 1e-9, 1e-12}) {
+        const Eigen::MatrixXd Z = Y + size * R;
+        const Eigen::MatrixXd YYt = Y * Y.transpose();
+        // (Z − Y)Zᵀ + Y(Z − Y)ᵀ formed: the difference itself, not two near-equal products
+        const Eigen::MatrixXd diff = (Z - Y) * Z.transpose() + Y * (Z - Y).transpose();
+        const double expected = diff.norm() / YYt.norm();
+        EXPECT_NEAR(factor_change(world, mine(Y), mine(Z)), expected, 1e-6 * expected) << "change of size " << size;
+    }
+    EXPECT_EQ(factor_change(world, mine(Y), mine(Y)), 0.0);
+}
+
 // A checkpointed ENN run continued from its state (as a resumed fit does) is the
 // uninterrupted run, to the bit: the state holds everything the next iteration reads.
 TEST(CompressedFit, EnnResumesExactly) {

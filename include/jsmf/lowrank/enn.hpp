@@ -106,6 +106,11 @@ struct EnnState {
 /// rank does).
 using EnnCheckpoint = std::function<void(const EnnState&)>;
 
+/// Collective. ‖ZZᵀ − YYᵀ‖_F / ‖YYᵀ‖_F for row-distributed N × K factors, from K × K
+/// products (never N × N), accurate for changes far below √ε (no cancellation). ENN's
+/// trace records it for each iteration.
+double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eigen::MatrixXd& Z);
+
 /// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: the
 /// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
 /// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
