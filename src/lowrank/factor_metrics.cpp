@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -15,31 +16,6 @@ namespace jsmf::lowrank {
 namespace {
 
 using Entries = std::vector<std::pair<Index, double>>;  // (index, value): a row of E′ by columns, or a column by anchors
-
-/// E′ = max(F, Fᵀ) as positions: every rank's triplets on every rank, each position once.
-std::unordered_map<std::int64_t, double> symmetric_positions(const mpi::Comm& comm, Index N, const Correction& E) {
-    const std::vector<std::int64_t> rows = mpi::gather_concat(comm, E.entry_row, 0);
-    const std::vector<std::int64_t> cols = mpi::gather_concat(comm, E.entry_col, 0);
-    const std::vector<double> values = mpi::gather_concat(comm, E.entry_value, 0);
-    std::int64_t count = static_cast<std::int64_t>(values.size());
-    mpi::broadcast(comm, count, 0);
-    std::vector<std::int64_t> r = rows, c = cols;
-    std::vector<double> v = values;
-    r.resize(static_cast<std::size_t>(count));
-    c.resize(static_cast<std::size_t>(count));
-    v.resize(static_cast<std::size_t>(count));
-    mpi::broadcast(comm, r.data(), r.size(), 0);
-    mpi::broadcast(comm, c.data(), c.size(), 0);
-    mpi::broadcast(comm, v.data(), v.size(), 0);
-    std::unordered_map<std::int64_t, double> positions;
-    positions.reserve(2 * r.size());
-    for (std::size_t k = 0; k < r.size(); ++k)
-        for (const auto& [i, j] : {std::pair{r[k], c[k]}, std::pair{c[k], r[k]}}) {
-            double& slot = positions[i * N + j];
-            slot = std::max(slot, v[k]);
-        }
-    return positions;
-}
 
 /// The rows `which` (global ids) of a row-distributed block, on every rank.
 Eigen::MatrixXd rows_everywhere(const mpi::Comm& comm, const distmat::RowPartition& partition,
@@ -63,30 +39,43 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Index local = partition.rows(comm.rank());
     FactorMetrics out;
 
-    // E′ by rows: this rank's rows and the anchors' rows; Y and B at every column they touch.
-    const std::unordered_map<std::int64_t, double> positions = symmetric_positions(comm, N, m.correction);
-    std::vector<Entries> local_rows(static_cast<std::size_t>(local));
-    std::vector<Entries> anchor_rows(static_cast<std::size_t>(K));
-    std::unordered_map<Index, Index> anchor_of;
-    for (Index k = 0; k < K; ++k) anchor_of[m.anchors[static_cast<std::size_t>(k)]] = k;
-    std::vector<Index> touched;
-    for (const auto& [key, value] : positions) {
-        const Index i = key / N, j = key % N;
-        touched.push_back(j);
-        if (i >= begin && i < begin + local) local_rows[static_cast<std::size_t>(i - begin)].emplace_back(j, value);
-        if (const auto a = anchor_of.find(i); a != anchor_of.end())
-            anchor_rows[static_cast<std::size_t>(a->second)].emplace_back(j, value);
+    // E′ = max(F, Fᵀ): F's triplets (s, j), s among the few correction rows S′, are held by
+    // the owner of column j. Each rank keeps its columns' entries outside S′ (a column's F
+    // entries are also its row of E′, mirrored); the S′ × S′ block and the rows of Y, B at
+    // S′ are replicated (|S′| × K). Nothing N-sized is: at N = 10⁶ every rank holding all
+    // of E′'s positions in a hash map, and Y and B at every column E′ touches, ran two ranks
+    // past 24 GB (measured).
+    const std::vector<Index>& S1 = m.correction.rows;
+    const Index s1 = static_cast<Index>(S1.size());
+    std::unordered_map<Index, Index> index_in_S1;
+    for (Index k = 0; k < s1; ++k) index_in_S1[S1[static_cast<std::size_t>(k)]] = k;
+    std::vector<Entries> local_F(static_cast<std::size_t>(local));  // (index in S′, F_js) per local j ∉ S′
+    Eigen::MatrixXd F_S1 = Eigen::MatrixXd::Zero(s1, s1);            // (index of j, index of s): F_js, j ∈ S′
+    for (std::size_t t = 0; t < m.correction.entry_value.size(); ++t) {
+        const Index s = m.correction.entry_row[t], j = m.correction.entry_col[t];
+        const auto row = index_in_S1.find(s);
+        if (row == index_in_S1.end() || j < begin || j >= begin + local)
+            throw InternalError("factor_metrics: a correction entry outside S′ or on another rank");
+        if (const auto column = index_in_S1.find(j); column != index_in_S1.end())
+            F_S1(column->second, row->second) = m.correction.entry_value[t];
+        else
+            local_F[static_cast<std::size_t>(j - begin)].emplace_back(row->second, m.correction.entry_value[t]);
     }
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    std::vector<Index> slot(static_cast<std::size_t>(N), -1);  // column j → its row in Y_J, B_J
-    for (std::size_t t = 0; t < touched.size(); ++t) slot[static_cast<std::size_t>(touched[t])] = static_cast<Index>(t);
-    // Row-major: the loops below read whole rows of these, one per entry of E′.
-    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const RowMajor Y_J = rows_everywhere(comm, partition, m.Y, touched);
-    const RowMajor B_J = rows_everywhere(comm, partition, m.B, touched);
+    distmat::sum_on_all_ranks(comm, F_S1.data(), static_cast<std::size_t>(F_S1.size()));  // one owner each
+    const Eigen::MatrixXd E_S1 = F_S1.cwiseMax(F_S1.transpose());
+    const Eigen::MatrixXd Y_S1 = rows_everywhere(comm, partition, m.Y, S1);
+    const Eigen::MatrixXd B_S1 = rows_everywhere(comm, partition, m.B, S1);
+    const Eigen::MatrixXd BA_S1 = B_S1 * m.A;
+    const Eigen::VectorXd d_S1 = rows_everywhere(comm, partition, m.word_mass, S1).col(0);
     const Eigen::MatrixXd Y_S = rows_everywhere(comm, partition, m.Y, m.anchors);
     const Eigen::VectorXd d_S = rows_everywhere(comm, partition, m.word_mass, m.anchors).col(0);
+    std::vector<Index> anchor_at(static_cast<std::size_t>(s1), -1);  // index in S′ → anchor k, or −1
+    for (Index k = 0; k < K; ++k) {
+        const auto at = index_in_S1.find(m.anchors[static_cast<std::size_t>(k)]);
+        if (at == index_in_S1.end()) throw InternalError("factor_metrics: an anchor outside the correction rows");
+        anchor_at[static_cast<std::size_t>(at->second)] = k;
+    }
+    const bool root = comm.is_root();  // the replicated S′ × S′ block is added once
 
     // ‖Ĉ − BABᵀ‖²_F = ‖W‖² + 2⟨W, E′⟩ + ‖E′‖², W = YYᵀ − BABᵀ = [Y B] D [Y B]ᵀ of rank
     // ≤ 2K, D = diag(I, −A): with [Y B] = QR (TSQR), ‖W‖_F = ‖R D Rᵀ‖_F, without the
@@ -107,18 +96,26 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     }
     double sums[3] = {0, 0, 0};  // ⟨W, E′⟩, ‖E′‖², Σ_i (Ĉ − BABᵀ)_ii²
     const Eigen::MatrixXd BA = m.B * m.A;
-    for (Index il = 0; il < local; ++il) {
-        const Eigen::RowVectorXd y_i = m.Y.row(il), ba_i = BA.row(il);  // contiguous for the entries' dots
-        for (const auto& [j, v] : local_rows[static_cast<std::size_t>(il)]) {
-            const Index t = slot[static_cast<std::size_t>(j)];
-            sums[0] += v * (y_i.dot(Y_J.row(t)) - ba_i.dot(B_J.row(t)));
-            sums[1] += v * v;
+    for (Index jl = 0; jl < local; ++jl) {  // F_js at (s, j) and (j, s)
+        const Eigen::RowVectorXd y_j = m.Y.row(jl), ba_j = BA.row(jl), b_j = m.B.row(jl);
+        for (const auto& [k, v] : local_F[static_cast<std::size_t>(jl)]) {
+            const double w_js = y_j.dot(Y_S1.row(k)) - ba_j.dot(B_S1.row(k));
+            const double w_sj = Y_S1.row(k).dot(y_j) - BA_S1.row(k).dot(b_j);
+            sums[0] += v * (w_js + w_sj);
+            sums[1] += 2 * v * v;
         }
-        const auto own = positions.find((begin + il) * N + begin + il);
-        const double e_ii = own == positions.end() ? 0.0 : own->second;
-        const double diagonal = m.Y.row(il).squaredNorm() + e_ii - BA.row(il).dot(m.B.row(il));
+        const auto own = index_in_S1.find(begin + jl);
+        const double e_jj = own == index_in_S1.end() ? 0.0 : E_S1(own->second, own->second);
+        const double diagonal = m.Y.row(jl).squaredNorm() + e_jj - BA.row(jl).dot(m.B.row(jl));
         sums[2] += diagonal * diagonal;
     }
+    if (root)
+        for (Index a = 0; a < s1; ++a)
+            for (Index b = 0; b < s1; ++b)
+                if (const double v = E_S1(a, b); v > 0) {
+                    sums[0] += v * (Y_S1.row(a).dot(Y_S1.row(b)) - BA_S1.row(a).dot(B_S1.row(b)));
+                    sums[1] += v * v;
+                }
     distmat::sum_on_all_ranks(comm, sums, 3);
     const double total = std::max(0.0, low_rank + 2 * sums[0] + sums[1]);
     out.approximation = std::sqrt(total);
@@ -126,36 +123,74 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
 
     // Recovery against C̄ = diag(d)⁻¹Ĉ, per word: r_i(j) = y_j·z_i + e′_ij/d_i − Σ_k B̆_ki ẽ_k(j)
     // with z_i = y_i/d_i − Σ_k B̆_ki y_{s_k}/d_{s_k} and ẽ_k = e′_{s_k}/d_{s_k}; its square
-    // expands into K × K forms (Gram of Y, Ẽ Y, Ẽ Ẽᵀ) and E′'s entries in row i.
+    // expands into K × K forms (Gram of Y, Ẽ Y, Ẽ Ẽᵀ) and E′'s entries in row i: for a
+    // word outside S′ they sit at columns in S′ (replicated), a row in S′ spans the
+    // columns of every rank, whose shares are summed.
     const Eigen::MatrixXd G_YY = G.topLeftCorner(K, K);
     Eigen::MatrixXd YS_scaled = Y_S;
     for (Index k = 0; k < K; ++k) YS_scaled.row(k) *= inverse(d_S(k));
-    // Ẽ by columns: at each column j that E′ touches, the anchors k with ẽ_k(j) ≠ 0 (so a
-    // word's row of E′ meets the anchors' rows without a search per anchor, and ẼẼᵀ sums
-    // the products within each column: Σ_j (entries in column j)², not K² searches).
+    Eigen::MatrixXd tilde_S1 = Eigen::MatrixXd::Zero(K, s1);  // ẽ_k at the columns in S′
+    for (Index a = 0; a < s1; ++a)
+        if (const Index k = anchor_at[static_cast<std::size_t>(a)]; k >= 0) tilde_S1.row(k) = E_S1.row(a) * inverse(d_S(k));
+    // ẼY and ẼẼᵀ: the local columns outside S′, then (once) the columns in S′.
     Eigen::MatrixXd EY = Eigen::MatrixXd::Zero(K, K), EE = Eigen::MatrixXd::Zero(K, K);
-    std::vector<Entries> anchors_at(touched.size());
-    for (Index k = 0; k < K; ++k)
-        for (const auto& [j, v] : anchor_rows[static_cast<std::size_t>(k)]) {
-            const double scaled = v * inverse(d_S(k));
-            const Index t = slot[static_cast<std::size_t>(j)];
-            anchors_at[static_cast<std::size_t>(t)].emplace_back(k, scaled);
-            EY.row(k) += scaled * Y_J.row(t);
+    std::vector<Entries> tilde(static_cast<std::size_t>(local));  // ẽ(j) at local j ∉ S′: (anchor k, value)
+    for (Index jl = 0; jl < local; ++jl) {
+        Entries& column = tilde[static_cast<std::size_t>(jl)];
+        for (const auto& [a, v] : local_F[static_cast<std::size_t>(jl)])
+            if (const Index k = anchor_at[static_cast<std::size_t>(a)]; k >= 0) column.emplace_back(k, v * inverse(d_S(k)));
+        for (const auto& [k, e] : column) EY.row(k) += e * m.Y.row(jl);
+        for (const auto& [k, e] : column)
+            for (const auto& [l, f] : column) EE(k, l) += e * f;
+    }
+    if (root) {
+        EY += tilde_S1 * Y_S1;
+        EE += tilde_S1 * tilde_S1.transpose();
+    }
+    distmat::sum_on_all_ranks(comm, EY.data(), static_cast<std::size_t>(EY.size()));
+    distmat::sum_on_all_ranks(comm, EE.data(), static_cast<std::size_t>(EE.size()));
+    // z and B̆'s column of the words in S′, everywhere (one owner each).
+    Eigen::MatrixXd Z_S1 = Eigen::MatrixXd::Zero(s1, K), Bb_S1 = Eigen::MatrixXd::Zero(s1, K);
+    const auto z_of = [&](Index il, const Eigen::VectorXd& b) -> Eigen::VectorXd {
+        return inverse(m.word_mass(il)) * m.Y.row(il).transpose() - YS_scaled.transpose() * b;
+    };
+    for (Index a = 0; a < s1; ++a)
+        if (const Index i = S1[static_cast<std::size_t>(a)]; i >= begin && i < begin + local) {
+            Bb_S1.row(a) = m.B_breve.col(i - begin).transpose();
+            Z_S1.row(a) = z_of(i - begin, m.B_breve.col(i - begin)).transpose();
         }
-    for (const Entries& column : anchors_at)
-        for (const auto& [k, v] : column)
-            for (const auto& [l, w] : column) EE(k, l) += v * w;
+    distmat::sum_on_all_ranks(comm, Z_S1.data(), static_cast<std::size_t>(Z_S1.size()));
+    distmat::sum_on_all_ranks(comm, Bb_S1.data(), static_cast<std::size_t>(Bb_S1.size()));
+    // Rows in S′: Σ over their entries of 2 v y_j·z/d + v²/d² − 2 v (B̆ᵀẽ(j))/d.
+    Eigen::VectorXd S1_rows = Eigen::VectorXd::Zero(s1);
+    const auto entry_term = [&](Index a, double v, const Eigen::RowVectorXd& y_j, double anchors_at_j) {
+        const double inv_d = inverse(d_S1(a));
+        return 2 * inv_d * v * y_j.dot(Z_S1.row(a)) + inv_d * inv_d * v * v - 2 * inv_d * v * anchors_at_j;
+    };
+    for (Index jl = 0; jl < local; ++jl)
+        for (const auto& [a, v] : local_F[static_cast<std::size_t>(jl)]) {
+            double anchors_at_j = 0;
+            for (const auto& [k, e] : tilde[static_cast<std::size_t>(jl)]) anchors_at_j += Bb_S1(a, k) * e;
+            S1_rows(a) += entry_term(a, v, m.Y.row(jl), anchors_at_j);
+        }
+    if (root)
+        for (Index a = 0; a < s1; ++a)
+            for (Index b = 0; b < s1; ++b)
+                if (const double v = E_S1(a, b); v > 0)
+                    S1_rows(a) += entry_term(a, v, Y_S1.row(b), Bb_S1.row(a).dot(tilde_S1.col(b)));
+    distmat::sum_on_all_ranks(comm, S1_rows.data(), static_cast<std::size_t>(S1_rows.size()));
     out.recovery.resize(local);
     for (Index il = 0; il < local; ++il) {
         const double inv_d = inverse(m.word_mass(il));
         const Eigen::VectorXd b = m.B_breve.col(il);
-        const Eigen::VectorXd z = inv_d * m.Y.row(il).transpose() - YS_scaled.transpose() * b;
+        const Eigen::VectorXd z = z_of(il, b);
         double square = z.dot(G_YY * z) - 2 * b.dot(EY * z) + b.dot(EE * b);
-        for (const auto& [j, v] : local_rows[static_cast<std::size_t>(il)]) {
-            const Index t = slot[static_cast<std::size_t>(j)];
-            double anchors_at_j = 0;
-            for (const auto& [k, e] : anchors_at[static_cast<std::size_t>(t)]) anchors_at_j += b(k) * e;
-            square += 2 * inv_d * v * Y_J.row(t).dot(z) + inv_d * inv_d * v * v - 2 * inv_d * v * anchors_at_j;
+        if (const auto own = index_in_S1.find(begin + il); own != index_in_S1.end()) {
+            square += S1_rows(own->second);
+        } else {
+            for (const auto& [a, v] : local_F[static_cast<std::size_t>(il)])  // E′ at (i, s) = F_is
+                square += 2 * inv_d * v * Y_S1.row(a).dot(z) + inv_d * inv_d * v * v -
+                          2 * inv_d * v * b.dot(tilde_S1.col(a));
         }
         out.recovery(il) = std::sqrt(std::max(0.0, square));
     }
