@@ -15,7 +15,7 @@
 namespace jsmf::lowrank {
 namespace {
 
-using Entries = std::vector<std::pair<Index, double>>;  // (index, value): a row of E′ by columns, or a column by anchors
+using Entries = std::vector<std::pair<Index, double>>;  // (index, value): a word's F entries by index in S′, or ẽ by anchor
 
 /// The rows `which` (global ids) of a row-distributed block, on every rank.
 Eigen::MatrixXd rows_everywhere(const mpi::Comm& comm, const distmat::RowPartition& partition,

@@ -310,6 +310,11 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     const Model& m = result.models.front();
     const CompressedRecord& r = *m.compressed;
     ASSERT_GT(r.correction_value.size(), 0u);
+    // Pairs with both words among E′'s rows S′ are a case of their own in the metrics (kept
+    // replicated, not by column): this corpus has some.
+    const std::set<std::int64_t> rows_of_E(r.correction_row.begin(), r.correction_row.end());
+    EXPECT_TRUE(std::any_of(r.correction_col.begin(), r.correction_col.end(),
+                            [&](std::int64_t j) { return rows_of_E.count(j) > 0; }));
     const Index N = r.Y.rows();
 
     const auto grid = square_grid(world);

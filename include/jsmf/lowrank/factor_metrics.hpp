@@ -42,10 +42,11 @@ struct FactorMetrics {
     int probes = 0;
 };
 
-/// Collective on C.comm(). Per-rank memory: E′ replicated (24 bytes per entry), Y's and
-/// B's rows at E′'s columns (|J| × 2K), about five N/P × w blocks of
-/// probes (w = 128 up to N = 250,000, 32 at N = 10⁶); communication:
-/// operator products of p columns in all, K × p and |J| × K reductions. Cost O(N/P·K² + nnz(E′)·K
+/// Collective on C.comm(). Per-rank memory: this rank's F entries (16 bytes each, by
+/// local word), the |S′| × |S′| block of E′ and the rows of Y, B, B̆ and z at S′
+/// (|S′| × K each) replicated, about five N/P × w blocks of probes (w = 128 up to
+/// N = 250,000, 32 at N = 10⁶); communication: operator products of p columns in all,
+/// K × p, |S′| × K and |S′|² reductions. Cost O(N/P·K² + nnz(E′)·K
 /// + the product).
 FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
 
