@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "row_kernels.hpp"
+#include "triad.hpp"
 
 namespace {
 using jsmf::Index;
@@ -66,17 +67,7 @@ void BM_DocumentGather(benchmark::State& state) {
     state.SetLabel(state.range(0) == 0 ? "no prefetch" : "prefetch " + std::to_string(state.range(0)) + " ahead");
 }
 
-// a[i] = b[i] + s·c[i] over 3 × 32 MiB: 24 bytes of traffic per element.
-void BM_TriadBandwidth(benchmark::State& state) {
-    const std::size_t n = std::size_t{4} << 20;
-    std::vector<double> a(n, 1.0), b(n, 2.0), c(n, 3.0);
-    for (auto _ : state) {
-        for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + 0.5 * c[i];
-        benchmark::DoNotOptimize(a.data());
-        benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * 24));
-}
+void BM_TriadBandwidth(benchmark::State& state) { jsmf::bench::triad_bandwidth(state); }
 
 BENCHMARK(BM_TriadBandwidth)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DocumentGather)->Arg(0)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
