@@ -163,13 +163,15 @@ struct CompressedFit {
 };
 
 CompressedFit fit_compressed(const mpi::Comm& comm, const corpus::Shard& mine, Index N, int K, Seed seed,
-                             int iterations, Index checked_rows = 0, double dense_panel_density = EnnOptions{}.dense_panel_density) {
+                             int iterations, Index checked_rows = 0, double dense_panel_density = EnnOptions{}.dense_panel_density,
+                             double screen_below = EnnOptions{}.screen_below) {
     const DocumentOperator op(comm, N, mine, cooc::CoocOptions{});
     const Compression c = compress(op, K, default_eig_options(K, seed));
     EnnOptions e;
     e.iterations = iterations;
     e.checked_rows = checked_rows;
     e.dense_panel_density = dense_panel_density;
+    e.screen_below = screen_below;
     e.eig = default_eig_options(K, seed);
     CompressedFit f;
     f.enn = rectify_enn(comm, op.rows(), c.Y, e);
@@ -404,6 +406,31 @@ TEST(CompressedFit, DenseAndSparseCorrectionsAgree) {
     EXPECT_EQ(dense.law.anchors, sparse.law.anchors);
     EXPECT_LT(relative(dense.B, sparse.B), 1e-9);
     EXPECT_LT(relative(dense.law.A, sparse.law.A), 1e-9);
+}
+
+// The float screen of the checked pairs' signs finds every negative pair DGEMM finds:
+// the same number of corrections in every iteration, the same mass and model to rounding.
+// The screen is forced on in every iteration and panel (its density thresholds would
+// send these noisy corpora, with many negative pairs, to DGEMM).
+TEST(CompressedFit, FloatScreenFindsEveryNegativePair) {
+    const mpi::Comm world = mpi::Comm::world();
+    for (const double length : {30.0, 300.0}) {
+        const synth::SynthCorpus truth = noisy_corpus(600, 2500, length);
+        const auto mine = deal(truth.docs, world);
+        const CompressedFit screened = fit_compressed(world, mine, 2500, 6, 1, 12, 300, 2.0, 1.0);  // always
+        const CompressedFit full = fit_compressed(world, mine, 2500, 6, 1, 12, 300, 2.0, 0.0);      // never
+        ASSERT_EQ(screened.enn.trace.size(), full.enn.trace.size());
+        for (std::size_t t = 0; t < full.enn.trace.size(); ++t) {
+            EXPECT_EQ(screened.enn.trace[t].corrections, full.enn.trace[t].corrections) << "iteration " << t + 1;
+            EXPECT_NEAR(screened.enn.trace[t].negative_mass, full.enn.trace[t].negative_mass,
+                        1e-9 * full.enn.trace[t].negative_mass);
+        }
+        EXPECT_GT(full.enn.trace.back().corrections, 0);
+        EXPECT_EQ(screened.enn.final_negative_entries, full.enn.final_negative_entries);
+        EXPECT_EQ(screened.law.anchors, full.law.anchors);
+        EXPECT_LT(relative(screened.B, full.B), 1e-9);
+        EXPECT_LT(relative(screened.law.A, full.law.A), 1e-9);
+    }
 }
 
 }  // namespace

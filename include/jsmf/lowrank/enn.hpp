@@ -57,6 +57,13 @@ struct EnnOptions {
     /// rounding); the crossover measured on this machine (jobs/BENCHMARKS.md). 0: all
     /// dense; above 1: all sparse.
     double dense_panel_density = 0.1;
+    /// F's signs are screened on float cosines (SGEMM) and only the possibly negative
+    /// pairs computed in double (the same F as computing every pair in double, to
+    /// rounding) while the last iteration's negative checked pairs were below this share
+    /// of the pairs; a panel of rows with more than twice this share of candidates is
+    /// computed whole by DGEMM. Above ~2 % negatives the dot products cost more than
+    /// DGEMM saves (measured, jobs/BENCHMARKS.md). 0: never (every pair by DGEMM); 1: always.
+    double screen_below = 0.01;
     distmat::EigOptions eig;      ///< for each projection (num_eigenpairs = K); default_eig_options
     /// Asked on every rank after each iteration but the last, with the iterations done:
     /// whether to hand the state to the checkpoint hook. Must answer the same on every
