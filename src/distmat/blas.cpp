@@ -39,6 +39,17 @@ Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& A, const Eigen::MatrixXd&
 
 Eigen::MatrixXd times(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) { return product('N', A, B); }
 
+Eigen::MatrixXd gram(const Eigen::MatrixXd& A) {
+    const int n = static_cast<int>(A.cols()), k = static_cast<int>(A.rows());
+    Eigen::MatrixXd G = Eigen::MatrixXd::Zero(n, n);
+    if (n > 0 && k > 0) {
+        const double one = 1.0, zero = 0.0;
+        dsyrk_("L", "T", &n, &k, &one, A.data(), &k, &zero, G.data(), &n);
+        G.triangularView<Eigen::StrictlyUpper>() = G.transpose();  // exactly symmetric
+    }
+    return G;
+}
+
 LocalQR thin_qr(Eigen::MatrixXd A) {
     const int m = static_cast<int>(A.rows()), n = static_cast<int>(A.cols()), k = std::min(m, n);
     LocalQR out;

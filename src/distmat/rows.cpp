@@ -46,6 +46,12 @@ Eigen::MatrixXd inner(const mpi::Comm& comm, const Eigen::MatrixXd& A, const Eig
     return H;
 }
 
+Eigen::MatrixXd gram(const mpi::Comm& comm, const Eigen::MatrixXd& A) {
+    Eigen::MatrixXd G = gram(A);
+    sum_on_all_ranks(comm, G.data(), static_cast<std::size_t>(G.size()));
+    return G;
+}
+
 Eigen::VectorXd column_norms(const mpi::Comm& comm, const Eigen::MatrixXd& A) {
     Eigen::VectorXd squares = A.colwise().squaredNorm().transpose();
     sum_on_all_ranks(comm, squares.data(), static_cast<std::size_t>(squares.size()));
@@ -104,7 +110,7 @@ Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd
     if (by_cholesky) *by_cholesky = false;
     Eigen::MatrixXd Q = X;
     for (int pass = 0; pass < 2; ++pass) {
-        const Eigen::MatrixXd G = inner(comm, Q, Q);  // the same bits on every rank
+        const Eigen::MatrixXd G = gram(comm, Q);  // the same bits on every rank
         bool cholesky = true;
         if (pass == 0) {  // κ(X)² = λ_max(G) / λ_min(G): a screen, checked after the pass
             const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spectrum(G, Eigen::EigenvaluesOnly);

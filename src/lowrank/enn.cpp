@@ -417,7 +417,7 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
     const Index K = Y.cols();
     Eigen::MatrixXd YD(Y.rows(), 2 * K);
     YD << Y, Z - Y;
-    const Eigen::MatrixXd G = distmat::inner(comm, YD, YD);
+    const Eigen::MatrixXd G = distmat::gram(comm, YD);
     const Eigen::MatrixXd yy = G.topLeftCorner(K, K), yd = G.topRightCorner(K, K), dd = G.bottomRightCorner(K, K);
     const Eigen::MatrixXd zz = yy + yd + yd.transpose() + dd, zd = yd + dd;
     const double change2 = (dd * zz).trace() + (dd * yy).trace() + 2 * (zd * yd).trace();

@@ -10,6 +10,7 @@
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/distmat/blas.hpp"
 #include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
 #include "test_support.hpp"
 
 namespace jsmf::distmat {
@@ -208,6 +209,25 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
         const double u = std::numeric_limits<double>::epsilon();
         EXPECT_LE((Q_whole * Q_whole.transpose() - H * H.transpose()).norm(), std::max(1e-12, 100 * kappa * u))
             << "n " << n << " kappa " << kappa;
+    }
+}
+
+// gram (dsyrk) against the dense AᵀA: exactly symmetric, the same on every rank, within
+// rounding of the formed product; with rows on some ranks only (n < P) too.
+TEST(TallBlocks, GramIsTheDenseAtA) {
+    const mpi::Comm world = mpi::Comm::world();
+    for (const Index n : {Index{500}, Index{3}}) {
+        const RowPartition rows = RowPartition::balanced(n, world.size());
+        const Eigen::MatrixXd whole = random_rows(0, n, 9, 21);
+        const Eigen::MatrixXd G = gram(world, local_rows(rows, world.rank(), whole));
+        const Eigen::MatrixXd dense = whole.transpose() * whole;
+        ASSERT_EQ(G.rows(), 9);
+        ASSERT_EQ(G.cols(), 9);
+        EXPECT_EQ(G, G.transpose()) << "n " << n;
+        EXPECT_LE((G - dense).cwiseAbs().maxCoeff(), 1e-13 * dense.cwiseAbs().maxCoeff()) << "n " << n;
+        Eigen::MatrixXd roots = G;
+        mpi::broadcast(world, roots.data(), static_cast<std::size_t>(roots.size()), 0);
+        EXPECT_EQ(G, roots) << "n " << n;
     }
 }
 

@@ -40,6 +40,10 @@ void sum_on_all_ranks(const mpi::Comm& comm, double* data, std::size_t count);
 /// the root's sum, broadcast, so every rank holds the same bits.
 Eigen::MatrixXd inner(const mpi::Comm& comm, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
 
+/// Collective. AᵀA over all rows of row-distributed A, by dsyrk (half inner(A, A)'s flops;
+/// exactly symmetric), summed as inner's: the same bits on every rank.
+Eigen::MatrixXd gram(const mpi::Comm& comm, const Eigen::MatrixXd& A);
+
 /// Collective. The 2-norm of every column of a row-distributed block (the same bits everywhere).
 Eigen::VectorXd column_norms(const mpi::Comm& comm, const Eigen::MatrixXd& A);
 

@@ -125,7 +125,8 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
 /// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
 /// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR, kept sparse only
 /// below the density threshold); Y_L, two l × p buffers and four l × p partial sums of
-/// Fᵀ X; a panel of 1,024 rows × l while F is computed.
+/// Fᵀ X; a panel of 1,024 rows × l while F is computed (in double, and in float while the
+/// screen runs, with Y_L's unit rows in float).
 /// Communication per product: one (K + 1) × p and one 2l × p reduction.
 /// The rows are dealt over the ranks in a fixed pseudo-random order that depends on N only
 /// (Y moved there on entry and back on exit, one all-to-all of N/P × K each way, and 16
