@@ -193,11 +193,12 @@ void add_listed_rows(const distmat::RowPartition& rows, int rank, const std::vec
     for (auto it = first; it != listed.end() && *it < end; ++it) out.row(it - listed.begin()) = X.row(*it - begin);
 }
 
-// Local. The rows of a column-major block (rows first .. first + m − 1 of `ld`), row-major.
+// Local. Rows first .. first + m − 1 of a column-major block, row-major.
 RowMajor rows_of(const Eigen::MatrixXd& Y, Index first, Index m) { return Y.middleRows(first, m); }
 
 // Local. y·z for two rows of K doubles, in a fixed order (four running sums, added in
-// order): the same bits wherever the pair is computed.
+// order). (DGEMM's entry for the same pair may differ by rounding: which of the two
+// computes a pair depends on its panel, so on the rank count, as the solver's sums do.)
 double dot_fixed(const double* y, const double* z, Index K) {
     double s[4] = {0, 0, 0, 0};
     Index k = 0;
@@ -207,12 +208,12 @@ double dot_fixed(const double* y, const double* z, Index K) {
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-// Local. Unit rows (each row over its norm; a zero row stays zero) in single precision,
-// column-major m × K.
+// Local. Unit rows (each row over its norm, scaled against underflow; a zero row stays
+// zero, so its pairs are all computed again) in single precision, column-major m × K.
 Eigen::MatrixXf unit_rows_single(const RowMajor& rows) {
     Eigen::MatrixXf out(rows.rows(), rows.cols());
     for (Index i = 0; i < rows.rows(); ++i) {
-        const double norm = rows.row(i).norm();
+        const double norm = rows.row(i).stableNorm();
         if (norm > 0)
             out.row(i) = (rows.row(i) / norm).cast<float>();
         else
@@ -238,8 +239,9 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
     // negative on a 10⁵-word corpus), so the sign is screened first on the cosines in
     // single precision (SGEMM, twice DGEMM's rate): a cosine computed in float is within
     // (K + 3)·2⁻²⁴ of the exact one (K products summed, and the rows rounded to float), so a
-    // pair whose float cosine is at least twice that is positive for sure; every other pair
-    // is computed again in double, one dot product in a fixed order. A panel where such
+    // pair whose float cosine is at least that is positive for sure (the margin is twice it:
+    // slack for denormals and the norms' rounding); every other pair, and any NaN, is
+    // computed again in double, one dot product in a fixed order. A panel where such
     // candidates are many (early iterations: up to ~40 % of pairs negative) is computed
     // whole by DGEMM instead (above `recompute_share` of its pairs). F is the
     // double-precision F either way.
@@ -265,7 +267,7 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
                           static_cast<int>(l));
             for (Index i = 0; i < m; ++i) {
                 const float* g_row = Gt_single.data() + i * l;
-                for (Index j = 0; j < l; ++j) candidates += g_row[j] < cosine_margin;
+                for (Index j = 0; j < l; ++j) candidates += !(g_row[j] >= cosine_margin);
             }
             whole = static_cast<double>(candidates) > recompute_share * static_cast<double>(m * l);
         }
@@ -285,7 +287,7 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
             const float* s_row = Gt_single.data() + i * l;
             const double* y = panel_rows.data() + i * K;
             for (Index j = 0; j < l; ++j)
-                if (s_row[j] < cosine_margin)
+                if (!(s_row[j] >= cosine_margin))
                     if (const double g = dot_fixed(y, Y_L_rows.data() + j * K, K); g < 0)
                         out.emplace_back(static_cast<std::uint32_t>(j), g);
         };

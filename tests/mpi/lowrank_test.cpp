@@ -417,8 +417,10 @@ TEST(CompressedFit, FloatScreenFindsEveryNegativePair) {
     for (const double length : {30.0, 300.0}) {
         const synth::SynthCorpus truth = noisy_corpus(600, 2500, length);
         const auto mine = deal(truth.docs, world);
-        const CompressedFit screened = fit_compressed(world, mine, 2500, 6, 1, 12, 300, 2.0, 1.0);  // always
-        const CompressedFit full = fit_compressed(world, mine, 2500, 6, 1, 12, 300, 2.0, 0.0);      // never
+        // Sparse F (density threshold 2) at 30 tokens a document, dense F (0) at 300.
+        const double density = length < 100 ? 2.0 : 0.0;
+        const CompressedFit screened = fit_compressed(world, mine, 2500, 6, 1, 12, 300, density, 1.0);  // always
+        const CompressedFit full = fit_compressed(world, mine, 2500, 6, 1, 12, 300, density, 0.0);      // never
         ASSERT_EQ(screened.enn.trace.size(), full.enn.trace.size());
         for (std::size_t t = 0; t < full.enn.trace.size(); ++t) {
             EXPECT_EQ(screened.enn.trace[t].corrections, full.enn.trace[t].corrections) << "iteration " << t + 1;

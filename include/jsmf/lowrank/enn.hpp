@@ -62,7 +62,9 @@ struct EnnOptions {
     /// rounding) while the last iteration's negative checked pairs were below this share
     /// of the pairs; a panel of rows with more than twice this share of candidates is
     /// computed whole by DGEMM. Above ~2 % negatives the dot products cost more than
-    /// DGEMM saves (measured, jobs/BENCHMARKS.md). 0: never (every pair by DGEMM); 1: always.
+    /// DGEMM saves (measured, jobs/BENCHMARKS.md). The first iteration screens (no trace
+    /// yet; where Y₀ has many negative pairs its panels then go to DGEMM). 0: never (every
+    /// pair by DGEMM); 1: always.
     double screen_below = 0.01;
     distmat::EigOptions eig;      ///< for each projection (num_eigenpairs = K); default_eig_options
     /// Asked on every rank after each iteration but the last, with the iterations done:
@@ -126,7 +128,8 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
 /// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR, kept sparse only
 /// below the density threshold); Y_L, two l × p buffers and four l × p partial sums of
 /// Fᵀ X; a panel of 1,024 rows × l while F is computed (in double, and in float while the
-/// screen runs, with Y_L's unit rows in float).
+/// screen runs, with Y_L row-major and its unit rows in float), and the panel's negative
+/// pairs as lists (12 bytes each) before they go to F.
 /// Communication per product: one (K + 1) × p and one 2l × p reduction.
 /// The rows are dealt over the ranks in a fixed pseudo-random order that depends on N only
 /// (Y moved there on entry and back on exit, one all-to-all of N/P × K each way, and 16
