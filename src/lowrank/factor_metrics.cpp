@@ -10,6 +10,7 @@
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::lowrank {
@@ -51,16 +52,26 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     for (Index k = 0; k < s1; ++k) index_in_S1[S1[static_cast<std::size_t>(k)]] = k;
     std::vector<Entries> local_F(static_cast<std::size_t>(local));  // (index in S′, F_js) per local j ∉ S′
     Eigen::MatrixXd F_S1 = Eigen::MatrixXd::Zero(s1, s1);            // (index of j, index of s): F_js, j ∈ S′
-    for (std::size_t t = 0; t < m.correction.entry_value.size(); ++t) {
-        const Index s = m.correction.entry_row[t], j = m.correction.entry_col[t];
-        const auto row = index_in_S1.find(s);
-        if (row == index_in_S1.end() || j < begin || j >= begin + local)
-            throw InternalError("factor_metrics: a correction entry outside S′ or on another rank");
-        if (const auto column = index_in_S1.find(j); column != index_in_S1.end())
-            F_S1(column->second, row->second) = m.correction.entry_value[t];
-        else
-            local_F[static_cast<std::size_t>(j - begin)].emplace_back(row->second, m.correction.entry_value[t]);
-    }
+    std::vector<Index> anchor_at(static_cast<std::size_t>(s1), -1);  // index in S′ → anchor k, or −1
+    // The invariants checked on every rank, agreed before the collectives below: a rank
+    // whose entries break them stops every rank with one message, none waits alone.
+    mpi::run_local_phase(comm, "factor_metrics", [&] {
+        for (std::size_t t = 0; t < m.correction.entry_value.size(); ++t) {
+            const Index s = m.correction.entry_row[t], j = m.correction.entry_col[t];
+            const auto row = index_in_S1.find(s);
+            if (row == index_in_S1.end() || j < begin || j >= begin + local)
+                throw InternalError("factor_metrics: a correction entry outside S′ or on another rank");
+            if (const auto column = index_in_S1.find(j); column != index_in_S1.end())
+                F_S1(column->second, row->second) = m.correction.entry_value[t];
+            else
+                local_F[static_cast<std::size_t>(j - begin)].emplace_back(row->second, m.correction.entry_value[t]);
+        }
+        for (Index k = 0; k < K; ++k) {
+            const auto at = index_in_S1.find(m.anchors[static_cast<std::size_t>(k)]);
+            if (at == index_in_S1.end()) throw InternalError("factor_metrics: an anchor outside the correction rows");
+            anchor_at[static_cast<std::size_t>(at->second)] = k;
+        }
+    });
     distmat::sum_on_all_ranks(comm, F_S1.data(), static_cast<std::size_t>(F_S1.size()));  // one owner each
     const Eigen::MatrixXd E_S1 = F_S1.cwiseMax(F_S1.transpose());
     const Eigen::MatrixXd Y_S1 = rows_everywhere(comm, partition, m.Y, S1);
@@ -69,12 +80,6 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Eigen::VectorXd d_S1 = rows_everywhere(comm, partition, m.word_mass, S1).col(0);
     const Eigen::MatrixXd Y_S = rows_everywhere(comm, partition, m.Y, m.anchors);
     const Eigen::VectorXd d_S = rows_everywhere(comm, partition, m.word_mass, m.anchors).col(0);
-    std::vector<Index> anchor_at(static_cast<std::size_t>(s1), -1);  // index in S′ → anchor k, or −1
-    for (Index k = 0; k < K; ++k) {
-        const auto at = index_in_S1.find(m.anchors[static_cast<std::size_t>(k)]);
-        if (at == index_in_S1.end()) throw InternalError("factor_metrics: an anchor outside the correction rows");
-        anchor_at[static_cast<std::size_t>(at->second)] = k;
-    }
     const bool root = comm.is_root();  // the replicated S′ × S′ block is added once
 
     // ‖Ĉ − BABᵀ‖²_F = ‖W‖² + 2⟨W, E′⟩ + ‖E′‖², W = YYᵀ − BABᵀ = [Y B] D [Y B]ᵀ of rank

@@ -19,6 +19,7 @@
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
+#include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "mpi/test_support.hpp"
@@ -433,6 +434,29 @@ TEST(CompressedFit, FloatScreenFindsEveryNegativePair) {
         EXPECT_LT(relative(screened.B, full.B), 1e-9);
         EXPECT_LT(relative(screened.law.A, full.law.A), 1e-9);
     }
+}
+
+// A broken E′ on one rank only (an entry whose row is outside S′, on the last rank) stops
+// every rank with the agreed failure, before any collective that rank would skip: no rank
+// waits alone.
+TEST(FactorMetrics, ABrokenCorrectionOnOneRankStopsEveryRank) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = planted(5, 11);
+    const corpus::Shard mine = deal(truth.docs, world);
+    const CompressedFit f = fit_compressed(world, mine, 300, 5, 1, 3);
+    const DocumentOperator op(world, 300, mine, cooc::CoocOptions{});
+    Correction broken = f.law.correction;
+    if (world.rank() == world.size() - 1) {
+        Index outside = 0;  // a row not in S′
+        while (std::binary_search(broken.rows.begin(), broken.rows.end(), outside)) ++outside;
+        broken.entry_row.push_back(outside);
+        broken.entry_col.push_back(op.rows().begin(world.rank()));
+        broken.entry_value.push_back(1e-3);
+    }
+    const FactorModel good{f.enn.Y, f.law.correction, f.law.word_mass, f.law.B, f.law.B_breve, f.law.A, f.law.anchors};
+    EXPECT_NO_THROW(factor_metrics(op, good, 8));
+    const FactorModel bad{f.enn.Y, broken, f.law.word_mass, f.law.B, f.law.B_breve, f.law.A, f.law.anchors};
+    EXPECT_THROW(factor_metrics(op, bad, 8), StageFailed);
 }
 
 }  // namespace
