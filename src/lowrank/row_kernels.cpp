@@ -27,11 +27,11 @@ namespace jsmf::lowrank::detail {
 // measures it). Prefetches change no arithmetic: the same bits.
 JSMF_ROW_KERNEL
 void csr_gather(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
-                const double* X, Index p, double* out, std::int64_t ahead) {
+                const double* X, Index p, double* out, std::int64_t ahead, const std::uint32_t* out_rows) {
     const std::int64_t last = offsets[end];
     const Index row_bytes = p * static_cast<Index>(sizeof(double));
     for (Index r = begin; r < end; ++r) {
-        double* __restrict z = out + r * p;
+        double* __restrict z = out + (out_rows ? static_cast<Index>(out_rows[r]) : r) * p;
         for (std::int64_t k = offsets[r]; k < offsets[r + 1]; ++k) {
             if (ahead > 0 && k + ahead < last) {
                 const char* next = reinterpret_cast<const char*>(X + static_cast<Index>(cols[k + ahead]) * p);

@@ -13,9 +13,10 @@ namespace jsmf::lowrank::detail {
 /// Local. For rows r in [begin, end) of the CSR matrix (offsets, cols, values):
 /// out row r += Σ_k values[k] · X row cols[k]. X and out are row-major with p columns.
 /// The row of X `ahead` nonzeros on is prefetched (0: none; the default is the best
-/// measured here, see row_kernels.cpp).
+/// measured here, see row_kernels.cpp). With `out_rows`, row r adds into out row
+/// out_rows[r] instead (rows [begin, end) must name distinct out rows).
 void csr_gather(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
-                const double* X, Index p, double* out, std::int64_t ahead = 8);
+                const double* X, Index p, double* out, std::int64_t ahead = 8, const std::uint32_t* out_rows = nullptr);
 
 /// Local. For rows r in [begin, end) of the CSR matrix with keep[r] != 0 (all rows when
 /// keep is null): out row cols[k] += values[k] · X row r (the transpose's product, each

@@ -87,6 +87,28 @@ TEST(DocumentOperator, EqualsTheFormedC) {
     }
 }
 
+// Past one block of documents on every rank (the words' pass runs block by block, each
+// word's row of C X summed over the blocks in turn): still the formed C's product.
+TEST(DocumentOperator, EqualsTheFormedCOverSeveralBlocksOfDocuments) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 300, docs = 2 * DocumentOperator::kDocBlock * world.size() + 123;
+    const corpus::Shard mine = deal(random_corpus(docs, N, 5), world);
+    const cooc::CoocOptions o;
+    const Eigen::MatrixXd C = dense_cooc(world, mine, N, o);
+    const DocumentOperator op(world, N, mine, o);
+    const Eigen::MatrixXd X = distmat::random_rows(0, N, 9, 23);
+    const Eigen::MatrixXd CX =
+        distmat::gather_rows(world, op.rows(), op.apply(distmat::local_rows(op.rows(), world.rank(), X)));
+    // Each entry is a sum of thousands of documents' terms less d∘X: rounding is relative
+    // to the sum of the terms' magnitudes, (H̃H̃ᵀ + diag d)|X| = (C + 2 diag d)|X|.
+    const Eigen::VectorXd d = distmat::gather_rows(world, op.rows(), Eigen::MatrixXd(op.diagonal())).col(0);
+    const Eigen::MatrixXd scale = (C + Eigen::MatrixXd(2 * d.asDiagonal())) * X.cwiseAbs();
+    const double worst = ((CX - C * X).cwiseAbs().array() / scale.array()).maxCoeff();
+    EXPECT_LT(worst, 1e-14);
+    const Eigen::VectorXd diagonal = distmat::gather_rows(world, op.rows(), op.cooc_diagonal());
+    EXPECT_LT((diagonal - C.diagonal()).cwiseAbs().maxCoeff(), 1e-14 * C.diagonal().cwiseAbs().maxCoeff());
+}
+
 // Rows go to threads in blocks of 256, each row summed by one thread in a fixed order:
 // the same bits at 1 and 3 threads (enough documents and words for several blocks a rank).
 TEST(DocumentOperator, SameBitsAtAnyThreadCount) {

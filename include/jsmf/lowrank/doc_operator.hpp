@@ -38,8 +38,10 @@ struct DocumentStats {
 /// two personalized all-to-all exchanges whose pattern is fixed at construction.
 /// Bytes per product per rank: 2 · 8 · p · (|V_r| rows sent and received, less the rows it
 /// owns itself); in total 16 · p · Σ_r |V_r \ own_r|. Per-rank memory: the local documents
-/// twice (document- and word-major, 12 bytes per nonzero each), |V_r| · p doubles twice
-/// during a product, and N/P · p for X and C X. No rank ever holds an N × p block.
+/// twice (document-major, and word-major by blocks of documents: 12 bytes per nonzero
+/// each, and 12 per word present in a block), |V_r| · p doubles twice during a product,
+/// 4,096 · p for one block of documents, and N/P · p for X and C X. No rank ever holds an
+/// N × p block.
 class DocumentOperator {
 public:
     /// Collective. From this rank's documents (`comm` must outlive the operator) (word ids 0-based, < num_words), those that
@@ -73,12 +75,16 @@ public:
     /// Bytes this rank sends (and about as many receives) per product of p columns.
     std::int64_t bytes_per_product(Index p) const;
 
+    /// The words' pass of a product runs by blocks of this many local documents (their rows
+    /// of H̃ᵀX, ~4 MB at p = 120, stay in cache while the block's words are summed).
+    static constexpr Index kDocBlock = 4096;
+
     /// The products applied so far.
     Index products() const { return products_; }
 
-    /// Local. Frees the buffers the products keep between calls (V_r × p twice, the local
-    /// documents × p, the exchanged rows × p twice, N/P × p; about 3.5 GB per rank at N =
-    /// 10⁶, p = 120): for the phases that apply no product. The next product allocates them
+    /// Local. Frees the buffers the products keep between calls (V_r × p twice, a block of
+    /// documents × p, the exchanged rows × p twice, N/P × p): for the phases that apply no
+    /// product. The next product allocates them
     /// again.
     void release_buffers() const;
 
@@ -102,7 +108,12 @@ private:
     std::vector<std::int64_t> doc_offsets_{0};
     std::vector<std::uint32_t> doc_words_;
     std::vector<double> doc_values_;
-    // ... and word-major (CSR over V_r, columns are local documents).
+    // ... and word-major by blocks of kDocBlock documents: block b's rows are
+    // word_rows_[b] .. word_rows_[b + 1] − 1, one per word of V_r present in the block
+    // (ascending), its columns the block's documents (ascending, relative to the block's
+    // first), word_of_row_ its index in V_r.
+    std::vector<std::int64_t> word_rows_{0};
+    std::vector<std::uint32_t> word_of_row_;
     std::vector<std::int64_t> word_offsets_{0};
     std::vector<std::uint32_t> word_docs_;
     std::vector<double> word_values_;
