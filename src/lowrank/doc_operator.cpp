@@ -158,13 +158,18 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     {
         const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
         std::vector<std::int64_t> slot(static_cast<std::size_t>(V), -1);
+        std::vector<Index> seen_in(static_cast<std::size_t>(V), -1);  // the last block a word was seen in
         std::vector<std::uint32_t> present;
         for (Index m0 = 0; m0 < local_docs; m0 += kDocBlock) {
             const Index m1 = std::min(local_docs, m0 + kDocBlock);
             const auto first = doc_offsets_[static_cast<std::size_t>(m0)], last = doc_offsets_[static_cast<std::size_t>(m1)];
-            present.assign(doc_words_.begin() + first, doc_words_.begin() + last);
+            present.clear();
+            for (auto k = first; k < last; ++k)
+                if (const auto v = doc_words_[static_cast<std::size_t>(k)]; seen_in[v] != m0) {
+                    seen_in[v] = m0;
+                    present.push_back(v);
+                }
             std::sort(present.begin(), present.end());
-            present.erase(std::unique(present.begin(), present.end()), present.end());
             std::vector<std::int64_t> count(present.size() + 1, 0);
             for (std::size_t r = 0; r < present.size(); ++r) slot[present[r]] = static_cast<std::int64_t>(r);
             for (auto k = first; k < last; ++k) ++count[static_cast<std::size_t>(slot[doc_words_[static_cast<std::size_t>(k)]]) + 1];

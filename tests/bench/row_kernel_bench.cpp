@@ -5,7 +5,11 @@
 // without its software prefetch; next to the machine's memory bandwidth (a triad).
 #include <benchmark/benchmark.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -73,37 +77,37 @@ BENCHMARK(BM_TriadBandwidth)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DocumentGather)->Arg(0)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
 
 
-// The whole local product W = H (Hᵀ X) at one rank's share of the NYTimes-shaped corpus
-// (150,000 documents, ~234 distinct words each): the documents' pass Z = Hᵀ X (Z is
-// 150,000 × 120, 144 MB), then the words' pass W = H Z. Two ways of doing the words' pass:
-// over the whole word-major CSR (every nonzero reads a row of Z from memory), or by blocks
-// of documents (Z of one block stays in cache; each word present in a block adds that
-// block's share into its row of W). Both sum each W row over documents in ascending order:
-// the same bits.
-const Csr& nyt_rank_documents() {
-    static const Csr c = [] {
-        std::vector<double> cdf(static_cast<std::size_t>(kWords));
-        double total = 0;
-        for (Index i = 0; i < kWords; ++i) cdf[static_cast<std::size_t>(i)] = total += 1.0 / static_cast<double>(i + 1);
-        for (double& v : cdf) v /= total;
-        std::mt19937_64 rng(2);
-        std::uniform_real_distribution<double> u(0, 1);
-        Csr d;
-        for (int m = 0; m < 150000; ++m) {
-            std::vector<std::uint32_t> words;
-            for (int t = 0; t < 330; ++t)
-                words.push_back(static_cast<std::uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin()));
-            std::sort(words.begin(), words.end());
-            words.erase(std::unique(words.begin(), words.end()), words.end());
-            for (const auto w : words) {
-                d.cols.push_back(w);
-                d.values.push_back(1e-3 * static_cast<double>(1 + (w % 7)));
-            }
-            d.offsets.push_back(static_cast<std::int64_t>(d.cols.size()));
+// The whole local product W = H (Hᵀ X) at one rank's share of a NYTimes-shaped corpus
+// (150,000 documents, 330 Zipfian tokens each, over 100,000 or 1,000,000 words): the
+// documents' pass Z = Hᵀ X (Z is 150,000 × 120, 144 MB), then the words' pass W = H Z.
+// Two ways of doing the words' pass: over the whole word-major CSR (every nonzero reads a
+// row of Z from memory), or by blocks of documents (Z of one block stays in cache; each
+// word present in a block adds that block's share into its row of W). Both sum each W row
+// over documents in ascending order: the same bits. The blocks are on huge pages, as the
+// operator's are.
+const Csr& rank_documents(Index words) {
+    static std::map<Index, Csr> made;
+    if (const auto it = made.find(words); it != made.end()) return it->second;
+    std::vector<double> cdf(static_cast<std::size_t>(words));
+    double total = 0;
+    for (Index i = 0; i < words; ++i) cdf[static_cast<std::size_t>(i)] = total += 1.0 / static_cast<double>(i + 1);
+    for (double& v : cdf) v /= total;
+    std::mt19937_64 rng(2);
+    std::uniform_real_distribution<double> u(0, 1);
+    Csr d;
+    for (int m = 0; m < 150000; ++m) {
+        std::vector<std::uint32_t> ids;
+        for (int t = 0; t < 330; ++t)
+            ids.push_back(static_cast<std::uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin()));
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        for (const auto w : ids) {
+            d.cols.push_back(w);
+            d.values.push_back(1e-3 * static_cast<double>(1 + (w % 7)));
         }
-        return d;
-    }();
-    return c;
+        d.offsets.push_back(static_cast<std::int64_t>(d.cols.size()));
+    }
+    return made[words] = std::move(d);
 }
 
 // The transpose of documents [first, last) of d: one CSR row per word present, its column
@@ -112,13 +116,13 @@ struct WordBlock {
     Csr rows;
     std::vector<std::uint32_t> word;
 };
-WordBlock transpose_block(const Csr& d, Index first, Index last) {
-    std::vector<std::int64_t> count(static_cast<std::size_t>(kWords) + 1, 0);
+WordBlock transpose_block(const Csr& d, Index words, Index first, Index last) {
+    std::vector<std::int64_t> count(static_cast<std::size_t>(words) + 1, 0);
     for (auto k = d.offsets[static_cast<std::size_t>(first)]; k < d.offsets[static_cast<std::size_t>(last)]; ++k)
         ++count[d.cols[static_cast<std::size_t>(k)] + 1];
     WordBlock b;
-    std::vector<std::int64_t> slot(static_cast<std::size_t>(kWords), -1);
-    for (Index w = 0; w < kWords; ++w)
+    std::vector<std::int64_t> slot(static_cast<std::size_t>(words), -1);
+    for (Index w = 0; w < words; ++w)
         if (count[static_cast<std::size_t>(w) + 1] > 0) {
             slot[static_cast<std::size_t>(w)] = b.rows.offsets.back();
             b.rows.offsets.push_back(b.rows.offsets.back() + count[static_cast<std::size_t>(w) + 1]);
@@ -135,38 +139,64 @@ WordBlock transpose_block(const Csr& d, Index first, Index last) {
     return b;
 }
 
-// Arg: documents per block; 0: the word-major pass over the whole Z.
+// n doubles on 2 MiB pages where the kernel allows it.
+struct HugeBlock {
+    double* data = nullptr;
+    std::size_t size = 0;
+    explicit HugeBlock(std::size_t n) : size(n) {
+        const std::size_t huge = std::size_t{2} << 20, bytes = (n * sizeof(double) + huge - 1) / huge * huge;
+        data = static_cast<double*>(std::aligned_alloc(huge, bytes));
+#ifdef MADV_HUGEPAGE
+        (void)madvise(data, bytes, MADV_HUGEPAGE);
+#endif
+        std::fill(data, data + n, 0.0);
+    }
+    ~HugeBlock() { std::free(data); }
+    HugeBlock(const HugeBlock&) = delete;
+    HugeBlock& operator=(const HugeBlock&) = delete;
+};
+
+// Args: documents per block (0: the word-major pass over the whole Z), words.
 void BM_DocumentProduct(benchmark::State& state) {
-    const Csr& d = nyt_rank_documents();
+    const Index words = state.range(1);
+    const Csr& d = rank_documents(words);
     const Index block = state.range(0) > 0 ? state.range(0) : d.rows();
     std::vector<WordBlock> blocks;
-    for (Index m = 0; m < d.rows(); m += block) blocks.push_back(transpose_block(d, m, std::min(d.rows(), m + block)));
-    std::vector<double> X(static_cast<std::size_t>(kWords * kColumns));
-    for (std::size_t i = 0; i < X.size(); ++i) X[i] = 1.0 / static_cast<double>(1 + i % 13);
-    std::vector<double> Z(static_cast<std::size_t>(block * kColumns)), W(X.size());
+    for (Index m = 0; m < d.rows(); m += block)
+        blocks.push_back(transpose_block(d, words, m, std::min(d.rows(), m + block)));
+    HugeBlock X(static_cast<std::size_t>(words * kColumns)), W(X.size), Z(static_cast<std::size_t>(block * kColumns));
+    for (std::size_t i = 0; i < X.size; ++i) X.data[i] = 1.0 / static_cast<double>(1 + i % 13);
     std::size_t pairs = 0;
     for (const WordBlock& b : blocks) pairs += b.word.size();
     for (auto _ : state) {
-        std::fill(W.begin(), W.end(), 0.0);
+        std::fill(W.data, W.data + W.size, 0.0);
         for (std::size_t b = 0; b < blocks.size(); ++b) {
             const Index first = static_cast<Index>(b) * block, last = std::min(d.rows(), first + block);
-            std::fill(Z.begin(), Z.end(), 0.0);
+            std::fill(Z.data, Z.data + Z.size, 0.0);
             jsmf::lowrank::detail::csr_gather(d.offsets.data() + first, d.cols.data(), d.values.data(), 0, last - first,
-                                              X.data(), kColumns, Z.data());
+                                              X.data, kColumns, Z.data);
             const WordBlock& wb = blocks[b];
             jsmf::lowrank::detail::csr_gather(wb.rows.offsets.data(), wb.rows.cols.data(), wb.rows.values.data(), 0,
-                                              wb.rows.rows(), Z.data(), kColumns, W.data(), 8, wb.word.data());
+                                              wb.rows.rows(), Z.data, kColumns, W.data, 8, wb.word.data());
         }
-        benchmark::DoNotOptimize(W.data());
+        benchmark::DoNotOptimize(W.data);
     }
     double check = 0;
-    for (const double w : W) check += w;
+    for (std::size_t i = 0; i < W.size; ++i) check += W.data[i];
     state.counters["sum"] = check;
     state.counters["word_rows"] = static_cast<double>(pairs);
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(d.cols.size()));  // nonzeros
-    state.SetLabel(state.range(0) == 0 ? "words' pass over the whole Z" : std::to_string(block) + " documents a block");
+    state.SetLabel((state.range(0) == 0 ? std::string("words' pass over the whole Z")
+                                        : std::to_string(block) + " documents a block") +
+                   ", " + std::to_string(words) + " words");
 }
-BENCHMARK(BM_DocumentProduct)->Arg(0)->Arg(2048)->Arg(4096)->Arg(8192)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_DocumentProduct)
+    ->Args({0, 100000})
+    ->Args({4096, 100000})
+    ->Args({0, 1000000})
+    ->Args({4096, 1000000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 }  // namespace
 
 BENCHMARK_MAIN();
