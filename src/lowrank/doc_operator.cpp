@@ -160,6 +160,8 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
         std::vector<std::int64_t> slot(static_cast<std::size_t>(V), -1);
         std::vector<Index> seen_in(static_cast<std::size_t>(V), -1);  // the last block a word was seen in
         std::vector<std::uint32_t> present;
+        word_docs_.reserve(doc_words_.size());  // every nonzero once: sized exactly, not by regrowth
+        word_values_.reserve(doc_words_.size());
         for (Index m0 = 0; m0 < local_docs; m0 += kDocBlock) {
             const Index m1 = std::min(local_docs, m0 + kDocBlock);
             const auto first = doc_offsets_[static_cast<std::size_t>(m0)], last = doc_offsets_[static_cast<std::size_t>(m1)];
@@ -189,6 +191,8 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
                     word_values_[at] = doc_values_[static_cast<std::size_t>(k)];
                 }
         }
+        word_offsets_.shrink_to_fit();
+        word_of_row_.shrink_to_fit();
     }
 
     // The exchange pattern: V_r is sorted, so the rows each owner holds are one segment.
@@ -268,8 +272,9 @@ Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     // By blocks of documents: Z = H̃_bᵀ X_V for the block's documents (a few MB, so it stays
     // in cache), then W += H̃_b Z for the words present in the block. Every W row sums its
     // documents in ascending order whatever the block size or thread count: the same bits.
-    // (Measured, row_kernel_bench, one rank's share of a NYTimes-shaped product: 5.4 s
-    // with the words' pass over the whole 144 MB Z, 2.8 s by blocks of 4,096 documents.)
+    // (Measured, row_kernel_bench, one rank's share of a NYTimes-shaped product, two
+    // processes at once: 5.4 s with the words' pass over the whole 144 MB Z, 2.8 s by
+    // blocks of 4,096 documents.)
     // Each row is one thread's; rows are handed out in chunks as threads free up (Zipf: a
     // frequent word's row is long).
     const int threads = distmat::threads();

@@ -14,7 +14,7 @@ namespace jsmf::lowrank::detail {
 /// out row r += Σ_k values[k] · X row cols[k]. X and out are row-major with p columns.
 /// The row of X `ahead` nonzeros on is prefetched (0: none; the default is the best
 /// measured here, see row_kernels.cpp). With `out_rows`, row r adds into out row
-/// out_rows[r] instead (rows [begin, end) must name distinct out rows).
+/// out_rows[r] instead (calls that run at once must write distinct out rows).
 void csr_gather(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
                 const double* X, Index p, double* out, std::int64_t ahead = 8, const std::uint32_t* out_rows = nullptr);
 

@@ -2,7 +2,9 @@
 // Google Benchmark: the document operator's gather (csr_gather, src/lowrank) at the shape
 // of a NYTimes-sized product on one rank: 100,000 words of Zipfian frequency, ~234
 // distinct words a document, a 120-column block (96 MB, far past the caches), with and
-// without its software prefetch; next to the machine's memory bandwidth (a triad).
+// without its software prefetch; next to the machine's memory bandwidth (a triad). And
+// the whole local product H (Hᵀ X), its words' pass over the whole Z or by blocks of
+// documents (as the operator runs it), at 10⁵ and 10⁶ words (the latter needs ~3.5 GB).
 #include <benchmark/benchmark.h>
 
 #include <sys/mman.h>
@@ -146,6 +148,7 @@ struct HugeBlock {
     explicit HugeBlock(std::size_t n) : size(n) {
         const std::size_t huge = std::size_t{2} << 20, bytes = (n * sizeof(double) + huge - 1) / huge * huge;
         data = static_cast<double*>(std::aligned_alloc(huge, bytes));
+        if (!data) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
         (void)madvise(data, bytes, MADV_HUGEPAGE);
 #endif

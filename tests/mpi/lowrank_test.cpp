@@ -88,29 +88,61 @@ TEST(DocumentOperator, EqualsTheFormedC) {
 }
 
 // Past one block of documents on every rank (the words' pass runs block by block, each
-// word's row of C X summed over the blocks in turn): still the formed C's product.
+// word's row of C X summed over the blocks in turn), each block with its own words: the
+// documents of a rank's b-th block draw from words [90b, 90b + 120), so consecutive blocks
+// share some words and a block's list of words is not V_r. Still the formed C's product.
 TEST(DocumentOperator, EqualsTheFormedCOverSeveralBlocksOfDocuments) {
     const mpi::Comm world = mpi::Comm::world();
-    const Index N = 300, docs = 2 * DocumentOperator::kDocBlock * world.size() + 123;
-    const corpus::Shard mine = deal(random_corpus(docs, N, 5), world);
+    const Index P = world.size(), N = 300, docs = 2 * DocumentOperator::kDocBlock * P + 123 * P;
+    std::mt19937_64 engine(5);
+    std::uniform_int_distribution<Index> length(2, 25), offset(0, 119);
+    corpus::Shard all;
+    for (Index m = 0; m < docs; ++m) {  // dealt m % P: document m is the (m / P)-th of its rank
+        const Index block = (m / P) / DocumentOperator::kDocBlock;
+        std::map<std::uint32_t, std::uint32_t> counts;
+        for (Index t = 0, n = length(engine); t < n; ++t) ++counts[static_cast<std::uint32_t>(90 * block + offset(engine))];
+        corpus::Document d;
+        d.key = {0, m + 1};
+        for (const auto& [w, c] : counts) {
+            d.words.push_back(w);
+            d.counts.push_back(c);
+        }
+        all.append(d);
+    }
+    const corpus::Shard mine = deal(all, world);
     const cooc::CoocOptions o;
     const Eigen::MatrixXd C = dense_cooc(world, mine, N, o);
     const DocumentOperator op(world, N, mine, o);
     const Eigen::MatrixXd X = distmat::random_rows(0, N, 9, 23);
     const Eigen::MatrixXd CX =
         distmat::gather_rows(world, op.rows(), op.apply(distmat::local_rows(op.rows(), world.rank(), X)));
-    // Each entry is a sum of thousands of documents' terms less d∘X: rounding is relative
-    // to the sum of the terms' magnitudes, (H̃H̃ᵀ + diag d)|X| = (C + 2 diag d)|X|.
-    const Eigen::VectorXd d = distmat::gather_rows(world, op.rows(), Eigen::MatrixXd(op.diagonal())).col(0);
+    // Rounding is relative to the terms' magnitudes, H̃H̃ᵀ|X| + d∘|X| = (C + 2 diag d)|X|
+    // (H̃ ≥ 0; d from the corpus here), and a sum of n terms is within n·u of exact: an
+    // entry sums its word's documents (at most `most`) and the formed C's product N terms.
+    Eigen::VectorXd d = Eigen::VectorXd::Zero(N), docs_of = Eigen::VectorXd::Zero(N);
+    double M = 0;
+    for (Index m = 0; m < all.num_docs(); ++m) M += cooc::contributes(all.document(m), o) ? 1 : 0;
+    for (Index m = 0; m < all.num_docs(); ++m) {
+        const corpus::Document doc = all.document(m);
+        if (!cooc::contributes(doc, o)) continue;
+        const double n = doc.tokens();
+        for (std::size_t k = 0; k < doc.words.size(); ++k) {
+            d(doc.words[k]) += doc.counts[k] / (n * (n - 1) * M);
+            docs_of(doc.words[k]) += 1;
+        }
+    }
+    const double most = docs_of.maxCoeff(), u = std::ldexp(1.0, -53);
     const Eigen::MatrixXd scale = (C + Eigen::MatrixXd(2 * d.asDiagonal())) * X.cwiseAbs();
-    const double worst = ((CX - C * X).cwiseAbs().array() / scale.array()).maxCoeff();
-    EXPECT_LT(worst, 1e-14);
+    EXPECT_LT(((CX - C * X).cwiseAbs().array() / scale.array()).maxCoeff(), (most + N + 30) * u);
+    EXPECT_GT((C * X).cwiseAbs().minCoeff(), 0.0);  // every word is used: no entry is trivially 0
+    // C_ii = Σ_m H̃_im² − d_i: the same bound against Σ_m H̃_im² + d_i = C_ii + 2 d_i.
     const Eigen::VectorXd diagonal = distmat::gather_rows(world, op.rows(), op.cooc_diagonal());
-    EXPECT_LT((diagonal - C.diagonal()).cwiseAbs().maxCoeff(), 1e-14 * C.diagonal().cwiseAbs().maxCoeff());
+    EXPECT_LT(((diagonal - C.diagonal()).cwiseAbs().array() / (C.diagonal() + 2 * d).array()).maxCoeff(),
+              (most + 30) * u);
 }
 
-// Rows go to threads in blocks of 256, each row summed by one thread in a fixed order:
-// the same bits at 1 and 3 threads (enough documents and words for several blocks a rank).
+// Rows go to threads in chunks of 256, each row summed by one thread in a fixed order:
+// the same bits at 1 and 3 threads (enough documents and words for several chunks a rank).
 TEST(DocumentOperator, SameBitsAtAnyThreadCount) {
     const mpi::Comm world = mpi::Comm::world();
     const Index N = 1500;

@@ -84,8 +84,7 @@ public:
 
     /// Local. Frees the buffers the products keep between calls (V_r × p twice, a block of
     /// documents × p, the exchanged rows × p twice, N/P × p): for the phases that apply no
-    /// product. The next product allocates them
-    /// again.
+    /// product. The next product allocates them again.
     void release_buffers() const;
 
 private:
