@@ -31,30 +31,33 @@ struct Csr {
 
 constexpr Index kWords = 100000, kColumns = 120;
 
-// Documents as rows, their distinct words (Zipf, exponent 1) as columns.
-const Csr& documents() {
-    static const Csr c = [] {
-        std::vector<double> cdf(static_cast<std::size_t>(kWords));
-        double total = 0;
-        for (Index i = 0; i < kWords; ++i) cdf[static_cast<std::size_t>(i)] = total += 1.0 / static_cast<double>(i + 1);
-        for (double& v : cdf) v /= total;
-        std::mt19937_64 rng(1);
-        std::uniform_real_distribution<double> u(0, 1);
-        Csr d;
-        for (int m = 0; m < 17000; ++m) {
-            std::vector<std::uint32_t> words;
-            for (int t = 0; t < 330; ++t)
-                words.push_back(static_cast<std::uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin()));
-            std::sort(words.begin(), words.end());
-            words.erase(std::unique(words.begin(), words.end()), words.end());
-            for (const auto w : words) {
-                d.cols.push_back(w);
-                d.values.push_back(1e-3);
-            }
-            d.offsets.push_back(static_cast<std::int64_t>(d.cols.size()));
+// `docs` documents of 330 tokens as rows, their distinct words (Zipf over `words`, exponent
+// 1) as columns.
+Csr zipf_documents(Index docs, Index words, std::uint64_t seed) {
+    std::vector<double> cdf(static_cast<std::size_t>(words));
+    double total = 0;
+    for (Index i = 0; i < words; ++i) cdf[static_cast<std::size_t>(i)] = total += 1.0 / static_cast<double>(i + 1);
+    for (double& v : cdf) v /= total;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    Csr d;
+    for (Index m = 0; m < docs; ++m) {
+        std::vector<std::uint32_t> ids;
+        for (int t = 0; t < 330; ++t)
+            ids.push_back(static_cast<std::uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin()));
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        for (const auto w : ids) {
+            d.cols.push_back(w);
+            d.values.push_back(1e-3 * static_cast<double>(1 + (w % 7)));
         }
-        return d;
-    }();
+        d.offsets.push_back(static_cast<std::int64_t>(d.cols.size()));
+    }
+    return d;
+}
+
+const Csr& documents() {
+    static const Csr c = zipf_documents(17000, kWords, 1);
     return c;
 }
 
@@ -89,27 +92,8 @@ BENCHMARK(BM_DocumentGather)->Arg(0)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::k
 // operator's are.
 const Csr& rank_documents(Index words) {
     static std::map<Index, Csr> made;
-    if (const auto it = made.find(words); it != made.end()) return it->second;
-    std::vector<double> cdf(static_cast<std::size_t>(words));
-    double total = 0;
-    for (Index i = 0; i < words; ++i) cdf[static_cast<std::size_t>(i)] = total += 1.0 / static_cast<double>(i + 1);
-    for (double& v : cdf) v /= total;
-    std::mt19937_64 rng(2);
-    std::uniform_real_distribution<double> u(0, 1);
-    Csr d;
-    for (int m = 0; m < 150000; ++m) {
-        std::vector<std::uint32_t> ids;
-        for (int t = 0; t < 330; ++t)
-            ids.push_back(static_cast<std::uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin()));
-        std::sort(ids.begin(), ids.end());
-        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-        for (const auto w : ids) {
-            d.cols.push_back(w);
-            d.values.push_back(1e-3 * static_cast<double>(1 + (w % 7)));
-        }
-        d.offsets.push_back(static_cast<std::int64_t>(d.cols.size()));
-    }
-    return made[words] = std::move(d);
+    if (const auto it = made.find(words); it == made.end()) made[words] = zipf_documents(150000, words, 2);
+    return made[words];
 }
 
 // The transpose of documents [first, last) of d: one CSR row per word present, its column

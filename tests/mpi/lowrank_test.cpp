@@ -35,6 +35,17 @@ corpus::Shard deal(const corpus::Shard& all, const mpi::Comm& comm) {
     return mine;
 }
 
+/// A document of these word counts, keyed by m.
+corpus::Document document_of(const std::map<std::uint32_t, std::uint32_t>& counts, Index m) {
+    corpus::Document d;
+    d.key = {0, m + 1};
+    for (const auto& [w, c] : counts) {
+        d.words.push_back(w);
+        d.counts.push_back(c);
+    }
+    return d;
+}
+
 /// Random documents, some with one token (n < 2), some short (filtered by min_tokens).
 corpus::Shard random_corpus(Index docs, Index words, Seed seed) {
     std::mt19937_64 engine(seed);
@@ -44,13 +55,7 @@ corpus::Shard random_corpus(Index docs, Index words, Seed seed) {
         std::map<std::uint32_t, std::uint32_t> counts;
         const Index n = m % 7 == 0 ? 1 : length(engine);
         for (Index t = 0; t < n; ++t) ++counts[static_cast<std::uint32_t>(word(engine))];
-        corpus::Document d;
-        d.key = {0, m + 1};
-        for (const auto& [w, c] : counts) {
-            d.words.push_back(w);
-            d.counts.push_back(c);
-        }
-        all.append(d);
+        all.append(document_of(counts, m));
     }
     return all;
 }
@@ -101,13 +106,7 @@ TEST(DocumentOperator, EqualsTheFormedCOverSeveralBlocksOfDocuments) {
         const Index block = (m / P) / DocumentOperator::kDocBlock;
         std::map<std::uint32_t, std::uint32_t> counts;
         for (Index t = 0, n = length(engine); t < n; ++t) ++counts[static_cast<std::uint32_t>(90 * block + offset(engine))];
-        corpus::Document d;
-        d.key = {0, m + 1};
-        for (const auto& [w, c] : counts) {
-            d.words.push_back(w);
-            d.counts.push_back(c);
-        }
-        all.append(d);
+        all.append(document_of(counts, m));
     }
     const corpus::Shard mine = deal(all, world);
     const cooc::CoocOptions o;
