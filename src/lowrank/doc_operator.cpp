@@ -155,45 +155,7 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     }
     // ... and word-major by blocks of documents, so both passes run over rows without races
     // and the words' pass reads a block's rows of H̃ᵀX while they are in cache.
-    {
-        const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
-        std::vector<std::int64_t> slot(static_cast<std::size_t>(V), -1);
-        std::vector<Index> seen_in(static_cast<std::size_t>(V), -1);  // the last block a word was seen in
-        std::vector<std::uint32_t> present;
-        word_docs_.reserve(doc_words_.size());  // every nonzero once: sized exactly, not by regrowth
-        word_values_.reserve(doc_words_.size());
-        for (Index m0 = 0; m0 < local_docs; m0 += kDocBlock) {
-            const Index m1 = std::min(local_docs, m0 + kDocBlock);
-            const auto first = doc_offsets_[static_cast<std::size_t>(m0)], last = doc_offsets_[static_cast<std::size_t>(m1)];
-            present.clear();
-            for (auto k = first; k < last; ++k)
-                if (const auto v = doc_words_[static_cast<std::size_t>(k)]; seen_in[v] != m0) {
-                    seen_in[v] = m0;
-                    present.push_back(v);
-                }
-            std::sort(present.begin(), present.end());
-            std::vector<std::int64_t> count(present.size() + 1, 0);
-            for (std::size_t r = 0; r < present.size(); ++r) slot[present[r]] = static_cast<std::int64_t>(r);
-            for (auto k = first; k < last; ++k) ++count[static_cast<std::size_t>(slot[doc_words_[static_cast<std::size_t>(k)]]) + 1];
-            const auto base = static_cast<std::int64_t>(word_docs_.size());
-            for (std::size_t r = 0; r < present.size(); ++r) {
-                count[r + 1] += count[r];
-                word_offsets_.push_back(base + count[r + 1]);
-                word_of_row_.push_back(present[r]);
-            }
-            word_rows_.push_back(static_cast<std::int64_t>(word_of_row_.size()));
-            word_docs_.resize(static_cast<std::size_t>(base + (last - first)));
-            word_values_.resize(word_docs_.size());
-            for (Index m = m0; m < m1; ++m)  // documents ascending within each word's row
-                for (auto k = doc_offsets_[static_cast<std::size_t>(m)]; k < doc_offsets_[static_cast<std::size_t>(m) + 1]; ++k) {
-                    const auto at = static_cast<std::size_t>(base + count[static_cast<std::size_t>(slot[doc_words_[static_cast<std::size_t>(k)]])]++);
-                    word_docs_[at] = static_cast<std::uint32_t>(m - m0);
-                    word_values_[at] = doc_values_[static_cast<std::size_t>(k)];
-                }
-        }
-        word_offsets_.shrink_to_fit();
-        word_of_row_.shrink_to_fit();
-    }
+    transpose_by_blocks(V);
 
     // The exchange pattern: V_r is sorted, so the rows each owner holds are one segment.
     const int P = comm.size();
@@ -220,6 +182,49 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     std::int64_t sizes[2] = {V, V - fetch_counts_[static_cast<std::size_t>(comm.rank())]};
     stats_.max_rank_words = mpi::allreduce_max(comm, sizes[0]);
     stats_.exchanged_rows = mpi::allreduce_sum(comm, sizes[1]);
+}
+
+// The word-major copy of the local documents, by blocks of kDocBlock documents: block b's
+// rows list the words present in it (ascending), each row its documents (ascending,
+// relative to the block's first) and their values.
+void DocumentOperator::transpose_by_blocks(Index V) {
+    const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
+    std::vector<std::int64_t> slot(static_cast<std::size_t>(V), -1);
+    std::vector<Index> seen_in(static_cast<std::size_t>(V), -1);  // the last block a word was seen in
+    std::vector<std::uint32_t> present;
+    word_docs_.reserve(doc_words_.size());  // every nonzero once: sized exactly, not by regrowth
+    word_values_.reserve(doc_words_.size());
+    for (Index m0 = 0; m0 < local_docs; m0 += kDocBlock) {
+        const Index m1 = std::min(local_docs, m0 + kDocBlock);
+        const auto first = doc_offsets_[static_cast<std::size_t>(m0)], last = doc_offsets_[static_cast<std::size_t>(m1)];
+        present.clear();
+        for (auto k = first; k < last; ++k)
+            if (const auto v = doc_words_[static_cast<std::size_t>(k)]; seen_in[v] != m0) {
+                seen_in[v] = m0;
+                present.push_back(v);
+            }
+        std::sort(present.begin(), present.end());
+        std::vector<std::int64_t> count(present.size() + 1, 0);
+        for (std::size_t r = 0; r < present.size(); ++r) slot[present[r]] = static_cast<std::int64_t>(r);
+        for (auto k = first; k < last; ++k) ++count[static_cast<std::size_t>(slot[doc_words_[static_cast<std::size_t>(k)]]) + 1];
+        const auto base = static_cast<std::int64_t>(word_docs_.size());
+        for (std::size_t r = 0; r < present.size(); ++r) {
+            count[r + 1] += count[r];
+            word_offsets_.push_back(base + count[r + 1]);
+            word_of_row_.push_back(present[r]);
+        }
+        word_rows_.push_back(static_cast<std::int64_t>(word_of_row_.size()));
+        word_docs_.resize(static_cast<std::size_t>(base + (last - first)));
+        word_values_.resize(word_docs_.size());
+        for (Index m = m0; m < m1; ++m)  // documents ascending within each word's row
+            for (auto k = doc_offsets_[static_cast<std::size_t>(m)]; k < doc_offsets_[static_cast<std::size_t>(m) + 1]; ++k) {
+                const auto at = static_cast<std::size_t>(base + count[static_cast<std::size_t>(slot[doc_words_[static_cast<std::size_t>(k)]])]++);
+                word_docs_[at] = static_cast<std::uint32_t>(m - m0);
+                word_values_[at] = doc_values_[static_cast<std::size_t>(k)];
+            }
+    }
+    word_offsets_.shrink_to_fit();
+    word_of_row_.shrink_to_fit();
 }
 
 DocumentOperator::RowView DocumentOperator::Buffer::view(Index rows, Index cols) {

@@ -96,6 +96,7 @@ private:
         std::vector<double> values;
         RowView view(Index rows, Index cols);
     };
+    void transpose_by_blocks(Index V);  // fills word_rows_ .. word_values_ from the document-major CSR
     RowView fetch_rows(const RowView& X) const;  // X's rows of V_r (in xv_), from this rank's rows of X
     void return_rows(const RowView& W_vocab, RowView& out) const;  // out += what the ranks return
 
