@@ -111,8 +111,11 @@ Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd
     Eigen::MatrixXd Q = X;
     for (int pass = 0; pass < 2; ++pass) {
         const Eigen::MatrixXd G = gram(comm, Q);  // the same bits on every rank
+        // Nearly orthonormal already (a warm start, or the first pass's result): one pass
+        // leaves ‖QᵀQ − I‖ at rounding (κ² <= 3), so it is the last.
+        const bool last = pass == 1 || mpi::root_decides(comm, (G - Eigen::MatrixXd::Identity(p, p)).norm() <= 0.5);
         bool cholesky = true;
-        if (pass == 0) {  // κ(X)² = λ_max(G) / λ_min(G): a screen, checked after the pass
+        if (!last) {  // κ(X)² = λ_max(G) / λ_min(G): a screen, checked after the pass
             const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> spectrum(G, Eigen::EigenvaluesOnly);
             const double low = p > 0 ? spectrum.eigenvalues()(0) : 1.0, high = p > 0 ? spectrum.eigenvalues()(p - 1) : 1.0;
             cholesky = low > 0 && high <= max_condition * max_condition * low;
@@ -133,11 +136,14 @@ Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd
         Eigen::MatrixXd L = Eigen::MatrixXd::Zero(p, p);
         if (llt.info() == Eigen::Success && llt.rows() == p) L = llt.matrixL();
         mpi::adopt_root_copy(comm, L.data(), static_cast<std::size_t>(L.size()));
-        if (m > 0 && p > 0) {  // Q ← Q L⁻ᵀ = Q R⁻¹
+        if (m > 0 && p > 0) {  // Q ← Q R⁻¹, R⁻¹ = L⁻ᵀ formed (p × p): TRMM runs at twice TRSM's rate on a tall block
+            const Eigen::MatrixXd R_inverse =
+                L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(p, p)).transpose();
             const int mi = static_cast<int>(m), pi = static_cast<int>(p);
             const double one = 1.0;
-            dtrsm_("R", "L", "T", "N", &mi, &pi, &one, L.data(), &pi, Q.data(), &mi);
+            dtrmm_("R", "U", "N", "N", &mi, &pi, &one, R_inverse.data(), &pi, Q.data(), &mi);
         }
+        if (last) break;
     }
     if (by_cholesky) *by_cholesky = true;
     return Q;

@@ -194,6 +194,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     enn.iterations = o.iterations;
     enn.checked_rows = o.checked_rows;
     enn.eig = eig;
+    enn.eig.oversampling = lowrank::kEnnOversampling;
     io::CompressedCheckpoint enn_checkpoint;  // the range finder's record, ENN's state
     enn_checkpoint.phase = io::CompressedCheckpoint::Phase::enn;
     enn_checkpoint.num_topics = K;

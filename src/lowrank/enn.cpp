@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "jsmf/core/error.hpp"
@@ -142,6 +143,9 @@ struct CheckedPairs {
     std::vector<std::uint32_t> row_cols;
     std::vector<double> row_values;
     std::vector<char> outside;              // per local row: not in L (its F row also gives Fᵀ's)
+    // L's positions by owner: L ascends and each rank's rows are contiguous, so rank r
+    // owns positions owned[r] .. owned[r + 1] − 1.
+    std::vector<std::int64_t> owned;
     struct DensePanel {
         Index begin = 0;                    // first local row
         Eigen::MatrixXd Ft;                 // Fᵀ: l × m (a row of F is a column), zeros kept
@@ -230,6 +234,9 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
     Eigen::MatrixXd Y_L = Eigen::MatrixXd::Zero(l, K);
     add_listed_rows(rows, comm.rank(), c.L, Y, Y_L);
     distmat::sum_on_all_ranks(comm, Y_L.data(), static_cast<std::size_t>(Y_L.size()));  // one owner per row: exact
+    c.owned.assign(static_cast<std::size_t>(comm.size()) + 1, 0);
+    for (int r = 0; r < comm.size(); ++r)
+        c.owned[static_cast<std::size_t>(r) + 1] = std::lower_bound(c.L.begin(), c.L.end(), rows.end(r)) - c.L.begin();
     c.position.assign(static_cast<std::size_t>(local), -1);
     for (std::size_t j = 0; j < c.L.size(); ++j)
         if (c.L[j] >= begin && c.L[j] < begin + local) c.position[static_cast<std::size_t>(c.L[j] - begin)] = static_cast<Index>(j);
@@ -252,24 +259,32 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
     Eigen::MatrixXd Gt(l, std::min(panel, std::max<Index>(local, 1)));
     Eigen::MatrixXf Gt_single(screen_in_single ? l : 0, screen_in_single ? Gt.cols() : 0);
     std::vector<std::pair<std::uint32_t, double>> found;  // one row's negatives: (j, g)
+    std::vector<std::int64_t> candidate_offsets;          // a screened panel's candidates, by row
+    std::vector<std::uint32_t> candidate_cols;
     double local_mass = 0;
     Index local_nonzeros = 0, local_entries = 0;
     for (Index i0 = 0; i0 < local; i0 += panel) {
         const Index m = std::min(panel, local - i0);
         bool whole = !screen_in_single;  // G of the whole panel in double (Gt)
         RowMajor panel_rows;
-        Index candidates = 0;
         if (screen_in_single && K > 0 && l > 0) {
             panel_rows = rows_of(Y, i0, m);
             const Eigen::MatrixXf unit = unit_rows_single(panel_rows);
             distmat::gemm('N', 'T', static_cast<int>(l), static_cast<int>(m), static_cast<int>(K), 1.0f, Y_L_unit.data(),
                           static_cast<int>(l), unit.data(), static_cast<int>(m), 0.0f, Gt_single.data(),
                           static_cast<int>(l));
-            for (Index i = 0; i < m; ++i) {
+            // The candidates listed in one pass over the cosines; past the share the panel
+            // goes to DGEMM whole and the list is dropped.
+            const auto most = static_cast<std::size_t>(recompute_share * static_cast<double>(m * l));
+            candidate_offsets.assign(1, 0);
+            candidate_cols.clear();
+            for (Index i = 0; i < m && !whole; ++i) {
                 const float* g_row = Gt_single.data() + i * l;
-                for (Index j = 0; j < l; ++j) candidates += !(g_row[j] >= cosine_margin);
+                for (Index j = 0; j < l; ++j)
+                    if (!(g_row[j] >= cosine_margin)) candidate_cols.push_back(static_cast<std::uint32_t>(j));
+                candidate_offsets.push_back(static_cast<std::int64_t>(candidate_cols.size()));
+                whole = candidate_cols.size() > most;
             }
-            whole = static_cast<double>(candidates) > recompute_share * static_cast<double>(m * l);
         }
         if (whole && K > 0 && l > 0)
             distmat::gemm('N', 'T', static_cast<int>(l), static_cast<int>(m), static_cast<int>(K), 1.0, Y_L.data(),
@@ -284,12 +299,11 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
                     if (g_row[j] < 0) out.emplace_back(static_cast<std::uint32_t>(j), g_row[j]);
                 return;
             }
-            const float* s_row = Gt_single.data() + i * l;
             const double* y = panel_rows.data() + i * K;
-            for (Index j = 0; j < l; ++j)
-                if (!(s_row[j] >= cosine_margin))
-                    if (const double g = dot_fixed(y, Y_L_rows.data() + j * K, K); g < 0)
-                        out.emplace_back(static_cast<std::uint32_t>(j), g);
+            for (auto k = candidate_offsets[static_cast<std::size_t>(i)]; k < candidate_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+                const std::uint32_t j = candidate_cols[static_cast<std::size_t>(k)];
+                if (const double g = dot_fixed(y, Y_L_rows.data() + static_cast<Index>(j) * K, K); g < 0) out.emplace_back(j, g);
+            }
         };
         // Counted first: the panel's share of negatives decides how F keeps it.
         Index negative = 0;
@@ -337,10 +351,12 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
     return c;
 }
 
-// X ↦ (YYᵀ + E + r·11ᵀ) X on this rank's rows. Two reductions: [Y 1]ᵀX, and [X_L; FᵀX].
-// Dense products by BLAS; F's sparse rows by the row kernels: F X_L gathers rows of the
-// small l × p block, Fᵀ X scatters each row of X once into it (in a fixed number of
-// partial sums, added in order: the same bits at any thread count).
+// X ↦ (YYᵀ + E + r·11ᵀ) X on this rank's rows. Three collectives: [Y 1]ᵀX summed on
+// every rank; X_L gathered from its owners; FᵀX (over the rows outside L) summed to the
+// owners of L's rows, the only ones that add it. Dense products by BLAS; F's sparse rows by
+// the row kernels: F X_L gathers rows of the small l × p block, Fᵀ X scatters each row of X
+// into it, each thread on its own range of L (so every sum runs over the rows in
+// ascending order: the same bits at any thread count).
 Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const CheckedPairs& c, double r,
                                 const Eigen::MatrixXd& X) {
     const Index K = Y.cols(), p = X.cols(), local = X.rows();
@@ -355,30 +371,43 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
     small.row(K) = X.colwise().sum();
     distmat::sum_on_all_ranks(comm, small.data(), static_cast<std::size_t>(small.size()));
     const RowMajor Xr = X;
-    RowMajor both = RowMajor::Zero(2 * l, p);  // rows 0..l−1: X_L; rows l..2l−1: Fᵀ X over rows outside L
+    std::vector<std::int64_t> blocks(c.owned.size());  // L's rows by owner, in doubles
+    for (std::size_t q = 0; q < blocks.size(); ++q) blocks[q] = c.owned[q] * p;
+    RowMajor X_L(l, p);
     for (Index i = 0; i < local; ++i)
-        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) both.row(j) = Xr.row(i);
+        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) X_L.row(j) = Xr.row(i);
+    mpi::allgather_blocks(comm, X_L.data(), blocks);
+
+    RowMajor FtX = RowMajor::Zero(l, p);
     {
-        constexpr int parts = 4;
-        std::vector<RowMajor> partial(parts, RowMajor::Zero(l, p));
-#pragma omp parallel for schedule(static) num_threads(std::min(parts, distmat::threads()))
-        for (int t = 0; t < parts; ++t)
-            detail::csr_scatter(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), local * t / parts,
-                                local * (t + 1) / parts, c.outside.data(), Xr.data(), p, partial[t].data());
-        for (const RowMajor& part : partial) both.bottomRows(l) += part;
+        const int threads = std::max(1, std::min(distmat::threads(), static_cast<int>(l)));
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int t = 0; t < threads; ++t) {
+            // One thread: every column, without searching each row for its range.
+            const auto from = static_cast<std::uint32_t>(l * t / threads);
+            const auto to = threads == 1 ? std::numeric_limits<std::uint32_t>::max()
+                                         : static_cast<std::uint32_t>(l * (t + 1) / threads);
+            detail::csr_scatter(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), 0, local,
+                                c.outside.data(), Xr.data(), p, FtX.data(), from, to);
+        }
     }
     if (!c.dense.empty()) {
         // Dense panels' Fᵀ X over their rows outside L: X with the rows in L zeroed. In
-        // column-major terms a row-major block is its transpose: bothᵀ += X̃ᵀ F.
+        // column-major terms a row-major block is its transpose: FtXᵀ += X̃ᵀ F.
         RowMajor outside = Xr;
         for (Index i = 0; i < local; ++i)
             if (c.position[static_cast<std::size_t>(i)] >= 0) outside.row(i).setZero();
         for (const CheckedPairs::DensePanel& d : c.dense)
             distmat::gemm('N', 'T', static_cast<int>(p), static_cast<int>(l), static_cast<int>(d.Ft.cols()), 1.0,
                           outside.data() + d.begin * p, static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 1.0,
-                          both.data() + l * p, static_cast<int>(p));
+                          FtX.data(), static_cast<int>(p));
     }
-    distmat::sum_on_all_ranks(comm, both.data(), static_cast<std::size_t>(both.size()));
+    const Index first_owned = c.owned[static_cast<std::size_t>(comm.rank())];
+    RowMajor mine(c.owned[static_cast<std::size_t>(comm.rank()) + 1] - first_owned, p);
+    if (comm.size() == 1)
+        mine = std::move(FtX);
+    else
+        mpi::sum_to_owners(comm, FtX.data(), mine.data(), blocks);
 
     // The result row-major (the row kernels add whole rows): in column-major terms its
     // transpose, outᵀ = smallᵀ Yᵀ, then r·(Σ X)ᵀ on every row; one transposing copy at the end.
@@ -393,7 +422,7 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
     }
     out.rowwise() += r * small.row(K);
     for (const CheckedPairs::DensePanel& d : c.dense)  // out_panelᵀ += X_Lᵀ Fᵀ
-        distmat::gemm('N', 'N', static_cast<int>(p), static_cast<int>(d.Ft.cols()), static_cast<int>(l), 1.0, both.data(),
+        distmat::gemm('N', 'N', static_cast<int>(p), static_cast<int>(d.Ft.cols()), static_cast<int>(l), 1.0, X_L.data(),
                       static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 1.0, out.data() + d.begin * p,
                       static_cast<int>(p));
     const int threads = distmat::threads();
@@ -401,9 +430,9 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (Index b = 0; b < local; b += block)
         detail::csr_gather(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), b, std::min(local, b + block),
-                           both.data(), p, out.data());
+                           X_L.data(), p, out.data());
     for (Index i = 0; i < local; ++i)
-        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) out.row(i) += both.row(l + j);
+        if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) out.row(i) += mine.row(j - first_owned);
     return Eigen::MatrixXd(out);
 }
 

@@ -6,7 +6,9 @@
 // by itself.
 #include "row_kernels.hpp"
 
+#include <algorithm>
 #include <cstddef>  // __GLIBC__ comes with any libc header
+#include <limits>
 
 // (target_clones needs GNU ifuncs: glibc on x86-64. The file is compiled with
 // -ffp-contract=off, so no clone fuses a·x + z into an FMA: the same bits on every CPU.)
@@ -46,11 +48,18 @@ void csr_gather(const std::int64_t* offsets, const std::uint32_t* cols, const do
 
 JSMF_ROW_KERNEL
 void csr_scatter(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
-                 const char* keep, const double* X, Index p, double* out) {
+                 const char* keep, const double* X, Index p, double* out, std::uint32_t col_begin,
+                 std::uint32_t col_end) {
+    const bool all_cols = col_begin == 0 && col_end == std::numeric_limits<std::uint32_t>::max();
     for (Index r = begin; r < end; ++r) {
         if (keep && !keep[r]) continue;
         const double* __restrict x = X + r * p;
-        for (std::int64_t k = offsets[r]; k < offsets[r + 1]; ++k) {
+        std::int64_t first = offsets[r], last = offsets[r + 1];
+        if (!all_cols) {  // the row's columns ascend: its share is one run
+            first = std::lower_bound(cols + first, cols + last, col_begin) - cols;
+            last = std::lower_bound(cols + first, cols + last, col_end) - cols;
+        }
+        for (std::int64_t k = first; k < last; ++k) {
             const double a = values[k];
             double* __restrict z = out + static_cast<Index>(cols[k]) * p;
             for (Index j = 0; j < p; ++j) z[j] += a * x[j];

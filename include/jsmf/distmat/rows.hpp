@@ -68,7 +68,9 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X);
 /// a rank-deficient block goes to the fallback): by CholeskyQR2 — two passes of
 /// Q ← Q R⁻¹ with G = QᵀQ = RᵀR, each one Gram GEMM, one p × p reduction and a TRSM — when
 /// the Gram matrix shows κ(X) <= max_condition and the first pass leaves ‖QᵀQ − I‖_F <= 0.5,
-/// else the Q of tall_qr (Householder). The check after the first pass is what makes it
+/// else the Q of tall_qr (Householder). A block nearly orthonormal already (‖XᵀX − I‖_F <=
+/// 0.5, as a warm start is) takes one pass: it leaves ‖QᵀQ − I‖ at rounding, as the second
+/// pass does. The check after the first pass is what makes it
 /// safe: the textbook bound (Yamamoto et al. 2015, 8κ√(mnu + n(n+1)u) <= 1) is ~5e3 at
 /// 50,000 × 120, the screen only keeps hopeless blocks off the fast path. Warm-started
 /// solves (ENN's: the previous block, orthonormal already) and low-degree filters take the

@@ -24,6 +24,14 @@ namespace jsmf::lowrank {
 /// 1e-10 the solver's faster filters left it at 1.2–1.9e-9, so 1e-11 keeps it within 1e-9.
 distmat::EigOptions default_eig_options(int K, Seed seed);
 
+/// The eigensolver's extra block columns in ENN's projections. ENN's operator
+/// YYᵀ + E + r·11ᵀ has K eigenvalues from YYᵀ over a flat bulk from the small E, so the
+/// K-th pair converges at the same rate (bulk / λ_K) whatever the block's width: measured,
+/// the same products per iteration at K + 5 as at K + 10 … K + 30 (N = 5,000, K = 50) and
+/// at K + 5 as at K + 20 (N = 10⁵, K = 100), each extra column only costing its share of
+/// every product, orthonormalization and Rayleigh–Ritz (jobs/BENCHMARKS.md).
+inline constexpr int kEnnOversampling = 5;
+
 /// Y₀ = V max(Λ, 0)^{1/2} for the K largest algebraic eigenpairs (V, Λ) of C.
 struct Compression {
     Eigen::MatrixXd Y;            ///< this rank's rows of Y₀ (N/P × K)
@@ -126,11 +134,13 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
 /// formed). E is kept sparse on the rows' owners, F's rows in L supply the L × L block.
 /// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
 /// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR, kept sparse only
-/// below the density threshold); Y_L, two l × p buffers and four l × p partial sums of
-/// Fᵀ X; a panel of 1,024 rows × l while F is computed (in double, and in float while the
+/// below the density threshold); Y_L, X_L (l × p), FᵀX (l × p) and its own rows of it; a panel of 1,024 rows × l while F is computed (in double, and in float while the
 /// screen runs, with Y_L row-major and its unit rows in float), and the panel's negative
 /// pairs as lists (12 bytes each) before they go to F.
-/// Communication per product: one (K + 1) × p and one 2l × p reduction.
+/// Communication per product: a (K + 1) × p reduction to every rank, X_L (l × p) gathered
+/// from its rows' owners, and FᵀX (l × p) summed to them (a reduce-scatter): each rank
+/// sends and receives about 2·l·p doubles, whatever P, against 4·l·p for an all-reduce of
+/// both blocks.
 /// The rows are dealt over the ranks in a fixed pseudo-random order that depends on N only
 /// (Y moved there on entry and back on exit, one all-to-all of N/P × K each way, and 16
 /// bytes per row replicated for the order): word ids follow frequency, F's entries do not

@@ -102,6 +102,35 @@ void broadcast(const Comm& comm, std::vector<std::string>& values, int root);
 /// Collective on `comm`. Gathers one string per rank to `root` (empty elsewhere).
 std::vector<std::string> gather_strings(const Comm& comm, const std::string& value, int root);
 
+/// Collective on `comm`. `data` is split into one block per rank, rank r's from
+/// offsets[r] to offsets[r + 1] (elements; the same offsets everywhere, at most INT_MAX
+/// in all): each rank fills its own block, and after the call every rank holds all of them.
+template <class T>
+void allgather_blocks(const Comm& comm, T* data, const std::vector<std::int64_t>& offsets) {
+    JSMF_REQUIRE(offsets.size() == static_cast<std::size_t>(comm.size()) + 1 && offsets.back() <= INT_MAX,
+                 "allgather_blocks: one block per rank, fewer than 2^31 elements");
+    std::vector<int> counts(static_cast<std::size_t>(comm.size())), starts(counts.size());
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        starts[r] = static_cast<int>(offsets[r]);
+        counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+    }
+    JSMF_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), starts.data(),
+                                  datatype<T>(), comm.raw()));
+}
+
+/// Collective on `comm`. The element-wise sum over ranks of `data` (all blocks, laid out as
+/// in allgather_blocks), of which each rank receives only its own block, in `mine`
+/// (offsets[r + 1] − offsets[r] elements): half an all-reduce's traffic where each block
+/// is needed by one rank.
+template <class T>
+void sum_to_owners(const Comm& comm, const T* data, T* mine, const std::vector<std::int64_t>& offsets) {
+    JSMF_REQUIRE(offsets.size() == static_cast<std::size_t>(comm.size()) + 1 && offsets.back() <= INT_MAX,
+                 "sum_to_owners: one block per rank, fewer than 2^31 elements");
+    std::vector<int> counts(static_cast<std::size_t>(comm.size()));
+    for (std::size_t r = 0; r < counts.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+    JSMF_MPI_CHECK(MPI_Reduce_scatter(data, mine, counts.data(), datatype<T>(), MPI_SUM, comm.raw()));
+}
+
 /// Collective on `comm`. Exclusive prefix reduction (rank 0 receives zeros), in place.
 template <class T>
 void exscan_inplace(const Comm& comm, std::vector<T>& data, MPI_Op op) {
