@@ -13,13 +13,15 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 topics=${TOPICS:-50 100}
 seeds=${SEEDS:-1 2 3}
+[[ -n $seeds ]] || { echo "SEEDS is empty" >&2; exit 2; }
 np=${RANKS:-2}
 name=s5k
 corpus_dir=$(mktemp -d)
+trap 'rm -rf "$corpus_dir"' EXIT
 source "$root/jobs/bench_common.sh"
 trap 'rm -rf "$work" "$corpus_dir"' EXIT
 
-"$jsmf" synth --stream --docs 1500 --words 5000 --topics 50 --doc-length 330 --zipf 1 --word-concentration 1 \
+"$jsmf" -q synth --stream --docs 1500 --words 5000 --topics 50 --doc-length 330 --zipf 1 --word-concentration 1 \
   --anchor-mass 0.005 --seed 1 --dir "$corpus_dir" --name "$name" >/dev/null
 parts=("$corpus_dir"/docword.$name.part*.txt)
 
@@ -44,7 +46,7 @@ for K in $topics; do
   for seed in $seeds; do
     out=$work/fit.$K.$seed.h5
     l=$(mpirun -np "$np" "$jsmf" -q fit --corpus "${parts[@]}" --vocab "$corpus_dir/vocab.$name.txt" --topics "$K" \
-          --pipeline compressed --seed "$seed" --out "$out" | grep '^jsmf-fit')
+          --pipeline compressed --enn-iterations 150 --seed "$seed" --out "$out" | grep '^jsmf-fit')
     files+=("$out")
     printf '%4s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.0f %11.2f %11.4f\n' "$K" "$seed" \
       "$(field total_seconds "$l")" "$(field compress_seconds "$l")" "$(field enn_seconds "$l")" \

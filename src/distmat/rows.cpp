@@ -120,9 +120,9 @@ Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd
             const double low = p > 0 ? spectrum.eigenvalues()(0) : 1.0, high = p > 0 ? spectrum.eigenvalues()(p - 1) : 1.0;
             cholesky = low > 0 && high <= max_condition * max_condition * low;
         } else {
-            // The first pass must have left Q nearly orthonormal (κ(Q) <= √3): the second then
-            // restores orthogonality to rounding. If it did not (the screen let through a
-            // block whose κ the Gram matrix's rounding hid), Householder.
+            // The last pass needs Q nearly orthonormal (κ(Q) <= √3), as a first pass must have
+            // left it: it then restores orthogonality to rounding. If the first pass did not
+            // (the screen let through a block whose κ the Gram matrix's rounding hid), Householder.
             cholesky = (G - Eigen::MatrixXd::Identity(p, p)).norm() <= 0.5;
         }
         Eigen::LLT<Eigen::MatrixXd> llt;

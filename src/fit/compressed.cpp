@@ -76,7 +76,8 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"seed", std::to_string(o.seed)},
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
             {"enn_iterations", std::to_string(o.iterations)},
-            {"checked_rows", std::to_string(o.checked_rows)}};
+            {"checked_rows", std::to_string(o.checked_rows)},
+            {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}};
 }
 
 // Every rank's entries, in rank order, on every rank.
@@ -194,7 +195,6 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     enn.iterations = o.iterations;
     enn.checked_rows = o.checked_rows;
     enn.eig = eig;
-    enn.eig.oversampling = lowrank::kEnnOversampling;
     io::CompressedCheckpoint enn_checkpoint;  // the range finder's record, ENN's state
     enn_checkpoint.phase = io::CompressedCheckpoint::Phase::enn;
     enn_checkpoint.num_topics = K;

@@ -275,7 +275,7 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
                           static_cast<int>(l));
             // The candidates listed in one pass over the cosines; past the share the panel
             // goes to DGEMM whole and the list is dropped.
-            const auto most = static_cast<std::size_t>(recompute_share * static_cast<double>(m * l));
+            const double most = recompute_share * static_cast<double>(m * l);
             candidate_offsets.assign(1, 0);
             candidate_cols.clear();
             for (Index i = 0; i < m && !whole; ++i) {
@@ -283,7 +283,7 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
                 for (Index j = 0; j < l; ++j)
                     if (!(g_row[j] >= cosine_margin)) candidate_cols.push_back(static_cast<std::uint32_t>(j));
                 candidate_offsets.push_back(static_cast<std::int64_t>(candidate_cols.size()));
-                whole = candidate_cols.size() > most;
+                whole = static_cast<double>(candidate_cols.size()) > most;
             }
         }
         if (whole && K > 0 && l > 0)
@@ -475,6 +475,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
     });
     distmat::EigOptions eig = options.eig;
     eig.num_eigenpairs = static_cast<int>(K);
+    if (eig.oversampling < 0) eig.oversampling = kEnnOversampling;
     EnnResult result;
     result.checked_rows = l;
     const RowShuffle shuffle = shuffle_rows(N);

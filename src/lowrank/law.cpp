@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
@@ -27,7 +28,8 @@ Eigen::MatrixXd listed_rows(const mpi::Comm& comm, const distmat::RowPartition& 
 
 // Greedy column-pivoted QR (modified Gram–Schmidt with pivoting) on a K × N matrix whose
 // columns are spread over the ranks; `allowed` marks candidate columns. Every rank sees
-// every rank's best (value, word) and picks the same one; its owner broadcasts the column.
+// the largest residual norm, then the lowest word whose norm is within kPivotTie of it:
+// every rank picks the same one, and its owner broadcasts the column.
 void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd work,
                 const std::vector<char>& allowed, int K, LawResult& out) {
     const Index local = work.cols(), begin = rows.begin(comm.rank());
@@ -35,16 +37,19 @@ void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen:
     Eigen::VectorXd norms = work.colwise().squaredNorm().transpose();
     out.diag_r.resize(K);
     for (int k = 0; k < K; ++k) {
-        double best[2] = {-1.0, -1.0};  // value, word (exact as a double below 2^53)
+        double largest = -1.0;
         for (Index j = 0; j < local; ++j)
-            if (open[static_cast<std::size_t>(j)] && norms(j) > best[0]) best[0] = norms(j), best[1] = static_cast<double>(begin + j);
-        std::vector<double> all(2 * static_cast<std::size_t>(comm.size()));
-        JSMF_MPI_CHECK(MPI_Allgather(best, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm.raw()));
-        double value = -1, word = -1;
-        for (int r = 0; r < comm.size(); ++r) {
-            const double v = all[2 * static_cast<std::size_t>(r)], w = all[2 * static_cast<std::size_t>(r) + 1];
-            if (v > value || (v == value && w >= 0 && w < word)) value = v, word = w;
-        }
+            if (open[static_cast<std::size_t>(j)]) largest = std::max(largest, norms(j));
+        largest = mpi::allreduce_max(comm, largest);
+        // Words tied to rounding go to the lowest id (exact as a double below 2^53).
+        double word = std::numeric_limits<double>::infinity();
+        for (Index j = 0; j < local && largest > 0; ++j)
+            if (open[static_cast<std::size_t>(j)] && norms(j) >= (1 - kPivotTie) * largest) {
+                word = static_cast<double>(begin + j);
+                break;
+            }
+        word = mpi::allreduce_min(comm, word);
+        const double value = largest > 0 ? largest : -1.0;
         mpi::run_local_phase(comm, "anchors", [&] {
             if (!(value > 0))
                 throw InputError("only " + std::to_string(k) + " words can be anchors (a positive row sum, enough "

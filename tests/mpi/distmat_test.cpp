@@ -184,7 +184,9 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
         double kappa;
         bool cholesky;
     };
-    for (const Case& c : {Case{700, 14, 1.0, true}, Case{700, 14, 1e5, true}, Case{700, 14, 1e10, false},
+    // κ = 1 and 1.03 are nearly orthonormal (‖XᵀX − I‖_F <= 0.5: one pass), κ = 2 is not.
+    for (const Case& c : {Case{700, 14, 1.0, true}, Case{700, 14, 1.03, true}, Case{700, 14, 2.0, true},
+                          Case{700, 14, 1e5, true}, Case{700, 14, 1e10, false},
                           Case{20, 14, 10.0, true}, Case{3, 2, 10.0, true}, Case{3, 2, 1e10, false}}) {
         const Index n = c.n, p = c.p;
         const double kappa = c.kappa;
@@ -210,6 +212,31 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
         EXPECT_LE((Q_whole * Q_whole.transpose() - H * H.transpose()).norm(), std::max(1e-12, 100 * kappa * u))
             << "n " << n << " kappa " << kappa;
     }
+}
+
+// Blocks of uneven sizes, rank 1's empty: each rank's own block reaches every rank, and the
+// sum over ranks of every block reaches its owner (small integers and halves: exact sums).
+TEST(Collectives, BlocksGatheredAndSummedToTheirOwners) {
+    const mpi::Comm world = mpi::Comm::world();
+    const int P = world.size(), me = world.rank();
+    std::vector<std::int64_t> offsets{0};
+    for (int r = 0; r < P; ++r) offsets.push_back(offsets.back() + (r == 1 ? 0 : r + 3));
+    const auto total = static_cast<std::size_t>(offsets.back());
+    std::vector<double> data(total, -1.0);
+    for (auto i = offsets[static_cast<std::size_t>(me)]; i < offsets[static_cast<std::size_t>(me) + 1]; ++i)
+        data[static_cast<std::size_t>(i)] = 1000.0 * me + static_cast<double>(i);
+    mpi::allgather_blocks(world, data.data(), offsets);
+    for (int r = 0; r < P; ++r)
+        for (auto i = offsets[static_cast<std::size_t>(r)]; i < offsets[static_cast<std::size_t>(r) + 1]; ++i)
+            EXPECT_EQ(data[static_cast<std::size_t>(i)], 1000.0 * r + static_cast<double>(i)) << "element " << i;
+
+    for (std::size_t i = 0; i < total; ++i) data[i] = me + 0.5 * static_cast<double>(i);
+    const auto first = offsets[static_cast<std::size_t>(me)], count = offsets[static_cast<std::size_t>(me) + 1] - first;
+    std::vector<double> mine(static_cast<std::size_t>(count) + 1, -7.0);  // one guard element past the block
+    mpi::sum_to_owners(world, data.data(), mine.data(), offsets);
+    for (std::int64_t k = 0; k < count; ++k)
+        EXPECT_EQ(mine[static_cast<std::size_t>(k)], P * (P - 1) / 2.0 + P * 0.5 * static_cast<double>(first + k)) << "element " << first + k;
+    EXPECT_EQ(mine.back(), -7.0);
 }
 
 // gram (dsyrk) against the dense AᵀA: exactly symmetric, the same on every rank, within

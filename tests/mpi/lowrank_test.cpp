@@ -300,21 +300,30 @@ TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
 // F kept as dense panels (GEMMs) or sparse (CSR/CSC) is the same E: the same iterations,
 // corrections and factor, with rows outside L (l < N) exercising Fᵀ's masking. N = 2,500
 // words: several 1,024-row panels per rank at 1 and 2 ranks (the panels' offsets).
-// ENN's Fᵀ X is scattered into a fixed number of partial sums and F X gathered row by row:
-// the same factor, anchors and B at 1 and 3 threads (sparse panels, so both kernels run).
+// ENN's Fᵀ X is scattered by each thread into its own range of L's rows (every row summed
+// in the rows' order) and F X gathered row by row: the same factor, anchors and B at 1 and
+// 3 threads, with sparse panels only (both kernels run) and with some panels dense (their
+// CSR rows empty, their Fᵀ X by GEMM).
 TEST(CompressedFit, SameBitsAtAnyThreadCount) {
     const mpi::Comm world = mpi::Comm::world();
     const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
     const int before = distmat::threads();
-    distmat::set_threads(3);
-    const CompressedFit three = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 5, 300, 2.0);
-    distmat::set_threads(1);
-    const CompressedFit one = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 5, 300, 2.0);
-    distmat::set_threads(before);
-    EXPECT_GT(one.enn.trace.front().corrections, 0);
-    EXPECT_EQ(three.enn.Y, one.enn.Y);
-    EXPECT_EQ(three.law.anchors, one.law.anchors);
-    EXPECT_EQ(three.B, one.B);
+    for (const double density : {2.0, 0.05}) {  // never dense; dense where 5 % of a panel's pairs are negative
+        SCOPED_TRACE("dense panel density " + std::to_string(density));
+        distmat::set_threads(3);
+        const CompressedFit three = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 5, 300, density);
+        distmat::set_threads(1);
+        const CompressedFit one = fit_compressed(world, deal(truth.docs, world), 2500, 4, 1, 5, 300, density);
+        distmat::set_threads(before);
+        EXPECT_GT(one.enn.trace.front().corrections, 0);
+        double dense = 0;
+        for (const auto& it : one.enn.trace) dense = std::max(dense, it.dense_share);
+        if (density < 1) EXPECT_GT(mpi::allreduce_max(world, dense), 0.0) << "no dense panel: the mix is not tested";
+        else EXPECT_EQ(dense, 0.0);
+        EXPECT_EQ(three.enn.Y, one.enn.Y);
+        EXPECT_EQ(three.law.anchors, one.law.anchors);
+        EXPECT_EQ(three.B, one.B);
+    }
 }
 
 // Word ids that follow frequency (Zipf, as UCI files and prepare's vocabularies have them):
@@ -487,6 +496,39 @@ TEST(CompressedFit, FloatScreenFindsEveryNegativePair) {
         EXPECT_LT(relative(screened.B, full.B), 1e-9);
         EXPECT_LT(relative(screened.law.A, full.law.A), 1e-9);
     }
+}
+
+// Two words with the same row of the factor (as two rare words with the same documents
+// and counts have) tie in LAW's pivoted QR; which of them is larger is rounding, and that
+// differs between rank counts, thread counts and kernels. The lower word is the anchor:
+// here a lower word gets the first anchor's row, nudged so that its P₀ column is shorter
+// by ~1e-11 (a rule that took the larger would keep the first anchor).
+TEST(CompressedFit, TiedAnchorsGoToTheLowerWord) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = planted(5, 11);
+    const corpus::Shard mine = deal(truth.docs, world);
+    const CompressedFit f = fit_compressed(world, mine, 300, 5, 1, 20);
+    const DocumentOperator op(world, 300, mine, cooc::CoocOptions{});
+    const Index s = f.law.anchors.front();
+    Index w = 0;
+    while (std::find(f.law.anchors.begin(), f.law.anchors.end(), w) != f.law.anchors.end()) ++w;
+    ASSERT_LT(w, s) << "the first anchor is the lowest candidate: no lower word to tie it with";
+    Eigen::MatrixXd Y = distmat::gather_rows(world, op.rows(), f.enn.Y);
+    // P₀'s column j has norm ‖R y_j‖ / d₀_j = ‖Y y_j‖ / (y_j · Yᵀ1) (Y = QR).
+    const auto p0_norm = [&Y](Index j) { return (Y * Y.row(j).transpose()).norm() / Y.row(j).dot(Y.colwise().sum()); };
+    Eigen::RowVectorXd nudge = Eigen::RowVectorXd::Zero(Y.cols());
+    nudge(0) = 1e-11 * Y.row(s).norm();
+    Y.row(w) = Y.row(s) + nudge;
+    if (p0_norm(w) > p0_norm(s)) Y.row(w) = Y.row(s) - nudge;
+    const double gap = 1 - p0_norm(w) / p0_norm(s);
+    ASSERT_GT(gap, 1e-13);
+    ASSERT_LT(gap, 1e-10);
+    const LawResult tied = factorize_low_rank(world, op.rows(), distmat::local_rows(op.rows(), world.rank(), Y),
+                                              op.doc_freq(), LawOptions{});
+    EXPECT_EQ(tied.anchors.front(), w) << "word " << s << " was chosen over the lower, tied word " << w;
+    EXPECT_EQ(std::count(tied.anchors.begin(), tied.anchors.end(), s), 0);
+    EXPECT_EQ(std::vector<Index>(tied.anchors.begin() + 1, tied.anchors.end()),
+              std::vector<Index>(f.law.anchors.begin() + 1, f.law.anchors.end()));
 }
 
 // A broken E′ on one rank only (an entry whose row is outside S′, on the last rank) stops

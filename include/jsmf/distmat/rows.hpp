@@ -66,17 +66,18 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X);
 
 /// Collective. An orthonormal basis of the columns of a row-distributed N × p block (N >= p;
 /// a rank-deficient block goes to the fallback): by CholeskyQR2 — two passes of
-/// Q ← Q R⁻¹ with G = QᵀQ = RᵀR, each one Gram GEMM, one p × p reduction and a TRSM — when
-/// the Gram matrix shows κ(X) <= max_condition and the first pass leaves ‖QᵀQ − I‖_F <= 0.5,
-/// else the Q of tall_qr (Householder). A block nearly orthonormal already (‖XᵀX − I‖_F <=
-/// 0.5, as a warm start is) takes one pass: it leaves ‖QᵀQ − I‖ at rounding, as the second
-/// pass does. The check after the first pass is what makes it
-/// safe: the textbook bound (Yamamoto et al. 2015, 8κ√(mnu + n(n+1)u) <= 1) is ~5e3 at
-/// 50,000 × 120, the screen only keeps hopeless blocks off the fast path. Warm-started
-/// solves (ENN's: the previous block, orthonormal already) and low-degree filters take the
-/// fast path; Householder's panel updates are several times slower on tall blocks
-/// (measured: 50,000 × 120, LAPACK 0.38 s, CholeskyQR2 ~0.1 s). `by_cholesky`, if given,
-/// says which way it went (the same on every rank).
+/// Q ← Q R⁻¹ with G = QᵀQ = RᵀR, each one Gram (dsyrk), one p × p reduction and a TRMM by
+/// the formed R⁻¹ (twice TRSM's rate on a tall block; its error, ~κ(R)·u, is the Gram's
+/// order) — when the Gram matrix shows κ(X) <= max_condition and the first pass leaves
+/// ‖QᵀQ − I‖_F <= 0.5, else the Q of tall_qr (Householder). A block nearly orthonormal
+/// already (‖XᵀX − I‖_F <= 0.5, so κ² <= 3, as a warm start is) takes one pass: it leaves
+/// ‖QᵀQ − I‖ at rounding, as the second pass does. The check after the first pass is what
+/// makes it safe: the textbook bound (Yamamoto et al. 2015, 8κ√(mnu + n(n+1)u) <= 1) is
+/// ~5e3 at 50,000 × 120, the screen only keeps hopeless blocks off the fast path.
+/// Warm-started solves (ENN's: the previous block, orthonormal already) and low-degree
+/// filters take the fast path; Householder's panel updates are several times slower on tall
+/// blocks (measured: 50,000 × 120, LAPACK 0.38 s, CholeskyQR2 ~0.1 s). `by_cholesky`, if
+/// given, says which way it went (the same on every rank).
 Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd& X, double max_condition = 1e6,
                                     bool* by_cholesky = nullptr);
 

@@ -74,7 +74,9 @@ struct EnnOptions {
     /// yet; where Y₀ has many negative pairs its panels then go to DGEMM). 0: never (every
     /// pair by DGEMM); 1: always.
     double screen_below = 0.01;
-    distmat::EigOptions eig;      ///< for each projection (num_eigenpairs = K); default_eig_options
+    /// For each projection (num_eigenpairs = K); default_eig_options. Its oversampling,
+    /// where unset (−1), is kEnnOversampling.
+    distmat::EigOptions eig;
     /// Asked on every rank after each iteration but the last, with the iterations done:
     /// whether to hand the state to the checkpoint hook. Must answer the same on every
     /// rank (e.g. mpi::root_decides on a clock). Unset: never.
@@ -129,18 +131,21 @@ using EnnCheckpoint = std::function<void(const EnnState&)>;
 double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eigen::MatrixXd& Z);
 
 /// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: the
-/// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖²
-/// − 1ᵀE1)/N², Y ← the top-K PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never
-/// formed). E is kept sparse on the rows' owners, F's rows in L supply the L × L block.
+/// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with
+/// F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖² − 1ᵀE1)/N², Y ← the top-K
+/// PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never formed). E is kept sparse on
+/// the rows' owners, F's rows in L supply the L × L block.
 /// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
 /// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR, kept sparse only
-/// below the density threshold); Y_L, X_L (l × p), FᵀX (l × p) and its own rows of it; a panel of 1,024 rows × l while F is computed (in double, and in float while the
-/// screen runs, with Y_L row-major and its unit rows in float), and the panel's negative
-/// pairs as lists (12 bytes each) before they go to F.
+/// below the density threshold); Y_L, X_L (l × p), FᵀX (l × p) and its own rows of it; a
+/// panel of 1,024 rows × l while F is computed (in double, and in float while the screen
+/// runs, with Y_L row-major and its unit rows in float, and the candidate pairs, 4 bytes
+/// each, at most 2·screen_below of the panel's), and the panel's negative pairs as lists
+/// (12 bytes each) before they go to F.
 /// Communication per product: a (K + 1) × p reduction to every rank, X_L (l × p) gathered
 /// from its rows' owners, and FᵀX (l × p) summed to them (a reduce-scatter): each rank
-/// sends and receives about 2·l·p doubles, whatever P, against 4·l·p for an all-reduce of
-/// both blocks.
+/// sends and receives about 2·l·p doubles, whatever P (a reduce and a broadcast of both
+/// blocks, as before, moved 4·l·p through the root).
 /// The rows are dealt over the ranks in a fixed pseudo-random order that depends on N only
 /// (Y moved there on entry and back on exit, one all-to-all of N/P × K each way, and 16
 /// bytes per row replicated for the order): word ids follow frequency, F's entries do not

@@ -26,6 +26,13 @@ struct Correction {
     std::vector<double> entry_value;      ///< > 0
 };
 
+/// LAW's pivot choice: words whose residual norm² is within this share of the largest are
+/// tied, and the lowest word id among them is the pivot. Words with the same documents and
+/// counts (two rare words that occur once, in one document) have equal rows of C, so
+/// equal columns of P₀: only rounding, which differs between rank counts, thread counts
+/// and kernels, would otherwise choose between them (and with it E′ and B at their rows).
+inline constexpr double kPivotTie = 1e-9;
+
 struct LawOptions {
     solvers::SclsOptions scls;            ///< the per-word active set (solve_active_set_qr)
     /// Words with fewer documents (among the M) are never anchors (Arora et al.'s
@@ -49,13 +56,13 @@ struct LawResult {
 /// Collective. LAW on the row-distributed factor Y (N × K): d₀ = Y(Yᵀ1); Y = QR (TSQR);
 /// P₀ = R Yᵀ diag(d₀)⁻¹ (K × N, column j on the owner of word j) stands for C̄ᵀ, and its
 /// Gram matrix is that of C̄'s rows, so the anchors are those of the dense pivoted QR on
-/// YYᵀ; S = the first K pivots of a column-pivoted QR on P₀ (greedy, the root breaks ties
-/// by the lower word). Then E′ (Correction), d = d₀ + E′1, P = (R Yᵀ + Qᵀ E′) diag(d)⁻¹,
+/// YYᵀ; S = the first K pivots of a column-pivoted QR on P₀ (greedy; ties within kPivotTie
+/// go to the lower word). Then E′ (Correction), d = d₀ + E′1, P = (R Yᵀ + Qᵀ E′) diag(d)⁻¹,
 /// B̆_j = argmin_{b ∈ Δ} ‖P_S b − P_j‖ per word (K-dimensional, over ranks and threads),
 /// B by Bayes' rule, A from the anchors' block. Words with d_j <= 0 get B̆_j = 0.
 /// `doc_freq` (this rank's rows) is used for options.min_anchor_doc_freq.
-/// Per-rank memory: Y, Q, P (N/P × K each); communication: K broadcasts of K doubles for the
-/// pivots, a P·K² TSQR, and |S′|·K-sized reductions for E′.
+/// Per-rank memory: Y, Q, P (N/P × K each); communication: 2K scalar all-reductions and K broadcasts of K
+/// doubles for the pivots, a P·K² TSQR, and |S′|·K-sized reductions for E′.
 LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
                              const std::vector<std::int64_t>& doc_freq, const LawOptions& options);
 

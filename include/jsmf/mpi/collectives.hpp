@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Typed, checked collectives over plain MPI datatypes; counts above INT_MAX are chunked.
+// Typed, checked collectives over plain MPI datatypes; counts above INT_MAX are chunked
+// (except the per-rank block collectives, which refuse them).
 #pragma once
 
 #include <mpi.h>
@@ -102,13 +103,19 @@ void broadcast(const Comm& comm, std::vector<std::string>& values, int root);
 /// Collective on `comm`. Gathers one string per rank to `root` (empty elsewhere).
 std::vector<std::string> gather_strings(const Comm& comm, const std::string& value, int root);
 
+/// Local. Whether `offsets` splits [0, offsets.back()) into one block per rank of `comm`
+/// (nondecreasing, from 0), within one MPI count (the block collectives below are not chunked).
+inline bool blocks_are_valid(const Comm& comm, const std::vector<std::int64_t>& offsets) {
+    return offsets.size() == static_cast<std::size_t>(comm.size()) + 1 && offsets.front() == 0 &&
+           std::is_sorted(offsets.begin(), offsets.end()) && offsets.back() <= INT_MAX;
+}
+
 /// Collective on `comm`. `data` is split into one block per rank, rank r's from
 /// offsets[r] to offsets[r + 1] (elements; the same offsets everywhere, at most INT_MAX
 /// in all): each rank fills its own block, and after the call every rank holds all of them.
 template <class T>
 void allgather_blocks(const Comm& comm, T* data, const std::vector<std::int64_t>& offsets) {
-    JSMF_REQUIRE(offsets.size() == static_cast<std::size_t>(comm.size()) + 1 && offsets.back() <= INT_MAX,
-                 "allgather_blocks: one block per rank, fewer than 2^31 elements");
+    JSMF_REQUIRE(blocks_are_valid(comm, offsets), "allgather_blocks: one block per rank from 0, fewer than 2^31 elements");
     std::vector<int> counts(static_cast<std::size_t>(comm.size())), starts(counts.size());
     for (std::size_t r = 0; r < counts.size(); ++r) {
         starts[r] = static_cast<int>(offsets[r]);
@@ -124,8 +131,7 @@ void allgather_blocks(const Comm& comm, T* data, const std::vector<std::int64_t>
 /// is needed by one rank.
 template <class T>
 void sum_to_owners(const Comm& comm, const T* data, T* mine, const std::vector<std::int64_t>& offsets) {
-    JSMF_REQUIRE(offsets.size() == static_cast<std::size_t>(comm.size()) + 1 && offsets.back() <= INT_MAX,
-                 "sum_to_owners: one block per rank, fewer than 2^31 elements");
+    JSMF_REQUIRE(blocks_are_valid(comm, offsets), "sum_to_owners: one block per rank from 0, fewer than 2^31 elements");
     std::vector<int> counts(static_cast<std::size_t>(comm.size()));
     for (std::size_t r = 0; r < counts.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
     JSMF_MPI_CHECK(MPI_Reduce_scatter(data, mine, counts.data(), datatype<T>(), MPI_SUM, comm.raw()));
