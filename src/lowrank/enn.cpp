@@ -9,6 +9,10 @@
 #include <limits>
 #include <numeric>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/blas.hpp"
@@ -212,6 +216,27 @@ double dot_fixed(const double* y, const double* z, Index K) {
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+// Local. Appends to `out` the j < n with !(g[j] >= margin) (NaN included), ascending. Most
+// cosines are far above the margin: a run of 16 is tested at once (SSE's not-greater-or-
+// equal compare, true for NaN as the scalar test is) and read again only when it holds a
+// candidate.
+void list_below(const float* g, Index n, float margin, std::vector<std::uint32_t>& out) {
+    constexpr Index run = 16;
+    Index j = 0;
+#if defined(__SSE2__)
+    const __m128 m = _mm_set1_ps(margin);
+    for (; j + run <= n; j += run) {
+        const __m128 below = _mm_or_ps(_mm_or_ps(_mm_cmpnge_ps(_mm_loadu_ps(g + j), m), _mm_cmpnge_ps(_mm_loadu_ps(g + j + 4), m)),
+                                       _mm_or_ps(_mm_cmpnge_ps(_mm_loadu_ps(g + j + 8), m), _mm_cmpnge_ps(_mm_loadu_ps(g + j + 12), m)));
+        if (_mm_movemask_ps(below) != 0)
+            for (Index q = j; q < j + run; ++q)
+                if (!(g[q] >= margin)) out.push_back(static_cast<std::uint32_t>(q));
+    }
+#endif
+    for (; j < n; ++j)
+        if (!(g[j] >= margin)) out.push_back(static_cast<std::uint32_t>(j));
+}
+
 // Local. Unit rows (each row over its norm, scaled against underflow; a zero row stays
 // zero, so its pairs are all computed again) in single precision, column-major m × K.
 Eigen::MatrixXf unit_rows_single(const RowMajor& rows) {
@@ -279,9 +304,7 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
             candidate_offsets.assign(1, 0);
             candidate_cols.clear();
             for (Index i = 0; i < m && !whole; ++i) {
-                const float* g_row = Gt_single.data() + i * l;
-                for (Index j = 0; j < l; ++j)
-                    if (!(g_row[j] >= cosine_margin)) candidate_cols.push_back(static_cast<std::uint32_t>(j));
+                list_below(Gt_single.data() + i * l, l, cosine_margin, candidate_cols);
                 candidate_offsets.push_back(static_cast<std::int64_t>(candidate_cols.size()));
                 whole = static_cast<double>(candidate_cols.size()) > most;
             }
