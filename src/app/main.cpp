@@ -12,6 +12,7 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/environment.hpp"
 
 namespace {
@@ -49,6 +50,7 @@ std::string join_command_line(int argc, char** argv) {
 int main(int argc, char** argv) {
     keep_freed_memory();
     mpi::Environment environment(argc, argv);
+    install_stop_handlers();  // after MPI's own: stages that checkpoint stop on SIGUSR1/SIGTERM
     const mpi::Comm world = mpi::Comm::world();
     log::set_rank(world.rank(), world.size());
     const std::string command_line = join_command_line(argc, argv);

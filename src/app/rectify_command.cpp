@@ -5,6 +5,7 @@
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/distmat/grid.hpp"
@@ -110,19 +111,36 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
               c.block_size, fit::to_string(r.method), c.topics);
 
-    // Checkpoints: collective, every rank reaches the same iteration count together.
-    const fit::ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
-        const int done = state.iterations_done;
-        if (c.checkpoint.empty() || done % c.checkpoint_every != 0 || done >= *r.iterations) return;
+    // Checkpoints: collective, every rank reaches the same iteration count together. After
+    // every iteration the ranks agree whether any saw a stop signal (SIGUSR1, SIGTERM): then
+    // the checkpoint is written whatever --checkpoint-every says, and every rank stops.
+    bool written = false;
+    const auto checkpoint_now = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         Stopwatch write_clock;
         const io::CheckpointRecord checkpoint = fit::checkpoint_of(state);
         const fit::RectificationTrace so_far = fit::trace_of(r.method, c.topics, state);
         io::write_cooc_file(c.checkpoint, current.matrix(), info, make_provenance(command_line, world, *grid, options),
                             StageTimes{}, 0, &so_far, &checkpoint);
-        log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", done, c.checkpoint,
-                  write_clock.seconds());
+        log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", state.iterations_done,
+                  c.checkpoint, write_clock.seconds());
+        written = true;
+    };
+    const fit::ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
+        const int done = state.iterations_done;
+        const int stop = mpi::agreed_stop_signal(world);
+        if (done >= *r.iterations) return;  // the last: the result follows
+        if (!c.checkpoint.empty() && (done % c.checkpoint_every == 0 || stop)) checkpoint_now(state, current);
+        if (!stop) return;
+        std::string message = fmt::format("jsmf: stopped by {} after rectification iteration {}; ", signal_name(stop), done);
+        if (c.checkpoint.empty())
+            message += "no --checkpoint was given, so nothing was saved";
+        else
+            message += fmt::format("the state is in {}: run the same command with --resume {} to continue (exit code {})",
+                                   c.checkpoint, c.checkpoint, exit_code::stopped);
+        throw StageFailed("stop", {message}, exit_code::stopped);
     };
     clock.restart();
+    const StopScope stoppable;  // signals during the rectification are requests the hook looks at
     const fit::RectificationTrace record =
         fit::rectify(C, c.topics, r, log_report(), write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());

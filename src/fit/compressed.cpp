@@ -8,6 +8,7 @@
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
@@ -101,21 +102,30 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     Model m;
     m.num_topics = K;
 
-    // Checkpoints: the root's clock decides (every rank asks, so all agree).
+    // Checkpoints: the root's clock decides, and any rank's stop signal (SIGUSR1, SIGTERM)
+    // stops every rank; one all-reduce, asked by every rank after every round of the range
+    // finder and every ENN iteration, so all agree on both.
     const bool checkpointing = !o.checkpoint.empty();
     const auto settings = checkpoint_settings(C, doc_freq, o);
     Stopwatch since_checkpoint;
+    int stop_requested = 0;  // the agreed signal
     const auto checkpoint_due = [&] {
-        if (!mpi::root_decides(world, since_checkpoint.seconds() >= o.checkpoint_seconds)) return false;
+        const bool due = checkpointing && world.is_root() && since_checkpoint.seconds() >= o.checkpoint_seconds;
+        const int agreed = mpi::allreduce_max(world, 2 * stop_signal() + (due ? 1 : 0));
+        stop_requested = agreed / 2;
+        if (!checkpointing || agreed == 0) return stop_requested != 0;
         since_checkpoint.restart();
         return true;
     };
     // A checkpoint that cannot be written (a full disk hours in) costs the protection, not
     // the run: every rank has the agreed failure, warns once and goes on.
+    bool last_written = false;
     const auto write_checkpoint = [&](const io::CompressedCheckpoint& c, const std::string& where) {
         Stopwatch clock;
+        last_written = false;
         try {
             io::write_compressed_checkpoint(world, C.rows(), o.checkpoint, c);
+            last_written = true;
             say(report, Level::info,
                 fmt::format("checkpoint: {} written to {} in {:.2f} s", where, o.checkpoint, clock.seconds()));
         } catch (const StageFailed& e) {
@@ -126,6 +136,21 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         }
         since_checkpoint.restart();
     };
+    // After an agreed stop request (and the checkpoint, if any): every rank throws at once.
+    const auto stop_here = [&](const std::string& where) {
+        std::string message = fmt::format("jsmf: stopped by {} {}; ", signal_name(stop_requested), where);
+        if (!checkpointing)
+            message += "no --checkpoint was given, so nothing was saved";
+        else if (last_written)
+            message += fmt::format("the state is in {}: run the same command with --resume {} to continue (exit code {})",
+                                   o.checkpoint, o.checkpoint, exit_code::stopped);
+        else
+            message += fmt::format("the checkpoint could NOT be written to {} (see the warning above); an earlier one "
+                                   "may be there",
+                                   o.checkpoint);
+        throw StageFailed("stop", {message}, exit_code::stopped);
+    };
+    const StopScope stoppable;  // signals from here on are requests this fit looks at
     std::optional<io::CompressedCheckpoint> saved;
     if (!o.resume.empty()) {
         saved = io::read_compressed_checkpoint(world, C.rows(), o.resume, K, settings);
@@ -157,7 +182,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
                                 K, round.round, products_before + C.products() - operator_products, round.residual,
                                 eig.tolerance, seconds_before + compress_clock.seconds()));
             }
-            if (checkpointing && checkpoint_due()) {
+            if (checkpoint_due() && checkpointing) {
                 io::CompressedCheckpoint c;
                 c.phase = io::CompressedCheckpoint::Phase::compress;
                 c.num_topics = K;
@@ -170,6 +195,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
                 c.seconds = seconds_before + compress_clock.seconds();
                 write_checkpoint(c, fmt::format("the range finder after {} rounds", round.round));
             }
+            if (stop_requested) stop_here(fmt::format("in the range finder after {} rounds", round.round));
         };
         if (saved) {
             compress_eig.first_round = saved->round;
@@ -204,14 +230,17 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     enn_checkpoint.eigenvalues = y0.eigenvalues;
     enn_checkpoint.residuals = y0.residuals;
     enn_checkpoint.compress_converged = y0.converged;
-    lowrank::EnnCheckpoint enn_hook;
-    if (checkpointing) {
-        enn.checkpoint_due = [&](int) { return checkpoint_due(); };
-        enn_hook = [&](const lowrank::EnnState& state) {
+    enn.checkpoint_due = [&](int) { return checkpoint_due(); };
+    const lowrank::EnnCheckpoint enn_hook = [&](const lowrank::EnnState& state) {
+        if (checkpointing) {
             enn_checkpoint.enn = state;
             write_checkpoint(enn_checkpoint, fmt::format("ENN after {} iterations", state.iterations_done));
             enn_checkpoint.enn = {};
-        };
+        }
+        if (stop_requested)
+            stop_here(fmt::format("in ENN after {} of {} iterations", state.iterations_done, o.iterations));
+    };
+    if (checkpointing) {
         if (!saved || saved->phase == io::CompressedCheckpoint::Phase::compress) {  // the range finder done
             enn_checkpoint.enn.Y = y0.Y;
             enn_checkpoint.enn.warm = y0.Y;

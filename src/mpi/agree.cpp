@@ -7,6 +7,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::mpi {
@@ -40,6 +41,8 @@ bool root_decides(const Comm& comm, bool decision) {
     broadcast(comm, flag, 0);
     return flag != 0;
 }
+
+int agreed_stop_signal(const Comm& comm) { return allreduce_max(comm, stop_signal()); }
 
 void adopt_root_copy(const Comm& comm, double* data, std::size_t count) { broadcast(comm, data, count, 0); }
 

@@ -16,6 +16,9 @@ inline constexpr int usage = 1;     ///< bad command line (CLI11's code)
 inline constexpr int input = 2;     ///< InputError: the user can fix the input
 inline constexpr int internal = 3;  ///< InternalError: a bug in jsmf
 inline constexpr int mpi = 4;       ///< MpiError: the MPI library failed
+/// Stopped by SIGUSR1 or SIGTERM in a stage that checkpoints, its state saved (with a
+/// checkpoint file): run the same command again with --resume (a job script resubmits).
+inline constexpr int stopped = 5;
 }  // namespace exit_code
 
 /// Base of jsmf's exceptions; knows its exit code.

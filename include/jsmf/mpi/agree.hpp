@@ -35,6 +35,10 @@ void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>
 /// may round differently on heterogeneous nodes or BLAS builds even for the same inputs.
 bool root_decides(const Comm& comm, bool decision);
 
+/// Collective on `comm`. The stop signal (core/stop.hpp) any rank has seen, 0 if none:
+/// the same on every rank, so all act on a signal that reached only some of them.
+int agreed_stop_signal(const Comm& comm);
+
 /// Collective on `comm`. Overwrites `data` (a replicated array every rank computed
 /// itself) with the root's copy, so that what follows from it agrees bit for bit.
 void adopt_root_copy(const Comm& comm, double* data, std::size_t count);

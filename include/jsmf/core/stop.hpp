@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// Stop requests by signal: SIGUSR1 and SIGTERM (a batch system's warning before the wall
+// time, scancel) ask a checkpointing stage to save its state and stop.
+#pragma once
+
+namespace jsmf {
+
+/// Local (this process). Installs the handlers for SIGUSR1 and SIGTERM. A signal that
+/// arrives while a StopScope is open is recorded (stop_signal()); one that arrives outside
+/// every StopScope, where nothing would look at it, has its default effect (the process
+/// ends), as without the handlers. Call once, early (the jsmf binary: in main).
+void install_stop_handlers();
+
+/// Local. The signal number of the first stop request recorded, 0 if none.
+int stop_signal();
+
+/// Local. "SIGUSR1", "SIGTERM", or "signal N".
+const char* signal_name(int signal);
+
+/// Local. While one lives, stop signals are requests for the running stage to look at
+/// (it must look often: at least every few seconds). Nested scopes are fine.
+class StopScope {
+public:
+    StopScope();
+    ~StopScope();
+    StopScope(const StopScope&) = delete;
+    StopScope& operator=(const StopScope&) = delete;
+};
+
+namespace testing {
+/// Local. Forgets a recorded request (tests run several stops in one process).
+void clear_stop_signal();
+}  // namespace testing
+
+}  // namespace jsmf

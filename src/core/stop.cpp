@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Signal handlers that only record: a stage inside a StopScope polls stop_signal().
+#include "jsmf/core/stop.hpp"
+
+#include <signal.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace jsmf {
+namespace {
+// Lock-free atomics are async-signal-safe to read and write from a handler.
+std::atomic<int> recorded{0};
+std::atomic<int> open_scopes{0};
+static_assert(std::atomic<int>::is_always_lock_free, "stop flags must be lock-free");
+
+extern "C" void on_stop_signal(int signal) {
+    if (open_scopes.load() > 0) {
+        int none = 0;
+        recorded.compare_exchange_strong(none, signal);
+        return;
+    }
+    // Nobody would look: the default action, as if no handler were installed.
+    struct sigaction restore {};
+    restore.sa_handler = SIG_DFL;
+    sigemptyset(&restore.sa_mask);
+    sigaction(signal, &restore, nullptr);
+    raise(signal);
+}
+}  // namespace
+
+void install_stop_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // reads and MPI's polls go on; the stage looks between steps
+    sigaction(SIGUSR1, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+int stop_signal() { return recorded.load(); }
+
+const char* signal_name(int signal) {
+    switch (signal) {
+        case SIGUSR1: return "SIGUSR1";
+        case SIGTERM: return "SIGTERM";
+        case SIGUSR2: return "SIGUSR2";
+        case SIGINT: return "SIGINT";
+        default: return "a signal";
+    }
+}
+
+StopScope::StopScope() { open_scopes.fetch_add(1); }
+StopScope::~StopScope() { open_scopes.fetch_sub(1); }
+
+namespace testing {
+void clear_stop_signal() { recorded.store(0); }
+}  // namespace testing
+
+}  // namespace jsmf

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: stop signals. A compressed fit sent SIGUSR1 (through mpirun, as SLURM's
+# --signal=B:USR1@T with a forwarding trap does, or to one rank alone) mid-ENN writes its
+# checkpoint, prints one message and exits with code 5 on every rank, leaving no model;
+# run again with --resume it writes the uninterrupted fit's model, bit for bit. Without
+# --checkpoint it stops the same way and says nothing was saved. jsmf rectify (AP) stops
+# and resumes the same way. A SIGTERM outside any
+# stage that checkpoints ends the run as before (non-zero, no output).
+# Usage: signals_e2e.sh JSMF MPIEXEC
+set -u
+jsmf=$1 mpiexec=$2
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+
+"$jsmf" -q synth --dir "$work" --name p --docs 3000 --words 1200 --topics 5 --word-concentration 1.0 \
+  --anchor-mass 0.03 --doc-length 80 --seed 3 || fail synth
+corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt")
+enn=(--topics 5 --pipeline compressed --enn-iterations 10000 --no-metrics)
+
+# start NAME ARGS...: a 2-rank fit in the background (its own session, so that signals
+# and kills reach only it), stderr to $work/NAME.err; its mpirun's pid in $started.
+start() {
+  local name=$1; shift
+  ( exec setsid timeout 300 "$mpiexec" -np 2 --oversubscribe "$jsmf" fit "$@" --out "$work/$name.h5" \
+      >"$work/$name.out" 2>"$work/$name.err" ) &
+  started=$!
+}
+# wait_for PATTERN FILE: until FILE has PATTERN (60 s at most).
+wait_for() {
+  for _ in $(seq 600); do grep -Eq "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+# rank_pids NAME: the pids of the fit's ranks (not mpirun's).
+rank_pids() { pgrep -f -- "jsmf fit .*--out $work/$1.h5" | while read -r p; do
+  [[ $(ps -o comm= -p "$p") == jsmf ]] && echo "$p"; done; }
+# mpirun_pid NAME: the pid of the mpirun (not the timeout) that writes $work/NAME.h5.
+mpirun_pid() { pgrep -f -- "$mpiexec -np 2 .*--out $work/$1.h5" | while read -r p; do
+  [[ $(ps -o comm= -p "$p") != timeout ]] && echo "$p"; done | head -1; }
+# finished NAME: waits for the background fit; its exit code in $code.
+finished() { wait "$started"; code=$?; }
+
+run 2 fit "${corpus[@]}" "${enn[@]}" --out "$work/straight.h5" >/dev/null 2>"$work/err" || fail "uninterrupted fit: $(cat "$work/err")"
+
+# 1. SIGUSR1 to mpirun, which forwards it to every rank: checkpoint, one message, exit 5.
+start usr1 "${corpus[@]}" "${enn[@]}" --checkpoint "$work/ck.h5" --checkpoint-seconds 100000
+if wait_for "checkpoint: the range finder's factor written" "$work/usr1.err"; then
+  sleep 0.2
+  kill -USR1 "$(mpirun_pid usr1)"
+  finished
+  if [[ $code -eq 5 && ! -e $work/usr1.h5 && -s $work/ck.h5 ]]; then ok "SIGUSR1 mid-ENN: exit code 5, a checkpoint, no model"
+  else fail "SIGUSR1: exit code $code (want 5), model $(ls "$work"/usr1.h5 2>&1), $(cat "$work/usr1.err")"; fi
+  n=$(grep -c "stopped by SIGUSR1 in ENN after [0-9]* of 10000 iterations; the state is in $work/ck.h5" "$work/usr1.err")
+  [[ $n -eq 1 ]] && ok "one message: where it stopped, and how to resume" || fail "$n stop messages: $(cat "$work/usr1.err")"
+  if run 2 fit "${corpus[@]}" "${enn[@]}" --resume "$work/ck.h5" --out "$work/resumed.h5" >/dev/null 2>"$work/err"; then
+    grep -q "resume: from $work/ck.h5: ENN after [0-9]* of 10000 iterations" "$work/err" && ok "resumed from ENN's checkpoint" \
+      || fail "resume not said: $(cat "$work/err")"
+    "$python" "$here/compare_h5.py" "$work/straight.h5" "$work/resumed.h5" >"$work/diff" \
+      && ok "stopped and resumed: the uninterrupted model, bit for bit" || { fail "resumed model differs"; head -5 "$work/diff"; }
+  else
+    fail "fit --resume after SIGUSR1: $(cat "$work/err")"
+  fi
+else
+  fail "the fit never reached ENN: $(cat "$work/usr1.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 2. SIGUSR1 to one rank only: the ranks agree, and all stop at the same iteration.
+start one "${corpus[@]}" "${enn[@]}" --checkpoint "$work/ck1.h5" --checkpoint-seconds 100000
+if wait_for "checkpoint: the range finder's factor written" "$work/one.err"; then
+  sleep 0.2
+  pids=($(rank_pids one))
+  [[ ${#pids[@]} -eq 2 ]] || fail "found ${#pids[@]} ranks, not 2"
+  kill -USR1 "${pids[-1]}"
+  finished
+  [[ $code -eq 5 && ! -e $work/one.h5 && $(grep -c "stopped by SIGUSR1 in ENN" "$work/one.err") -eq 1 ]] \
+    && ok "SIGUSR1 to one rank: every rank stops, exit code 5, one message" \
+    || fail "SIGUSR1 to one rank: exit code $code, $(cat "$work/one.err")"
+else
+  fail "the fit never reached ENN: $(cat "$work/one.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 2b. SIGTERM to every rank at once, as scancel and SLURM's time limit send it.
+start term "${corpus[@]}" "${enn[@]}" --checkpoint "$work/ck2.h5" --checkpoint-seconds 100000
+if wait_for "checkpoint: the range finder's factor written" "$work/term.err"; then
+  sleep 0.2
+  kill -TERM $(rank_pids term)
+  finished
+  [[ $code -eq 5 && ! -e $work/term.h5 && -s $work/ck2.h5 && $(grep -c "stopped by SIGTERM in ENN" "$work/term.err") -eq 1 ]] \
+    && ok "SIGTERM to every rank: a checkpoint, exit code 5, one message" \
+    || fail "SIGTERM to every rank: exit code $code, $(cat "$work/term.err")"
+else
+  fail "the fit never reached ENN: $(cat "$work/term.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 3. No --checkpoint: the same stop, and it says nothing was saved.
+start plain "${corpus[@]}" "${enn[@]}"
+if wait_for "compress: K = 5: top eigenpairs" "$work/plain.err"; then
+  sleep 0.2
+  kill -USR1 "$(mpirun_pid plain)"
+  finished
+  [[ $code -eq 5 && ! -e $work/plain.h5 ]] && grep -q "no --checkpoint was given, so nothing was saved" "$work/plain.err" \
+    && ok "SIGUSR1 without --checkpoint: exit code 5, says nothing was saved" || fail "no checkpoint: exit $code, $(cat "$work/plain.err")"
+else
+  fail "the fit never reached ENN: $(cat "$work/plain.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 4. jsmf rectify (AP) sent SIGUSR1: a checkpoint at the iteration it was in, exit code 5;
+#    resumed, the uninterrupted C bit for bit.
+run 2 -q cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null || fail cooc
+ap=(--in "$work/C.h5" --topics 5 --stop iterations --iterations 2000)
+run 2 -q rectify "${ap[@]}" --out "$work/C_straight.h5" >/dev/null 2>"$work/err" || fail "rectify: $(cat "$work/err")"
+( exec setsid timeout 300 "$mpiexec" -np 2 --oversubscribe "$jsmf" rectify "${ap[@]}" --checkpoint "$work/ck_ap.h5" \
+    --checkpoint-every 100000 --out "$work/C_stopped.h5" >/dev/null 2>"$work/ap.err" ) &
+started=$!
+if wait_for "rectify: C is" "$work/ap.err"; then
+  sleep 1
+  kill -USR1 "$(mpirun_pid C_stopped)"
+  finished
+  [[ $code -eq 5 && ! -e $work/C_stopped.h5 && -s $work/ck_ap.h5 ]] \
+    && [[ $(grep -c "stopped by SIGUSR1 after rectification iteration [0-9]*; the state is in $work/ck_ap.h5" "$work/ap.err") -eq 1 ]] \
+    && ok "rectify: SIGUSR1 mid-AP: a checkpoint, one message, exit code 5" || fail "rectify SIGUSR1: exit code $code, $(cat "$work/ap.err")"
+  if run 2 -q rectify "${ap[@]}" --resume "$work/ck_ap.h5" --out "$work/C_resumed.h5" >/dev/null 2>"$work/err"; then
+    h5diff "$work/C_straight.h5" "$work/C_resumed.h5" /cooc/C /cooc/C >/dev/null \
+      && ok "rectify stopped and resumed: the uninterrupted C, bit for bit" || fail "the resumed C differs"
+  else
+    fail "rectify --resume after SIGUSR1: $(cat "$work/err")"
+  fi
+else
+  fail "rectify never started: $(cat "$work/ap.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 5. SIGTERM where no stage checkpoints (the dense pipeline's AP): the default, the run ends.
+start dense "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics
+sleep 3
+kill -TERM "$(rank_pids dense | head -1)"
+finished
+[[ $code -ne 0 && ! -e $work/dense.h5 ]] && ok "SIGTERM in the dense fit: it ends (exit code $code), no model" \
+  || fail "SIGTERM in the dense fit: exit code $code"
+finish
