@@ -348,6 +348,9 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
         check(options);
         refuse_what_it_cannot_do(options);
     });
+    // A stop signal while the corpus is read is a request too: the range finder's first
+    // round looks at it (checkpoints then, and stops), instead of the default ending.
+    const StopScope stoppable;
     FitResult result;
     Stopwatch clock;
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A real single-node SLURM on this machine for the tests: `cluster.sh start DIR` installs
+# slurmctld, slurmd, the clients and munge from Debian when missing (root and apt needed),
+# writes a private configuration under DIR (its own ports, spool, state, logs and pid
+# files: a SLURM already on the machine is left alone), starts munged (unless one runs),
+# slurmctld and slurmd, and waits until the node is idle. `cluster.sh stop DIR` cancels
+# what is still queued, then stops exactly the daemons `start` started, by their pids.
+# Clients need SLURM_CONF=DIR/slurm.conf (`cluster.sh env DIR` prints the export).
+# Exit code 77: this machine cannot run it (not root, no apt, no packages); the message says why.
+set -euo pipefail
+action=${1:?usage: cluster.sh start|stop|env DIR}
+dir=${2:?usage: cluster.sh start|stop|env DIR}
+conf=$dir/slurm.conf
+ctld_port=${JSMF_SLURMCTLD_PORT:-6917}
+d_port=${JSMF_SLURMD_PORT:-6918}
+
+skip() { echo "cluster.sh: SKIP: $*" >&2; exit 77; }
+say() { echo "cluster.sh: $*" >&2; }
+
+# alive PIDFILE: the process it names runs (not a zombie).
+alive() {
+  [[ -s $1 ]] || return 1
+  local pid; pid=$(cat "$1")
+  [[ -r /proc/$pid/status ]] && ! grep -q '^State:.*Z' "/proc/$pid/status"
+}
+
+install_packages() {
+  local missing=()
+  for p in slurmctld slurmd slurm-client munge; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  [[ $(id -u) -eq 0 ]] || skip "not root, and ${missing[*]} are not installed"
+  command -v apt-get >/dev/null || skip "no apt-get to install ${missing[*]}"
+  say "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; } ||
+    skip "apt-get could not install ${missing[*]}"
+}
+
+start_munge() {
+  # One munged serves the machine: reuse a running one (and do not stop it later).
+  if pgrep -x munged >/dev/null; then say "munged already runs: using it"; return 0; fi
+  install -d -o munge -g munge -m 0755 /run/munge
+  install -d -o munge -g munge -m 0700 /var/log/munge /var/lib/munge /etc/munge
+  if [[ ! -s /etc/munge/munge.key ]]; then
+    if command -v mungekey >/dev/null; then mungekey --create --keyfile=/etc/munge/munge.key >/dev/null
+    else dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none; fi
+  fi
+  chown munge:munge /etc/munge/munge.key; chmod 0400 /etc/munge/munge.key
+  runuser -u munge -- munged --pid-file=/run/munge/munged.pid
+  cp /run/munge/munged.pid "$dir/munged.pid"
+  for _ in $(seq 50); do [[ -S /run/munge/munge.socket.2 ]] && return 0; sleep 0.1; done
+  skip "munged did not start"
+}
+
+write_conf() {
+  # The node as slurmd sees it (CPUs, memory), named localhost: hostnames vary on CI runners.
+  local node; node=$(slurmd -C | head -1 | sed 's/^NodeName=[^ ]*/NodeName=localhost NodeAddr=127.0.0.1/; s/ UpTime=.*//')
+  mkdir -p "$dir/state" "$dir/spool" "$dir/log"
+  cat >"$conf" <<EOF
+ClusterName=jsmftest
+SlurmctldHost=localhost
+SlurmctldPort=$ctld_port
+SlurmdPort=$d_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/log/jobcomp.log
+MailProg=/bin/true
+MpiDefault=pmix
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+KillWait=10
+SlurmdTimeout=30
+InactiveLimit=0
+MinJobAge=600
+EnforcePartLimits=ALL
+$node State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+}
+
+case $action in
+  env) echo "export SLURM_CONF=$conf" ;;
+  start)
+    command -v dpkg-query >/dev/null || skip "not a Debian-like system"
+    install_packages
+    mkdir -p "$dir"
+    for port in "$ctld_port" "$d_port"; do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then skip "port $port on 127.0.0.1 is taken"; fi
+    done
+    start_munge
+    write_conf
+    export SLURM_CONF=$conf
+    slurmctld -f "$conf" || skip "slurmctld did not start: $(tail -3 "$dir/log/slurmctld.log" 2>/dev/null)"
+    slurmd -f "$conf" -N localhost || skip "slurmd did not start: $(tail -3 "$dir/log/slurmd.log" 2>/dev/null)"
+    for _ in $(seq 300); do
+      state=$(sinfo -h -n localhost -o %t 2>/dev/null || true)
+      [[ $state == idle ]] && { say "SLURM up (slurmctld $(cat "$dir/slurmctld.pid"), slurmd $(cat "$dir/slurmd.pid"))"; exit 0; }
+      sleep 0.2
+    done
+    say "the node never became idle (state: ${state:-none}); slurmctld log:"; tail -5 "$dir/log/slurmctld.log" >&2
+    exit 1
+    ;;
+  stop)
+    export SLURM_CONF=$conf
+    if alive "$dir/slurmctld.pid"; then
+      scancel --user="$(id -un)" 2>/dev/null || true
+      for _ in $(seq 100); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.2; done
+    fi
+    for daemon in slurmd slurmctld munged; do
+      pidfile=$dir/$daemon.pid
+      alive "$pidfile" || continue
+      pid=$(cat "$pidfile")
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 100); do alive "$pidfile" || break; sleep 0.1; done
+      alive "$pidfile" && kill -KILL "$pid" 2>/dev/null || true
+    done
+    # slurmstepd processes of this cluster outlive slurmd: the ones under our spool.
+    pkill -KILL -f "slurmstepd.*$dir" 2>/dev/null || true
+    say "stopped"
+    ;;
+  *) echo "usage: cluster.sh start|stop|env DIR" >&2; exit 2 ;;
+esac

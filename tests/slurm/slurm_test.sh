@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The job scripts in jobs/ on a real SLURM (tests/slurm/cluster.sh: slurmctld, slurmd and
+# munged on this machine, stopped again at the end): jobs/fit.sbatch on a planted corpus
+# (exit code 0, the model's topics in the job log, its checkpoint removed); the same job
+# signalled as the wall time nears (scancel --batch --signal=USR1: what --signal=B:USR1@T
+# sends), which checkpoints, exits with code 5 and resubmits itself, the next job resuming
+# to the uninterrupted fit's model, bit for bit; scancel, which stops without resubmitting.
+# Exit code 77 (CTest: skipped) where SLURM cannot run here; the message says why.
+# Usage: slurm_test.sh JSMF MPIEXEC SOURCE_DIR
+set -u
+jsmf=$1 mpiexec=$2 source_dir=$3
+source "$source_dir/tests/e2e/common.sh"
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+cluster=$work/slurm
+bash "$source_dir/tests/slurm/cluster.sh" start "$cluster"
+status=$?
+((status == 77)) && exit 77
+((status == 0)) || { echo "FAIL: the test cluster did not start"; exit 1; }
+trap 'bash "$source_dir/tests/slurm/cluster.sh" stop "$cluster"; rm -rf "$work"' EXIT
+export SLURM_CONF=$cluster/slurm.conf JSMF=$jsmf
+fit_job=$source_dir/jobs/fit.sbatch
+
+# job_state ID: the job's state and exit code ("COMPLETED 0:0"), from scontrol.
+job_state() { scontrol show job -o "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).* ExitCode=\([0-9:]*\).*/\1 \2/p'; }
+# wait_job ID SECONDS: until the job has ended.
+wait_job() {
+  for _ in $(seq $(($2 * 5))); do
+    case $(job_state "$1") in PENDING*|RUNNING*|COMPLETING*|CONFIGURING*|"") sleep 0.2 ;; *) return 0 ;; esac
+  done
+  return 1
+}
+wait_for() {
+  for _ in $(seq 600); do grep -Eq "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
+"$jsmf" -q synth --dir "$work" --name p --docs 3000 --words 1200 --topics 5 --word-concentration 1.0 \
+  --anchor-mass 0.03 --doc-length 80 --seed 3 || fail synth
+input=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt")
+
+# 1. A fit job: exit code 0, a model, its topics in the log, no checkpoint left.
+if timeout 300 sbatch --wait --ntasks=2 --output="$work/fit-%j.log" "$fit_job" 5 "$work/model.h5" "${input[@]}" \
+     >"$work/sbatch.out" 2>&1; then
+  log=$(ls "$work"/fit-*.log)
+  h5ls "$work/model.h5/K5/model/B" >/dev/null 2>&1 && grep -q "topic *p(z) *anchor" "$log" && [[ ! -e $work/model.h5.ckpt.h5 ]] \
+    && ok "fit.sbatch: exit code 0, a model, its topics in the job log, no checkpoint left" \
+    || fail "fit.sbatch's results: $(tail -5 "$log")"
+  grep -q "srun --mpi=pmix .*jsmf fit" "$log" && ok "fit.sbatch prints what it runs" || fail "fit.sbatch does not say what it runs"
+else
+  fail "sbatch --wait fit.sbatch: $(cat "$work/sbatch.out") $(cat "$work"/fit-*.log 2>/dev/null | tail -5)"
+fi
+
+# 2. Signalled as its wall time nears: checkpoint, exit code 5, resubmitted, resumed, and
+#    the model is the uninterrupted one's (the same 2 ranks: bit for bit).
+long=(5 "$work/long.h5" "${input[@]}")
+export JSMF_FIT_OPTIONS="--enn-iterations 20000 --no-metrics" JSMF_JOB_CHAIN=$work/chain \
+  JSMF_SBATCH_OPTIONS="--output=$work/long-%j.log"
+timeout 300 "$mpiexec" -np 2 --oversubscribe "$jsmf" -q fit "${input[@]}" --topics 5 $JSMF_FIT_OPTIONS \
+  --out "$work/straight.h5" >/dev/null 2>"$work/err" || fail "the uninterrupted fit: $(cat "$work/err")"
+id=$(sbatch --parsable --ntasks=2 --output="$work/long-%j.log" "$fit_job" "${long[@]}")
+if wait_for "checkpoint: the range finder's factor written" "$work/long-$id.log"; then
+  sleep 0.5
+  scancel --batch --signal=USR1 "$id"
+  wait_job "$id" 120 || fail "job $id did not end after SIGUSR1"
+  [[ $(job_state "$id") == "FAILED 5:0" ]] && grep -q "stopped by SIGUSR1 in ENN" "$work/long-$id.log" \
+    && ok "SIGUSR1 to the job: jsmf checkpointed and exited with code 5" || fail "signalled job: $(job_state "$id"), $(tail -5 "$work/long-$id.log")"
+  next=$(cat "$work/chain" 2>/dev/null | head -1)
+  if [[ -n $next ]]; then
+    ok "the job resubmitted itself (job $next)"
+    wait_job "$next" 240 || fail "the resubmitted job $next did not end"
+    [[ $(job_state "$next") == "COMPLETED 0:0" ]] && grep -q "resume: from $work/long.h5.ckpt.h5: ENN after" "$work/long-$next.log" \
+      && ok "the resubmitted job resumed from the checkpoint and finished" || fail "resubmitted job: $(job_state "$next"), $(tail -5 "$work/long-$next.log")"
+    "$python" "$source_dir/tests/e2e/compare_h5.py" "$work/straight.h5" "$work/long.h5" >"$work/diff" \
+      && ok "signalled, resubmitted and resumed: the uninterrupted model, bit for bit" || { fail "the resumed model differs"; head -5 "$work/diff"; }
+    [[ ! -e $work/long.h5.ckpt.h5 ]] && ok "the last job removed the checkpoint" || fail "the checkpoint is still there"
+  else
+    fail "the job did not resubmit itself: $(tail -5 "$work/long-$id.log")"
+  fi
+else
+  fail "the job never reached ENN: $(cat "$work/long-$id.log")"; scancel "$id"
+fi
+
+# 3. scancel: SIGTERM to every rank and the script; jsmf stops with its checkpoint, and the
+#    script does not resubmit (the user cancelled).
+rm -f "$work/chain"
+id=$(sbatch --parsable --ntasks=2 --output="$work/cancel-%j.log" "$fit_job" 5 "$work/cancel.h5" "${input[@]}")
+if wait_for "checkpoint: the range finder's factor written" "$work/cancel-$id.log"; then
+  sleep 0.5
+  scancel "$id"
+  wait_job "$id" 120 || fail "job $id did not end after scancel"
+  [[ $(job_state "$id") == CANCELLED* && ! -e $work/cancel.h5 && ! -s $work/chain ]] \
+    && ok "scancel: the job ends CANCELLED, no model, no resubmission" || fail "scancel: $(job_state "$id"), $(tail -5 "$work/cancel-$id.log")"
+else
+  fail "the job never reached ENN: $(cat "$work/cancel-$id.log")"; scancel "$id"
+fi
+unset JSMF_FIT_OPTIONS JSMF_JOB_CHAIN JSMF_SBATCH_OPTIONS
+finish
