@@ -6,7 +6,8 @@
 # run again with --resume it writes the uninterrupted fit's model, bit for bit. Without
 # --checkpoint it stops the same way and says nothing was saved. jsmf rectify (AP) stops
 # and resumes the same way. A SIGTERM outside any
-# stage that checkpoints ends the run as before (non-zero, no output).
+# stage that checkpoints ends the run as before (non-zero, no output). A rank SIGKILLed
+# ends the job within 30 s, non-zero, with no output.
 # Usage: signals_e2e.sh JSMF MPIEXEC
 set -u
 jsmf=$1 mpiexec=$2
@@ -130,7 +131,23 @@ else
   fail "rectify never started: $(cat "$work/ap.err")"; kill -KILL "$started" 2>/dev/null
 fi
 
-# 5. SIGTERM where no stage checkpoints (the dense pipeline's AP): the default, the run ends.
+# 5. One rank SIGKILLed (the OOM killer, a failed node): mpirun ends the job, non-zero,
+#    within a bound (the others may be waiting in a collective), and no model is left.
+start killed "${corpus[@]}" "${enn[@]}"
+if wait_for "compress: K = 5: top eigenpairs" "$work/killed.err"; then
+  sleep 0.2
+  t0=$(date +%s.%N)
+  kill -KILL "$(rank_pids killed | tail -1)"
+  finished
+  seconds=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  [[ $code -ne 0 && $code -ne 124 && ! -e $work/killed.h5 ]] && awk -v s="$seconds" 'BEGIN { exit !(s < 30) }' \
+    && ok "a rank SIGKILLed: the job ended $seconds s later, exit code $code, no model" \
+    || fail "a rank SIGKILLed: exit code $code after $seconds s"
+else
+  fail "the fit never reached ENN: $(cat "$work/killed.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 6. SIGTERM where no stage checkpoints (the dense pipeline's AP): the default, the run ends.
 start dense "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics
 sleep 3
 kill -TERM "$(rank_pids dense | head -1)"

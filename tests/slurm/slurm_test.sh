@@ -5,7 +5,8 @@
 # (exit code 0, the model's topics in the job log, its checkpoint removed); the same job
 # signalled as the wall time nears (scancel --batch --signal=USR1: what --signal=B:USR1@T
 # sends), which checkpoints, exits with code 5 and resubmits itself, the next job resuming
-# to the uninterrupted fit's model, bit for bit; scancel, which stops without resubmitting.
+# to the uninterrupted fit's model, bit for bit; scancel, which stops without resubmitting;
+# a rank SIGKILLed, which fails the job within a bound; jobs/sweep.sbatch as a job array.
 # Exit code 77 (CTest: skipped) where SLURM cannot run here; the message says why.
 # Usage: slurm_test.sh JSMF MPIEXEC SOURCE_DIR
 set -u
@@ -94,5 +95,41 @@ if wait_for "checkpoint: the range finder's factor written" "$work/cancel-$id.lo
 else
   fail "the job never reached ENN: $(cat "$work/cancel-$id.log")"; scancel "$id"
 fi
+
+# 4. One rank killed (SIGKILL, as the OOM killer or a failed node does): the job ends,
+#    failed, within a bounded time, and leaves no model.
+id=$(sbatch --parsable --ntasks=2 --output="$work/killed-%j.log" "$fit_job" 5 "$work/killed.h5" "${input[@]}")
+if wait_for "checkpoint: the range finder's factor written" "$work/killed-$id.log"; then
+  sleep 0.5
+  victim=$(pgrep -f -- "jsmf fit .*--out $work/killed.h5" | while read -r p; do
+    [[ $(ps -o comm= -p "$p") == jsmf ]] && echo "$p"; done | tail -1)
+  start=$(date +%s.%N)
+  kill -KILL "$victim"
+  if wait_job "$id" 60; then
+    seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    [[ $(job_state "$id") == FAILED* && ! -e $work/killed.h5 ]] \
+      && ok "a rank SIGKILLed: the job failed $seconds s later (as seen by scontrol), no model" \
+      || fail "SIGKILL of a rank: $(job_state "$id"), $(tail -5 "$work/killed-$id.log")"
+  else
+    fail "a rank SIGKILLed: the job still runs 60 s later"; scancel "$id"
+  fi
+else
+  fail "the job never reached ENN: $(cat "$work/killed-$id.log")"; scancel "$id"
+fi
 unset JSMF_FIT_OPTIONS JSMF_JOB_CHAIN JSMF_SBATCH_OPTIONS
+
+# 5. A sweep as a job array over one precomputed C (jobs/sweep.sbatch), merged into one CSV.
+"$mpiexec" -np 2 --oversubscribe "$jsmf" -q cooc "${input[@]}" --out "$work/C.h5" >/dev/null || fail cooc
+export TOPICS=4,5 RECTIFY=none,ap SOLVERS=active-set EXTRA="--iterations 10"
+n=$(bash "$source_dir/jobs/sweep.sbatch" --count)
+if timeout 300 sbatch --wait --array=0-$((n - 1)) --ntasks=1 --output="$work/sweep-%A_%a.log" \
+     "$source_dir/jobs/sweep.sbatch" "$work/C.h5" "$work/sweep" >"$work/sbatch.out" 2>&1 &&
+   bash "$source_dir/jobs/sweep.sbatch" --merge "$work/sweep" >/dev/null; then
+  rows=$(($(wc -l <"$work/sweep/sweep.csv") - 1))
+  [[ $n -eq 4 && $rows -eq 4 ]] && ok "sweep.sbatch as a job array: $n tasks, one CSV of $rows rows" \
+    || fail "sweep array: $n tasks, $rows rows"
+else
+  fail "sweep array: $(cat "$work/sbatch.out") $(tail -3 "$work"/sweep-*.log 2>/dev/null)"
+fi
+unset TOPICS RECTIFY SOLVERS EXTRA
 finish
