@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `jsmf rectify`: read C, rectify it (AP, or none for the Baseline), write the result and its trace.
 #include <cstdio>
+#include <optional>
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
@@ -114,7 +115,6 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     // Checkpoints: collective, every rank reaches the same iteration count together. After
     // every iteration the ranks agree whether any saw a stop signal (SIGUSR1, SIGTERM): then
     // the checkpoint is written whatever --checkpoint-every says, and every rank stops.
-    bool written = false;
     const auto checkpoint_now = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         Stopwatch write_clock;
         const io::CheckpointRecord checkpoint = fit::checkpoint_of(state);
@@ -123,7 +123,6 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
                             StageTimes{}, 0, &so_far, &checkpoint);
         log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", state.iterations_done,
                   c.checkpoint, write_clock.seconds());
-        written = true;
     };
     const fit::ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         const int done = state.iterations_done;
@@ -133,16 +132,21 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         if (!stop) return;
         std::string message = fmt::format("jsmf: stopped by {} after rectification iteration {}; ", signal_name(stop), done);
         if (c.checkpoint.empty())
-            message += "no --checkpoint was given, so nothing was saved";
+            message += fmt::format("no --checkpoint was given, so nothing was saved (exit code {})", exit_code::stopped_unsaved);
         else
             message += fmt::format("the state is in {}: run the same command with --resume {} to continue (exit code {})",
                                    c.checkpoint, c.checkpoint, exit_code::stopped);
-        throw StageFailed("stop", {message}, exit_code::stopped);
+        throw StageFailed("stop", {message}, c.checkpoint.empty() ? exit_code::stopped_unsaved : exit_code::stopped);
     };
     clock.restart();
-    const StopScope stoppable;  // signals during the rectification are requests the hook looks at
-    const fit::RectificationTrace record =
-        fit::rectify(C, c.topics, r, log_report(), write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
+    fit::RectificationTrace record;
+    {
+        // Signals are requests the hook looks at only while AP, DR or DP iterate (the others
+        // have no iterations to stop between): elsewhere they end jsmf as usual.
+        std::optional<StopScope> stoppable;
+        if (fit::is_projection(r.method)) stoppable.emplace();
+        record = fit::rectify(C, c.topics, r, log_report(), write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
+    }
     times.add("rectify", clock.seconds());
 
     cooc::measure_matrix(C, info.stats);  // the statistics of the C being written

@@ -57,14 +57,17 @@ void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen:
         });
         const auto chosen = static_cast<Index>(word);
         const int owner = rows.owner(chosen);
-        Eigen::VectorXd q(work.rows());
+        // The chosen column and its own squared norm (not the largest: within the tie they
+        // differ), one broadcast from its owner.
+        Eigen::VectorXd column(work.rows() + 1);
         if (comm.rank() == owner) {
-            q = work.col(chosen - begin);
+            column.head(work.rows()) = work.col(chosen - begin);
+            column(work.rows()) = norms(chosen - begin);
             open[static_cast<std::size_t>(chosen - begin)] = 0;
         }
-        mpi::broadcast(comm, q.data(), static_cast<std::size_t>(q.size()), owner);
-        const double r = std::sqrt(value);
-        q /= r;
+        mpi::broadcast(comm, column.data(), static_cast<std::size_t>(column.size()), owner);
+        const double r = std::sqrt(column(work.rows()));
+        const Eigen::VectorXd q = column.head(work.rows()) / r;
         out.anchors.push_back(chosen);
         out.diag_r(k) = r;
         const Eigen::RowVectorXd projections = q.transpose() * work;

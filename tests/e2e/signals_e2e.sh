@@ -4,10 +4,10 @@
 # --signal=B:USR1@T with a forwarding trap does, or to one rank alone) mid-ENN writes its
 # checkpoint, prints one message and exits with code 5 on every rank, leaving no model;
 # run again with --resume it writes the uninterrupted fit's model, bit for bit. Without
-# --checkpoint it stops the same way and says nothing was saved. jsmf rectify (AP) stops
-# and resumes the same way. A SIGTERM outside any
-# stage that checkpoints ends the run as before (non-zero, no output). A rank SIGKILLed
-# ends the job within 30 s, non-zero, with no output.
+# --checkpoint it stops the same way, says nothing was saved and exits with code 6. jsmf
+# rectify (AP) stops and resumes the same way. A SIGTERM outside any stage that
+# checkpoints ends the run as before (non-zero, no output). A rank SIGKILLed ends the job
+# within 30 s, non-zero, with no output.
 # Usage: signals_e2e.sh JSMF MPIEXEC
 set -u
 jsmf=$1 mpiexec=$2
@@ -19,6 +19,7 @@ python=/usr/bin/python3; [[ -x $python ]] || python=python3
   --anchor-mass 0.03 --doc-length 80 --seed 3 || fail synth
 corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt")
 enn=(--topics 5 --pipeline compressed --enn-iterations 10000 --no-metrics)
+endless=(--topics 5 --pipeline compressed --enn-iterations 1000000 --no-metrics)  # stopped, never resumed
 
 # start NAME ARGS...: a 2-rank fit in the background (its own session, so that signals
 # and kills reach only it), stderr to $work/NAME.err; its mpirun's pid in $started.
@@ -67,14 +68,14 @@ else
 fi
 
 # 2. SIGUSR1 to one rank only: the ranks agree, and all stop at the same iteration.
-start one "${corpus[@]}" "${enn[@]}" --checkpoint "$work/ck1.h5" --checkpoint-seconds 100000
+start one "${corpus[@]}" "${endless[@]}" --checkpoint "$work/ck1.h5" --checkpoint-seconds 100000
 if wait_for "checkpoint: the range finder's factor written" "$work/one.err"; then
   sleep 0.2
   pids=($(rank_pids one))
   [[ ${#pids[@]} -eq 2 ]] || fail "found ${#pids[@]} ranks, not 2"
   kill -USR1 "${pids[-1]}"
   finished
-  [[ $code -eq 5 && ! -e $work/one.h5 && $(grep -c "stopped by SIGUSR1 in ENN" "$work/one.err") -eq 1 ]] \
+  [[ $code -eq 5 && ! -e $work/one.h5 && -s $work/ck1.h5 && $(grep -c "stopped by SIGUSR1 in ENN" "$work/one.err") -eq 1 ]] \
     && ok "SIGUSR1 to one rank: every rank stops, exit code 5, one message" \
     || fail "SIGUSR1 to one rank: exit code $code, $(cat "$work/one.err")"
 else
@@ -82,7 +83,7 @@ else
 fi
 
 # 2b. SIGTERM to every rank at once, as scancel and SLURM's time limit send it.
-start term "${corpus[@]}" "${enn[@]}" --checkpoint "$work/ck2.h5" --checkpoint-seconds 100000
+start term "${corpus[@]}" "${endless[@]}" --checkpoint "$work/ck2.h5" --checkpoint-seconds 100000
 if wait_for "checkpoint: the range finder's factor written" "$work/term.err"; then
   sleep 0.2
   kill -TERM $(rank_pids term)
@@ -95,13 +96,13 @@ else
 fi
 
 # 3. No --checkpoint: the same stop, and it says nothing was saved.
-start plain "${corpus[@]}" "${enn[@]}"
+start plain "${corpus[@]}" "${endless[@]}"
 if wait_for "compress: K = 5: top eigenpairs" "$work/plain.err"; then
   sleep 0.2
   kill -USR1 "$(mpirun_pid plain)"
   finished
-  [[ $code -eq 5 && ! -e $work/plain.h5 ]] && grep -q "no --checkpoint was given, so nothing was saved" "$work/plain.err" \
-    && ok "SIGUSR1 without --checkpoint: exit code 5, says nothing was saved" || fail "no checkpoint: exit $code, $(cat "$work/plain.err")"
+  [[ $code -eq 6 && ! -e $work/plain.h5 ]] && grep -q "no --checkpoint was given, so nothing was saved" "$work/plain.err" \
+    && ok "SIGUSR1 without --checkpoint: exit code 6, says nothing was saved" || fail "no checkpoint: exit $code, $(cat "$work/plain.err")"
 else
   fail "the fit never reached ENN: $(cat "$work/plain.err")"; kill -KILL "$started" 2>/dev/null
 fi
@@ -133,7 +134,7 @@ fi
 
 # 5. One rank SIGKILLed (the OOM killer, a failed node): mpirun ends the job, non-zero,
 #    within a bound (the others may be waiting in a collective), and no model is left.
-start killed "${corpus[@]}" "${enn[@]}"
+start killed "${corpus[@]}" "${endless[@]}"
 if wait_for "compress: K = 5: top eigenpairs" "$work/killed.err"; then
   sleep 0.2
   t0=$(date +%s.%N)
@@ -148,10 +149,17 @@ else
 fi
 
 # 6. SIGTERM where no stage checkpoints (the dense pipeline's AP): the default, the run ends.
-start dense "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics
-sleep 3
-kill -TERM "$(rank_pids dense | head -1)"
-finished
-[[ $code -ne 0 && ! -e $work/dense.h5 ]] && ok "SIGTERM in the dense fit: it ends (exit code $code), no model" \
-  || fail "SIGTERM in the dense fit: exit code $code"
+start dense "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
+if wait_for "rectif.*iteration" "$work/dense.err"; then
+  victim=$(rank_pids dense | head -1)
+  if [[ -n $victim ]] && kill -TERM "$victim"; then
+    finished
+    [[ $code -ne 0 && $code -ne 124 && ! -e $work/dense.h5 ]] && ok "SIGTERM in the dense fit: it ends (exit code $code), no model" \
+      || fail "SIGTERM in the dense fit: exit code $code"
+  else
+    fail "no rank of the dense fit to signal"; kill -KILL "$started" 2>/dev/null
+  fi
+else
+  fail "the dense fit never started AP: $(cat "$work/dense.err")"; kill -KILL "$started" 2>/dev/null
+fi
 finish

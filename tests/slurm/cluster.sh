@@ -7,13 +7,13 @@
 # slurmctld and slurmd, and waits until the node is idle. `cluster.sh stop DIR` cancels
 # what is still queued, then stops exactly the daemons `start` started, by their pids.
 # Clients need SLURM_CONF=DIR/slurm.conf (`cluster.sh env DIR` prints the export).
-# Exit code 77: this machine cannot run it (not root, no apt, no packages); the message says why.
+# Exit code 77: this machine cannot run it (not root, not Debian, packages missing and no
+# apt); the message says why. A daemon that does not start is a failure (exit 1), after
+# stopping what did start.
 set -euo pipefail
 action=${1:?usage: cluster.sh start|stop|env DIR}
 dir=${2:?usage: cluster.sh start|stop|env DIR}
 conf=$dir/slurm.conf
-ctld_port=${JSMF_SLURMCTLD_PORT:-6917}
-d_port=${JSMF_SLURMD_PORT:-6918}
 
 skip() { echo "cluster.sh: SKIP: $*" >&2; exit 77; }
 say() { echo "cluster.sh: $*" >&2; }
@@ -49,11 +49,45 @@ start_munge() {
     else dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none; fi
   fi
   chown munge:munge /etc/munge/munge.key; chmod 0400 /etc/munge/munge.key
-  runuser -u munge -- munged --pid-file=/run/munge/munged.pid
-  cp /run/munge/munged.pid "$dir/munged.pid"
-  for _ in $(seq 50); do [[ -S /run/munge/munge.socket.2 ]] && return 0; sleep 0.1; done
-  skip "munged did not start"
+  runuser -u munge -- munged --pid-file=/run/munge/munged.pid || return 1
+  for _ in $(seq 50); do
+    [[ -S /run/munge/munge.socket.2 && -s /run/munge/munged.pid ]] && { cp /run/munge/munged.pid "$dir/munged.pid"; return 0; }
+    sleep 0.1
+  done
+  return 1
 }
+
+# free_port FROM: the first port from FROM on that nothing on 127.0.0.1 listens to.
+free_port() {
+  local port=$1
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+  echo "$port"
+}
+
+# stop_all: cancel what is queued, then stop the daemons start wrote pid files for, and the
+# step daemons of this cluster's jobs (they outlive slurmd; found by the configuration they run under).
+stop_all() {
+  export SLURM_CONF=$conf
+  if alive "$dir/slurmctld.pid"; then
+    scancel --user="$(id -un)" 2>/dev/null || true
+    for _ in $(seq 100); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.2; done
+  fi
+  local steps=()
+  for p in $(pgrep -x slurmstepd 2>/dev/null); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$conf" && steps+=("$p")
+  done
+  for daemon in slurmd slurmctld munged; do
+    pidfile=$dir/$daemon.pid
+    alive "$pidfile" || continue
+    pid=$(cat "$pidfile")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do alive "$pidfile" || break; sleep 0.1; done
+    alive "$pidfile" && kill -KILL "$pid" 2>/dev/null || true
+  done
+  ((${#steps[@]} > 0)) && kill -KILL "${steps[@]}" 2>/dev/null || true
+}
+# failed WHAT: stop what started, say what failed, exit 1.
+failed() { say "$*"; stop_all; exit 1; }
 
 write_conf() {
   # The node as slurmd sees it (CPUs, memory), named localhost: hostnames vary on CI runners.
@@ -100,40 +134,25 @@ case $action in
   env) echo "export SLURM_CONF=$conf" ;;
   start)
     command -v dpkg-query >/dev/null || skip "not a Debian-like system"
+    [[ $(id -u) -eq 0 ]] || skip "not root (munged and slurmd are started as root)"
     install_packages
     mkdir -p "$dir"
-    for port in "$ctld_port" "$d_port"; do
-      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then skip "port $port on 127.0.0.1 is taken"; fi
-    done
-    start_munge
+    ctld_port=$(free_port "${JSMF_SLURMCTLD_PORT:-6917}")
+    d_port=$(free_port $((ctld_port + 1)))
+    start_munge || failed "munged did not start"
     write_conf
     export SLURM_CONF=$conf
-    slurmctld -f "$conf" || skip "slurmctld did not start: $(tail -3 "$dir/log/slurmctld.log" 2>/dev/null)"
-    slurmd -f "$conf" -N localhost || skip "slurmd did not start: $(tail -3 "$dir/log/slurmd.log" 2>/dev/null)"
+    slurmctld -f "$conf" || failed "slurmctld did not start: $(tail -3 "$dir/log/slurmctld.log" 2>/dev/null)"
+    slurmd -f "$conf" -N localhost || failed "slurmd did not start: $(tail -3 "$dir/log/slurmd.log" 2>/dev/null)"
     for _ in $(seq 300); do
       state=$(sinfo -h -n localhost -o %t 2>/dev/null || true)
-      [[ $state == idle ]] && { say "SLURM up (slurmctld $(cat "$dir/slurmctld.pid"), slurmd $(cat "$dir/slurmd.pid"))"; exit 0; }
+      [[ $state == idle ]] && { say "SLURM up on ports $ctld_port, $d_port (slurmctld $(cat "$dir/slurmctld.pid"), slurmd $(cat "$dir/slurmd.pid"))"; exit 0; }
       sleep 0.2
     done
-    say "the node never became idle (state: ${state:-none}); slurmctld log:"; tail -5 "$dir/log/slurmctld.log" >&2
-    exit 1
+    failed "the node never became idle (state: ${state:-none}): $(tail -5 "$dir/log/slurmctld.log")"
     ;;
   stop)
-    export SLURM_CONF=$conf
-    if alive "$dir/slurmctld.pid"; then
-      scancel --user="$(id -un)" 2>/dev/null || true
-      for _ in $(seq 100); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.2; done
-    fi
-    for daemon in slurmd slurmctld munged; do
-      pidfile=$dir/$daemon.pid
-      alive "$pidfile" || continue
-      pid=$(cat "$pidfile")
-      kill -TERM "$pid" 2>/dev/null || true
-      for _ in $(seq 100); do alive "$pidfile" || break; sleep 0.1; done
-      alive "$pidfile" && kill -KILL "$pid" 2>/dev/null || true
-    done
-    # slurmstepd processes of this cluster outlive slurmd: the ones under our spool.
-    pkill -KILL -f "slurmstepd.*$dir" 2>/dev/null || true
+    stop_all
     say "stopped"
     ;;
   *) echo "usage: cluster.sh start|stop|env DIR" >&2; exit 2 ;;

@@ -14,11 +14,13 @@ jsmf=$1 mpiexec=$2 source_dir=$3
 source "$source_dir/tests/e2e/common.sh"
 python=/usr/bin/python3; [[ -x $python ]] || python=python3
 cluster=$work/slurm
+# Stopped on any exit, CTest's timeout included, before the folder with its pid files goes.
+trap 'bash "$source_dir/tests/slurm/cluster.sh" stop "$cluster"; rm -rf "$work"' EXIT
+trap 'exit 1' TERM INT
 bash "$source_dir/tests/slurm/cluster.sh" start "$cluster"
 status=$?
 ((status == 77)) && exit 77
 ((status == 0)) || { echo "FAIL: the test cluster did not start"; exit 1; }
-trap 'bash "$source_dir/tests/slurm/cluster.sh" stop "$cluster"; rm -rf "$work"' EXIT
 export SLURM_CONF=$cluster/slurm.conf JSMF=$jsmf
 fit_job=$source_dir/jobs/fit.sbatch
 
@@ -85,13 +87,15 @@ fi
 # 3. scancel: SIGTERM to every rank and the script; jsmf stops with its checkpoint, and the
 #    script does not resubmit (the user cancelled).
 rm -f "$work/chain"
+export JSMF_FIT_OPTIONS="--enn-iterations 1000000 --no-metrics"  # never ends by itself
 id=$(sbatch --parsable --ntasks=2 --output="$work/cancel-%j.log" "$fit_job" 5 "$work/cancel.h5" "${input[@]}")
 if wait_for "checkpoint: the range finder's factor written" "$work/cancel-$id.log"; then
   sleep 0.5
   scancel "$id"
   wait_job "$id" 120 || fail "job $id did not end after scancel"
-  [[ $(job_state "$id") == CANCELLED* && ! -e $work/cancel.h5 && ! -s $work/chain ]] \
-    && ok "scancel: the job ends CANCELLED, no model, no resubmission" || fail "scancel: $(job_state "$id"), $(tail -5 "$work/cancel-$id.log")"
+  [[ $(job_state "$id") == CANCELLED* && ! -e $work/cancel.h5 && -s $work/cancel.h5.ckpt.h5 && ! -s $work/chain ]] \
+    && grep -q "stopped by SIGTERM in ENN" "$work/cancel-$id.log" \
+    && ok "scancel: jsmf stops with its checkpoint, the job ends CANCELLED, no model, no resubmission" || fail "scancel: $(job_state "$id"), $(tail -5 "$work/cancel-$id.log")"
 else
   fail "the job never reached ENN: $(cat "$work/cancel-$id.log")"; scancel "$id"
 fi

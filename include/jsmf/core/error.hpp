@@ -16,9 +16,12 @@ inline constexpr int usage = 1;     ///< bad command line (CLI11's code)
 inline constexpr int input = 2;     ///< InputError: the user can fix the input
 inline constexpr int internal = 3;  ///< InternalError: a bug in jsmf
 inline constexpr int mpi = 4;       ///< MpiError: the MPI library failed
-/// Stopped by SIGUSR1 or SIGTERM in a stage that checkpoints, its state saved (with a
-/// checkpoint file): run the same command again with --resume (a job script resubmits).
+/// Stopped by SIGUSR1 or SIGTERM in a stage that checkpoints, its state saved in the
+/// checkpoint file: run the same command again with --resume (a job script resubmits).
 inline constexpr int stopped = 5;
+/// Stopped by SIGUSR1 or SIGTERM with nothing saved (no checkpoint file was asked for, or
+/// writing it failed): a rerun starts from the beginning.
+inline constexpr int stopped_unsaved = 6;
 }  // namespace exit_code
 
 /// Base of jsmf's exceptions; knows its exit code.

@@ -14,7 +14,7 @@ void install_stop_handlers();
 /// Local. The signal number of the first stop request recorded, 0 if none.
 int stop_signal();
 
-/// Local. "SIGUSR1", "SIGTERM", or "signal N".
+/// Local. "SIGUSR1", "SIGTERM", "SIGUSR2", "SIGINT", or "a signal".
 const char* signal_name(int signal);
 
 /// Local. While one lives, stop signals are requests for the running stage to look at
