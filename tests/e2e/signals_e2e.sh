@@ -45,6 +45,12 @@ finished() { wait "$started"; code=$?; }
 
 run 2 fit "${corpus[@]}" "${enn[@]}" --out "$work/straight.h5" >/dev/null 2>"$work/err" || fail "uninterrupted fit: $(cat "$work/err")"
 
+# 0. A checkpoint that could not be written is refused at the start, not at the first signal.
+run 2 fit "${corpus[@]}" "${enn[@]}" --checkpoint "$work/missing/ck.h5" --out "$work/never.h5" >/dev/null 2>"$work/err"
+[[ $? -eq 2 && ! -e $work/never.h5 && $(grep -c "error: $work/missing/ck.h5: cannot write" "$work/err") -eq 1 ]] \
+  && ! grep -q "compress: K = 5: top eigenpairs" "$work/err" \
+  && ok "fit: an unwritable --checkpoint is refused before any work, once" || fail "unwritable checkpoint: $(cat "$work/err")"
+
 # 1. SIGUSR1 to mpirun, which forwards it to every rank: checkpoint, one message, exit 5.
 start usr1 "${corpus[@]}" "${enn[@]}" --checkpoint "$work/ck.h5" --checkpoint-seconds 100000
 if wait_for "checkpoint: the range finder's factor written" "$work/usr1.err"; then
