@@ -502,7 +502,8 @@ TEST(CompressedFit, FloatScreenFindsEveryNegativePair) {
 // and counts have) tie in LAW's pivoted QR; which of them is larger is rounding, and that
 // differs between rank counts, thread counts and kernels. The lower word is the anchor:
 // here a lower word gets the first anchor's row, nudged so that its P₀ column is shorter
-// by ~1e-11 (a rule that took the larger would keep the first anchor).
+// by 1e-10 … 1e-9 (a rule that took the larger would keep the first anchor), and the pivot
+// is normalized by its own column's norm, not the largest's (2e-10 apart at least).
 TEST(CompressedFit, TiedAnchorsGoToTheLowerWord) {
     const mpi::Comm world = mpi::Comm::world();
     const synth::SynthCorpus truth = planted(5, 11);
@@ -519,13 +520,18 @@ TEST(CompressedFit, TiedAnchorsGoToTheLowerWord) {
     Eigen::RowVectorXd nudge = Eigen::RowVectorXd::Zero(Y.cols());
     nudge(0) = 1e-11 * Y.row(s).norm();
     Y.row(w) = Y.row(s) + nudge;
-    if (p0_norm(w) > p0_norm(s)) Y.row(w) = Y.row(s) - nudge;
-    const double gap = 1 - p0_norm(w) / p0_norm(s);
-    ASSERT_GT(gap, 1e-13);
-    ASSERT_LT(gap, 1e-10);
+    if (p0_norm(w) > p0_norm(s)) nudge = -nudge;
+    // The gap is linear in the nudge: scale it to put the squared norms ~5e-10 apart.
+    Y.row(w) = Y.row(s) + nudge;
+    nudge *= 2.5e-10 / (1 - p0_norm(w) / p0_norm(s));
+    Y.row(w) = Y.row(s) + nudge;
+    const double gap = 1 - p0_norm(w) / p0_norm(s);  // of the norms: half that of the squares
+    ASSERT_GT(gap, 1e-10);
+    ASSERT_LT(gap, 0.5 * kPivotTie);
     const LawResult tied = factorize_low_rank(world, op.rows(), distmat::local_rows(op.rows(), world.rank(), Y),
                                               op.doc_freq(), LawOptions{});
     EXPECT_EQ(tied.anchors.front(), w) << "word " << s << " was chosen over the lower, tied word " << w;
+    EXPECT_NEAR(tied.diag_r(0), p0_norm(w), 1e-12 * p0_norm(w)) << "not the chosen column's norm";
     EXPECT_EQ(std::count(tied.anchors.begin(), tied.anchors.end(), s), 0);
     EXPECT_EQ(std::vector<Index>(tied.anchors.begin() + 1, tied.anchors.end()),
               std::vector<Index>(f.law.anchors.begin() + 1, f.law.anchors.end()));

@@ -140,8 +140,8 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
 /// below the density threshold); Y_L, X_L (l × p), FᵀX (l × p) and its own rows of it; a
 /// panel of 1,024 rows × l while F is computed (in double, and in float while the screen
 /// runs, with Y_L row-major and its unit rows in float, and the candidate pairs, 4 bytes
-/// each, at most 2·screen_below of the panel's pairs and one row), and the panel's negative pairs as lists
-/// (12 bytes each) before they go to F.
+/// each, at most 2·screen_below of the panel's pairs and one row), and the panel's
+/// negative pairs as lists (12 bytes each) before they go to F.
 /// Communication per product: a (K + 1) × p reduction to every rank, X_L (l × p) gathered
 /// from its rows' owners, and FᵀX (l × p) summed to them (a reduce-scatter): each rank
 /// sends and receives about 2·l·p doubles, whatever P (a reduce and a broadcast of both
