@@ -130,13 +130,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         if (done >= *r.iterations) return;  // the last: the result follows
         if (!c.checkpoint.empty() && (done % c.checkpoint_every == 0 || stop)) checkpoint_now(state, current);
         if (!stop) return;
-        std::string message = fmt::format("jsmf: stopped by {} after rectification iteration {}; ", signal_name(stop), done);
-        if (c.checkpoint.empty())
-            message += fmt::format("no --checkpoint was given, so nothing was saved (exit code {})", exit_code::stopped_unsaved);
-        else
-            message += fmt::format("the state is in {}: run the same command with --resume {} to continue (exit code {})",
-                                   c.checkpoint, c.checkpoint, exit_code::stopped);
-        throw StageFailed("stop", {message}, c.checkpoint.empty() ? exit_code::stopped_unsaved : exit_code::stopped);
+        throw stopped({stop, fmt::format("after rectification iteration {}", done), c.checkpoint, !c.checkpoint.empty()});
     };
     clock.restart();
     fit::RectificationTrace record;

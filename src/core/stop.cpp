@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <string>
 
 namespace jsmf {
 namespace {
@@ -48,6 +49,22 @@ const char* signal_name(int signal) {
         case SIGINT: return "SIGINT";
         default: return "a signal";
     }
+}
+
+StageFailed stopped(const StopReport& report) {
+    std::string message = std::string("jsmf: stopped by ") + signal_name(report.signal) + " " + report.where + "; ";
+    int code = exit_code::stopped;
+    if (report.checkpoint.empty()) {
+        message += "no --checkpoint was given, so nothing was saved";
+        code = exit_code::stopped_unsaved;
+    } else if (report.saved) {
+        message += "the state is in " + report.checkpoint + ": run the same command with --resume " + report.checkpoint +
+                   " to continue";
+    } else {
+        message += "the checkpoint could NOT be written to " + report.checkpoint + " (see the warning above)";
+        code = exit_code::stopped_unsaved;
+    }
+    return StageFailed("stop", {message + " (exit code " + std::to_string(code) + ")"}, code);
 }
 
 StopScope::StopScope() { open_scopes.fetch_add(1); }

@@ -138,16 +138,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     };
     // After an agreed stop request (and the checkpoint, if any): every rank throws at once.
     const auto stop_here = [&](const std::string& where) {
-        std::string message = fmt::format("jsmf: stopped by {} {}; ", signal_name(stop_requested), where);
-        if (!checkpointing)
-            message += fmt::format("no --checkpoint was given, so nothing was saved (exit code {})", exit_code::stopped_unsaved);
-        else if (last_written)
-            message += fmt::format("the state is in {}: run the same command with --resume {} to continue (exit code {})",
-                                   o.checkpoint, o.checkpoint, exit_code::stopped);
-        else
-            message += fmt::format("the checkpoint could NOT be written to {} (see the warning above; exit code {})",
-                                   o.checkpoint, exit_code::stopped_unsaved);
-        throw StageFailed("stop", {message}, checkpointing && last_written ? exit_code::stopped : exit_code::stopped_unsaved);
+        throw stopped({stop_requested, where, o.checkpoint, checkpointing && last_written});
     };
     const StopScope stoppable;  // signals from here on are requests this fit looks at
     std::optional<io::CompressedCheckpoint> saved;

@@ -3,6 +3,10 @@
 // time, scancel) ask a checkpointing stage to save its state and stop.
 #pragma once
 
+#include <string>
+
+#include "jsmf/core/error.hpp"
+
 namespace jsmf {
 
 /// Local (this process). Installs the handlers for SIGUSR1 and SIGTERM. A signal that
@@ -16,6 +20,19 @@ int stop_signal();
 
 /// Local. "SIGUSR1", "SIGTERM", "SIGUSR2", "SIGINT", or "a signal".
 const char* signal_name(int signal);
+
+/// Outcome of a stop once the ranks agreed on it: where the stage was, and its checkpoint
+/// file (empty: none was asked for) and whether this stop wrote it.
+struct StopReport {
+    int signal = 0;
+    std::string where;       ///< e.g. "in ENN after 37 of 150 iterations"
+    std::string checkpoint;  ///< the file, empty when the run had none
+    bool saved = false;      ///< the state is in `checkpoint`
+};
+
+/// Local. The exception every rank throws at once after an agreed stop: one message (rank
+/// 0 prints it), exit code 5 when the state was saved (rerun with --resume), 6 otherwise.
+StageFailed stopped(const StopReport& report);
 
 /// Local. While one lives, stop signals are requests for the running stage to look at
 /// (it must look often: at least every few seconds). Nested scopes are fine.
