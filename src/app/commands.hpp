@@ -120,7 +120,7 @@ struct FitCommand {
     int enn_iterations = fit::CompressedOptions{}.iterations;
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
     std::string checkpoint;      ///< --pipeline compressed: checkpoint file
-    double checkpoint_seconds = fit::CompressedOptions{}.checkpoint_seconds;
+    double checkpoint_seconds = fit::CheckpointOptions{}.seconds;
     std::string resume;          ///< --pipeline compressed: continue from this checkpoint
     std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `jsmf fit`: corpus (or C) → co-occurrence → rectify → anchors → B, A, α → metrics → one model file.
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/commands.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "app/model_stage.hpp"
@@ -70,14 +72,17 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
     sub->add_option("--checkpoint", c.checkpoint,
-                    "--pipeline compressed: write a resumable checkpoint of the range finder and ENN to this file "
-                    "(atomically, replacing the previous one; kept after the fit)");
+                    "Write a resumable checkpoint to this file (atomically, replacing the previous one; kept after "
+                    "the fit), every --checkpoint-seconds and when SIGUSR1 or SIGTERM asks to stop (exit code 5). "
+                    "Compressed pipeline: the range finder and ENN; dense: C once counted, the AP/DR/DP "
+                    "iterations, the recovery of B word by word. One --topics value");
     sub->add_option("--checkpoint-seconds", c.checkpoint_seconds,
-                    "--pipeline compressed: seconds between checkpoints (0: after every round and iteration)")
+                    "Seconds between checkpoints (0: at every chance: each round, iteration or batch of words)")
         ->capture_default_str();
     sub->add_option("--resume", c.resume,
-                    "--pipeline compressed: continue from this checkpoint (the same corpus and settings, any number "
-                    "of ranks; ENN continues exactly, a range finder stopped mid-solve to its tolerance)");
+                    "Continue from this checkpoint: the same input and settings (checked; a mismatch is an error). "
+                    "Compressed: any number of ranks, ENN continues exactly, a range finder stopped mid-solve to "
+                    "its tolerance; dense: the same grid and threads, the uninterrupted run's model bit for bit");
     return sub;
 }
 
@@ -234,9 +239,9 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         options.compressed.checked_rows = c.checked_rows;
         // --seed also starts the range finder (the result does not depend on it); unset, its own default.
         if (std::find(c.given.begin(), c.given.end(), "seed") != c.given.end()) options.compressed.seed = c.rectify.seed;
-        options.compressed.checkpoint = c.checkpoint;
-        options.compressed.checkpoint_seconds = c.checkpoint_seconds;
-        options.compressed.resume = c.resume;
+        options.checkpoint.path = c.checkpoint;
+        options.checkpoint.seconds = c.checkpoint_seconds;
+        options.checkpoint.resume = c.resume;
         if (!(c.checkpoint_seconds >= 0)) throw InputError("--checkpoint-seconds must be at least 0");
         if (!c.resume.empty() && access(c.resume.c_str(), R_OK) != 0)
             throw InputError(c.resume, "--resume: cannot read the checkpoint");
@@ -292,6 +297,8 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     // Stages 0–1: C, from the corpus or from a file.
     Stopwatch clock;
     io::CoocFileInfo info;
+    // A stop signal while C is counted or read is a request: fit() looks at it first thing.
+    std::optional<StopScope> counting_scope(std::in_place);
     distmat::DistMatrix C = load_cooc(c.input, c.cooc_file, grid, c.block_size, times, info);
     const Index N = C.rows();
     if (!c.model.anchor_words.empty()) {
@@ -313,6 +320,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     const fit::CountingCorpus counting =
         options.metrics ? fit::counting_corpus(world, c.input.corpus, c.input.options, c.cooc_file, info)
                         : fit::CountingCorpus{};
+    counting_scope.reset();  // fit() opens its own
     fit::FitResult result = fit::fit(std::move(C), info, options, counting, log_report());
     const std::vector<fit::Model>& models = result.models;
 

@@ -78,7 +78,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     distmat::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
     rectify::ProjectionState resume_state;
     if (!c.resume.empty()) {
-        resume_state = fit::read_resume_state(c.resume, c.topics, r.method, grid, c.block_size);
+        resume_state = fit::read_resume_state(c.resume, C, c.topics, r.method);
         log::info("rectify: resuming from {} after {} iterations", c.resume, resume_state.iterations_done);
     }
     times.add("read", clock.seconds());

@@ -15,6 +15,7 @@
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/checkpoints.hpp"
 #include "jsmf/io/compressed_checkpoint.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
@@ -44,9 +45,6 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
     if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
-    if ((!options.compressed.checkpoint.empty() || !options.compressed.resume.empty()) && options.topics.size() != 1)
-        throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
-    if (!(options.compressed.checkpoint_seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
 }
 
 // What a checkpoint must share with the run that resumes it: everything that changes the
@@ -105,49 +103,20 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     // Checkpoints: the root's clock decides, and any rank's stop signal (SIGUSR1, SIGTERM)
     // stops every rank; one all-reduce, asked by every rank after every round of the range
     // finder and every ENN iteration, so all agree on both.
-    const bool checkpointing = !o.checkpoint.empty();
+    Checkpoints checkpoints(world, options.checkpoint.path, options.checkpoint.seconds, report);
+    const std::string& resume = options.checkpoint.resume;
     const auto settings = checkpoint_settings(C, doc_freq, o);
-    Stopwatch since_checkpoint;
-    int stop_requested = 0;  // the agreed signal
-    const auto checkpoint_due = [&] {
-        const bool due = checkpointing && world.is_root() && since_checkpoint.seconds() >= o.checkpoint_seconds;
-        const int agreed = mpi::allreduce_max(world, 2 * stop_signal() + (due ? 1 : 0));
-        stop_requested = agreed / 2;
-        if (!checkpointing || agreed == 0) return stop_requested != 0;
-        since_checkpoint.restart();
-        return true;
-    };
-    // A checkpoint that cannot be written (a full disk hours in) costs the protection, not
-    // the run: every rank has the agreed failure, warns once and goes on.
-    bool last_written = false;
-    const auto write_checkpoint = [&](const io::CompressedCheckpoint& c, const std::string& where) {
-        Stopwatch clock;
-        last_written = false;
-        try {
-            io::write_compressed_checkpoint(world, C.rows(), o.checkpoint, c);
-            last_written = true;
-            say(report, Level::info,
-                fmt::format("checkpoint: {} written to {} in {:.2f} s", where, o.checkpoint, clock.seconds()));
-        } catch (const StageFailed& e) {
-            say(report, Level::warning,
-                fmt::format("checkpoint: {} NOT written to {} ({}); the fit goes on, the previous checkpoint (if any) "
-                            "stays",
-                            where, o.checkpoint, e.messages().empty() ? std::string(e.what()) : e.messages().front()));
-        }
-        since_checkpoint.restart();
-    };
-    // After an agreed stop request (and the checkpoint, if any): every rank throws at once.
-    const auto stop_here = [&](const std::string& where) {
-        throw stopped({stop_requested, where, o.checkpoint, checkpointing && last_written});
+    const auto write_checkpoint = [&](const io::CompressedCheckpoint& c, const std::string& what) {
+        checkpoints.write([&] { io::write_compressed_checkpoint(world, C.rows(), checkpoints.path(), c); }, what);
     };
     const StopScope stoppable;  // signals from here on are requests this fit looks at
     std::optional<io::CompressedCheckpoint> saved;
-    if (!o.resume.empty()) {
-        saved = io::read_compressed_checkpoint(world, C.rows(), o.resume, K, settings);
+    if (!resume.empty()) {
+        saved = io::read_compressed_checkpoint(world, C.rows(), resume, K, settings);
         say(report, Level::info,
             saved->phase == io::CompressedCheckpoint::Phase::compress
-                ? fmt::format("resume: from {}: the range finder after {} rounds", o.resume, saved->round)
-                : fmt::format("resume: from {}: ENN after {} of {} iterations", o.resume, saved->enn.iterations_done,
+                ? fmt::format("resume: from {}: the range finder after {} rounds", resume, saved->round)
+                : fmt::format("resume: from {}: ENN after {} of {} iterations", resume, saved->enn.iterations_done,
                               o.iterations));
     }
 
@@ -172,7 +141,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
                                 K, round.round, products_before + C.products() - operator_products, round.residual,
                                 eig.tolerance, seconds_before + compress_clock.seconds()));
             }
-            if (checkpoint_due() && checkpointing) {
+            if (checkpoints.due() && checkpoints.enabled()) {
                 io::CompressedCheckpoint c;
                 c.phase = io::CompressedCheckpoint::Phase::compress;
                 c.num_topics = K;
@@ -185,7 +154,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
                 c.seconds = seconds_before + compress_clock.seconds();
                 write_checkpoint(c, fmt::format("the range finder after {} rounds", round.round));
             }
-            if (stop_requested) stop_here(fmt::format("in the range finder after {} rounds", round.round));
+            checkpoints.stop_if_requested(fmt::format("in the range finder after {} rounds", round.round));
         };
         if (saved) {
             compress_eig.first_round = saved->round;
@@ -220,17 +189,16 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     enn_checkpoint.eigenvalues = y0.eigenvalues;
     enn_checkpoint.residuals = y0.residuals;
     enn_checkpoint.compress_converged = y0.converged;
-    enn.checkpoint_due = [&](int) { return checkpoint_due(); };
+    enn.checkpoint_due = [&](int) { return checkpoints.due(); };
     const lowrank::EnnCheckpoint enn_hook = [&](const lowrank::EnnState& state) {
-        if (checkpointing) {
+        if (checkpoints.enabled()) {
             enn_checkpoint.enn = state;
             write_checkpoint(enn_checkpoint, fmt::format("ENN after {} iterations", state.iterations_done));
             enn_checkpoint.enn = {};
         }
-        if (stop_requested)
-            stop_here(fmt::format("in ENN after {} of {} iterations", state.iterations_done, o.iterations));
+        checkpoints.stop_if_requested(fmt::format("in ENN after {} of {} iterations", state.iterations_done, o.iterations));
     };
-    if (checkpointing) {
+    if (checkpoints.enabled()) {
         if (!saved || saved->phase == io::CompressedCheckpoint::Phase::compress) {  // the range finder done
             enn_checkpoint.enn.Y = y0.Y;
             enn_checkpoint.enn.warm = y0.Y;

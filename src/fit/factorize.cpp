@@ -29,7 +29,7 @@ namespace {
 
 
 Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
-                  Seed seed) {
+                  Seed seed, const recover::RecoverProgress* progress) {
     const std::vector<Index>& given_anchors = c.anchor_words;
     Model m;
     m.num_topics = K;
@@ -55,7 +55,7 @@ Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, co
     options.scls.max_iterations = c.solver_iterations;
     options.scls.tolerance = c.solver_tolerance;
     options.scls.admm_stop = c.admm_stop;
-    recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options);
+    recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options, progress);
     m.solver = to_string(c.solver);
     m.words_solved = model.words_solved;
     m.words_converged = model.words_converged;
@@ -165,9 +165,9 @@ Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c,
 }  // namespace
 
 Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
-                Seed seed, const Report& report) {
+                Seed seed, const Report& report, const recover::RecoverProgress* progress) {
     if (options.method != Method::anchors) return fit_anchorfree(C, K, options, trace, seed, report);
-    return fit_anchors(C, K, options, trace, seed);
+    return fit_anchors(C, K, options, trace, seed, progress);
 }
 
 void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report) {

@@ -4,8 +4,13 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <optional>
+
+#include "fit/dense_checkpoint.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/distmat/ops.hpp"
+#include "jsmf/fit/checkpoints.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -55,6 +60,38 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     ProjectionCache original_projection;  // the original C's, shared by every K
     FitResult result;
     result.info = info;
+    // Checkpoints (one K) and stop signals: the ranks agree between the stages, after every
+    // AP, DR or DP iteration and between rounds of the recovery's solves. A stop then
+    // writes the stage's checkpoint (with a checkpoint path) and ends every rank together;
+    // after the recovery a signal has its default effect.
+    Checkpoints checkpoints(world, options.checkpoint.path, options.checkpoint.seconds, report);
+    std::optional<StopScope> stoppable(std::in_place);
+    const bool resuming = !options.checkpoint.resume.empty();
+    Entries settings;
+    std::optional<DenseResume> resumed;
+    if (checkpoints.enabled() || resuming) settings = dense_checkpoint_settings(options, topics.front(), C);
+    if (resuming && !measure) distmat::DistMatrix released = std::move(C);  // the checkpoint's C replaces it
+    if (resuming) {
+        resumed = read_dense_checkpoint(options.checkpoint.resume, grid, block_size, topics.front(),
+                                        resolve(options.rectify).method, settings);
+        say(report, Level::info,
+            fmt::format("resume: from {}: {}", options.checkpoint.resume,
+                        resumed->stage == DenseStage::cooc      ? std::string("C as counted")
+                        : resumed->stage == DenseStage::rectify ? fmt::format("the rectification after {} iterations",
+                                                                              resumed->projection.iterations_done)
+                                                                : fmt::format("the recovery of B after {} of {} words",
+                                                                              resumed->recovered.words_done, N)));
+    } else if (checkpoints.due()) {  // a stop while C was counted, or a long count
+        checkpoints.write(
+            [&] {
+                RectificationTrace not_begun;
+                not_begun.method = to_string(resolve(options.rectify).method);
+                not_begun.num_topics = topics.front();
+                write_dense_checkpoint(checkpoints.path(), DenseStage::cooc, C, info, settings, not_begun, {});
+            },
+            "C as counted");
+        checkpoints.stop_if_requested("after the co-occurrence counts");
+    }
     for (std::size_t k = 0; k < topics.size(); ++k) {
         const int K = topics[k];
         if (model.method == Method::anchors)
@@ -68,11 +105,52 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
                 fmt::format("fit: K = {} ({} of {}): rectify {}, {}", K, k + 1, topics.size(),
                             to_string(options.rectify.method), to_string(model.method)));
         const bool in_place = !measure && k + 1 == topics.size();
-        distmat::DistMatrix work = in_place ? std::move(C) : distmat::copy(C);
+        distmat::DistMatrix work = resumed ? std::move(*resumed->C) : in_place ? std::move(C) : distmat::copy(C);
+        const auto write_stage = [&](DenseStage stage, const distmat::DistMatrix& M, const RectificationTrace& trace,
+                                     io::CheckpointRecord record, const recover::RecoverCheckpoint* recovered,
+                                     const std::string& what) {
+            checkpoints.write(
+                [&] {
+                    write_dense_checkpoint(checkpoints.path(), stage, M, info, settings, trace, std::move(record),
+                                           recovered);
+                },
+                what);
+        };
         Stopwatch clock;
-        const RectificationTrace trace = rectify(work, K, options.rectify, report);
+        RectificationTrace trace;
+        if (resumed && resumed->stage == DenseStage::recover) {
+            trace = resumed->trace;
+        } else {
+            const Rectifier method = resolve(options.rectify).method;
+            const int cap = *resolve(options.rectify).iterations;
+            const ProjectionHook hook = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
+                if (state.iterations_done >= cap || !checkpoints.due()) return;  // the last: the result follows
+                write_stage(DenseStage::rectify, current.matrix(), trace_of(method, K, state), checkpoint_of(state),
+                            nullptr, fmt::format("the rectification after {} iterations", state.iterations_done));
+                checkpoints.stop_if_requested(
+                    fmt::format("in the rectification after {} of at most {} iterations", state.iterations_done, cap));
+            };
+            rectify::ProjectionState* from =
+                resumed && resumed->stage == DenseStage::rectify ? &resumed->projection : nullptr;
+            trace = rectify(work, K, options.rectify, report, hook, from);
+            if (checkpoints.due()) {
+                write_stage(DenseStage::recover, work, trace, {}, nullptr, "the rectified C");
+                checkpoints.stop_if_requested("after the rectification");
+            }
+        }
         const double rectify_seconds = clock.seconds();
-        Model m = factorize(work, K, model, trace, options.rectify.seed, report);
+        recover::RecoverProgress progress;
+        progress.batch = options.checkpoint.recover_batch;
+        progress.due = [&] { return checkpoints.due(); };
+        progress.save = [&](const recover::RecoverCheckpoint& state) {
+            write_stage(DenseStage::recover, work, trace, {}, &state,
+                        fmt::format("the recovery of B after {} of {} words", state.words_done, N));
+            checkpoints.stop_if_requested(fmt::format("in the recovery of B after {} of {} words", state.words_done, N));
+        };
+        if (resumed && resumed->stage == DenseStage::recover) progress.resume = &resumed->recovered;
+        Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress);
+        stoppable.reset();  // from here on a signal ends jsmf as usual
+        resumed.reset();
         m.times.add("rectify", rectify_seconds);
         describe(m, info.vocab, report);
         if (measure) {
@@ -106,7 +184,11 @@ FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::G
         return fit_compressed(corpus, grid->borrow_comm(), compressed, report);
     }
     StageTimes times;
+    // A stop signal while C is counted is a request: fit() looks at it first thing
+    // (checkpoints C, with a checkpoint path, and stops).
+    std::optional<StopScope> counting_scope(std::in_place);
     BuiltCooc built = build_cooc(corpus, grid, times, report);
+    counting_scope.reset();
     CountingCorpus counting;
     if (options.metrics) counting = CountingCorpus{corpus.files, corpus.options, built.info.stats.doc_freq};
     FitResult result = fit(std::move(built.C), built.info, options, counting, report);

@@ -31,8 +31,7 @@ const std::vector<std::string>& dense_only_settings() {
 }
 
 const std::vector<std::string>& compressed_only_settings() {
-    static const std::vector<std::string> names = {"enn_iterations", "checked_rows", "checkpoint", "checkpoint_seconds",
-                                                   "resume"};
+    static const std::vector<std::string> names = {"enn_iterations", "checked_rows"};
     return names;
 }
 

@@ -147,9 +147,9 @@ rectify::ProjectionState resume_state(const RectificationTrace& saved, const io:
     return state;
 }
 
-rectify::ProjectionState read_resume_state(const std::string& checkpoint, int K, Rectifier method,
-                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size) {
-    const mpi::Comm world = grid->borrow_comm();
+rectify::ProjectionState read_resume_state(const std::string& checkpoint, const distmat::DistMatrix& C, int K,
+                                           Rectifier method) {
+    const mpi::Comm world = C.grid().borrow_comm();
     RectificationTrace saved;
     io::CheckpointRecord record;
     io::read_checkpoint(world, checkpoint, saved, record);
@@ -165,7 +165,10 @@ rectify::ProjectionState read_resume_state(const std::string& checkpoint, int K,
     mpi::run_local_phase(world, "read", [&] { state = resume_state(saved, record); });
     if (method == Rectifier::dp)
         for (const char* name : {"increment_psd", "increment_nn"})
-            state.increments.push_back(io::read_checkpoint_matrix(checkpoint, name, grid, block_size));
+            state.increments.push_back(io::read_checkpoint_matrix(checkpoint, name, C.grid_ptr(), C.block_rows()));
+    if (state.increments.size() == 2)
+        record.increments = {{"increment_psd", &state.increments[0]}, {"increment_nn", &state.increments[1]}};
+    io::verify_checkpoint(checkpoint, C, record);
     return state;
 }
 

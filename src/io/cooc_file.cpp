@@ -19,6 +19,46 @@ namespace jsmf::io {
 namespace {
 constexpr const char* kStage = "write";
 
+std::uint64_t mix(std::uint64_t z) {  // splitmix64's finalizer
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t bits_of(double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+// Σ over this rank's entries of a mix of (salt, global index, value): the sum over ranks
+// does not depend on the layout.
+std::uint64_t local_hash(const distmat::DistMatrix& M, std::uint64_t salt) {
+    std::uint64_t h = 0;
+    const auto local = M.local();
+    const auto N = static_cast<std::uint64_t>(M.rows());
+    for (Index lj = 0; lj < M.local_cols(); ++lj) {
+        const auto j = static_cast<std::uint64_t>(M.global_col(lj));
+        for (Index li = 0; li < M.local_rows(); ++li) {
+            const auto i = static_cast<std::uint64_t>(M.global_row(li));
+            h += mix(mix(salt ^ (j * N + i)) ^ bits_of(local(li, lj)));
+        }
+    }
+    return h;
+}
+
+std::uint64_t replicated_hash(const Eigen::MatrixXd& M, std::uint64_t salt) {
+    std::uint64_t h = mix(salt ^ static_cast<std::uint64_t>(M.rows()) ^ (static_cast<std::uint64_t>(M.cols()) << 32));
+    for (Index k = 0; k < M.size(); ++k) h += mix(mix(salt + static_cast<std::uint64_t>(k)) ^ bits_of(M.data()[k]));
+    return h;
+}
+
+std::uint64_t salt_of(const std::string& name) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the name
+    for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    return h;
+}
+
 std::string directory_of(const std::string& path) {
     const auto slash = path.rfind('/');
     if (slash == std::string::npos) return ".";
@@ -47,11 +87,42 @@ void check_output_path(const mpi::Comm& comm, const std::string& path) {
     });
 }
 
+std::string checkpoint_checksum(const distmat::DistMatrix& C, const CheckpointRecord& c) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    std::uint64_t h = local_hash(C, salt_of("C"));
+    for (const auto& [name, M] : c.increments) h += local_hash(*M, salt_of(name));
+    if (comm.is_root()) {  // the replicated parts, once
+        h += mix(salt_of("iterations_done") ^ static_cast<std::uint64_t>(c.iterations_done));
+        h += mix(salt_of("js_increment") ^ bits_of(c.js_increment));
+        for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+            h += replicated_hash(c.blocks[k], salt_of("vectors_" + std::to_string(k)));
+            h += mix(salt_of("lower_bound_" + std::to_string(k)) ^ bits_of(c.lower_bounds[k]));
+        }
+        for (const auto& [name, M] : c.state) h += replicated_hash(M, salt_of("state/" + name));
+    }
+    std::uint64_t total = h;
+    mpi::allreduce_inplace(comm, &total, 1, MPI_SUM);  // unsigned: the sum mod 2^64
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(total));
+    return text;
+}
+
+void verify_checkpoint(const std::string& path, const distmat::DistMatrix& C, const CheckpointRecord& checkpoint) {
+    const std::string computed = checkpoint_checksum(C, checkpoint);
+    mpi::check_on_root(C.grid().borrow_comm(), "read", [&] {
+        if (computed != checkpoint.checksum)
+            throw InputError(path, "the checkpoint's checksum does not match its contents (stored " +
+                                       checkpoint.checksum + ", computed " + computed +
+                                       "): the file is damaged; start afresh");
+    });
+}
+
 void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression,
                      const fit::RectificationTrace* rectification, const CheckpointRecord* checkpoint) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const std::string partial = path + ".partial";
+    const std::string checksum = checkpoint ? checkpoint_checksum(C, *checkpoint) : std::string();
     // 1. C, collectively. HDF5 calls here are collective: a failure is the same on
     //    every rank (file creation) or caught and agreed below.
     std::string error;
@@ -86,6 +157,7 @@ void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, cons
                                                               "cannot open /checkpoint"),
                                                     H5Gclose);
                 h5::write_attribute(group, "iterations_done", std::int64_t{checkpoint->iterations_done});
+                h5::write_attribute(group, "checksum", checksum);
                 h5::write_attribute(group, "eigensolves", static_cast<std::int64_t>(checkpoint->blocks.size()));
                 h5::write_attribute(group, "js_increment", checkpoint->js_increment);
                 h5::write_doubles(group, "lower_bounds", checkpoint->lower_bounds.data(),
@@ -255,8 +327,9 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::Rectif
         h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
         h5::Handle trace(h5::check(H5Gopen2(file, "rectification", H5P_DEFAULT), path, "no /rectification"), H5Gclose);
         r = read_rectification(trace);
-        if (!h5::exists(group, "lower_bounds"))
-            throw InputError(path, "a checkpoint of an older jsmf (no /checkpoint/lower_bounds): start afresh");
+        if (!h5::exists(group, "lower_bounds") || H5Aexists(group, "checksum") <= 0)
+            throw InputError(path, "a checkpoint of an older jsmf (no /checkpoint/lower_bounds or checksum): start afresh");
+        c.checksum = h5::read_string_attribute(group, "checksum");
         iterations_done = h5::read_int_attribute(group, "iterations_done");
         const std::int64_t solves = h5::read_int_attribute(group, "eigensolves");
         js_and_bounds.push_back(h5::read_double_attribute(group, "js_increment"));
@@ -278,6 +351,7 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::Rectif
     broadcast_trace(comm, r);
     broadcast_matrices(comm, blocks);
     broadcast_matrices(comm, c.state);
+    mpi::broadcast(comm, c.checksum, 0);
     c.iterations_done = static_cast<int>(iterations_done);
     r.iterations = c.iterations_done;
     c.js_increment = js_and_bounds.front();

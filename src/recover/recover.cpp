@@ -43,7 +43,7 @@ ThinQr thin_qr_on_root(const mpi::Comm& comm, const Eigen::MatrixXd& U) {
 }  // namespace
 
 TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p, const std::vector<Index>& S,
-                          const RecoverOptions& options) {
+                          const RecoverOptions& options, const RecoverProgress* progress) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     const int K = static_cast<int>(S.size());
@@ -92,25 +92,70 @@ TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p
     if (options.solver == Solver::admm) admm.emplace(G, options.scls);
     Stopwatch solve_clock;
     std::int64_t solved = 0, converged = 0, most_iterations = 0;
-    const Index first = comm.rank(), step = comm.size();
-    std::string error;  // an exception must not escape a thread, nor leave other ranks waiting
-    // The words are independent and the solvers thread-safe: threads share a rank's words.
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : solved, converged) reduction(max : most_iterations)
-    for (Index i = first; i < N; i += step) {
-        if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
-        try {
-            const Eigen::VectorXd f = F.row(i).transpose();
-            const SclsSolution s = options.solver == Solver::active_set ? solve_active_set_qr(R, f, options.scls)
-                                   : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
-                                                                         : admm->solve(f);
-            model.B_breve.col(i) = s.y;
-            ++solved;
-            converged += s.converged ? 1 : 0;
-            most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
-        } catch (const std::exception& e) {
-#pragma omp critical(jsmf_recover_error)
-            if (error.empty()) error = "recover: word " + std::to_string(i) + ": " + e.what();
+    const Index step = comm.size();
+    // A resumed run starts after the saved words; the root carries their columns and
+    // counts, so the sums below count them once.
+    Index words_done = 0;
+    if (progress && progress->resume) {
+        const RecoverCheckpoint& saved = *progress->resume;
+        mpi::run_local_phase(comm, "recover", [&] {
+            if (saved.words_done < 0 || saved.words_done > N || saved.B_breve.rows() != K || saved.B_breve.cols() != N)
+                throw InputError("recover: the saved state does not match C");
+            if (saved.words_done > 0 && saved.anchors != S)
+                throw InputError("recover: the anchors found again differ from the saved state's: it is not of this C");
+        });
+        words_done = saved.words_done;
+        if (comm.is_root()) {
+            model.B_breve.leftCols(words_done) = saved.B_breve.leftCols(words_done);
+            solved = saved.solved;
+            converged = saved.converged;
         }
+        most_iterations = saved.max_iterations;
+    }
+    // Rank r solves the words i >= words_done with i ≡ r (mod size), in rounds of `batch`:
+    // after m rounds every word below words_done + m·size is solved, whatever the rank.
+    const Index batch = progress && progress->due ? std::max<Index>(1, progress->batch) : N + 1;
+    const Index left = (N - words_done + step - 1) / step;  // words per rank, at most
+    const Index rounds = std::max<Index>(1, (left + batch - 1) / batch);
+    const Index mine = words_done + (comm.rank() - words_done % step + step) % step;  // my first word
+    std::string error;  // an exception must not escape a thread, nor leave other ranks waiting
+    for (Index round = 0; round < rounds; ++round) {
+        const Index begin = mine + round * batch * step;
+        const Index end = std::min<Index>(N, mine + (round + 1) * batch * step);
+        // The words are independent and the solvers thread-safe: threads share a rank's words.
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : solved, converged) reduction(max : most_iterations)
+        for (Index i = begin; i < end; i += step) {
+            if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
+            try {
+                const Eigen::VectorXd f = F.row(i).transpose();
+                const SclsSolution s = options.solver == Solver::active_set ? solve_active_set_qr(R, f, options.scls)
+                                       : options.solver == Solver::expgrad  ? solve_expgrad(G, f, options.scls)
+                                                                             : admm->solve(f);
+                model.B_breve.col(i) = s.y;
+                ++solved;
+                converged += s.converged ? 1 : 0;
+                most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
+            } catch (const std::exception& e) {
+#pragma omp critical(jsmf_recover_error)
+                if (error.empty()) error = "recover: word " + std::to_string(i) + ": " + e.what();
+            }
+        }
+        if (round + 1 == rounds || !progress || !progress->due) continue;
+        mpi::run_local_phase(comm, "recover", [&] {
+            if (!error.empty()) throw InternalError(error);
+        });
+        if (!progress->due()) continue;
+        RecoverCheckpoint state;
+        state.words_done = std::min<Index>(N, words_done + (round + 1) * batch * step);
+        state.anchors = S;
+        state.B_breve = model.B_breve;
+        mpi::allreduce_inplace(comm, state.B_breve.data(), static_cast<std::size_t>(state.B_breve.size()), MPI_SUM);
+        std::int64_t sums[2] = {solved, converged};
+        mpi::allreduce_inplace(comm, sums, 2, MPI_SUM);
+        state.solved = sums[0];
+        state.converged = sums[1];
+        state.max_iterations = mpi::allreduce_max(comm, most_iterations);
+        progress->save(state);
     }
     mpi::run_local_phase(comm, "recover", [&] {
         if (!error.empty()) throw InternalError(error);

@@ -13,10 +13,12 @@
 #include <set>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "jsmf/core/stop.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/distmat/ops.hpp"
@@ -399,8 +401,8 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     options.pipeline = Pipeline::compressed;
     options.compressed.iterations = 12;
     options.metrics = false;
-    options.compressed.checkpoint = dir.file("ck.h5");
-    options.compressed.checkpoint_seconds = 0;
+    options.checkpoint.path = dir.file("ck.h5");
+    options.checkpoint.seconds = 0;
     // Keep copies of the checkpoint at three moments, as a kill would leave it.
     const std::vector<std::pair<std::string, std::string>> moments = {
         {"the range finder after 2 rounds", "ck_round2.h5"},
@@ -411,7 +413,7 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
         for (const auto& [moment, copy] : moments)
             if (line.find("checkpoint: " + moment + " written") != std::string::npos) {
                 ++copied;
-                if (world.is_root()) std::filesystem::copy_file(options.compressed.checkpoint, dir.file(copy));
+                if (world.is_root()) std::filesystem::copy_file(options.checkpoint.path, dir.file(copy));
             }
     };
     const FitResult whole = fit(p.source, square_grid(world), options, keep);
@@ -419,9 +421,9 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     ASSERT_EQ(copied, 3);
     const Model& w = whole.models.front();
     FitOptions again = options;
-    again.compressed.checkpoint.clear();
+    again.checkpoint.path.clear();
     for (const auto& [moment, copy] : moments) {
-        again.compressed.resume = dir.file(copy);
+        again.checkpoint.resume = dir.file(copy);
         const Model r = fit(p.source, square_grid(world), again).models.front();
         EXPECT_EQ(r.anchors, w.anchors) << moment;
         EXPECT_EQ(r.compressed->enn.size(), 12u) << moment;
@@ -437,7 +439,7 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     }
     // At one rank, from the checkpoint the others wrote.
     const mpi::Comm self(MPI_COMM_SELF);
-    again.compressed.resume = dir.file("ck_enn5.h5");
+    again.checkpoint.resume = dir.file("ck_enn5.h5");
     const Model one = fit(p.source, distmat::Grid::create(self, 1, 1), again).models.front();
     EXPECT_EQ(one.anchors, w.anchors);
     EXPECT_LT(relative(one.B, w.B), 1e-9);
@@ -462,7 +464,105 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
         H5Fclose(file);
     }
     MPI_Barrier(world.raw());
-    again.compressed.resume = dir.file("ck_damaged.h5");
+    again.checkpoint.resume = dir.file("ck_damaged.h5");
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), again); },
+                              {"ck_damaged.h5", "checksum does not match"});
+}
+
+// A dense fit resumed from its checkpoint of any stage (C as counted, an AP iterate, the
+// rectified C, the recovery of B part-way) gives the uninterrupted fit's model bit for bit,
+// metrics included. A stop signal seen by one rank in the middle of the recovery ends every
+// rank with exit code 5 and a checkpoint that resumes to the same model. A checkpoint of
+// other settings, of another C, or damaged, is refused on every rank with one message.
+TEST(Fit, DenseResumesFromEveryStage) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 12, 1500, 60, 300);
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::dense;
+    options.rectify.stop = rectify::StopRule::iterations;
+    options.rectify.iterations = 8;
+    options.checkpoint.path = dir.file("ck.h5");
+    options.checkpoint.seconds = 0;
+    options.checkpoint.recover_batch = 20;  // words per rank: several rounds over 300 words
+    const std::vector<std::pair<std::string, std::string>> moments = {
+        {"C as counted", "ck_cooc.h5"},
+        {"the rectification after 4 iterations", "ck_ap4.h5"},
+        {"the rectified C", "ck_rectified.h5"},
+        {"the recovery of B after", "ck_recover.h5"}};
+    std::set<std::string> copied;
+    const Report keep = [&](Level, const std::string& line) {
+        for (const auto& [moment, copy] : moments)
+            if (line.find("checkpoint: " + moment) != std::string::npos && line.find(" written to") != std::string::npos &&
+                copied.insert(copy).second && world.is_root())
+                std::filesystem::copy_file(options.checkpoint.path, dir.file(copy));
+    };
+    const FitResult whole = fit(p.source, square_grid(world), options, keep);
+    MPI_Barrier(world.raw());
+    ASSERT_EQ(copied.size(), moments.size());
+    const Model& w = whole.models.front();
+    ASSERT_EQ(w.rectification.iterations, 8);  // the cap, under --stop iterations
+    FitOptions again = options;
+    again.checkpoint.path.clear();
+    const auto expect_same = [&](const Model& r, const std::string& from) {
+        EXPECT_EQ(r.anchors, w.anchors) << from;
+        EXPECT_EQ(r.B, w.B) << from;
+        EXPECT_EQ(r.A, w.A) << from;
+        EXPECT_EQ(r.words_solved, w.words_solved) << from;
+        EXPECT_EQ(r.rectification.iterations, w.rectification.iterations) << from;
+        ASSERT_EQ(r.metrics.metrics.size(), w.metrics.metrics.size()) << from;
+        for (std::size_t k = 0; k < w.metrics.metrics.size(); ++k)
+            EXPECT_EQ(r.metrics.metrics[k].mean, w.metrics.metrics[k].mean) << from << " " << w.metrics.metrics[k].name;
+    };
+    for (const auto& [moment, copy] : moments) {
+        again.checkpoint.resume = dir.file(copy);
+        expect_same(fit(p.source, square_grid(world), again).models.front(), moment);
+    }
+
+    // SIGUSR1 to the last rank while B is recovered: all stop at the next round, saved.
+    install_stop_handlers();
+    bool raised = false;
+    const Report signal_once = [&](Level, const std::string& line) {
+        if (!raised && line.find("checkpoint: the recovery of B after") != std::string::npos) {
+            raised = true;
+            if (world.rank() == world.size() - 1) std::raise(SIGUSR1);
+        }
+    };
+    FitOptions stopping = options;
+    stopping.checkpoint.path = dir.file("ck_stopped.h5");
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), stopping, signal_once); },
+                              {"stopped by SIGUSR1 in the recovery of B after", "--resume " + dir.file("ck_stopped.h5")},
+                              exit_code::stopped);
+    testing::clear_stop_signal();
+    again.checkpoint.resume = dir.file("ck_stopped.h5");
+    expect_same(fit(p.source, square_grid(world), again).models.front(), "the stopped run's checkpoint");
+
+    // Other settings, another C, another kind of file, a damaged C: refused, naming why.
+    again.checkpoint.resume = dir.file("ck_ap4.h5");
+    FitOptions other = again;
+    other.rectify.iterations = 9;
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), other); },
+                              {"ck_ap4.h5", "made with iterations = 8, this run has 9"});
+    test::SharedTempDir elsewhere(world);  // plant() names its files the same
+    const Planted q = plant(world, elsewhere, K, 13, 1500, 60, 300);
+    test::expect_stage_failed(world, [&] { (void)fit(q.source, square_grid(world), again); },
+                              {"ck_ap4.h5", "made from another C"});
+    if (world.is_root()) {
+        const std::string damaged = dir.file("ck_damaged.h5");
+        std::filesystem::copy_file(dir.file("ck_ap4.h5"), damaged);
+        const hid_t file = H5Fopen(damaged.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        const hid_t set = H5Dopen2(file, "/cooc/C", H5P_DEFAULT);
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> C(300, 300);
+        H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, C.data());
+        C(17, 123) *= 1.0 + 1e-12;
+        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, C.data());
+        H5Dclose(set);
+        H5Fclose(file);
+    }
+    MPI_Barrier(world.raw());
+    again.checkpoint.resume = dir.file("ck_damaged.h5");
     test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), again); },
                               {"ck_damaged.h5", "checksum does not match"});
 }
@@ -922,15 +1022,24 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
     distmat::DistMatrix first = distmat::copy(built.C);
     (void)rectify(first, 5, o, {}, write_checkpoint);
 
-    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), 6, Rectifier::ap, grid, 16); },
-                              {"ck.h5: the checkpoint has K = 5, not topics 6"});
-    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), 5, Rectifier::dr, grid, 16); },
-                              {"the checkpoint is of rectify ap, not dr"});
-    rectify::ProjectionState state = read_resume_state(dir.file("ck.h5"), 5, Rectifier::ap, grid, 16);
-    EXPECT_EQ(state.iterations_done, 6);
-    ASSERT_EQ(state.checks.size(), 1u);
     io::CoocFileInfo info;
     distmat::DistMatrix resumed = io::read_cooc_file(dir.file("ck.h5"), grid, 16, info);
+    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), resumed, 6, Rectifier::ap); },
+                              {"ck.h5: the checkpoint has K = 5, not topics 6"});
+    test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), resumed, 5, Rectifier::dr); },
+                              {"the checkpoint is of rectify ap, not dr"});
+    {  // one entry of the iterate changed by one bit: the checksum tells
+        distmat::DistMatrix altered = distmat::copy(resumed);
+        if (altered.owns(3, 4)) {
+            double& x = altered.local()(altered.local_row(3), altered.local_col(4));
+            x = std::nextafter(x, 1.0);
+        }
+        test::expect_stage_failed(world, [&] { (void)read_resume_state(dir.file("ck.h5"), altered, 5, Rectifier::ap); },
+                                  {"the checkpoint's checksum does not match its contents"});
+    }
+    rectify::ProjectionState state = read_resume_state(dir.file("ck.h5"), resumed, 5, Rectifier::ap);
+    EXPECT_EQ(state.iterations_done, 6);
+    ASSERT_EQ(state.checks.size(), 1u);
     const RectificationTrace rest = rectify(resumed, 5, o, {}, {}, &state);
     EXPECT_EQ(rest.iterations, full.iterations);
     ASSERT_EQ(rest.trace.size(), full.trace.size());

@@ -125,13 +125,21 @@ struct CompressedOptions {
     /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the
     /// recovery (1σ), the mean over words and the approximation far closer.
     int metric_probes = 1024;
-    /// A resumable checkpoint of the long phases (the range finder mid-solve, ENN) written
-    /// here, atomically, every `checkpoint_seconds` (0: after every round and iteration);
-    /// empty: none. One K per fit.
-    std::string checkpoint;
-    double checkpoint_seconds = 300;
-    /// Continue from this checkpoint (the same corpus and settings, any rank count).
+};
+
+/// Checkpoints of a fit in progress, for one K. The long stages' state is written to
+/// `path` atomically every `seconds` (0: at every chance) and when a stop signal arrives
+/// (core/stop.hpp): the compressed pipeline's range finder and ENN; the dense pipeline's
+/// C once counted, its rectification, and the word-by-word recovery of B.
+struct CheckpointOptions {
+    std::string path;      ///< empty: none
+    double seconds = 300;
+    /// Continue from this checkpoint (the same input and settings; the compressed
+    /// pipeline's at any rank count, the dense pipeline's on the same grid).
     std::string resume;
+    /// The dense pipeline's recovery of B agrees on checkpoints and stops after every
+    /// `recover_batch` words per rank (each word one small solve).
+    Index recover_batch = 4096;
 };
 
 /// A whole fit from C: one model per K, optionally a hierarchy above the first, and the
@@ -145,6 +153,7 @@ struct FitOptions {
     bool metrics = true;                 ///< measure every metric of the papers (keeps a copy of C)
     Pipeline pipeline = Pipeline::automatic;
     CompressedOptions compressed;
+    CheckpointOptions checkpoint;
 };
 /// Local. OptionError for bad topic lists, hierarchies and combinations (K against N is
 /// checked by fit(), which knows N).

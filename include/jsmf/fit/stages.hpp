@@ -19,6 +19,7 @@
 #include "jsmf/fit/options.hpp"
 #include "jsmf/fit/report.hpp"
 #include "jsmf/io/cooc_file.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/projection.hpp"
 
 namespace jsmf::fit {
@@ -60,12 +61,12 @@ std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(c
 void restore_projection_state(rectify::ProjectionState& state, const RectificationTrace& saved,
                               const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named);
 
-/// Collective on `grid`. The state to continue an AP, DR or DP run from the checkpoint
-/// file `checkpoint` (io::read_checkpoint; DP's N × N increments read with `block_size`
-/// blocks). Throws StageFailed on every rank unless the checkpoint continues a run for
-/// K topics by `method`.
-rectify::ProjectionState read_resume_state(const std::string& checkpoint, int K, Rectifier method,
-                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size);
+/// Collective on C.grid(). The state to continue an AP, DR or DP run from the checkpoint
+/// file `checkpoint` (io::read_checkpoint; DP's N × N increments read in C's layout),
+/// whose iterate C the caller has read. Throws StageFailed on every rank unless the
+/// checkpoint continues a run for K topics by `method` and its checksum holds.
+rectify::ProjectionState read_resume_state(const std::string& checkpoint, const distmat::DistMatrix& C, int K,
+                                           Rectifier method);
 
 /// The settings a resumed rectification must share with its checkpoint to continue it
 /// bit for bit, named as the files record them: the options that change the arithmetic
@@ -114,9 +115,10 @@ void fit_alpha(const mpi::Comm& comm, Model& m);
 /// rounding (else E* itself, with a warning), B̆ by Bayes' rule with the topic marginals,
 /// and each topic's representative word argmax_i B̆(k, i) in place of an anchor. `seed`
 /// drives FastAnchorWords' projection and the AnchorFree eigensolver's start. Records
-/// `trace` and the stage times in the model.
+/// `trace` and the stage times in the model. `progress`: checkpoints between the
+/// word-by-word solves of B (recover::RecoverProgress), and their resume.
 Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
-                Seed seed, const Report& report = {});
+                Seed seed, const Report& report = {}, const recover::RecoverProgress* progress = nullptr);
 
 /// Local. What was found (anchors, the solver's convergence, α), as report lines.
 void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report);

@@ -27,6 +27,8 @@ struct CheckpointRecord {
     /// Further replicated state, by name (/checkpoint/state/<name>): AP's pending product,
     /// its acceleration history, the last check's B and anchors.
     std::vector<std::pair<std::string, Eigen::MatrixXd>> state;
+    /// read_checkpoint: the checksum stored in the file (verify_checkpoint compares).
+    std::string checksum;
 };
 
 /// Everything a co-occurrence file holds besides C.
@@ -56,7 +58,7 @@ struct CoocFileInfo {
 ///                     datasets lower_bounds (S), vectors_0 .. vectors_{S−1} (N×p each),
 ///                     and for DP increment_psd, increment_nn (N×N, like C): with the
 ///                     un-normalized iterate C and the trace so far, everything
-///                     `jsmf rectify --resume` needs
+///                     `jsmf rectify --resume` needs; attr checksum (checkpoint_checksum)
 ///   /timings          attrs: seconds per stage
 ///
 /// Collective on C.grid(). C is written collectively with parallel HDF5; rank 0 then
@@ -67,8 +69,19 @@ void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, cons
                      const Provenance& provenance, const StageTimes& times, int compression = 1,
                      const fit::RectificationTrace* rectification = nullptr, const CheckpointRecord* checkpoint = nullptr);
 
+/// Collective on C.grid(). A checksum (64 bits, hex) of what a checkpoint holds: C, DP's
+/// increments, the warm blocks, bounds and replicated state. Independent of the layout
+/// (every entry is mixed with its global index), so a run on another grid can verify it.
+/// Against torn or altered files, not against an adversary.
+std::string checkpoint_checksum(const distmat::DistMatrix& C, const CheckpointRecord& checkpoint);
+
+/// Collective on C.grid(). InputError naming `path` (on every rank) unless the checksum of
+/// C and `checkpoint` (as read back, DP's increments pointed at) is the one stored.
+void verify_checkpoint(const std::string& path, const distmat::DistMatrix& C, const CheckpointRecord& checkpoint);
+
 /// Collective on `comm`. Reads /rectification and /checkpoint of a checkpoint file
-/// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one.
+/// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one, or one
+/// without a checksum (an older jsmf's).
 void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& rectification,
                      CheckpointRecord& checkpoint);
 

@@ -4,6 +4,8 @@
 
 #include <Eigen/Core>
 
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "jsmf/distmat/dist_matrix.hpp"
@@ -28,6 +30,28 @@ struct TopicModel {
     double solve_seconds = 0;   ///< wall time of the SCLS solves (the slowest rank)
 };
 
+/// Where the word-by-word solves stand: the words [0, words_done) are solved. Independent
+/// of the rank count (a run may resume at another).
+struct RecoverCheckpoint {
+    Index words_done = 0;
+    std::vector<Index> anchors;  ///< the anchors the solves used (a resume must find the same)
+    Eigen::MatrixXd B_breve;  ///< K × N: the solved words' columns (anchors' and unsolved words' are 0)
+    std::int64_t solved = 0, converged = 0, max_iterations = 0;
+};
+
+/// Checkpoints between the solves (fit's signals and resume). The words are solved in
+/// rounds of `batch` words per rank; after each round every rank calls `due` (collective,
+/// the same answer on every rank); when it says so, every rank calls `save` with the
+/// state so far (collective; it may throw on every rank, e.g. for a stop). `resume`
+/// continues from a saved state: the result is the uninterrupted run's, bit for bit, at
+/// the same grid and threads.
+struct RecoverProgress {
+    std::function<bool()> due;
+    std::function<void(const RecoverCheckpoint&)> save;
+    const RecoverCheckpoint* resume = nullptr;
+    Index batch = 4096;
+};
+
 /// Recovers B and A from C (rectified), its row sums p = C1, and the anchors S.
 /// For every non-anchor word i, min_{y ∈ Δ} ‖U y − v_i‖² with U = C̄_{S,:}ᵀ, v_i = C̄_{i,:}ᵀ
 /// depends on the data only through G = UᵀU and f_i = Uᵀv_i = (C̄ U)_i (ExpGrad, ADMM-DR, as
@@ -37,7 +61,7 @@ struct TopicModel {
 /// B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with D = diag(B_{S,:}).
 /// Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles (replicated).
 TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
-                          const RecoverOptions& options);
+                          const RecoverOptions& options, const RecoverProgress* progress = nullptr);
 
 /// The Arora et al. baseline's A: argmin_A ‖C − B A Bᵀ‖_F = B⁺ C B⁺ᵀ with
 /// B⁺ = (BᵀB)⁻¹Bᵀ (B of full column rank). It is not constrained: entries can be
