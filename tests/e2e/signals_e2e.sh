@@ -5,8 +5,8 @@
 # checkpoint, prints one message and exits with code 5 on every rank, leaving no model;
 # run again with --resume it writes the uninterrupted fit's model, bit for bit. Without
 # --checkpoint it stops the same way, says nothing was saved and exits with code 6. jsmf
-# rectify (AP) stops and resumes the same way. A SIGTERM outside any stage that
-# checkpoints ends the run as before (non-zero, no output). A rank SIGKILLed ends the job
+# rectify (AP) and the dense fit (mid-AP) stop and resume the same way; SIGTERM to one
+# rank of a dense fit stops every rank (exit code 6 without --checkpoint). A rank SIGKILLed ends the job
 # within 30 s, non-zero, with no output.
 # Usage: signals_e2e.sh JSMF MPIEXEC
 set -u
@@ -154,18 +154,44 @@ else
   fail "the fit never reached ENN: $(cat "$work/killed.err")"; kill -KILL "$started" 2>/dev/null
 fi
 
-# 6. SIGTERM where no stage checkpoints (the dense pipeline's AP): the default, the run ends.
-start dense "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
+# 6. The dense pipeline: SIGUSR1 through mpirun mid-AP → a checkpoint of the iterate, one
+#    message, exit code 5; resumed, the uninterrupted fit's model bit for bit. SIGTERM to
+#    one rank without --checkpoint: every rank stops, exit code 6, no model.
+dense=(--topics 5 --pipeline dense --stop iterations --iterations 300 --progress-seconds 1)
+run 2 fit "${corpus[@]}" "${dense[@]}" --out "$work/dense_straight.h5" >/dev/null 2>"$work/err" \
+  || fail "uninterrupted dense fit: $(cat "$work/err")"
+start dense "${corpus[@]}" "${dense[@]}" --checkpoint "$work/ck_dense.h5" --checkpoint-seconds 100000
 if wait_for "rectif.*iteration" "$work/dense.err"; then
-  victim=$(rank_pids dense | head -1)
+  kill -USR1 "$(mpirun_pid dense)"
+  finished
+  n=$(grep -c "stopped by SIGUSR1 in the rectification after [0-9]* of at most 300 iterations; the state is in $work/ck_dense.h5" "$work/dense.err")
+  [[ $code -eq 5 && ! -e $work/dense.h5 && -s $work/ck_dense.h5 && $n -eq 1 ]] \
+    && ok "dense fit: SIGUSR1 mid-AP: a checkpoint, one message, exit code 5, no model" \
+    || fail "dense SIGUSR1: exit code $code, $n messages, $(cat "$work/dense.err")"
+  if run 2 fit "${corpus[@]}" "${dense[@]}" --resume "$work/ck_dense.h5" --out "$work/dense_resumed.h5" >/dev/null 2>"$work/err"; then
+    grep -q "resume: from $work/ck_dense.h5: the rectification after [0-9]* iterations" "$work/err" \
+      && "$python" "$here/compare_h5.py" "$work/dense_straight.h5" "$work/dense_resumed.h5" >"$work/diff" \
+      && ok "dense fit stopped and resumed: the uninterrupted model, bit for bit" \
+      || { fail "the resumed dense model differs or resume not said: $(cat "$work/err")"; head -5 "$work/diff"; }
+  else
+    fail "dense fit --resume after SIGUSR1: $(cat "$work/err")"
+  fi
+else
+  fail "the dense fit never started AP: $(cat "$work/dense.err")"; kill -KILL "$started" 2>/dev/null
+fi
+start dense_term "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
+if wait_for "rectif.*iteration" "$work/dense_term.err"; then
+  victim=$(rank_pids dense_term | tail -1)
   if [[ -n $victim ]] && kill -TERM "$victim"; then
     finished
-    [[ $code -ne 0 && $code -ne 124 && ! -e $work/dense.h5 ]] && ok "SIGTERM in the dense fit: it ends (exit code $code), no model" \
-      || fail "SIGTERM in the dense fit: exit code $code"
+    [[ $code -eq 6 && ! -e $work/dense_term.h5 ]] \
+      && [[ $(grep -c "stopped by SIGTERM in the rectification after .*nothing was saved" "$work/dense_term.err") -eq 1 ]] \
+      && ok "SIGTERM to one rank of a dense fit: all stop, one message, exit code 6, no model" \
+      || fail "SIGTERM in the dense fit: exit code $code, $(cat "$work/dense_term.err")"
   else
     fail "no rank of the dense fit to signal"; kill -KILL "$started" 2>/dev/null
   fi
 else
-  fail "the dense fit never started AP: $(cat "$work/dense.err")"; kill -KILL "$started" 2>/dev/null
+  fail "the dense fit never started AP: $(cat "$work/dense_term.err")"; kill -KILL "$started" 2>/dev/null
 fi
 finish
