@@ -121,7 +121,9 @@ struct FitCommand {
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
     std::string checkpoint;      ///< --pipeline compressed: checkpoint file
     double checkpoint_seconds = fit::CheckpointOptions{}.seconds;
-    std::string resume;          ///< --pipeline compressed: continue from this checkpoint
+    std::string resume;          ///< continue from this checkpoint
+    bool dry_run = false;        ///< print the plan and the memory estimate, fit nothing
+    std::string memory_per_rank; ///< e.g. "4G"; empty: detected
     std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_fit_command(CLI::App& app, FitCommand& command);

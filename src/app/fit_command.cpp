@@ -12,6 +12,9 @@
 #include "jsmf/core/stop.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
+#include "jsmf/fit/plan.hpp"
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/io/cooc_file.hpp"
 #include "app/model_stage.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
@@ -83,6 +86,13 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "Continue from this checkpoint: the same input and settings (checked; a mismatch is an error). "
                     "Compressed: any number of ranks, ENN continues exactly, a range finder stopped mid-solve to "
                     "its tolerance; dense: the same grid and threads, the uninterrupted run's model bit for bit");
+    sub->add_flag("--dry-run", c.dry_run,
+                  "Read only the headers (corpus, vocabulary or --cooc file), print the plan (pipeline, grid, "
+                  "stages) and the memory each rank will need at its peak against what it has; fit nothing. Exit "
+                  "code 0 when the fit will fit, 2 when it will not (with the rank count that would)");
+    sub->add_option("--memory-per-rank", c.memory_per_rank,
+                    "Memory each rank may use, e.g. 4G or 512M (default: detected, the node's or its cgroup's "
+                    "limit shared by the node's ranks). A fit whose estimate exceeds it is refused before it starts");
     return sub;
 }
 
@@ -135,9 +145,104 @@ void infer_training_corpus(const FitCommand& c, const mpi::Comm& world, const fi
 }
 
 // --pipeline compressed: the library's fit_compressed, then the same model file.
+/// Collective. The plan of the fit and its per-rank memory at the peak, from the headers
+/// alone; refuses (InputError, every rank) a fit that will not fit the memory per rank.
+/// Returns the estimate (bytes per rank).
+double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid, const fit::FitOptions& options,
+                const fit::PipelineChoice& choice) {
+    Index N = 0, docs = 0;
+    std::int64_t nonzeros = 0;
+    if (!c.cooc_file.empty()) {
+        N = io::read_cooc_words(world, c.cooc_file);
+    } else {
+        for (const auto& f : corpus::inspect_uci_files(world, c.input.corpus)) {
+            N = f.header.num_words;
+            docs += f.header.num_docs;
+            nonzeros += f.header.num_nonzeros;
+        }
+    }
+    const double base = static_cast<double>(mpi::allreduce_max(world, current_rss_bytes()));
+    const int max_k = *std::max_element(options.topics.begin(), options.topics.end());
+    const bool dense = options.pipeline == fit::Pipeline::dense;
+    const double buffer = c.cooc_file.empty() ? static_cast<double>(corpus_source(c.input, c.block_size).options.buffer_bytes) : 0.0;
+    const auto estimate = [&](int ranks) {
+        return dense ? fit::estimate_dense_memory(N, nonzeros, ranks, options.metrics, buffer, max_k, base)
+                     : fit::estimate_compressed_memory(N, nonzeros, ranks, max_k, options.compressed.checked_rows, base);
+    };
+    const fit::MemoryEstimate mine = estimate(world.size());
+    double available = -1;
+    std::string source = "given by --memory-per-rank";
+    mpi::run_local_phase(world, "setup", [&] {
+        if (!c.memory_per_rank.empty()) available = fit::parse_bytes(c.memory_per_rank, "--memory-per-rank");
+    });
+    if (available <= 0) {
+        available = static_cast<double>(fit::memory_per_rank(world));
+        source = "detected: the node's limit shared by its ranks";
+    }
+    std::string parts;
+    for (const auto& [name, bytes] : mine.parts) parts += fmt::format(", {} {}", mib(bytes), name);
+    if (c.dry_run) {
+        log::info("plan: the {} pipeline{}", fit::to_string(options.pipeline),
+                  choice.reason.empty() ? std::string() : ": " + render_options(choice.reason));
+        log::info("plan: N = {} words{}; {} ranks{}", N,
+                  c.cooc_file.empty() ? fmt::format(", D = {} documents, NNZ = {}", docs, nonzeros) : std::string(" (C from a file)"),
+                  world.size(),
+                  dense ? fmt::format(" on a {}x{} grid, block {}", grid.rows(), grid.cols(), c.block_size)
+                        : std::string(", the words in row blocks"));
+        std::string topics;
+        for (const int K : options.topics) topics += (topics.empty() ? "" : ",") + std::to_string(K);
+        log::info("plan: stages: {}; K = {}",
+                  dense ? std::string(c.cooc_file.empty() ? "inspect, cooc, " : "read C, ") + "rectify (" +
+                              fit::to_string(options.rectify.method) + "), anchors, recover B and A" +
+                              (options.metrics ? ", metrics" : "") + ", write"
+                        : std::string("inspect, read the documents, compress (top-K eigenpairs), ENN, LAW") +
+                              (options.metrics ? ", metrics" : "") + ", write",
+                  topics);
+        log::info("plan: memory per rank at the peak ({}): {} = {} the process{}", mine.phase, mib(mine.total()),
+                  mib(mine.base), parts);
+    }
+    const bool fits = !(available > 0) || mine.total() <= available;
+    const int needed = available > 0 ? fit::ranks_that_fit(estimate, available) : 0;
+    if (c.dry_run) {
+        if (available > 0)
+            log::info("plan: memory available per rank: {} ({}): {}", mib(available), source,
+                      fits ? "the fit will fit" : "the fit will NOT fit");
+        else
+            log::info("plan: memory available per rank: unknown (give --memory-per-rank to check)");
+        if (world.is_root()) {
+            std::printf("jsmf-plan pipeline=%s ranks=%d words=%lld nonzeros=%lld topics=%d estimated_bytes_per_rank=%.0f "
+                        "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d\n",
+                        fit::to_string(options.pipeline).c_str(), world.size(), static_cast<long long>(N),
+                        static_cast<long long>(nonzeros), max_k, mine.total(), available, fits ? "yes" : "no", needed);
+            std::fflush(stdout);
+        }
+    }
+    mpi::check_on_root(world, "plan", [&] {
+        if (fits) return;
+        throw InputError(fmt::format(
+            "the fit needs about {} per rank at its peak ({}: {} the process{}), more than the {} each rank has ({}); "
+            "{}",
+            mib(mine.total()), mine.phase, mib(mine.base), parts, mib(available), source,
+            needed > 0 ? fmt::format("it fits on {} ranks with as much memory each{}", needed,
+                                     dense ? " (or try --pipeline compressed)" : "")
+                       : std::string("no rank count fits it")));
+    });
+    return mine.total();
+}
+
+/// Collective. The peak memory so far (max over ranks) and the plan's estimate, said and
+/// recorded in the model's root attributes (peak_rss_bytes, estimated_peak_bytes).
+void record_resources(const mpi::Comm& world, Options& provenance, double estimated) {
+    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    log::info("fit: peak memory {} per rank (the largest rank's), estimated {} ({:+.0f} %)", mib(peak), mib(estimated),
+              100 * (estimated / peak - 1));
+    provenance.emplace_back("peak_rss_bytes", fmt::format("{:.0f}", peak));
+    provenance.emplace_back("estimated_peak_bytes", fmt::format("{:.0f}", estimated));
+}
+
 int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid,
                        const std::string& command_line, const fit::FitOptions& options,
-                       const io::CorpusDocuments& documents, const std::string& doc_ids) {
+                       const io::CorpusDocuments& documents, const std::string& doc_ids, double estimated) {
     Stopwatch total;
     fit::CorpusSource source;
     mpi::run_local_phase(world, "setup", [&] {
@@ -154,6 +259,7 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
     provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
     provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
     if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
+    record_resources(world, provenance, estimated);
     StageTimes times = result.times;
     io::write_model_file(world, c.out, result.info, result.models, make_provenance(command_line, world, grid, provenance),
                          times, c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
@@ -186,6 +292,10 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
 
 int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string& command_line) {
     FitCommand c = command;
+    mpi::check_on_root(world, "setup", [&] {
+        if (c.dry_run && !c.text.empty())
+            throw InputError("--dry-run reads headers: give --corpus, --prepared or --cooc (jsmf prepare the --text first)");
+    });
     io::CorpusDocuments documents;
     std::string prepared_doc_ids;  // rank 0
     if (!c.text.empty()) {
@@ -287,13 +397,15 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     if (!choice.warning.empty()) log::warn("fit: {}", render_options(choice.warning));
     options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
-    io::check_output_path(world, c.out);
+    io::check_output_path(world, c.out);  // a dry run checks them too
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
+    const double estimated = plan_fit(c, world, *grid, options, choice);
+    if (c.dry_run) return exit_code::ok;
     if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     if (options.pipeline == fit::Pipeline::compressed)
-        return run_fit_compressed(c, world, *grid, command_line, options, documents, prepared_doc_ids);
+        return run_fit_compressed(c, world, *grid, command_line, options, documents, prepared_doc_ids, estimated);
     // Stages 0–1: C, from the corpus or from a file.
     Stopwatch clock;
     io::CoocFileInfo info;
@@ -335,6 +447,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         provenance.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
     }
     if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
+    record_resources(world, provenance, estimated);
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, provenance), times,
                          c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();

@@ -184,6 +184,19 @@ void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, cons
     }
 }
 
+Index read_cooc_words(const mpi::Comm& comm, const std::string& path) {
+    std::int64_t words = 0;
+    mpi::check_on_root(comm, "read", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        if (!h5::exists(file, "cooc") || !h5::exists(file, "cooc/C")) throw InputError(path, "no /cooc/C: not a jsmf co-occurrence file");
+        const auto dims = h5::dataset_dims(file, "cooc/C");
+        if (dims.size() != 2 || dims[0] != dims[1]) throw InputError(path, "/cooc/C is not a square matrix");
+        words = static_cast<std::int64_t>(dims[0]);
+    });
+    mpi::broadcast(comm, words, 0);
+    return static_cast<Index>(words);
+}
+
 distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
                                 CoocFileInfo& info) {
     const mpi::Comm comm = grid->borrow_comm();

@@ -100,6 +100,10 @@ distmat::DistMatrix read_checkpoint_matrix(const std::string& path, const std::s
 distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid,
                                 int block_size, CoocFileInfo& info);
 
+/// Collective on `comm`. N of the co-occurrence file `path` (the rows of /cooc/C), read
+/// from its header alone (rank 0 reads, every rank gets it). StageFailed on a bad file.
+Index read_cooc_words(const mpi::Comm& comm, const std::string& path);
+
 /// Collective on `comm`. Fails early (before hours of work) if `path` cannot be
 /// created: its directory is missing or not writable.
 void check_output_path(const mpi::Comm& comm, const std::string& path);

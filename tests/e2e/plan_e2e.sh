@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: jsmf fit --dry-run. Its per-rank memory estimate against the peak the fit
+# then measures (the largest rank's VmHWM), dense and compressed, at 1, 2 and 4 ranks:
+# within 25 %. Given less memory per rank than the estimate, the dry run says the fit will
+# not fit and on how many ranks it would (exit code 2), and the real run is refused before
+# any work with one message. The model records the peak and the estimate.
+# Usage: plan_e2e.sh JSMF MPIEXEC
+set -u
+jsmf=$1 mpiexec=$2
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+"$jsmf" -q synth --dir "$work" --name p --docs 6000 --words 3000 --topics 10 --seed 2 || fail synth
+corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt" --topics 10)
+value() { grep -o "$1=[0-9]*" | head -1 | cut -d= -f2; }
+
+for np in 1 2 4; do
+  for pipeline in "dense --stop iterations --iterations 5" "compressed --enn-iterations 5"; do
+    name=${pipeline%% *}
+    estimate=$(run "$np" fit "${corpus[@]}" --pipeline $pipeline --dry-run --out "$work/m.h5" 2>"$work/err" | value estimated_bytes_per_rank)
+    [[ -n $estimate && ! -e $work/m.h5 ]] || { fail "$name dry run at $np ranks: $(cat "$work/err")"; continue; }
+    peak=$(run "$np" fit "${corpus[@]}" --pipeline $pipeline --out "$work/m.h5" 2>"$work/err" | value peak_rss_bytes)
+    [[ -n $peak ]] || { fail "$name fit at $np ranks: $(cat "$work/err")"; continue; }
+    ratio=$(awk -v e="$estimate" -v p="$peak" 'BEGIN { printf "%.2f", e / p }')
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }' \
+      && ok "$name, $np ranks: estimate $((estimate >> 20)) MiB, peak $((peak >> 20)) MiB (ratio $ratio)" \
+      || fail "$name, $np ranks: estimate $estimate, peak $peak (ratio $ratio, want 0.75..1.25)"
+    rm -f "$work/m.h5"
+  done
+done
+
+# Too little memory per rank: the dry run says so and how many ranks would do.
+small=(--pipeline dense --memory-per-rank 100M)
+run 2 fit "${corpus[@]}" "${small[@]}" --dry-run --out "$work/m.h5" >"$work/out" 2>"$work/err"
+code=$?
+needed=$(value ranks_needed <"$work/out")
+[[ $code -eq 2 && -n $needed && $needed -gt 2 ]] && grep -q "fits=no" "$work/out" \
+  && [[ $(grep -c "it fits on $needed ranks with as much memory each" "$work/err") -eq 1 ]] \
+  && ok "dry run with 100 MiB per rank: will not fit, exit code 2, fits on $needed ranks" \
+  || fail "dry run, too little memory: exit code $code, $(cat "$work/out" "$work/err")"
+# … and at that rank count it fits.
+run "$needed" fit "${corpus[@]}" "${small[@]}" --dry-run --out "$work/m.h5" >"$work/out" 2>"$work/err" \
+  && grep -q "fits=yes" "$work/out" && ok "at $needed ranks the dry run says it fits" \
+  || fail "at $needed ranks: $(cat "$work/out" "$work/err")"
+# The real run is refused before any work.
+run 2 fit "${corpus[@]}" "${small[@]}" --out "$work/m.h5" >/dev/null 2>"$work/err"
+code=$?
+[[ $code -eq 2 && ! -e $work/m.h5 ]] && ! grep -q "cooc:" "$work/err" \
+  && [[ $(grep -c "error: the fit needs about" "$work/err") -eq 1 ]] \
+  && ok "a fit that would not fit is refused before any work, once" || fail "refusal: exit code $code, $(cat "$work/err")"
+# The model records its peak and the estimate.
+if run 1 fit "${corpus[@]}" --pipeline dense --stop iterations --iterations 2 --no-metrics --out "$work/m.h5" >/dev/null 2>"$work/err"; then
+  h5dump -a /peak_rss_bytes "$work/m.h5" >/dev/null 2>&1 && h5dump -a /estimated_peak_bytes "$work/m.h5" >/dev/null 2>&1 \
+    && ok "the model records peak_rss_bytes and estimated_peak_bytes" || fail "no resource attributes in the model"
+else
+  fail "fit: $(cat "$work/err")"
+fi
+finish
