@@ -9,7 +9,8 @@ import sys
 import h5py
 import numpy as np
 
-SKIPPED_NAMES = {"created", "command_line", "timings", "seconds", "solve_seconds"}
+SKIPPED_NAMES = {"created", "command_line", "timings", "seconds", "solve_seconds",
+                 "peak_rss_bytes", "estimated_peak_bytes"}  # measured, not computed
 
 
 def skipped(path):
