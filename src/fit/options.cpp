@@ -160,8 +160,6 @@ void check(const FitOptions& o) {
     if ((!o.checkpoint.path.empty() || !o.checkpoint.resume.empty()) && o.topics.size() != 1)
         throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
     if (!(o.checkpoint.seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
-    if (!o.checkpoint.path.empty() && o.checkpoint.path == o.checkpoint.resume)
-        throw OptionError("{checkpoint} and {resume} name the same file: write the new checkpoints elsewhere");
     (void)resolve(o.rectify);
     check(o.model);
 }
