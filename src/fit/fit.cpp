@@ -149,6 +149,21 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         };
         if (resumed && resumed->stage == DenseStage::recover) progress.resume = &resumed->recovered;
         Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress);
+        // The last look: a signal since the last agreement (the recovery's last round, A,
+        // AnchorFree) stops here, with B's solves saved whole.
+        if (stoppable && checkpoints.due()) {
+            if (model.method == Method::anchors) {
+                recover::RecoverCheckpoint all;
+                all.words_done = N;
+                all.anchors = m.anchors;
+                all.B_breve = m.B_breve;
+                all.solved = m.words_solved;
+                all.converged = m.words_converged;
+                all.max_iterations = m.solver_max_iterations;
+                write_stage(DenseStage::recover, work, trace, {}, &all, "the recovery of B, done");
+            }
+            checkpoints.stop_if_requested("after the recovery of B");
+        }
         stoppable.reset();  // from here on a signal ends jsmf as usual
         resumed.reset();
         m.times.add("rectify", rectify_seconds);

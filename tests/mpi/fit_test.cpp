@@ -538,6 +538,22 @@ TEST(Fit, DenseResumesFromEveryStage) {
     testing::clear_stop_signal();
     again.checkpoint.resume = dir.file("ck_stopped.h5");
     expect_same(fit(p.source, square_grid(world), again).models.front(), "the stopped run's checkpoint");
+    // … and while B is recovered in one round (no agreement inside): the last look after
+    // the recovery stops with B's solves saved whole.
+    raised = false;
+    const Report signal_before_recovery = [&](Level, const std::string& line) {
+        if (!raised && line.find("checkpoint: the rectified C written") != std::string::npos) {
+            raised = true;
+            if (world.rank() == world.size() - 1) std::raise(SIGUSR1);
+        }
+    };
+    stopping.checkpoint.recover_batch = 4096;  // one round for 300 words
+    stopping.checkpoint.path = dir.file("ck_after.h5");
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), stopping, signal_before_recovery); },
+                              {"stopped by SIGUSR1 after the recovery of B"}, exit_code::stopped);
+    testing::clear_stop_signal();
+    again.checkpoint.resume = dir.file("ck_after.h5");
+    expect_same(fit(p.source, square_grid(world), again).models.front(), "the checkpoint after the recovery");
 
     // Other settings, another C, another kind of file, a damaged C: refused, naming why.
     again.checkpoint.resume = dir.file("ck_ap4.h5");
