@@ -127,7 +127,6 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     const fit::ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         const int done = state.iterations_done;
         const int stop = mpi::agreed_stop_signal(world);
-        if (done >= *r.iterations) return;  // the last: the result follows
         if (!c.checkpoint.empty() && (done % c.checkpoint_every == 0 || stop)) checkpoint_now(state, current);
         if (!stop) return;
         throw stopped({stop, fmt::format("after rectification iteration {}", done), c.checkpoint, !c.checkpoint.empty()});

@@ -124,7 +124,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
             const Rectifier method = resolve(options.rectify).method;
             const int cap = *resolve(options.rectify).iterations;
             const ProjectionHook hook = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
-                if (state.iterations_done >= cap || !checkpoints.due()) return;  // the last: the result follows
+                if (!checkpoints.due()) return;
                 write_stage(DenseStage::rectify, current.matrix(), trace_of(method, K, state), checkpoint_of(state),
                             nullptr, fmt::format("the rectification after {} iterations", state.iterations_done));
                 checkpoints.stop_if_requested(

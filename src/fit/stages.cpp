@@ -272,7 +272,6 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;
     auto progress = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
-        if (hook) hook(state, current);
         const int done = state.iterations_done;
         const auto& it = state.trace.back();
         // Said when it happens, not only at the end: the iteration goes on with the
@@ -294,7 +293,7 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
                   to_string(c.method), topics, done, max_iterations, it.change, it.clipped_mass, it.eig_iterations,
                   it.eig_products, it.eig_residual, it.passes, per_iteration, per_iteration * std::max(0, max_iterations - done)));
     };
-    const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume, monitor);
+    const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume, monitor, hook);
     RectificationTrace record = trace_of(c.method, topics, result.state);
     record.converged = result.converged;
     const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),

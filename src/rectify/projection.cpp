@@ -369,7 +369,7 @@ const distmat::DistMatrix& IterateView::matrix() const {
 
 ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionOptions& options,
                                        const ProjectionProgress& progress, ProjectionState* resume,
-                                       const ProjectionMonitor& monitor) {
+                                       const ProjectionMonitor& monitor, const ProjectionProgress& between) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     const int K = options.num_topics;
@@ -465,6 +465,9 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
                 break;
             }
         }
+        // After this iteration's stop decisions, so that a checkpoint holds everything the
+        // next iteration reads (the rule's check included) and a resume continues exactly.
+        if (between && t + 1 < options.max_iterations) between(state, view);
     }
     if (state.stop_reason == StopReason::none) state.stop_reason = StopReason::iterations;
     if (options.method == Projection::ap && !state.trace.empty() && state.trace.back().accelerated == 2) {

@@ -1029,11 +1029,11 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
     provenance.created = io::now_iso8601();
     const ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state,
                                                 const rectify::IterateView& current) {
-        if (state.iterations_done != 6) return;
+        if (state.iterations_done != 5 && state.iterations_done != 6) return;
         const io::CheckpointRecord record = checkpoint_of(state);
         const RectificationTrace so_far = trace_of(Rectifier::ap, 5, state);
-        io::write_cooc_file(dir.file("ck.h5"), current.matrix(), built.info, provenance, StageTimes{}, 0, &so_far,
-                            &record);
+        io::write_cooc_file(dir.file(state.iterations_done == 6 ? "ck.h5" : "ck5.h5"), current.matrix(), built.info,
+                            provenance, StageTimes{}, 0, &so_far, &record);
     };
     distmat::DistMatrix first = distmat::copy(built.C);
     (void)rectify(first, 5, o, {}, write_checkpoint);
@@ -1062,6 +1062,17 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
     for (std::size_t t = 0; t < full.trace.size(); ++t) EXPECT_EQ(rest.trace[t].change, full.trace[t].change) << t;
     const double differs = mpi::allreduce_max(world, (resumed.local() - straight.local()).cwiseAbs().maxCoeff());
     EXPECT_EQ(differs, 0.0);
+    {  // from iteration 5, where the quality rule checked: the check is in the checkpoint
+        io::CoocFileInfo info5;
+        distmat::DistMatrix at5 = io::read_cooc_file(dir.file("ck5.h5"), grid, 16, info5);
+        rectify::ProjectionState state5 = read_resume_state(dir.file("ck5.h5"), at5, 5, Rectifier::ap);
+        ASSERT_EQ(state5.checks.size(), 1u);
+        const RectificationTrace rest5 = rectify(at5, 5, o, {}, {}, &state5);
+        EXPECT_EQ(rest5.checks.size(), full.checks.size());
+        ASSERT_EQ(rest5.trace.size(), full.trace.size());
+        for (std::size_t t = 0; t < full.trace.size(); ++t) EXPECT_EQ(rest5.trace[t].change, full.trace[t].change) << t;
+        EXPECT_EQ(mpi::allreduce_max(world, (at5.local() - straight.local()).cwiseAbs().maxCoeff()), 0.0);
+    }
 
     const std::vector<ChangedSetting> changed =
         changed_settings({{"stop", "quality"}, {"corpus", "a.txt"}, {"grid", "1x2"}, {"precision", "double"}},

@@ -44,7 +44,8 @@ struct BuiltCooc {
 BuiltCooc build_cooc(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid,
                      StageTimes& times, const Report& report = {});
 
-/// Called after every AP, DR or DP iteration (e.g. to write a checkpoint); collective.
+/// Called between AP, DR or DP iterations, after the stop decisions of the one done and only
+/// when another follows (e.g. to write a checkpoint); collective.
 using ProjectionHook = std::function<void(const rectify::ProjectionState&, const rectify::IterateView&)>;
 
 /// Collective on C.grid(). Stage 2: rectifies C in place for K topics by options.method

@@ -177,10 +177,12 @@ using ProjectionMonitor = std::function<StopReason(ProjectionState& state, const
 ///   Per-rank memory: 3 × local(C).
 ///
 /// `resume` continues a run from its state (C must be the matching checkpointed iterate);
-/// it is taken (moved from).
+/// it is taken (moved from). `between` is called on every rank after an iteration's stop
+/// decisions when another iteration follows: the place for checkpoints and stop requests
+/// (the state then holds everything the next iteration reads).
 ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionOptions& options,
                                        const ProjectionProgress& progress = {}, ProjectionState* resume = nullptr,
-                                       const ProjectionMonitor& monitor = {});
+                                       const ProjectionMonitor& monitor = {}, const ProjectionProgress& between = {});
 
 /// rectify_by_projection with method ap.
 ProjectionResult alternating_projection(distmat::DistMatrix& C, ProjectionOptions options,
