@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `jsmf rectify`: read C, rectify it (AP, or none for the Baseline), write the result and its trace.
 #include <cstdio>
-#include <optional>
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
-#include "jsmf/core/stop.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/distmat/grid.hpp"
@@ -112,34 +110,13 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
               c.block_size, fit::to_string(r.method), c.topics);
 
-    // Checkpoints: collective, every rank reaches the same iteration count together. After
-    // every iteration the ranks agree whether any saw a stop signal (SIGUSR1, SIGTERM): then
-    // the checkpoint is written whatever --checkpoint-every says, and every rank stops.
-    const auto checkpoint_now = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
-        Stopwatch write_clock;
-        const io::CheckpointRecord checkpoint = fit::checkpoint_of(state);
-        const fit::RectificationTrace so_far = fit::trace_of(r.method, c.topics, state);
-        io::write_cooc_file(c.checkpoint, current.matrix(), info, make_provenance(command_line, world, *grid, options),
-                            StageTimes{}, 0, &so_far, &checkpoint);
-        log::info("rectify: checkpoint after iteration {} written to {} in {:.2f} s", state.iterations_done,
-                  c.checkpoint, write_clock.seconds());
-    };
-    const fit::ProjectionHook write_checkpoint = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
-        const int done = state.iterations_done;
-        const int stop = mpi::agreed_stop_signal(world);
-        if (!c.checkpoint.empty() && (done % c.checkpoint_every == 0 || stop)) checkpoint_now(state, current);
-        if (!stop) return;
-        throw stopped({stop, fmt::format("after rectification iteration {}", done), c.checkpoint, !c.checkpoint.empty()});
-    };
     clock.restart();
-    fit::RectificationTrace record;
-    {
-        // Signals are requests the hook looks at only while AP, DR or DP iterate (the others
-        // have no iterations to stop between): elsewhere they end jsmf as usual.
-        std::optional<StopScope> stoppable;
-        if (fit::is_projection(r.method)) stoppable.emplace();
-        record = fit::rectify(C, c.topics, r, log_report(), write_checkpoint, c.resume.empty() ? nullptr : &resume_state);
-    }
+    fit::RectifyCheckpoints checkpoints;
+    checkpoints.path = c.checkpoint;
+    checkpoints.every = c.checkpoint_every;
+    checkpoints.provenance = make_provenance(command_line, world, *grid, options);
+    const fit::RectificationTrace record = fit::rectify_checkpointed(
+        C, c.topics, r, info, checkpoints, log_report(), c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());
 
     cooc::measure_matrix(C, info.stats);  // the statistics of the C being written

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/core/error.hpp"
@@ -13,6 +14,8 @@
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/eval/metrics.hpp"
+#include "jsmf/core/stop.hpp"
+#include "jsmf/fit/checkpoints.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/dc.hpp"
@@ -337,6 +340,30 @@ RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const RectifyOptio
     return record;
 }
 }  // namespace
+
+RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const RectifyOptions& given,
+                                        const io::CoocFileInfo& info, const RectifyCheckpoints& o, const Report& report,
+                                        rectify::ProjectionState* resume) {
+    const RectifyOptions options = resolve(given);
+    if (!is_projection(options.method)) return rectify(C, K, options, report);
+    // The clock never asks (infinite seconds): checkpoints come every `o.every` iterations.
+    Checkpoints checkpoints(C.grid().borrow_comm(), o.path, std::numeric_limits<double>::infinity(), report);
+    const ProjectionHook between = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
+        const int done = state.iterations_done;
+        checkpoints.due();  // one allreduce: the agreed stop signal
+        if (done % o.every == 0 || checkpoints.stop_requested() != 0)
+            checkpoints.write(
+                [&] {
+                    const io::CheckpointRecord record = checkpoint_of(state);
+                    const RectificationTrace so_far = trace_of(options.method, K, state);
+                    io::write_cooc_file(o.path, current.matrix(), info, o.provenance, StageTimes{}, 0, &so_far, &record);
+                },
+                fmt::format("the rectification after {} iterations", done));
+        checkpoints.stop_if_requested(fmt::format("after rectification iteration {}", done));
+    };
+    const StopScope stoppable;  // signals are requests while the iterations run
+    return rectify(C, K, options, report, between, resume);
+}
 
 RectificationTrace rectify(distmat::DistMatrix& C, int topics, const RectifyOptions& given, const Report& report,
                            const ProjectionHook& hook, rectify::ProjectionState* resume) {

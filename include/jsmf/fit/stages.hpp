@@ -54,6 +54,24 @@ using ProjectionHook = std::function<void(const rectify::ProjectionState&, const
 RectificationTrace rectify(distmat::DistMatrix& C, int K, const RectifyOptions& options, const Report& report = {},
                            const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr);
 
+/// Checkpoints of a rectification by AP, DR or DP (jsmf rectify's): the iterate with its
+/// state, written atomically to `path` every `every` iterations and at an agreed stop.
+struct RectifyCheckpoints {
+    std::string path;         ///< empty: none (a stop signal still stops every rank, exit code 6)
+    int every = 10;
+    io::Provenance provenance;  ///< the file's root attributes
+};
+
+/// Collective on C.grid(). rectify() for AP, DR and DP with checkpoints: between iterations
+/// the ranks agree on any stop signal (SIGUSR1, SIGTERM; core/stop.hpp, requests while the
+/// iterations run); a checkpoint is written every `checkpoints.every` iterations and at a
+/// stop, after which every rank throws stopped() together (exit code 5 when saved, else
+/// 6). A checkpoint that cannot be written is a warning; the run goes on. `info` is C's
+/// vocabulary and statistics, recorded with each checkpoint. Other rectifiers: rectify().
+RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const RectifyOptions& options,
+                                        const io::CoocFileInfo& info, const RectifyCheckpoints& checkpoints,
+                                        const Report& report = {}, rectify::ProjectionState* resume = nullptr);
+
 /// Local. The trace of an AP, DR or DP run so far (for checkpoints).
 RectificationTrace trace_of(Rectifier method, int K, const rectify::ProjectionState& state);
 /// Local. The replicated state a checkpoint needs beyond the warm blocks, by name, and
