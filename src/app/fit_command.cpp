@@ -13,7 +13,6 @@
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/plan.hpp"
-#include "jsmf/corpus/uci.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "app/model_stage.hpp"
 #include "jsmf/core/log.hpp"
@@ -145,47 +144,27 @@ void infer_training_corpus(const FitCommand& c, const mpi::Comm& world, const fi
 }
 
 // --pipeline compressed: the library's fit_compressed, then the same model file.
-/// Collective. The plan of the fit and its per-rank memory at the peak, from the headers
-/// alone; refuses (InputError, every rank) a fit that will not fit the memory per rank.
-/// Returns the estimate (bytes per rank).
+/// Collective. fit::plan_memory said (with --dry-run: the whole plan) and enforced: a fit
+/// that will not fit is refused (InputError, one message). Returns the estimate.
 double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid, const fit::FitOptions& options,
                 const fit::PipelineChoice& choice) {
-    Index N = 0, docs = 0;
-    std::int64_t nonzeros = 0;
-    if (!c.cooc_file.empty()) {
-        N = io::read_cooc_words(world, c.cooc_file);
-    } else {
-        for (const auto& f : corpus::inspect_uci_files(world, c.input.corpus)) {
-            N = f.header.num_words;
-            docs += f.header.num_docs;
-            nonzeros += f.header.num_nonzeros;
-        }
-    }
-    const double base = static_cast<double>(mpi::allreduce_max(world, current_rss_bytes()));
-    const int max_k = *std::max_element(options.topics.begin(), options.topics.end());
-    const bool dense = options.pipeline == fit::Pipeline::dense;
-    const double buffer = c.cooc_file.empty() ? static_cast<double>(corpus_source(c.input, c.block_size).options.buffer_bytes) : 0.0;
-    const auto estimate = [&](int ranks) {
-        return dense ? fit::estimate_dense_memory(N, nonzeros, ranks, options.metrics, buffer, max_k, base)
-                     : fit::estimate_compressed_memory(N, nonzeros, ranks, max_k, options.compressed.checked_rows, base);
-    };
-    const fit::MemoryEstimate mine = estimate(world.size());
-    double available = -1;
-    std::string source = "given by --memory-per-rank";
+    double given = 0;
     mpi::run_local_phase(world, "setup", [&] {
-        if (!c.memory_per_rank.empty()) available = fit::parse_bytes(c.memory_per_rank, "--memory-per-rank");
+        if (!c.memory_per_rank.empty()) given = fit::parse_bytes(c.memory_per_rank, "--memory-per-rank");
     });
-    if (available <= 0) {
-        available = static_cast<double>(fit::memory_per_rank(world));
-        source = "detected: the node's limit shared by its ranks";
-    }
+    const fit::MemoryPlan plan =
+        fit::plan_memory(world, corpus_source(c.input, c.block_size), c.cooc_file, options, given);
+    const fit::MemoryEstimate& mine = plan.estimate;
+    const bool dense = options.pipeline == fit::Pipeline::dense;
+    const std::string source = plan.available_from == "given" ? "given by --memory-per-rank" : plan.available_from;
     std::string parts;
     for (const auto& [name, bytes] : mine.parts) parts += fmt::format(", {} {}", mib(bytes), name);
     if (c.dry_run) {
         log::info("plan: the {} pipeline{}", fit::to_string(options.pipeline),
                   choice.reason.empty() ? std::string() : ": " + render_options(choice.reason));
-        log::info("plan: N = {} words{}; {} ranks{}", N,
-                  c.cooc_file.empty() ? fmt::format(", D = {} documents, NNZ = {}", docs, nonzeros) : std::string(" (C from a file)"),
+        log::info("plan: N = {} words{}; {} ranks{}", plan.num_words,
+                  c.cooc_file.empty() ? fmt::format(", D = {} documents, NNZ = {}", plan.num_docs, plan.nonzeros)
+                                      : std::string(" (C from a file)"),
                   world.size(),
                   dense ? fmt::format(" on a {}x{} grid, block {}", grid.rows(), grid.cols(), c.block_size)
                         : std::string(", the words in row blocks"));
@@ -200,32 +179,30 @@ double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid
                   topics);
         log::info("plan: memory per rank at the peak ({}): {} = {} the process{}", mine.phase, mib(mine.total()),
                   mib(mine.base), parts);
-    }
-    const bool fits = !(available > 0) || mine.total() <= available;
-    const int needed = available > 0 ? fit::ranks_that_fit(estimate, available) : 0;
-    if (c.dry_run) {
-        if (available > 0)
-            log::info("plan: memory available per rank: {} ({}): {}", mib(available), source,
-                      fits ? "the fit will fit" : "the fit will NOT fit");
+        if (plan.available > 0)
+            log::info("plan: memory available per rank: {} ({}): {}", mib(plan.available), source,
+                      plan.fits ? "the fit will fit" : "the fit will NOT fit");
         else
             log::info("plan: memory available per rank: unknown (give --memory-per-rank to check)");
         if (world.is_root()) {
             std::printf("jsmf-plan pipeline=%s ranks=%d words=%lld nonzeros=%lld topics=%d estimated_bytes_per_rank=%.0f "
                         "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d\n",
-                        fit::to_string(options.pipeline).c_str(), world.size(), static_cast<long long>(N),
-                        static_cast<long long>(nonzeros), max_k, mine.total(), available, fits ? "yes" : "no", needed);
+                        fit::to_string(options.pipeline).c_str(), world.size(), static_cast<long long>(plan.num_words),
+                        static_cast<long long>(plan.nonzeros),
+                        *std::max_element(options.topics.begin(), options.topics.end()), mine.total(), plan.available,
+                        plan.fits ? "yes" : "no", plan.ranks_needed);
             std::fflush(stdout);
         }
     }
     mpi::check_on_root(world, "plan", [&] {
-        if (fits) return;
+        if (plan.fits) return;
         throw InputError(fmt::format(
             "the fit needs about {} per rank at its peak ({}: {} the process{}), more than the {} each rank has ({}); "
             "{}",
-            mib(mine.total()), mine.phase, mib(mine.base), parts, mib(available), source,
-            needed > 0 ? fmt::format("it fits on {} ranks with as much memory each{}", needed,
-                                     dense ? " (or try --pipeline compressed)" : "")
-                       : std::string("no rank count fits it")));
+            mib(mine.total()), mine.phase, mib(mine.base), parts, mib(plan.available), source,
+            plan.ranks_needed > 0 ? fmt::format("it fits on {} ranks with as much memory each{}", plan.ranks_needed,
+                                                dense ? " (or try --pipeline compressed)" : "")
+                                  : std::string("no rank count fits it")));
     });
     return mine.total();
 }

@@ -6,6 +6,11 @@
 #include <cstdlib>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/memory.hpp"
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::fit {
 
@@ -22,9 +27,11 @@ namespace {
 constexpr double kLibrariesAtWork = 32.0 * (1 << 20);
 }  // namespace
 
-MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int ranks, bool metrics,
-                                     double buffer_bytes, int max_topics, double base) {
-    const double N = static_cast<double>(num_words), P = std::max(1, ranks), K = std::max(1, max_topics);
+MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
+                                     double buffer_bytes, double base) {
+    const double N = static_cast<double>(num_words), P = std::max(1, ranks);
+    const auto& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
+    const double K = topics.empty() ? 1 : *std::max_element(topics.begin(), topics.end());
     const double local_C = 8 * N * N / P;
     const double p = K + std::max(10.0, K / 5);
     // The eigensolver's blocks (three N × p) and the model (B, B̆, the anchors' rows, p),
@@ -39,14 +46,23 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
     counting.parts = {{"libraries at work", kLibrariesAtWork}, {"C (local part)", local_C}, {"exchange buffer", buffer}};
     fitting.phase = "rectifying and factorizing C";
     fitting.parts = {{"libraries at work", kLibrariesAtWork}, {"C (local part)", local_C}};
-    if (metrics) fitting.parts.emplace_back("the original C, for the metrics", local_C);
+    const RectifyOptions r = resolve(options.rectify);
+    if (r.method == Rectifier::dr) fitting.parts.emplace_back("DR's work matrix and signs", local_C * 9 / 8);
+    if (r.method == Rectifier::dp) fitting.parts.emplace_back("DP's two increments", 2 * local_C);
+    if (r.precision == Precision::single && is_projection(r.method))
+        fitting.parts.emplace_back("the single-precision iterate", local_C / 2);
+    if (options.metrics || topics.size() > 1)
+        fitting.parts.emplace_back(options.metrics ? "the original C, for the metrics" : "the original C, for the next K",
+                                   local_C);
     fitting.parts.emplace_back("blocks and model (replicated)", replicated);
     return counting.total() >= fitting.total() ? counting : fitting;
 }
 
-MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, int max_topics,
-                                          Index checked_rows, double base) {
-    const double N = static_cast<double>(num_words), P = std::max(1, ranks), K = std::max(1, max_topics);
+MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
+                                          double base) {
+    const double N = static_cast<double>(num_words), P = std::max(1, ranks);
+    const double K = options.topics.empty() ? 1 : *std::max_element(options.topics.begin(), options.topics.end());
+    const Index checked_rows = options.compressed.checked_rows;
     const double l = checked_rows > 0 ? std::min<double>(N, static_cast<double>(checked_rows))
                                       : std::min(N, 10 * K + 1000);
     MemoryEstimate e;
@@ -69,6 +85,39 @@ int ranks_that_fit(const std::function<MemoryEstimate(int ranks)>& estimate, dou
         else low = mid + 1;
     }
     return low;
+}
+
+MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const std::string& cooc_file,
+                       const FitOptions& options, double memory_per_rank_given) {
+    MemoryPlan plan;
+    if (!cooc_file.empty()) {
+        plan.num_words = io::read_cooc_words(world, cooc_file);
+    } else {
+        for (const auto& f : corpus::inspect_uci_files(world, corpus.files)) {
+            plan.num_words = f.header.num_words;
+            plan.num_docs += f.header.num_docs;
+            plan.nonzeros += f.header.num_nonzeros;
+        }
+    }
+    const double base = static_cast<double>(mpi::allreduce_max(world, current_rss_bytes()));
+    const bool dense = options.pipeline == Pipeline::dense;
+    const double buffer = cooc_file.empty() ? static_cast<double>(corpus.options.buffer_bytes) : 0.0;
+    const auto estimate = [&](int ranks) {
+        return dense ? estimate_dense_memory(plan.num_words, plan.nonzeros, ranks, options, buffer, base)
+                     : estimate_compressed_memory(plan.num_words, plan.nonzeros, ranks, options, base);
+    };
+    plan.estimate = estimate(world.size());
+    plan.available = memory_per_rank_given;
+    plan.available_from = "given";
+    if (!(plan.available > 0)) {
+        plan.available = static_cast<double>(memory_per_rank(world));
+        plan.available_from = "detected: the node's limit shared by its ranks";
+    }
+    if (plan.available > 0) {
+        plan.fits = plan.estimate.total() <= plan.available;
+        plan.ranks_needed = ranks_that_fit(estimate, plan.available);
+    }
+    return plan;
 }
 
 double parse_bytes(const std::string& text, const std::string& option) {

@@ -14,20 +14,26 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt" --topics 10)
 value() { grep -o "$1=[0-9]*" | head -1 | cut -d= -f2; }
 
+# compare NP NAME ARGS...: the dry run's estimate against the fit's measured peak.
+compare() {
+  local np=$1 name=$2; shift 2
+  estimate=$(run "$np" fit "${corpus[@]}" "$@" --dry-run --out "$work/m.h5" 2>"$work/err" | value estimated_bytes_per_rank)
+  [[ -n $estimate && ! -e $work/m.h5 ]] || { fail "$name dry run at $np ranks: $(cat "$work/err")"; return; }
+  peak=$(run "$np" fit "${corpus[@]}" "$@" --out "$work/m.h5" 2>"$work/err" | value peak_rss_bytes)
+  [[ -n $peak ]] || { fail "$name fit at $np ranks: $(cat "$work/err")"; return; }
+  ratio=$(awk -v e="$estimate" -v p="$peak" 'BEGIN { printf "%.2f", e / p }')
+  awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }' \
+    && ok "$name, $np ranks: estimate $((estimate >> 20)) MiB, peak $((peak >> 20)) MiB (ratio $ratio)" \
+    || fail "$name, $np ranks: estimate $estimate, peak $peak (ratio $ratio, want 0.75..1.25)"
+  rm -f "$work/m.h5"
+}
 for np in 1 2 4; do
-  for pipeline in "dense --stop iterations --iterations 5" "compressed --enn-iterations 5"; do
-    name=${pipeline%% *}
-    estimate=$(run "$np" fit "${corpus[@]}" --pipeline $pipeline --dry-run --out "$work/m.h5" 2>"$work/err" | value estimated_bytes_per_rank)
-    [[ -n $estimate && ! -e $work/m.h5 ]] || { fail "$name dry run at $np ranks: $(cat "$work/err")"; continue; }
-    peak=$(run "$np" fit "${corpus[@]}" --pipeline $pipeline --out "$work/m.h5" 2>"$work/err" | value peak_rss_bytes)
-    [[ -n $peak ]] || { fail "$name fit at $np ranks: $(cat "$work/err")"; continue; }
-    ratio=$(awk -v e="$estimate" -v p="$peak" 'BEGIN { printf "%.2f", e / p }')
-    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }' \
-      && ok "$name, $np ranks: estimate $((estimate >> 20)) MiB, peak $((peak >> 20)) MiB (ratio $ratio)" \
-      || fail "$name, $np ranks: estimate $estimate, peak $peak (ratio $ratio, want 0.75..1.25)"
-    rm -f "$work/m.h5"
-  done
+  compare "$np" dense --pipeline dense --stop iterations --iterations 5
+  compare "$np" compressed --pipeline compressed --enn-iterations 5
 done
+# The rectifiers that hold more N × N matrices (DP: two increments; DR: a work matrix).
+compare 2 "dense, DP" --pipeline dense --rectify dp --stop iterations --iterations 3
+compare 2 "dense, DR, no metrics" --pipeline dense --rectify dr --stop iterations --iterations 3 --no-metrics
 
 # Too little memory per rank: the dry run says so and how many ranks would do.
 small=(--pipeline dense --memory-per-rank 100M)
