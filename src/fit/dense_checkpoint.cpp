@@ -65,7 +65,10 @@ void write_dense_checkpoint(const std::string& path, DenseStage stage, const dis
     provenance.options.emplace_back("stage", to_string(stage));
     if (stage != DenseStage::rectify) record.iterations_done = static_cast<int>(trace.trace.size());
     if (stage == DenseStage::recover) {
-        record.state.emplace_back("trace_iterations", scalar(trace.iterations));
+        // The trace's totals, under the checksum (the model reports them).
+        Eigen::MatrixXd totals(1, 3);
+        totals << trace.iterations, trace.converged ? 1.0 : 0.0, trace.fallbacks;
+        record.state.emplace_back("trace_totals", totals);
         record.state.emplace_back("recover_words_done", scalar(static_cast<double>(recovered ? recovered->words_done : 0)));
         Eigen::MatrixXd counts(1, 3);
         counts << static_cast<double>(recovered ? recovered->solved : 0),
@@ -136,12 +139,14 @@ DenseResume read_dense_checkpoint(const std::string& path, const std::shared_ptr
     io::verify_checkpoint(path, *r.C, record);
     if (r.stage == DenseStage::cooc) return r;
     mpi::run_local_phase(world, "resume", [&] {
-        const Eigen::MatrixXd* iterations = find(record, "trace_iterations");
+        const Eigen::MatrixXd* totals = find(record, "trace_totals");
         const Eigen::MatrixXd* done = find(record, "recover_words_done");
         const Eigen::MatrixXd* counts = find(record, "recover_counts");
-        if (!iterations || !done || !counts || counts->size() != 3)
+        if (!totals || totals->size() != 3 || !done || !counts || counts->size() != 3)
             throw InputError(path, "the checkpoint of the recovery lacks its state");
-        r.trace.iterations = static_cast<int>((*iterations)(0, 0));
+        r.trace.iterations = static_cast<int>((*totals)(0));
+        r.trace.converged = (*totals)(1) != 0;
+        r.trace.fallbacks = static_cast<int>((*totals)(2));
         r.recovered.words_done = static_cast<Index>((*done)(0, 0));
         r.recovered.solved = static_cast<std::int64_t>((*counts)(0));
         r.recovered.converged = static_cast<std::int64_t>((*counts)(1));

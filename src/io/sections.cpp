@@ -160,6 +160,7 @@ fit::RectificationTrace read_rectification(hid_t group) {
     r.num_topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
     r.converged = h5::read_int_attribute(group, "converged") != 0;
+    if (H5Aexists(group, "fallbacks") > 0) r.fallbacks = static_cast<int>(h5::read_int_attribute(group, "fallbacks"));
     r.trace = read_columns(group, fit::trace_columns(), "/rectification");
     if (H5Aexists(group, "stop_reason") > 0) r.stop_reason = h5::read_string_attribute(group, "stop_reason");
     if (h5::exists(group, "checks")) {

@@ -512,6 +512,8 @@ TEST(Fit, DenseResumesFromEveryStage) {
         EXPECT_EQ(r.A, w.A) << from;
         EXPECT_EQ(r.words_solved, w.words_solved) << from;
         EXPECT_EQ(r.rectification.iterations, w.rectification.iterations) << from;
+        EXPECT_EQ(r.rectification.converged, w.rectification.converged) << from;
+        EXPECT_EQ(r.rectification.fallbacks, w.rectification.fallbacks) << from;
         ASSERT_EQ(r.metrics.metrics.size(), w.metrics.metrics.size()) << from;
         for (std::size_t k = 0; k < w.metrics.metrics.size(); ++k)
             EXPECT_EQ(r.metrics.metrics[k].mean, w.metrics.metrics[k].mean) << from << " " << w.metrics.metrics[k].name;
