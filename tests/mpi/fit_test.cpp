@@ -44,6 +44,26 @@ struct Planted {
     CorpusSource source;
 };
 
+// Rank 0: a copy of the HDF5 file `from` at `to` whose 2-D float64 `dataset` has entry
+// (row, col) changed by one part in 10¹², as a torn or altered file would be.
+void damaged_copy(const mpi::Comm& world, const std::string& from, const std::string& to, const char* dataset,
+                  Index row, Index col) {
+    if (!world.is_root()) return;
+    std::filesystem::copy_file(from, to);
+    const hid_t file = H5Fopen(to.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t set = H5Dopen2(file, dataset, H5P_DEFAULT);
+    const hid_t space = H5Dget_space(set);
+    hsize_t dims[2] = {0, 0};
+    H5Sget_simple_extent_dims(space, dims, nullptr);
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> M(dims[0], dims[1]);
+    H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, M.data());
+    M(row, col) *= 1.0 + 1e-12;
+    H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, M.data());
+    H5Sclose(space);
+    H5Dclose(set);
+    H5Fclose(file);
+}
+
 Planted plant(const mpi::Comm& world, const test::SharedTempDir& dir, int topics, Seed seed, Index num_docs = 3000,
               double mean_doc_length = 120, Index num_words = 300) {
     synth::SynthOptions o;
@@ -451,18 +471,7 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), other); },
                               {"made with enn_iterations = 12, this run has 13"});
     // A damaged row block: the checksum catches it.
-    if (world.is_root()) {
-        const std::string damaged = dir.file("ck_damaged.h5");
-        std::filesystem::copy_file(dir.file("ck_enn5.h5"), damaged);
-        const hid_t file = H5Fopen(damaged.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-        const hid_t set = H5Dopen2(file, "/compressed_checkpoint/Y", H5P_DEFAULT);
-        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Y(1200, K);
-        H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, Y.data());
-        Y(700, 2) *= 1.0 + 1e-12;
-        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, Y.data());
-        H5Dclose(set);
-        H5Fclose(file);
-    }
+    damaged_copy(world, dir.file("ck_enn5.h5"), dir.file("ck_damaged.h5"), "/compressed_checkpoint/Y", 700, 2);
     MPI_Barrier(world.raw());
     again.checkpoint.resume = dir.file("ck_damaged.h5");
     test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), again); },
@@ -567,18 +576,7 @@ TEST(Fit, DenseResumesFromEveryStage) {
     const Planted q = plant(world, elsewhere, K, 13, 1500, 60, 300);
     test::expect_stage_failed(world, [&] { (void)fit(q.source, square_grid(world), again); },
                               {"ck_ap4.h5", "made from another C"});
-    if (world.is_root()) {
-        const std::string damaged = dir.file("ck_damaged.h5");
-        std::filesystem::copy_file(dir.file("ck_ap4.h5"), damaged);
-        const hid_t file = H5Fopen(damaged.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-        const hid_t set = H5Dopen2(file, "/cooc/C", H5P_DEFAULT);
-        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> C(300, 300);
-        H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, C.data());
-        C(17, 123) *= 1.0 + 1e-12;
-        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, C.data());
-        H5Dclose(set);
-        H5Fclose(file);
-    }
+    damaged_copy(world, dir.file("ck_ap4.h5"), dir.file("ck_damaged.h5"), "/cooc/C", 17, 123);
     MPI_Barrier(world.raw());
     again.checkpoint.resume = dir.file("ck_damaged.h5");
     test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), again); },
