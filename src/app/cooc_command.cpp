@@ -44,6 +44,11 @@ void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& c
     }
 }
 
+void warn_long_grid(const std::string& shape, int num_ranks) {
+    if (!shape.empty()) return;
+    if (const std::string warning = distmat::long_grid_warning(num_ranks); !warning.empty()) log::warn("{}", warning);
+}
+
 CLI::App* add_cooc_command(CLI::App& app, CoocCommand& c) {
     CLI::App* sub = app.add_subcommand("cooc", "Build the word co-occurrence matrix C (Eq. 5) and write it to HDF5");
     add_cooc_options(sub, c.input, true);
@@ -62,6 +67,7 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] { parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols); });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);  // collective (BLACS)
+    warn_long_grid(c.grid, world.size());
     io::check_output_path(world, c.out);
 
     fit::BuiltCooc outcome = run_cooc_stage(c.input, grid, c.block_size, times);

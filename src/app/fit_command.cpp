@@ -374,6 +374,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     if (!choice.warning.empty()) log::warn("fit: {}", render_options(choice.warning));
     options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
+    if (options.pipeline == fit::Pipeline::dense) warn_long_grid(c.grid, world.size());  // the compressed has none
     io::check_output_path(world, c.out);  // a dry run checks them too
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
     const double estimated = plan_fit(c, world, *grid, options, choice);

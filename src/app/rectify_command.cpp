@@ -61,6 +61,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         r = fit::resolve(to_options(c.rectify));
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
+    warn_long_grid(c.grid, world.size());
     io::check_output_path(world, c.out);
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 

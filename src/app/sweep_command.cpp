@@ -268,6 +268,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw InputError(dir, "cannot create directory");
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
+    warn_long_grid(c.grid, world.size());
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
     if (c.pipeline == "compressed") return sweep_compressed(c, world, *grid, points, command_line, total);
 

@@ -17,6 +17,25 @@ void most_square_shape(int p, int& rows, int& cols) {
     cols = p / rows;
 }
 
+std::string long_grid_warning(int p) {
+    int rows = 0, cols = 0;
+    most_square_shape(p, rows, cols);
+    if (cols <= 4 * rows) return {};
+    const auto squarish = [](int q) {
+        int r = 0, c = 0;
+        most_square_shape(q, r, c);
+        return c <= 2 * r;
+    };
+    int below = p - 1, above = p + 1;
+    while (below > 1 && !squarish(below)) --below;
+    while (!squarish(above)) ++above;
+    return std::to_string(p) + " ranks lay C out on a " + std::to_string(rows) + "x" + std::to_string(cols) +
+           " grid (no squarer shape): every block product reduces over a whole grid row of " + std::to_string(cols) +
+           " ranks, and the co-occurrence count sends each rank the whole word list of every document it "
+           "touches (one grid row holds all of C's rows); " + std::to_string(below) + " or " +
+           std::to_string(above) + " ranks give a squarer grid (or choose one with --grid)";
+}
+
 std::shared_ptr<const Grid> Grid::most_square(const mpi::Comm& comm) {
     int rows = 0, cols = 0;
     most_square_shape(comm.size(), rows, cols);

@@ -35,6 +35,16 @@ TEST(Grid, MostSquareShapes) {
     EXPECT_EQ(grid->rank_of(grid->my_row(), grid->my_col()), world.rank());
 }
 
+// A long, thin default grid is said, with the rank counts nearby that lay C out squarer.
+TEST(Grid, LongGridsAreWarnedAbout) {
+    for (const int p : {1, 2, 3, 4, 6, 8, 9, 12, 16, 24}) EXPECT_EQ(long_grid_warning(p), "") << p;
+    EXPECT_NE(long_grid_warning(5).find("5 ranks lay C out on a 1x5 grid"), std::string::npos);
+    EXPECT_NE(long_grid_warning(5).find("4 or 6 ranks"), std::string::npos);
+    EXPECT_NE(long_grid_warning(7).find("6 or 8 ranks"), std::string::npos);
+    EXPECT_NE(long_grid_warning(22).find("2x11"), std::string::npos);  // not only primes
+    EXPECT_NE(long_grid_warning(22).find("20 or 24 ranks"), std::string::npos);
+}
+
 TEST(Grid, WrongShapeIsAnInputError) {
     const auto world = mpi::Comm::world();
     EXPECT_THROW(Grid::create(world, world.size() + 1, 1), InputError);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "jsmf/mpi/comm.hpp"
 
@@ -48,5 +49,13 @@ private:
 
 /// Local. The most-square factorization (rows <= cols) of p.
 void most_square_shape(int p, int& rows, int& cols);
+
+/// Local. Empty, or a warning when the most square grid of `p` ranks is still long and thin
+/// (more than 4 columns per row: a prime p ≥ 5 gives 1 × p): C's row blocks then sit on
+/// a single grid row, every block product reduces over all p ranks of it, and the
+/// co-occurrence count ships each document's whole word list to every rank it touches
+/// (cooc/fragment_router.hpp). Names the nearest rank counts below and above whose
+/// grid is at most 2 columns per row, and --grid.
+std::string long_grid_warning(int p);
 
 }  // namespace jsmf::distmat
