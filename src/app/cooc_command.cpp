@@ -74,6 +74,7 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
     Stopwatch clock;
     Options options = cooc_provenance(c.input, c.block_size);
     options.emplace_back("compression", std::to_string(c.compression));
+    mpi::take_largest_stage_peaks(world, times);
     io::write_cooc_file(c.out, outcome.C, outcome.info, make_provenance(command_line, world, *grid, options), times,
                         c.compression);
     times.add("write", clock.seconds());

@@ -208,9 +208,23 @@ double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid
 }
 
 /// Collective. The peak memory so far (max over ranks) and the plan's estimate, said and
-/// recorded in the model's root attributes (peak_rss_bytes, estimated_peak_bytes).
-void record_resources(const mpi::Comm& world, Options& provenance, double estimated) {
+/// recorded in the model's root attributes (peak_rss_bytes, estimated_peak_bytes); each
+/// stage's peak becomes the largest rank's (stored with its seconds), and the table of
+/// stages is said: seconds and peak memory per rank.
+void record_resources(const mpi::Comm& world, Options& provenance, double estimated, StageTimes& shared,
+                      std::vector<fit::Model>& models) {
+    mpi::take_largest_stage_peaks(world, shared);
+    for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    std::string table = "fit: stages, their seconds and peak memory per rank (the largest rank's):";
+    auto rows = [&](const StageTimes& times, const std::string& prefix) {
+        for (std::size_t i = 0; i < times.entries().size(); ++i)
+            table += fmt::format("\n  {:<24} {:>10.2f} s {:>12}", prefix + times.entries()[i].first,
+                                 times.entries()[i].second, mib(static_cast<double>(times.peak_bytes()[i])));
+    };
+    rows(shared, "");
+    for (const auto& m : models) rows(m.times, models.size() > 1 ? fmt::format("K={} ", m.num_topics) : "");
+    log::info("{}", table);
     log::info("fit: peak memory {} per rank (the largest rank's), estimated {} ({:+.0f} %)", mib(peak), mib(estimated),
               100 * (estimated / peak - 1));
     provenance.emplace_back("peak_rss_bytes", fmt::format("{:.0f}", peak));
@@ -236,8 +250,8 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
     provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
     provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
     if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
-    record_resources(world, provenance, estimated);
     StageTimes times = result.times;
+    record_resources(world, provenance, estimated, times, result.models);
     io::write_model_file(world, c.out, result.info, result.models, make_provenance(command_line, world, grid, provenance),
                          times, c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();
@@ -412,7 +426,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
                         : fit::CountingCorpus{};
     counting_scope.reset();  // fit() opens its own
     fit::FitResult result = fit::fit(std::move(C), info, options, counting, log_report());
-    const std::vector<fit::Model>& models = result.models;
+    std::vector<fit::Model>& models = result.models;
 
     clock.restart();
     Options provenance = source_provenance(c.input, c.cooc_file, c.block_size);
@@ -425,7 +439,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         provenance.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
     }
     if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
-    record_resources(world, provenance, estimated);
+    record_resources(world, provenance, estimated, times, models);
     io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, provenance), times,
                          c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
     const double write_seconds = clock.seconds();

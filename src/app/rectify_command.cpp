@@ -121,6 +121,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     times.add("rectify", clock.seconds());
 
     cooc::measure_matrix(C, info.stats);  // the statistics of the C being written
+    mpi::take_largest_stage_peaks(world, times);
     clock.restart();
     io::write_cooc_file(c.out, C, info, make_provenance(command_line, world, *grid, options), times, c.compression,
                         &record);

@@ -305,13 +305,14 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             Stopwatch clock;
             const fit::RectificationTrace record = fit::rectify(work, K, rectify, report);
             const double rectify_seconds = clock.seconds();
+            const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
             std::vector<fit::Model> models;
             fit::ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
             for (const auto& p : group) {
                 fit::ModelOptions model = to_options(c.model, {});
                 model.solver = fit::parse_solver(p.solver);
                 fit::Model m = fit::factorize(work, K, model, record, rectify.seed, report);
-                m.times.add("rectify", rectify_seconds);
+                m.times.add_before("rectify", rectify_seconds, rectify_peak);
                 fit::describe(m, info.vocab, report);
                 if (!c.no_metrics) fit::measure_model(m, work, &C, cache);
                 models.push_back(std::move(m));

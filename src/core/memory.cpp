@@ -8,6 +8,8 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -23,14 +25,27 @@ std::int64_t status_field_kib(const std::string& key) {
     }
     return -1;
 }
-}  // namespace
 
-std::int64_t peak_rss_bytes() {
+// The kernel's high-water mark since it was last reset.
+std::int64_t high_water_mark_bytes() {
     const std::int64_t kib = status_field_kib("VmHWM:");
     if (kib >= 0) return kib * 1024;
-    rusage usage{};
+    rusage usage{};  // never reset: the process's peak
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+}
+
+// The largest mark before the last reset (the kernel forgets it).
+std::atomic<std::int64_t> peak_before_reset{0};
+}  // namespace
+
+std::int64_t peak_rss_bytes() { return std::max(peak_before_reset.load(), high_water_mark_bytes()); }
+
+std::int64_t take_stage_peak_rss_bytes() {
+    const std::int64_t peak = high_water_mark_bytes();
+    if (peak > peak_before_reset.load()) peak_before_reset.store(peak);
+    std::ofstream("/proc/self/clear_refs") << "5";  // 5: reset the peak RSS to the current RSS
+    return peak;
 }
 
 std::int64_t current_rss_bytes() {

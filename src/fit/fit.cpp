@@ -139,6 +139,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
             }
         }
         const double rectify_seconds = clock.seconds();
+        const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
         recover::RecoverProgress progress;
         progress.batch = options.checkpoint.recover_batch;
         progress.due = [&] { return checkpoints.due(); };
@@ -166,7 +167,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         }
         stoppable.reset();  // from here on a signal ends jsmf as usual
         resumed.reset();
-        m.times.add("rectify", rectify_seconds);
+        m.times.add_before("rectify", rectify_seconds, rectify_peak);
         describe(m, info.vocab, report);
         if (measure) {
             ProjectionCache cache{{}, original_projection.original};

@@ -174,6 +174,9 @@ fit::RectificationTrace read_rectification(hid_t group) {
 void write_timings(hid_t parent, const StageTimes& times, const std::string& path) {
     h5::Handle timings = h5::create_group(parent, "timings", path);
     for (const auto& [stage, seconds] : times.entries()) h5::write_attribute(timings, stage, seconds);
+    h5::Handle peaks = h5::create_group(timings, "peak_rss_bytes", path);
+    for (std::size_t i = 0; i < times.entries().size(); ++i)
+        h5::write_attribute(peaks, times.entries()[i].first, std::int64_t{times.peak_bytes()[i]});
 }
 
 void rename_into_place(const std::string& partial, const std::string& path) {

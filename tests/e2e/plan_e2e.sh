@@ -54,10 +54,27 @@ code=$?
 [[ $code -eq 2 && ! -e $work/m.h5 ]] && ! grep -q "cooc:" "$work/err" \
   && [[ $(grep -c "error: the fit needs about" "$work/err") -eq 1 ]] \
   && ok "a fit that would not fit is refused before any work, once" || fail "refusal: exit code $code, $(cat "$work/err")"
-# The model records its peak and the estimate.
-if run 1 fit "${corpus[@]}" --pipeline dense --stop iterations --iterations 2 --no-metrics --out "$work/m.h5" >/dev/null 2>"$work/err"; then
+# The model records its peak and the estimate, and each stage's seconds and peak (the
+# largest rank's), printed as a table too: the rectification holds C (3000² doubles, over 2
+# ranks, twice with the metrics' copy) on top of what counting needed.
+if run 2 fit "${corpus[@]}" --pipeline dense --stop iterations --iterations 2 --out "$work/m.h5" >/dev/null 2>"$work/err"; then
   h5dump -a /peak_rss_bytes "$work/m.h5" >/dev/null 2>&1 && h5dump -a /estimated_peak_bytes "$work/m.h5" >/dev/null 2>&1 \
     && ok "the model records peak_rss_bytes and estimated_peak_bytes" || fail "no resource attributes in the model"
+  if stages=$(/usr/bin/python3 - "$work/m.h5" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+shared, own = f["timings/peak_rss_bytes"].attrs, f["K10/timings/peak_rss_bytes"].attrs
+peak, c_share = int(f.attrs["peak_rss_bytes"]), 3000 * 3000 * 8 // 2
+assert set(f["timings"].attrs) == set(shared) and set(f["K10/timings"].attrs) == set(own), "a stage without its peak"
+assert own["rectify"] >= shared["inspect"] + 2 * c_share, ("rectify", own["rectify"], shared["inspect"])
+assert max(list(shared.values()) + list(own.values())) <= peak, "a stage above the process's peak"
+print(f"rectify {own['rectify'] >> 20} MiB, inspect {shared['inspect'] >> 20} MiB, process {peak >> 20} MiB")
+PY
+  ) && grep -q "stages, their seconds and peak memory per rank" "$work/err" && grep -Eq "^  rectify +[0-9.]+ s +[0-9.]+ MiB" "$work/err"; then
+    ok "each stage's seconds and peak memory, in the model and printed: $stages"
+  else
+    fail "the stage table: $stages $(grep -A12 "stages," "$work/err")"
+  fi
 else
   fail "fit: $(cat "$work/err")"
 fi

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "jsmf/core/memory.hpp"
+#include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/route.hpp"
@@ -141,6 +143,41 @@ TEST(Agree, DifferingCollectiveArgumentsAreCaughtOnEveryRank) {
         test::expect_stage_failed(world, [&] { mpi::require_same_on_all_ranks(world, {3, world.rank()}, "differ"); },
                                   {"collective arguments differ across ranks"}, exit_code::internal);
     }
+}
+
+TEST(Agree, StagePeaksBecomeTheLargestRanks) {
+    const auto world = mpi::Comm::world();
+    StageTimes times;
+    times.add("cooc", 1.0, 1000 + world.rank());
+    times.add("rectify", 2.0, 5000 - world.rank());
+    mpi::take_largest_stage_peaks(world, times);
+    EXPECT_EQ(times.peak_bytes(), (std::vector<std::int64_t>{1000 + world.size() - 1, 5000}));
+    EXPECT_EQ(times.entries()[1].second, 2.0);  // the seconds stay each rank's own
+    if (world.size() > 1) {  // ranks that timed different stages: caught, not a hang
+        if (world.is_root()) times.add("extra", 1.0, 1);
+        test::expect_stage_failed(world, [&] { mpi::take_largest_stage_peaks(world, times); },
+                                  {"collective arguments differ across ranks", "the timed stages"}, exit_code::internal);
+    }
+}
+
+TEST(Memory, EachStageHasItsOwnPeak) {
+    const std::int64_t mib = 1 << 20;
+    take_stage_peak_rss_bytes();  // a new interval starts here
+    {
+        std::vector<char> big(256 * mib);
+        for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = 1;  // resident, not just reserved
+        const std::int64_t with_big = take_stage_peak_rss_bytes();
+        EXPECT_GE(with_big, 256 * mib);
+    }
+    // The 256 MiB are gone: the stage after the one that freed them (and began with them)
+    // has its own peak (the kernel's mark was reset), while the process's peak counts them.
+    take_stage_peak_rss_bytes();
+    const std::int64_t after = take_stage_peak_rss_bytes();
+    EXPECT_LT(after + 200 * mib, peak_rss_bytes());
+    EXPECT_GE(peak_rss_bytes(), 256 * mib);
+    StageTimes times;
+    times.add("small", 0.1);
+    EXPECT_LT(times.peak_bytes().front() + 200 * mib, peak_rss_bytes());
 }
 
 TEST(Ops, SumsProductsAndSymmetryMatchDense) {

@@ -715,7 +715,9 @@ private:
             char name[256];
             H5Aget_name(attribute, sizeof name, name);
             std::string key = std::string(name);
-            if (parent == "/timings" || parent == "/K<K>/timings") key = "<stage>";
+            if (parent == "/timings" || parent == "/K<K>/timings" || parent == "/timings/peak_rss_bytes" ||
+                parent == "/K<K>/timings/peak_rss_bytes")
+                key = "<stage>";
             if (parent.empty() && !is_fixed_root_attribute(key)) key = "<option>";
             const hid_t type = H5Aget_type(attribute), space = H5Aget_space(attribute);
             found[(parent == "/" || parent.empty() ? "" : parent) + "@" + key] = {type_of(type),

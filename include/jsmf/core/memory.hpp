@@ -6,8 +6,14 @@
 
 namespace jsmf {
 
-/// Local. Peak resident set size of this process so far, in bytes (VmHWM).
+/// Local. Peak resident set size of this process so far, in bytes (VmHWM, and the marks
+/// take_stage_peak_rss_bytes reset).
 std::int64_t peak_rss_bytes();
+/// Local. The peak resident set size since the previous call (or the process's start), in
+/// bytes, and a new interval begins: the kernel's high-water mark is reset to the current
+/// size (/proc/self/clear_refs, Linux 4.0 and later). Where it cannot be reset, the peak so
+/// far. peak_rss_bytes() still answers for the whole process.
+std::int64_t take_stage_peak_rss_bytes();
 /// Local. Current resident set size of this process, in bytes (VmRSS).
 std::int64_t current_rss_bytes();
 

@@ -2,10 +2,14 @@
 // Wall-clock stage timers: seconds per named stage, in the order stages ran.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "jsmf/core/memory.hpp"
 
 namespace jsmf {
 
@@ -22,19 +26,34 @@ private:
     std::chrono::steady_clock::time_point start_;
 };
 
-/// Local. Accumulates seconds per stage name; a stage timed twice adds up.
+/// Local. Accumulates seconds per stage name, and the peak memory of this process during
+/// each (the resident high-water mark since the previous stage of any StageTimes ended:
+/// take_stage_peak_rss_bytes); a stage timed twice adds its seconds and keeps the larger
+/// peak. Collective reduction to the largest rank's peaks: mpi::take_largest_stage_peaks.
 class StageTimes {
 public:
-    void add(const std::string& stage, double seconds) {
-        for (auto& entry : entries_) {
-            if (entry.first == stage) {
-                entry.second += seconds;
+    void add(const std::string& stage, double seconds) { add(stage, seconds, take_stage_peak_rss_bytes()); }
+    void add(const std::string& stage, double seconds, std::int64_t peak_bytes) {
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
+            if (entries_[i].first == stage) {
+                entries_[i].second += seconds;
+                peaks_[i] = std::max(peaks_[i], peak_bytes);
                 return;
             }
         }
         entries_.emplace_back(stage, seconds);
+        peaks_.push_back(peak_bytes);
+    }
+    /// A stage that ran before those timed here (e.g. the rectification before the model's
+    /// own stages), first in the order.
+    void add_before(const std::string& stage, double seconds, std::int64_t peak_bytes) {
+        entries_.emplace(entries_.begin(), stage, seconds);
+        peaks_.insert(peaks_.begin(), peak_bytes);
     }
     const std::vector<std::pair<std::string, double>>& entries() const { return entries_; }
+    /// The peak resident bytes of each stage, in the order of entries().
+    const std::vector<std::int64_t>& peak_bytes() const { return peaks_; }
+    std::vector<std::int64_t>& peak_bytes() { return peaks_; }
     double total() const {
         double sum = 0;
         for (const auto& entry : entries_) sum += entry.second;
@@ -43,6 +62,7 @@ public:
 
 private:
     std::vector<std::pair<std::string, double>> entries_;
+    std::vector<std::int64_t> peaks_;
 };
 
 }  // namespace jsmf

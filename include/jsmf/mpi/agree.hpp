@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "jsmf/core/timer.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::mpi {
@@ -28,6 +29,10 @@ void agree_or_throw(const Comm& comm, const std::string& stage, const std::strin
 /// (exit code internal, one message on rank 0) on every rank instead (KaMPIng's
 /// is_same_on_all_ranks, always on because it costs microseconds).
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what);
+
+/// Collective on `comm`. Each stage's peak memory in `times` becomes the largest rank's
+/// (one allreduce; the ranks must have timed the same stages, which is checked).
+void take_largest_stage_peaks(const Comm& comm, StageTimes& times);
 
 /// Collective on `comm`. The root's `decision`, on every rank. Every loop or branch that
 /// decides how many collectives follow takes its condition from here (or from an
