@@ -39,9 +39,15 @@ install_packages() {
     skip "apt-get could not install ${missing[*]}"
 }
 
+munge_works() { command -v munge >/dev/null && timeout 5 munge -n </dev/null 2>/dev/null | timeout 5 unmunge >/dev/null 2>&1; }
+
 start_munge() {
-  # One munged serves the machine: reuse a running one (and do not stop it later).
-  if pgrep -x munged >/dev/null; then say "munged already runs: using it"; return 0; fi
+  if pgrep -x munged >/dev/null; then
+    # One that answers is used; one on its way out (stopped by another cluster.sh) is
+    # waited for, and ours started after it.
+    for _ in $(seq 50); do munge_works && { say "munged already runs: using it"; return 0; }; pgrep -x munged >/dev/null || break; sleep 0.1; done
+    pgrep -x munged >/dev/null && { say "a munged runs but does not answer"; return 1; }
+  fi
   install -d -o munge -g munge -m 0755 /run/munge
   install -d -o munge -g munge -m 0700 /var/log/munge /var/lib/munge /etc/munge
   if [[ ! -s /etc/munge/munge.key ]]; then
@@ -77,12 +83,21 @@ stop_all() {
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$conf" && steps+=("$p")
   done
   for daemon in slurmd slurmctld munged; do
-    pidfile=$dir/$daemon.pid
-    alive "$pidfile" || continue
-    pid=$(cat "$pidfile")
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do alive "$pidfile" || break; sleep 0.1; done
-    alive "$pidfile" && kill -KILL "$pid" 2>/dev/null || true
+    # By its pid file, or (a daemon that never got as far as writing it) by the
+    # configuration file it was started with: only ever the ones this script started.
+    local pids=()
+    alive "$dir/$daemon.pid" && pids+=("$(cat "$dir/$daemon.pid")")
+    [[ $daemon != munged ]] && pids+=($(pgrep -x "$daemon" 2>/dev/null | while read -r p; do
+      tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-f $conf " && echo "$p"; done))
+    ((${#pids[@]} > 0)) || continue
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 100); do
+      local left=0
+      for p in "${pids[@]}"; do [[ -r /proc/$p/status ]] && ! grep -q '^State:.*Z' "/proc/$p/status" && left=1; done
+      ((left)) || break
+      sleep 0.1
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
   done
   ((${#steps[@]} > 0)) && kill -KILL "${steps[@]}" 2>/dev/null || true
 }
@@ -144,8 +159,9 @@ case $action in
     export SLURM_CONF=$conf
     slurmctld -f "$conf" || failed "slurmctld did not start: $(tail -3 "$dir/log/slurmctld.log" 2>/dev/null)"
     slurmd -f "$conf" -N localhost || failed "slurmd did not start: $(tail -3 "$dir/log/slurmd.log" 2>/dev/null)"
-    for _ in $(seq 300); do
-      state=$(sinfo -h -n localhost -o %t 2>/dev/null || true)
+    up_by=$((SECONDS + 60))
+    while ((SECONDS < up_by)); do
+      state=$(timeout 10 sinfo -h -n localhost -o %t 2>/dev/null || true)
       [[ $state == idle ]] && { say "SLURM up on ports $ctld_port, $d_port (slurmctld $(cat "$dir/slurmctld.pid"), slurmd $(cat "$dir/slurmd.pid"))"; exit 0; }
       sleep 0.2
     done

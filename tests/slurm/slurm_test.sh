@@ -6,7 +6,9 @@
 # signalled as the wall time nears (scancel --batch --signal=USR1: what --signal=B:USR1@T
 # sends), which checkpoints, exits with code 5 and resubmits itself, the next job resuming
 # to the uninterrupted fit's model, bit for bit; scancel, which stops without resubmitting;
-# a rank SIGKILLed, which fails the job within a bound; jobs/sweep.sbatch as a job array.
+# a rank SIGKILLed, which fails the job within a bound; a dense fit killed by its real time
+# limit (--time=1), which checkpoints on the limit's SIGTERM and resubmits itself until the
+# chain of jobs ends with the uninterrupted model; jobs/sweep.sbatch as a job array.
 # Exit code 77 (CTest: skipped) where SLURM cannot run here; the message says why.
 # Usage: slurm_test.sh JSMF MPIEXEC SOURCE_DIR
 set -u
@@ -55,9 +57,10 @@ else
 fi
 
 # 2. Signalled as its wall time nears: checkpoint, exit code 5, resubmitted, resumed, and
-#    the model is the uninterrupted one's (the same 2 ranks: bit for bit).
+#    the model is the uninterrupted one's (the same 2 ranks: bit for bit). The signal comes
+#    seconds into the job here: JSMF_SIGNAL_GRACE=0 passes it on all the same.
 long=(5 "$work/long.h5" "${input[@]}")
-export JSMF_FIT_OPTIONS="--enn-iterations 20000 --no-metrics" JSMF_JOB_CHAIN=$work/chain \
+export JSMF_SIGNAL_GRACE=0 JSMF_FIT_OPTIONS="--enn-iterations 20000 --no-metrics" JSMF_JOB_CHAIN=$work/chain \
   JSMF_SBATCH_OPTIONS="--output=$work/long-%j.log"
 timeout 300 "$mpiexec" -np 2 --oversubscribe "$jsmf" -q fit "${input[@]}" --topics 5 $JSMF_FIT_OPTIONS \
   --out "$work/straight.h5" >/dev/null 2>"$work/err" || fail "the uninterrupted fit: $(cat "$work/err")"
@@ -120,9 +123,50 @@ if wait_for "checkpoint: the range finder's factor written" "$work/killed-$id.lo
 else
   fail "the job never reached ENN: $(cat "$work/killed-$id.log")"; scancel "$id"
 fi
-unset JSMF_FIT_OPTIONS JSMF_JOB_CHAIN JSMF_SBATCH_OPTIONS
+unset JSMF_FIT_OPTIONS JSMF_JOB_CHAIN JSMF_SBATCH_OPTIONS JSMF_SIGNAL_GRACE
 
-# 5. A sweep as a job array over one precomputed C (jobs/sweep.sbatch), merged into one CSV.
+# 5. Killed by its time limit (--time=1, no scancel): the script's own --signal=B:USR1@300
+#    comes at once and is not passed on (the job would get nothing done); SLURM's SIGTERM at
+#    the limit makes the dense fit checkpoint mid-rectification; the script resubmits itself,
+#    and the chain of jobs ends with the uninterrupted model, bit for bit. The fit is made to
+#    take about 120 s here (the limit's SIGTERM comes 60 to 90 s in, as slurmctld looks
+#    every 30 s): the iterations are set from a short run's pace.
+dense=(--pipeline dense --stop iterations --no-metrics)
+pace=$("$mpiexec" -np 2 --oversubscribe "$jsmf" -q fit "${input[@]}" --topics 5 "${dense[@]}" --iterations 2000 \
+  --out "$work/pace.h5" 2>"$work/err" | grep -o "rectify_seconds=[0-9.]*" | cut -d= -f2)
+iterations=$(awk -v s="${pace:-0}" 'BEGIN { n = s > 0 ? int(120 / (s / 2000)) : 0; print (n > 2000 ? n : 2000) }')
+start=$(date +%s)
+timeout 600 "$mpiexec" -np 2 --oversubscribe "$jsmf" -q fit "${input[@]}" --topics 5 "${dense[@]}" --iterations "$iterations" \
+  --out "$work/dense_straight.h5" >/dev/null 2>"$work/err" || fail "the uninterrupted dense fit: $(cat "$work/err")"
+straight_seconds=$(($(date +%s) - start))
+rm -f "$work/chain"
+export JSMF_FIT_OPTIONS="${dense[*]} --iterations $iterations" JSMF_JOB_CHAIN=$work/chain \
+  JSMF_SBATCH_OPTIONS="--output=$work/limit-%j.log"
+id=$(sbatch --parsable --ntasks=2 --time=1 --output="$work/limit-%j.log" "$fit_job" 5 "$work/limit.h5" "${input[@]}")
+if wait_job "$id" 200; then
+  log=$work/limit-$id.log
+  [[ $(job_state "$id") == TIMEOUT* ]] && grep -q "not passed on" "$log" && grep -q "SIGTERM at the time limit" "$log" \
+    && grep -q "stopped by SIGTERM in the rectification after" "$log" && grep -q "resubmitted as job" "$log" \
+    && ok "killed by its time limit: the early SIGUSR1 not passed on, the limit's SIGTERM checkpointed mid-rectification, resubmitted" \
+    || fail "the time-limited job: $(job_state "$id"), $(tail -8 "$log")"
+  jobs=1 last=$id
+  while next=$(sed -n "${jobs}p" "$work/chain" 2>/dev/null) && [[ -n $next ]] && ((jobs < 5)); do
+    wait_job "$next" 200 || { fail "job $next of the chain did not end"; scancel "$next"; break; }
+    jobs=$((jobs + 1)) last=$next
+  done
+  if [[ $(job_state "$last") == "COMPLETED 0:0" ]] && grep -q "resume: from $work/limit.h5.ckpt.h5" "$work/limit-$last.log"; then
+    "$python" "$source_dir/tests/e2e/compare_h5.py" "$work/dense_straight.h5" "$work/limit.h5" >"$work/diff" \
+      && ok "$jobs jobs of one minute each: the uninterrupted model (a $iterations-iteration dense fit of $straight_seconds s), bit for bit" \
+      || { fail "the model of the time-limited chain differs"; head -5 "$work/diff"; }
+  else
+    fail "the chain of time-limited jobs: $jobs jobs, the last $(job_state "$last"), $(tail -5 "$work/limit-$last.log")"
+  fi
+else
+  fail "the time-limited job $id did not end"; scancel "$id"
+fi
+unset JSMF_FIT_OPTIONS JSMF_JOB_CHAIN JSMF_SBATCH_OPTIONS JSMF_SIGNAL_GRACE
+
+# 6. A sweep as a job array over one precomputed C (jobs/sweep.sbatch), merged into one CSV.
 "$mpiexec" -np 2 --oversubscribe "$jsmf" -q cooc "${input[@]}" --out "$work/C.h5" >/dev/null || fail cooc
 export TOPICS=4,5 RECTIFY=none,ap SOLVERS=active-set EXTRA="--iterations 10"
 n=$(bash "$source_dir/jobs/sweep.sbatch" --count)
