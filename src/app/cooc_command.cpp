@@ -68,7 +68,7 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
     mpi::run_local_phase(world, "setup", [&] { parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols); });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);  // collective (BLACS)
     warn_long_grid(c.grid, world.size());
-    io::check_output_path(world, c.out);
+    io::check_output_path(world, c.out, input_files(c.input));
 
     fit::BuiltCooc outcome = run_cooc_stage(c.input, grid, c.block_size, times);
     Stopwatch clock;

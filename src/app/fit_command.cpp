@@ -389,11 +389,12 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     if (options.pipeline == fit::Pipeline::dense) warn_long_grid(c.grid, world.size());  // the compressed has none
-    io::check_output_path(world, c.out);  // a dry run checks them too
-    if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out);
+    const std::vector<std::string> inputs = with(input_files(c.input), {c.cooc_file, c.resume, c.model.anchor_words});
+    io::check_output_path(world, c.out, inputs);  // a dry run checks them too
+    if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out, inputs);
     const double estimated = plan_fit(c, world, *grid, options, choice);
     if (c.dry_run) return exit_code::ok;
-    if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
+    if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint, with(input_files(c.input), {c.cooc_file}));
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
     if (options.pipeline == fit::Pipeline::compressed)

@@ -99,7 +99,7 @@ int run_infer(const InferCommand& command, const mpi::Comm& world, const std::st
     mpi::broadcast(world, c.input.corpus, 0);
     mpi::broadcast(world, c.input.vocab, 0);
     mpi::broadcast(world, c.input.doc_ids, 0);
-    io::check_output_path(world, c.out);
+    io::check_output_path(world, c.out, with(c.input.corpus, {c.input.vocab, c.input.doc_ids, c.model}));
     const infer::InferModel model = load_infer_model(world, c.model, c.topics, c.settings.prior, c.settings.options);
     const InferSummary summary =
         run_infer_stage(world, model, c.input, c.settings.options, c.settings.prior, c.out, command_line);

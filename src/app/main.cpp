@@ -90,8 +90,10 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);  // same argv on every rank => same outcome everywhere
     } catch (const CLI::ParseError& e) {
-        if (world.is_root()) return app.exit(e);
-        return e.get_exit_code();
+        // CLI11 prints (rank 0); its own codes (105 for a bad value, 106 for a missing
+        // option, …) all become jsmf's one usage code, 0 for --help and --version.
+        const int code = world.is_root() ? app.exit(e) : e.get_exit_code();
+        return code == 0 ? exit_code::ok : exit_code::usage;
     }
     log::set_quiet(quiet);
     fit.given = app::given_settings(*fit_app);

@@ -62,10 +62,10 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     warn_long_grid(c.grid, world.size());
-    io::check_output_path(world, c.out);
+    io::check_output_path(world, c.out, {c.in, c.resume});
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
 
-    if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint);
+    if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint, {c.in});
     mpi::run_local_phase(world, "setup", [&] {
         if ((!c.checkpoint.empty() || !c.resume.empty()) && !fit::is_projection(r.method))
             throw InputError("--checkpoint and --resume apply to --method ap, dr and dp");
@@ -75,6 +75,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     io::CoocFileInfo info;
     // On --resume, C (un-normalized, mid-run) comes from the checkpoint instead of --in.
     distmat::DistMatrix C = io::read_cooc_file(c.resume.empty() ? c.in : c.resume, grid, c.block_size, info);
+    if (c.resume.empty()) io::check_cooc_values(c.in, C, info);  // a checkpoint's iterate need not be a C yet
     rectify::ProjectionState resume_state;
     if (!c.resume.empty()) {
         resume_state = fit::read_resume_state(c.resume, C, c.topics, r.method);

@@ -40,6 +40,13 @@ void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
         ->capture_default_str();
 }
 
+std::vector<std::string> input_files(const CoocSettings& s) { return with(s.corpus, {s.vocab}); }
+
+std::vector<std::string> with(std::vector<std::string> files, const std::vector<std::string>& more) {
+    files.insert(files.end(), more.begin(), more.end());
+    return files;
+}
+
 fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {
     fit::CorpusSource source;
     source.files = c.corpus;
@@ -83,6 +90,7 @@ distmat::DistMatrix load_cooc(const CoocSettings& c, const std::string& cooc_fil
     }
     Stopwatch clock;
     distmat::DistMatrix read = io::read_cooc_file(cooc_file, grid, block_size, info);
+    io::check_cooc_values(cooc_file, read, info);
     times.add("read", clock.seconds());
     return read;
 }

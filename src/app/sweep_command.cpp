@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "app/output.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/measure.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
@@ -135,6 +136,7 @@ Options csv_row(const GridPoint& p, const fit::Model& m, const Options& options,
 /// Rank 0: the CSV so far, written whole to "<path>.partial" and renamed (complete rows only).
 void write_csv(const std::string& path, const std::vector<Options>& rows) {
     const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     {
         std::ofstream out(partial);
         if (!out) throw InputError(partial, "cannot write the sweep table");

@@ -3,9 +3,11 @@
 #include "jsmf/core/stop.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <string>
 
 namespace jsmf {
@@ -13,15 +15,24 @@ namespace {
 // Lock-free atomics are async-signal-safe to read and write from a handler.
 std::atomic<int> recorded{0};
 std::atomic<int> open_scopes{0};
+// The half-written output a fatal signal removes: fixed buffers (a handler may not
+// allocate), the active one named by an index (-1: none).
+constexpr int kPartialSlots = 4;
+constexpr std::size_t kPartialLength = 4096;
+char partial_paths[kPartialSlots][kPartialLength];
+std::atomic<int> partial_depth{0};
+std::atomic<int> active_partial{-1};
 static_assert(std::atomic<int>::is_always_lock_free, "stop flags must be lock-free");
 
 extern "C" void on_stop_signal(int signal) {
-    if (open_scopes.load() > 0) {
+    if (signal != SIGINT && open_scopes.load() > 0) {
         int none = 0;
         recorded.compare_exchange_strong(none, signal);
         return;
     }
-    // Nobody would look: the default action, as if no handler were installed.
+    // Nobody would look: the default action, as if no handler were installed, after
+    // removing a half-written output (unlink is async-signal-safe).
+    if (const int slot = active_partial.load(); slot >= 0) unlink(partial_paths[slot]);
     struct sigaction restore {};
     restore.sa_handler = SIG_DFL;
     sigemptyset(&restore.sa_mask);
@@ -37,6 +48,7 @@ void install_stop_handlers() {
     action.sa_flags = SA_RESTART;  // reads and MPI's polls go on; the stage looks between steps
     sigaction(SIGUSR1, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);  // never a request: only the partial output's removal
 }
 
 int stop_signal() { return recorded.load(); }
@@ -65,6 +77,18 @@ StageFailed stopped(const StopReport& report) {
         code = exit_code::stopped_unsaved;
     }
     return StageFailed("stop", {message + " (exit code " + std::to_string(code) + ")"}, code);
+}
+
+PartialOutput::PartialOutput(const std::string& path) : previous_(active_partial.load()) {
+    const int slot = partial_depth.fetch_add(1);
+    if (slot >= kPartialSlots || path.size() >= kPartialLength) return;  // not removed on a signal: rare, harmless
+    std::memcpy(partial_paths[slot], path.c_str(), path.size() + 1);
+    active_partial.store(slot);
+}
+
+PartialOutput::~PartialOutput() {
+    partial_depth.fetch_sub(1);
+    active_partial.store(previous_);
 }
 
 StopScope::StopScope() { open_scopes.fetch_add(1); }

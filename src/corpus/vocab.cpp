@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <unordered_map>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -16,6 +17,7 @@ std::vector<std::string> read_vocab(const std::string& path, Index expected_size
     std::ifstream in(path);
     if (!in) throw InputError(path, std::string("cannot open vocabulary: ") + std::strerror(errno));
     std::vector<std::string> words;
+    std::unordered_map<std::string, Index> first_line;  // a word twice makes names ambiguous (infer maps by name)
     std::string line;
     Index line_number = 0;
     while (std::getline(in, line)) {
@@ -26,6 +28,11 @@ std::vector<std::string> read_vocab(const std::string& path, Index expected_size
             if (in.peek() == std::ifstream::traits_type::eof()) break;
             throw InputError(path + ":" + std::to_string(line_number), "empty word in vocabulary");
         }
+        const auto [at, fresh] = first_line.emplace(line, line_number);
+        if (!fresh)
+            throw InputError(path + ":" + std::to_string(line_number),
+                             "the word '" + line + "' is already line " + std::to_string(at->second) +
+                                 ": a vocabulary names each word once");
         words.push_back(line);
     }
     if (in.bad()) throw InputError(path, "read error");

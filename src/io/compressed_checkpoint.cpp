@@ -11,6 +11,7 @@
 
 #include "h5.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "sections.hpp"
@@ -158,6 +159,7 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
                                  const CompressedCheckpoint& c) {
     const std::string stage = "checkpoint";
     const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     const Index begin = rows.begin(comm.rank()), local = rows.rows(comm.rank());
     mpi::run_local_phase(comm, stage, [&] {  // before any collective HDF5 call
         for (const auto& [name, M] : row_blocks(c))

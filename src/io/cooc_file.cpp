@@ -5,13 +5,22 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
+#include <limits>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "io/h5.hpp"
 #include "io/sections.hpp"
+#include "jsmf/core/stop.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -76,9 +85,20 @@ std::string now_iso8601() {
     return text;
 }
 
-void check_output_path(const mpi::Comm& comm, const std::string& path) {
+void check_output_path(const mpi::Comm& comm, const std::string& path, const std::vector<std::string>& inputs) {
     mpi::check_on_root(comm, kStage, [&] {
         if (path.empty()) throw InputError("no output path given");
+        // The output (or its .partial, renamed over it) must not be one of the inputs: the
+        // same file by another name counts too.
+        for (const std::string& input : inputs) {
+            if (input.empty()) continue;
+            std::error_code error;
+            const bool same = std::filesystem::exists(input, error) && std::filesystem::exists(path, error)
+                                  ? std::filesystem::equivalent(input, path, error)
+                                  : std::filesystem::weakly_canonical(input, error) ==
+                                        std::filesystem::weakly_canonical(path, error);
+            if (same) throw InputError(path, "is an input of this command (" + input + "): writing it would destroy it; choose another output");
+        }
         const std::string dir = directory_of(path);
         if (access(dir.c_str(), W_OK | X_OK) != 0) {
             throw InputError(path, "cannot write the output: directory '" + dir + "' " +
@@ -122,6 +142,7 @@ void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, cons
                      const fit::RectificationTrace* rectification, const CheckpointRecord* checkpoint) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     const std::string checksum = checkpoint ? checkpoint_checksum(C, *checkpoint) : std::string();
     // 1. C, collectively. HDF5 calls here are collective: a failure is the same on
     //    every rank (file creation) or caught and agreed below.
@@ -256,6 +277,52 @@ distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_pt
     }
     mpi::agree_or_throw(comm, "read", error, code);
     return C;
+}
+
+void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    // One pass over the local block: non-finite entries, the smallest and the largest
+    // magnitude, the sum (of the finite entries).
+    std::int64_t non_finite = 0;
+    double smallest = std::numeric_limits<double>::infinity(), largest = 0, total = 0;
+    const auto local = C.local();
+    for (Index j = 0; j < C.local_cols(); ++j)
+        for (Index i = 0; i < C.local_rows(); ++i) {
+            const double x = local(i, j);
+            if (!std::isfinite(x)) {
+                ++non_finite;
+                continue;
+            }
+            smallest = std::min(smallest, x);
+            largest = std::max(largest, std::abs(x));
+            total += x;
+        }
+    non_finite = mpi::allreduce_sum(comm, non_finite);
+    smallest = mpi::allreduce_min(comm, smallest);
+    largest = mpi::allreduce_max(comm, largest);
+    total = mpi::allreduce_sum(comm, total);
+    const double asymmetry = non_finite == 0 ? distmat::asymmetry(C) : 0.0;
+    const Index n = C.rows();
+    // A jsmf C is a joint distribution of word pairs: symmetric, non-negative, summing to 1.
+    // Tolerances: 1e-6 on the sum (rounding over N² terms is far below); below zero, 1e-9
+    // of the largest entry for a counted C (rounding), 1e-3 for a rectified one (DR stops
+    // within its tolerance of the non-negative set: -1e-5 of the largest seen); 1e-9
+    // relative asymmetry (ops' probe is ~1e-16 for a symmetric C).
+    const double below = info.rectification.empty() ? 1e-9 : 1e-3;
+    mpi::check_on_root(comm, "read", [&] {
+        const std::string where = "/cooc/C (" + std::to_string(n) + " x " + std::to_string(n) + ")";
+        if (non_finite > 0)
+            throw InputError(path, where + " holds " + std::to_string(non_finite) + (non_finite == 1 ? " non-finite entry" : " non-finite entries") + " (NaN or Inf)");
+        if (n > 0 && largest == 0) throw InputError(path, where + " is all zeros");
+        if (std::abs(total - 1) > 1e-6)
+            throw InputError(path, where + fmt::format(" sums to {:.9g}, not 1: a co-occurrence matrix of jsmf is a "
+                                                       "joint distribution (made by jsmf cooc)", total));
+        if (smallest < -below * largest)
+            throw InputError(path, where + fmt::format(" has a negative entry ({:.3g}; the largest is {:.3g})", smallest,
+                                                       largest));
+        if (asymmetry > 1e-9)
+            throw InputError(path, where + fmt::format(" is not symmetric (relative asymmetry {:.3g})", asymmetry));
+    });
 }
 
 namespace {

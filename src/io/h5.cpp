@@ -317,9 +317,44 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     return out;
 }
 
+std::string file_name_of(hid_t object) {
+    std::vector<char> name(4096, '\0');
+    const ssize_t n = H5Fget_name(object, name.data(), name.size());
+    return n > 0 ? std::string(name.data(), static_cast<std::size_t>(std::min<ssize_t>(n, 4095))) : std::string();
+}
+
+std::string object_path(hid_t parent, const std::string& name) {
+    if (!name.empty() && name.front() == '/') return name;
+    std::vector<char> buffer(1024, '\0');
+    const ssize_t n = H5Iget_name(parent, buffer.data(), buffer.size());
+    const std::string base = n > 0 ? std::string(buffer.data()) : std::string("/");
+    return (base == "/" ? "/" : base + "/") + name;
+}
+
+void fail_dataset(hid_t parent, const std::string& name, const std::string& what) {
+    throw InputError(file_name_of(parent), object_path(parent, name) + " " + what);
+}
+
+void require_type_class(hid_t set, hid_t parent, const std::string& name, hid_t memory_type) {
+    Handle type(H5Dget_type(set), H5Tclose);
+    const H5T_class_t found = H5Tget_class(type), wanted = H5Tget_class(memory_type);
+    if (found == wanted) return;
+    auto describe = [](H5T_class_t c) -> std::string {
+        switch (c) {
+            case H5T_FLOAT: return "floating-point";
+            case H5T_INTEGER: return "integer";
+            case H5T_STRING: return "string";
+            default: return "of another type";
+        }
+    };
+    fail_dataset(parent, name, "is " + describe(found) + ", not " + describe(wanted) + " as jsmf writes it");
+}
+
 template <class T>
 static std::vector<T> read_array(hid_t parent, const std::string& name, hid_t type) {
+    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    require_type_class(set, parent, name, type);
     Handle space(H5Dget_space(set), H5Sclose);
     std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
     check_status(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), name, "cannot read dataset");
@@ -335,6 +370,7 @@ std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name) {
 }
 
 std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name) {
+    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
     Handle space(H5Dget_space(set), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space);
@@ -438,6 +474,7 @@ void write_dist_matrix(hid_t parent, const std::string& name, const distmat::Dis
 
 void read_dist_matrix(hid_t parent, const std::string& name, distmat::DistMatrix& A, const std::string& path) {
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), path, "no dataset " + name), H5Dclose);
+    require_type_class(set, parent, name, H5T_NATIVE_DOUBLE);
     {
         Handle space(H5Dget_space(set), H5Sclose);
         hsize_t dims[2] = {0, 0};

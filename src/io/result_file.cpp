@@ -7,10 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "io/h5.hpp"
 #include "io/sections.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::io {
@@ -243,6 +247,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
 void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,
                              const std::vector<fit::Model>& models) {
     const std::string partial = out + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     try {
         mpi::check_on_root(comm, "write", [&] {
             std::error_code error;
@@ -264,6 +269,36 @@ void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const
     }
 }
 
+namespace {
+// What a model promises: every array finite; B's columns distributions over words
+// (non-negative to 1e-9, summing to 1 to 1e-6), as every method of jsmf writes them.
+void check_model_values(const std::string& path, const std::string& where, const fit::Model& m) {
+    auto finite = [&](const Eigen::MatrixXd& M, const char* name) {
+        if (!M.allFinite()) throw InputError(path, where + "/" + name + " holds non-finite entries (NaN or Inf)");
+    };
+    finite(m.B, "B");
+    finite(m.A, "A");
+    finite(m.B_breve, "B_breve");
+    finite(m.unigram, "unigram");
+    if (m.B.size() > 0 && m.B.minCoeff() < -1e-9)
+        throw InputError(path, where + fmt::format("/B has a negative entry ({:.3g}): its columns are "
+                                                   "distributions over the words", m.B.minCoeff()));
+    for (Index k = 0; k < m.B.cols(); ++k)
+        if (std::abs(m.B.col(k).sum() - 1) > 1e-6)
+            throw InputError(path, where + fmt::format("/B: column {} sums to {:.9g}, not 1: its columns are "
+                                                       "distributions over the words", k, m.B.col(k).sum()));
+}
+
+void check_unique_words(const std::string& path, const std::vector<std::string>& vocab) {
+    std::unordered_map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < vocab.size(); ++i) {
+        const auto [at, fresh] = seen.emplace(vocab[i], i);
+        if (!fresh)
+            throw InputError(path, fmt::format("/vocab: the word '{}' is both word {} and word {}", vocab[i], at->second, i));
+    }
+}
+}  // namespace
+
 ModelFile read_model_file(const std::string& path) {
     h5::Handle file = h5::open_file_serial(path, false);
     if (!H5Aexists(file, "kind") || h5::read_string_attribute(file, "format") != "jsmf" ||
@@ -271,6 +306,7 @@ ModelFile read_model_file(const std::string& path) {
         throw InputError(path, "not a jsmf model file (jsmf fit writes them)");
     ModelFile out;
     out.vocab = h5::read_strings(file, "vocab");
+    check_unique_words(path, out.vocab);
     out.command_line = h5::read_string_attribute(file, "command_line");
     out.created = h5::read_string_attribute(file, "created");
     out.unigram = h5::read_vector(file, "stats/unigram");
@@ -334,6 +370,7 @@ ModelFile read_model_file(const std::string& path) {
             m.unigram.size() != N ||
             std::any_of(m.anchors.begin(), m.anchors.end(), [&](Index s) { return s < 0 || s >= N; }))
             throw InputError(path, "/" + group_name(K) + "/model: shapes disagree with K and the vocabulary");
+        check_model_values(path, "/" + group_name(K) + "/model", m);
         out.models.push_back(std::move(m));
     }
     if (h5::exists(file, "hierarchy")) {

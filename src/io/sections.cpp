@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::io {
@@ -187,6 +188,7 @@ void rename_into_place(const std::string& partial, const std::string& path) {
 void write_on_root_atomically(const mpi::Comm& comm, const std::string& path,
                               const std::function<void(hid_t file, const std::string& partial)>& fill) {
     const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     try {
         mpi::check_on_root(comm, "write", [&] {
             h5::Handle file = h5::create_file_serial(partial);

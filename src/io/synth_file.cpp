@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "io/h5.hpp"
+#include "jsmf/core/stop.hpp"
 
 namespace jsmf::io {
 using h5::read_matrix;
@@ -15,6 +16,7 @@ using h5::write_matrix;
 void write_synth_truth(const std::string& path, const synth::SynthCorpus& corpus, const synth::SynthOptions& options,
                        const Provenance& provenance) {
     const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     try {
         h5::Handle file = h5::create_file_serial(partial);
         h5::write_attribute(file, "format", std::string("jsmf"));

@@ -5,6 +5,7 @@
 
 #include "io/sections.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::io {
@@ -14,6 +15,7 @@ void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64
                       const std::vector<std::pair<std::string, double>>& number_attributes,
                       const std::vector<std::string>& doc_ids, const Eigen::VectorXd& alpha) {
     const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     const auto D = static_cast<hsize_t>(total_rows);
     // 0. What each rank writes, prepared (and agreed) before any collective HDF5 call.
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> theta;

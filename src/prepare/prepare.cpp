@@ -752,7 +752,26 @@ void write_root_outputs_and_rename(const mpi::Comm& comm, const PrepareOptions& 
 
 }  // namespace
 
+namespace {
+PrepareReport prepare_into_folder(const mpi::Comm& comm, const PrepareOptions& o);
+}  // namespace
+
 PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
+    // A folder this run creates goes again if the run fails and leaves it empty.
+    std::error_code ec;
+    const bool folder_was_there = comm.is_root() && !o.out_dir.empty() && fs::exists(o.out_dir, ec);
+    try {
+        return prepare_into_folder(comm, o);
+    } catch (...) {
+        if (comm.is_root() && !folder_was_there && !o.out_dir.empty() && fs::is_directory(o.out_dir, ec) &&
+            fs::is_empty(o.out_dir, ec))
+            fs::remove(o.out_dir, ec);
+        throw;
+    }
+}
+
+namespace {
+PrepareReport prepare_into_folder(const mpi::Comm& comm, const PrepareOptions& o) {
     Stopwatch total;
     PrepareReport report;
     const Inputs in = check_options_and_list_input(comm, o, report);
@@ -784,6 +803,7 @@ PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
     temp.committed = true;  // the parts went before the renames
     return report;
 }
+}  // namespace
 
 PreparedCorpus find_prepared(const std::string& dir, const std::string& name) {
     std::string manifest;

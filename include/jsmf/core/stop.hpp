@@ -44,6 +44,20 @@ public:
     StopScope& operator=(const StopScope&) = delete;
 };
 
+/// Local. While one lives, a signal that ends jsmf (SIGINT, or SIGUSR1/SIGTERM outside
+/// every StopScope) first removes `path`, the half-written output, so that outputs are
+/// complete or absent. Nested ones: the innermost path (one file is written at a time).
+class PartialOutput {
+public:
+    explicit PartialOutput(const std::string& path);
+    ~PartialOutput();
+    PartialOutput(const PartialOutput&) = delete;
+    PartialOutput& operator=(const PartialOutput&) = delete;
+
+private:
+    int previous_;
+};
+
 namespace testing {
 /// Local. Forgets a recorded request (tests run several stops in one process).
 void clear_stop_signal();

@@ -95,6 +95,14 @@ std::vector<std::pair<std::string, std::string>> read_root_options(const std::st
 distmat::DistMatrix read_checkpoint_matrix(const std::string& path, const std::string& name,
                                         const std::shared_ptr<const distmat::Grid>& grid, int block_size);
 
+/// Collective on C.grid(). InputError (agreed, one message naming `path` and /cooc/C) unless
+/// C is what a jsmf co-occurrence file promises: finite, not all zero, summing to 1 (to
+/// 1e-6), non-negative (to 1e-9 of its largest entry; 1e-3 when `info` says it was
+/// rectified) and symmetric (to 1e-9, relative).
+/// For a C a user hands in (fit, sweep and eval --cooc, rectify --in); not for a
+/// checkpoint's iterate, which need not be any of these (its checksum vouches for it).
+void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info);
+
 /// Collective on `grid`. Reads /cooc/C into a new DistMatrix with the given block size,
 /// and the rest of the file into `info` (replicated). Throws StageFailed on a bad file.
 distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid,
@@ -105,7 +113,8 @@ distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_pt
 Index read_cooc_words(const mpi::Comm& comm, const std::string& path);
 
 /// Collective on `comm`. Fails early (before hours of work) if `path` cannot be
-/// created: its directory is missing or not writable.
-void check_output_path(const mpi::Comm& comm, const std::string& path);
+/// created (its directory is missing or not writable) or is one of `inputs` (the same file,
+/// under any name), which writing would destroy.
+void check_output_path(const mpi::Comm& comm, const std::string& path, const std::vector<std::string>& inputs = {});
 
 }  // namespace jsmf::io

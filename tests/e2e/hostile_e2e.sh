@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: hostile inputs, as a user hands them back. Co-occurrence files made wrong in
+# every way a jsmf C promises (all zero, a negative entry, C x 5, integers, asymmetric, a
+# NaN, missing or misshapen datasets, truncated, another program's HDF5), models with NaN,
+# negative, integer or unnormalized B or a word twice, vocabularies with a word twice,
+# outputs that name an input, bad option values. Each must end with exit code 2 (1 for the
+# command line), exactly one error line naming the file, no output left, no hang, at 1, 2
+# and 4 ranks.
+# Usage: hostile_e2e.sh JSMF MPIEXEC
+set -u
+jsmf=$1 mpiexec=$2
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+cd "$work" || exit 1
+
+"$jsmf" -q synth --dir . --name p --docs 1500 --words 400 --topics 4 --seed 5 || fail synth
+"$jsmf" -q cooc --corpus docword.p.txt --vocab vocab.p.txt --out C.h5 >/dev/null || fail cooc
+"$jsmf" -q fit --cooc C.h5 --topics 4 --out model.h5 >/dev/null 2>&1 || fail fit
+
+"$python" - <<'PY' || fail "making the hostile files"
+import h5py, numpy as np, shutil
+
+def variant(source, name, change):
+    shutil.copy(source, name)
+    with h5py.File(name, "r+") as f:
+        change(f)
+
+def replace(f, path, values):
+    del f[path]
+    f.create_dataset(path, data=values)
+
+C = h5py.File("C.h5", "r")["cooc/C"][...]
+def with_C(change):
+    def apply(f):
+        D = C.copy()
+        replace(f, "cooc/C", change(D))
+    return apply
+def negative(D):  # the sum kept: only the sign is wrong
+    x = D.max(); D[0, 0] += 2 * (D[3, 5] + x); D[3, 5] = D[5, 3] = -x; return D
+def asymmetric(D):  # the sum and the signs kept
+    d = D[2, 1] / 2; D[1, 2] += d; D[2, 1] -= d; return D
+def nan(D):
+    D[7, 7] = np.nan; return D
+cooc = {
+    "zero": with_C(lambda D: np.zeros_like(D)),
+    "negative": with_C(negative),
+    "times5": with_C(lambda D: 5 * D),
+    "integer": with_C(lambda D: (D * 1e9).astype(np.int64)),
+    "asymmetric": with_C(asymmetric),
+    "nan": with_C(nan),
+    "no_C": lambda f: f.__delitem__("cooc/C"),
+    "not_square": with_C(lambda D: D[:, :-1]),
+    "no_unigram": lambda f: f.__delitem__("stats/unigram"),
+}
+for name, change in cooc.items():
+    variant("C.h5", "C_" + name + ".h5", change)
+open("C_truncated.h5", "wb").write(open("C.h5", "rb").read()[:50000])
+with h5py.File("other.h5", "w") as f:
+    f.create_dataset("data", data=np.ones(3))
+
+B = h5py.File("model.h5", "r")["K4/model/B"][...]
+def with_B(change):
+    return lambda f: replace(f, "K4/model/B", change(B.copy()))
+def nan_B(M):
+    M[0, 0] = np.nan; return M
+def negative_B(M):
+    M[0, 0] = -0.01; M[1, 0] += 0.01; return M
+def dup_word(f):
+    words = [w.decode() if isinstance(w, bytes) else w for w in f["vocab"][...]]
+    words[3] = words[1]
+    del f["vocab"]
+    f.create_dataset("vocab", data=np.array(words, dtype=h5py.string_dtype()))
+models = {
+    "nan_B": with_B(nan_B),
+    "negative_B": with_B(negative_B),
+    "integer_B": with_B(lambda M: (M * 1e6).astype(np.int64)),
+    "unnormalized_B": with_B(lambda M: 2 * M),
+    "dup_word": dup_word,
+}
+for name, change in models.items():
+    variant("model.h5", "model_" + name + ".h5", change)
+PY
+awk 'NR == 7 { print prev; next } { print } { prev = $0 }' vocab.p.txt >vocab_dup.txt
+
+# refused EXPECTED_CODE WHAT FILE_NAMED OUTPUT -- ARGS...: at 1, 2 and 4 ranks the command
+# exits with EXPECTED_CODE, prints one error line naming FILE_NAMED and leaves no OUTPUT.
+refused() {
+  local code=$1 what=$2 named=$3 output=$4; shift 5
+  local np got lines all=1
+  for np in 1 2 4; do
+    rm -f "$output"
+    run "$np" "$@" </dev/null >/dev/null 2>err
+    got=$?
+    lines=$(grep -c "error" err)
+    if [[ $got -ne $code || $lines -ne 1 || -e $output ]] || ! grep "error" err | grep -q -- "$named"; then
+      fail "$what at $np ranks: exit code $got (want $code), $lines error lines, output $([[ -e $output ]] && echo left || echo absent): $(head -3 err)"
+      all=0
+      break
+    fi
+  done
+  ((all)) && ok "$what: exit code $code, one message naming $named, no output, at 1, 2 and 4 ranks: $(grep error err | head -1 | cut -c1-150)"
+}
+
+# Each named by the file and what is wrong with it.
+while read -r name why; do
+  refused 2 "fit --cooc C_$name.h5" "C_$name.h5: .*$why" out.h5 -- -q fit --cooc "C_$name.h5" --topics 4 --out out.h5
+done <<'CASES'
+zero is all zeros
+negative has a negative entry
+times5 sums to 5, not 1
+integer /cooc/C is integer
+asymmetric is not symmetric
+nan non-finite entry
+no_C no /cooc/C
+not_square not a square matrix
+no_unigram /stats/unigram is missing
+truncated cannot open HDF5 file
+CASES
+refused 2 "fit --cooc other.h5 (another program's file)" other.h5 out.h5 -- -q fit --cooc other.h5 --topics 4 --out out.h5
+refused 2 "rectify --in C_nan.h5" C_nan.h5 out.h5 -- -q rectify --in C_nan.h5 --topics 4 --out out.h5
+for name in nan_B negative_B integer_B unnormalized_B dup_word; do
+  refused 2 "show model_$name.h5" "model_$name.h5" none -- -q show "model_$name.h5"
+  refused 2 "infer with model_$name.h5" "model_$name.h5" theta.h5 -- -q infer --model "model_$name.h5" \
+    --corpus docword.p.txt --vocab vocab.p.txt --out theta.h5
+done
+refused 2 "a vocabulary with a word twice" vocab_dup.txt out.h5 -- -q cooc --corpus docword.p.txt --vocab vocab_dup.txt --out out.h5
+
+# Outputs that name an input: refused before anything is written; the input survives.
+before=$(md5sum C.h5 docword.p.txt vocab.p.txt)
+refused 2 "cooc --out naming its corpus" docword.p.txt none -- -q cooc --corpus docword.p.txt --vocab vocab.p.txt --out docword.p.txt
+refused 2 "fit --out naming its vocabulary (by a link)" vocab.p.txt none -- -q fit --corpus docword.p.txt --vocab ./vocab.p.txt --topics 4 --out vocab.p.txt
+refused 2 "fit --cooc C.h5 --out C.h5" C.h5 none -- -q fit --cooc C.h5 --topics 4 --out ./C.h5
+refused 2 "rectify --in C.h5 --out C.h5" C.h5 none -- -q rectify --in C.h5 --topics 4 --out C.h5
+[[ -s C.h5 && -s docword.p.txt && $(md5sum C.h5 docword.p.txt vocab.p.txt) == "$before" ]] && ok "the inputs are untouched" || fail "an input was changed"
+
+# A prepare that fails leaves no folder it created (and keeps one that was there).
+printf '{"text": "a b c"}\n{bad json\n' >bad.jsonl
+mkdir -p kept
+for np in 1 2; do
+  rm -rf made
+  run "$np" -q prepare --format jsonl bad.jsonl --out made </dev/null >/dev/null 2>err
+  code=$?
+  run "$np" -q prepare --format jsonl bad.jsonl --out kept </dev/null >/dev/null 2>/dev/null
+  [[ $code -eq 2 && ! -e made && -d kept && -z $(ls -A kept) && $(grep -c "error" err) -eq 1 ]] && grep -q "bad.jsonl:2" err \
+    && ok "prepare of a bad JSON line at $np ranks: exit code 2, one message, no folder left (an existing one kept)" \
+    || fail "prepare of a bad JSON line at $np ranks: exit code $code, $(ls -d made kept 2>&1), $(head -2 err)"
+done
+
+# A bad option value: jsmf's usage code (1), not CLI11's 105..109, and one message.
+for np in 1 4; do
+  run "$np" -q fit --cooc C.h5 --topics 4 --block-size abc --out out.h5 >/dev/null 2>err
+  code=$?
+  [[ $code -eq 1 && $(grep -c "Could not convert: --block-size = abc" err) -eq 1 && ! -e out.h5 ]] \
+    && ok "--block-size abc at $np ranks: exit code 1 (usage), one message" \
+    || fail "--block-size abc at $np ranks: exit code $code, $(head -3 err)"
+done
+finish
