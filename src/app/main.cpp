@@ -13,6 +13,7 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/stop.hpp"
+#include "jsmf/io/h5_library.hpp"
 #include "jsmf/mpi/environment.hpp"
 
 namespace {
@@ -49,6 +50,7 @@ std::string join_command_line(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     keep_freed_memory();
+    io::start_hdf5_outside_mpi();  // before MPI: a failed parallel write cannot crash MPI_Finalize
     mpi::Environment environment(argc, argv);
     install_stop_handlers();  // after MPI's own: stages that checkpoint stop on SIGUSR1/SIGTERM
     const mpi::Comm world = mpi::Comm::world();

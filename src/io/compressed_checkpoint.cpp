@@ -166,26 +166,18 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
             if (M->rows() != local) throw InternalError("checkpoint: " + name + " does not match the row partition");
     });
     const std::uint64_t checksum = rows_hash(comm, rows, c) + meta_hash(c);
-    std::string error;
-    int code = 0;
     try {
-        h5::Handle file = h5::create_file_parallel(partial, comm.raw());
-        h5::Handle group = h5::create_group(file, kGroup, partial);
-        std::vector<std::int64_t> ids(static_cast<std::size_t>(local));
-        std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(begin));
-        for (const auto& [name, M] : row_blocks(c)) {
-            const RowMajor R = *M;
-            h5::write_rows_parallel(group, name, static_cast<hsize_t>(rows.size()), static_cast<hsize_t>(R.cols()), ids,
-                                    R.data(), 0.0, partial);
-        }
-        group.close();
-        file.close();
-    } catch (const std::exception& e) {
-        error = mpi::describe(e, stage, comm);
-        code = exit_code_of(e);
-    }
-    try {
-        mpi::agree_or_throw(comm, stage, error, code);
+        write_parallel_file(comm, partial, stage, [&](hid_t file) {
+            h5::Handle group = h5::create_group(file, kGroup, partial);
+            std::vector<std::int64_t> ids(static_cast<std::size_t>(local));
+            std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(begin));
+            for (const auto& [name, M] : row_blocks(c)) {
+                const RowMajor R = *M;
+                h5::write_rows_parallel(group, name, static_cast<hsize_t>(rows.size()), static_cast<hsize_t>(R.cols()),
+                                        ids, R.data(), 0.0, partial);
+            }
+            group.close();
+        });
         mpi::check_on_root(comm, stage, [&] {
             h5::Handle file = h5::open_file_serial(partial, true);
             h5::write_attribute(file, "format", std::string("jsmf"));  // as jsmf's other files: what it is

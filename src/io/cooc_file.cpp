@@ -144,26 +144,17 @@ void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, cons
     const std::string partial = path + ".partial";
     const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     const std::string checksum = checkpoint ? checkpoint_checksum(C, *checkpoint) : std::string();
-    // 1. C, collectively. HDF5 calls here are collective: a failure is the same on
-    //    every rank (file creation) or caught and agreed below.
-    std::string error;
-    int code = 0;
+    // 1. C, collectively; a failure on any rank is agreed before the file is closed.
     try {
-        h5::Handle file = h5::create_file_parallel(partial, comm.raw());
-        h5::Handle group = h5::create_group(file, "cooc", partial);
-        h5::write_dist_matrix(group, "C", C, partial, compression);
-        group.close();
-        if (checkpoint && !checkpoint->increments.empty()) {  // DP's N × N increments, like C
-            h5::Handle ck = h5::create_group(file, "checkpoint", partial);
-            for (const auto& [name, M] : checkpoint->increments) h5::write_dist_matrix(ck, name, *M, partial, 0);
-        }
-        file.close();
-    } catch (const std::exception& e) {
-        error = mpi::describe(e, kStage, comm);
-        code = exit_code_of(e);
-    }
-    try {
-        mpi::agree_or_throw(comm, kStage, error, code);
+        write_parallel_file(comm, partial, kStage, [&](hid_t file) {
+            h5::Handle group = h5::create_group(file, "cooc", partial);
+            h5::write_dist_matrix(group, "C", C, partial, compression);
+            group.close();
+            if (checkpoint && !checkpoint->increments.empty()) {  // DP's N × N increments, like C
+                h5::Handle ck = h5::create_group(file, "checkpoint", partial);
+                for (const auto& [name, M] : checkpoint->increments) h5::write_dist_matrix(ck, name, *M, partial, 0);
+            }
+        });
         // 2. Everything else, by rank 0 alone (variable-length strings are not parallel).
         mpi::check_on_root(comm, kStage, [&] {
             h5::Handle file = h5::open_file_serial(partial, true);

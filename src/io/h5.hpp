@@ -26,6 +26,9 @@ public:
     operator hid_t() const { return id_; }  // NOLINT: reads like the C API it wraps
     /// Closes now and reports failure (a failed close of a file means lost data).
     void close();
+    /// Forgets the object without closing it: a parallel file whose collective write
+    /// failed (sections.hpp, write_parallel_file).
+    void abandon() noexcept { id_ = -1; }
 
 private:
     void reset() noexcept;

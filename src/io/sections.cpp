@@ -7,11 +7,17 @@
 #include <tuple>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 
 #include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::io {
 
@@ -183,6 +189,84 @@ void write_timings(hid_t parent, const StageTimes& times, const std::string& pat
 void rename_into_place(const std::string& partial, const std::string& path) {
     if (std::rename(partial.c_str(), path.c_str()) != 0)
         throw InputError(path, std::string("cannot rename the finished file into place: ") + std::strerror(errno));
+}
+
+namespace {
+/// While one lives, a thread waits for it to go; if it has not after `seconds`, the rank is
+/// stuck in a collective close that will not end (HDF5 1.10: a write that fails inside the
+/// close's metadata flush, as on a full disk, sends some ranks to MPI_File_close and others
+/// to the flush's barrier). Then the partial file is removed, rank 0 says so, and every
+/// rank is aborted: bounded instead of a hang that burns the allocation.
+class CloseWatchdog {
+public:
+    CloseWatchdog(const mpi::Comm& comm, const std::string& partial, const std::string& stage)
+        : seconds_(close_seconds()), thread_([this, rank = comm.rank(), size = comm.size(), partial, stage] {
+              std::unique_lock<std::mutex> lock(mutex_);
+              if (done_.wait_for(lock, std::chrono::duration<double>(seconds_), [this] { return finished_; })) return;
+              std::remove(partial.c_str());
+              if (rank != 0 && done_.wait_for(lock, std::chrono::seconds(2), [this] { return finished_; })) return;
+              if (rank == 0) {  // one message; the others only abort (2 s later, if rank 0 is not stuck)
+                  std::fprintf(stderr, "%s\n",
+                               format_error(partial + ": closing the file did not end in " +
+                                                std::to_string(static_cast<int>(seconds_)) +
+                                                " s (JSMF_IO_CLOSE_SECONDS): a write failed inside HDF5's collective "
+                                                "close (a full disk or quota?) and the ranks wait for each other; "
+                                                "aborting every rank",
+                                            rank, size, stage)
+                                   .c_str());
+                  std::fflush(stderr);
+              }
+              MPI_Abort(MPI_COMM_WORLD, exit_code::input);
+          }) {}
+    ~CloseWatchdog() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_ = true;
+        }
+        done_.notify_all();
+        thread_.join();
+    }
+    CloseWatchdog(const CloseWatchdog&) = delete;
+    CloseWatchdog& operator=(const CloseWatchdog&) = delete;
+
+private:
+    static double close_seconds() {
+        const char* value = std::getenv("JSMF_IO_CLOSE_SECONDS");
+        const double seconds = value ? std::atof(value) : 0;
+        return seconds > 0 ? seconds : 300;
+    }
+    std::mutex mutex_;
+    std::condition_variable done_;
+    bool finished_ = false;
+    double seconds_;
+    std::thread thread_;
+};
+}  // namespace
+
+void write_parallel_file(const mpi::Comm& comm, const std::string& partial, const std::string& stage,
+                         const std::function<void(hid_t file)>& writes) {
+    std::string error;
+    int code = 0;
+    h5::Handle file;
+    try {
+        file = h5::create_file_parallel(partial, comm.raw());
+        writes(file);
+    } catch (const std::exception& e) {
+        error = mpi::describe(e, stage, comm);
+        code = exit_code_of(e);
+    }
+    if (mpi::allreduce_max(comm, error.empty() ? 0 : 1) != 0) {
+        file.abandon();
+    } else {
+        try {
+            const CloseWatchdog bounded(comm, partial, stage);
+            file.close();
+        } catch (const std::exception& e) {
+            error = mpi::describe(InputError(partial, e.what()), stage, comm);
+            code = exit_code_of(e);
+        }
+    }
+    mpi::agree_or_throw(comm, stage, error, code);
 }
 
 void write_on_root_atomically(const mpi::Comm& comm, const std::string& path,

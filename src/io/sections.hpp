@@ -29,6 +29,16 @@ void write_compressed(hid_t parent, const fit::CompressedRecord& record, const s
 /// with N and K.
 fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
 
+/// Collective on `comm`. Creates the parallel file `partial`, runs `writes` on it (every
+/// rank) and closes it; StageFailed on every rank if any rank failed. The ranks agree on
+/// whether a write failed *before* the file is closed: HDF5's close is collective, and
+/// after a failed write (disk full) ranks that close while others unwind wait for each
+/// other forever (seen at 4 ranks: three in MPI_File_close, one in the metadata flush).
+/// A file whose write failed is abandoned, never closed (HDF5 is never ended either:
+/// io/h5_library.hpp); the caller removes `partial`.
+void write_parallel_file(const mpi::Comm& comm, const std::string& partial, const std::string& stage,
+                         const std::function<void(hid_t file)>& writes);
+
 /// Collective on `comm`. Rank 0 creates "<path>.partial", runs `fill` on it and renames
 /// it to `path`; the others wait for the verdict. On failure the partial file is removed
 /// and every rank throws StageFailed: the result is complete or absent.

@@ -27,30 +27,26 @@ void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64
                      "theta rows of unequal lengths");
         theta = local.theta;
     });
-    // 1. The datasets, collectively (HDF5 fails alike on every rank, or is caught and agreed).
-    std::string error;
-    int code = 0;
+    // 1. The datasets, collectively; a failure on any rank is agreed before the close.
     try {
-        h5::Handle file = h5::create_file_parallel(partial, comm.raw());
-        h5::write_attribute(file, "format", std::string("jsmf"));
-        h5::write_attribute(file, "kind", std::string("theta"));
-        h5::write_attribute(file, "topics", std::int64_t{topics});
-        for (const auto& [name, value] : text_attributes) h5::write_attribute(file, name, value);
-        for (const auto& [name, value] : number_attributes) h5::write_attribute(file, name, value);
-        if (alpha.size() > 0) h5::write_attribute(file, "alpha", std::vector<double>(alpha.data(), alpha.data() + alpha.size()));
-        h5::write_rows_parallel(file, "theta", D, static_cast<hsize_t>(topics), local.rows, theta.data(), 0.0, partial);
-        h5::write_rows_parallel(file, "dominant_topic", D, 0, local.rows, local.dominant_topic.data(), std::int64_t{-1},
-                                partial);
-        h5::write_rows_parallel(file, "log_likelihood", D, 0, local.rows, local.log_likelihood.data(), 0.0, partial);
-        h5::write_rows_parallel(file, "tokens", D, 0, local.rows, local.tokens.data(), std::int64_t{0}, partial);
-        h5::write_rows_parallel(file, "oov_tokens", D, 0, local.rows, local.oov_tokens.data(), std::int64_t{0}, partial);
-        h5::write_rows_parallel(file, "iterations", D, 0, local.rows, local.iterations.data(), std::int64_t{0}, partial);
-    } catch (const std::exception& e) {
-        error = mpi::describe(e, "write", comm);
-        code = exit_code_of(e);
-    }
-    try {
-        mpi::agree_or_throw(comm, "write", error, code);
+        write_parallel_file(comm, partial, "write", [&](hid_t file) {
+            h5::write_attribute(file, "format", std::string("jsmf"));
+            h5::write_attribute(file, "kind", std::string("theta"));
+            h5::write_attribute(file, "topics", std::int64_t{topics});
+            for (const auto& [name, value] : text_attributes) h5::write_attribute(file, name, value);
+            for (const auto& [name, value] : number_attributes) h5::write_attribute(file, name, value);
+            if (alpha.size() > 0)
+                h5::write_attribute(file, "alpha", std::vector<double>(alpha.data(), alpha.data() + alpha.size()));
+            h5::write_rows_parallel(file, "theta", D, static_cast<hsize_t>(topics), local.rows, theta.data(), 0.0, partial);
+            h5::write_rows_parallel(file, "dominant_topic", D, 0, local.rows, local.dominant_topic.data(),
+                                    std::int64_t{-1}, partial);
+            h5::write_rows_parallel(file, "log_likelihood", D, 0, local.rows, local.log_likelihood.data(), 0.0, partial);
+            h5::write_rows_parallel(file, "tokens", D, 0, local.rows, local.tokens.data(), std::int64_t{0}, partial);
+            h5::write_rows_parallel(file, "oov_tokens", D, 0, local.rows, local.oov_tokens.data(), std::int64_t{0},
+                                    partial);
+            h5::write_rows_parallel(file, "iterations", D, 0, local.rows, local.iterations.data(), std::int64_t{0},
+                                    partial);
+        });
         // 2. Rank 0: the document ids (strings, serially), then the rename.
         mpi::check_on_root(comm, "write", [&] {
             if (!doc_ids.empty()) {

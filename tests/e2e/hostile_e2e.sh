@@ -134,6 +134,30 @@ refused 2 "fit --cooc C.h5 --out C.h5" C.h5 none -- -q fit --cooc C.h5 --topics 
 refused 2 "rectify --in C.h5 --out C.h5" C.h5 none -- -q rectify --in C.h5 --topics 4 --out C.h5
 [[ -s C.h5 && -s docword.p.txt && $(md5sum C.h5 docword.p.txt vocab.p.txt) == "$before" ]] && ok "the inputs are untouched" || fail "an input was changed"
 
+# The disk fills during a collective write (a 2 MiB tmpfs, 1.7 MB taken; C needs 1.3 MB, so the writes
+# or HDF5's close fail): every rank ends with one message, exit code 2, nothing left, in
+# bounded time (JSMF_IO_CLOSE_SECONDS: a close stuck after a failed flush is aborted).
+mkdir -p tiny
+if mount -t tmpfs -o size=2M tmpfs tiny 2>/dev/null; then
+  for np in 1 2 3 4; do
+    for compression in 0 1; do
+      rm -f tiny/*
+      "$python" -c "open('tiny/filler', 'wb').write(b'x' * 1700000)"
+      start=$SECONDS
+      JSMF_IO_CLOSE_SECONDS=10 run "$np" -q cooc --corpus docword.p.txt --vocab vocab.p.txt --compression "$compression" \
+        --out tiny/C.h5 </dev/null >/dev/null 2>err
+      code=$?
+      left=$(ls tiny | grep -v '^filler$')
+      [[ $code -eq 2 && -z $left && $(grep -c "jsmf: error" err) -eq 1 ]] && grep "jsmf: error" err | grep -q "tiny/C.h5" \
+        && ok "disk full, $np ranks, compression $compression: exit code 2 in $((SECONDS - start)) s, one message, nothing left" \
+        || fail "disk full, $np ranks, compression $compression: exit code $code, left '$left', $(grep -v mca_fbtl err | head -3)"
+    done
+  done
+  umount tiny
+else
+  echo "skip: the disk-full checks need to mount a small tmpfs (root): $(id -un)"
+fi
+
 # A prepare that fails leaves no folder it created (and keeps one that was there).
 printf '{"text": "a b c"}\n{bad json\n' >bad.jsonl
 mkdir -p kept
