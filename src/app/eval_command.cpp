@@ -127,7 +127,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         file = io::read_model_file(c.model);  // every rank: small arrays, read-only
     });
     const std::string out = c.out.empty() ? c.model : c.out;
-    io::check_output_path(world, out);
+    io::check_output_path(world, out, with(input_files(c.input), {c.cooc_file, c.truth, c.labels}));  // the model may be rewritten in place
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     const auto N = static_cast<Index>(file.vocab.size());
 

@@ -389,7 +389,8 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     if (options.pipeline == fit::Pipeline::dense) warn_long_grid(c.grid, world.size());  // the compressed has none
-    const std::vector<std::string> inputs = with(input_files(c.input), {c.cooc_file, c.resume, c.model.anchor_words});
+    const std::vector<std::string> inputs =
+        with(with(input_files(c.input), {c.cooc_file, c.resume, c.model.anchor_words}), c.text);
     io::check_output_path(world, c.out, inputs);  // a dry run checks them too
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out, inputs);
     const double estimated = plan_fit(c, world, *grid, options, choice);

@@ -185,6 +185,8 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
     }
     const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
     std::vector<Options> rows;
+    mpi::take_largest_stage_peaks(world, result.times);  // the files hold the largest rank's peaks
+    for (auto& m : result.models) mpi::take_largest_stage_peaks(world, m.times);
     for (std::size_t k = 0; k < group.size(); ++k) {
         Options provenance = source_provenance(c.input, "", c.block_size);
         for (const Options& more : {model_provenance(options.model, c.model.anchor_words)})
@@ -328,6 +330,9 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
                 if (counted && !c.labels.empty())
                     fit::measure_clustering(world, measured, counting, c.labels, c.rectify.seed, report);
             }
+            StageTimes largest = shared;  // the files hold the largest rank's peaks
+            mpi::take_largest_stage_peaks(world, largest);
+            for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
             for (std::size_t k = 0; k < group.size(); ++k) {
                 fit::ModelOptions model = to_options(c.model, {});
                 model.solver = fit::parse_solver(group[k].solver);
@@ -341,7 +346,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
                 options.emplace_back("metrics", c.no_metrics ? "no" : "yes");
                 clock.restart();
                 io::write_model_file(world, c.out_dir + "/" + group[k].file, info, {models[k]},
-                                     make_provenance(command_line, world, *grid, options), shared, c.top_words);
+                                     make_provenance(command_line, world, *grid, options), largest, c.top_words);
                 rows.push_back(csv_row(group[k], models[k], options, shared, clock.seconds()));
                 mpi::check_on_root(world, "write", [&] { write_csv(csv, rows); });
                 log::info("sweep: run {} of {} done: {}/{}", group[k].index + 1, points.size(), c.out_dir,

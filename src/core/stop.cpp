@@ -48,7 +48,10 @@ void install_stop_handlers() {
     action.sa_flags = SA_RESTART;  // reads and MPI's polls go on; the stage looks between steps
     sigaction(SIGUSR1, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
-    sigaction(SIGINT, &action, nullptr);  // never a request: only the partial output's removal
+    // SIGINT: never a request, only the partial output's removal; left ignored where the
+    // process was started with it ignored (a background job of a non-interactive shell).
+    struct sigaction inherited {};
+    if (sigaction(SIGINT, nullptr, &inherited) == 0 && inherited.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
 }
 
 int stop_signal() { return recorded.load(); }

@@ -9,6 +9,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "jsmf/core/memory.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/uci.hpp"
@@ -135,6 +136,7 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models
                                      render_options(" of C's (check {corpus}, {min_tokens}, {min_distinct})"));
     });
     const double seconds = clock.seconds();
+    const std::int64_t codoc_peak = take_stage_peak_rss_bytes();
     for (std::size_t k = 0; k < models.size(); ++k) {
         auto* m = models[k];
         const std::vector<std::int64_t> d2(counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k]),
@@ -142,7 +144,7 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models
         eval::add_coherence(m->metrics, m->B, counts.d1, d2);
         eval::sort_metrics(m->metrics);
         m->metrics_note = "coherence over the " + std::to_string(counts.num_docs) + " documents that built C";
-        m->times.add("codoc", seconds);
+        m->times.add("codoc", seconds, codoc_peak);  // one count for every K: the same peak
     }
     say(report, Level::info, fmt::format("eval: coherence counts of {} word pairs over {} documents in {:.2f} s",
                                     pairs.size(), counts.num_docs, seconds));

@@ -19,6 +19,7 @@
 
 #include "io/h5.hpp"
 #include "io/sections.hpp"
+#include "jsmf/core/log.hpp"
 #include "jsmf/core/stop.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -296,10 +297,11 @@ void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, co
     const Index n = C.rows();
     // A jsmf C is a joint distribution of word pairs: symmetric, non-negative, summing to 1.
     // Tolerances: 1e-6 on the sum (rounding over N² terms is far below); below zero, 1e-9
-    // of the largest entry for a counted C (rounding), 1e-3 for a rectified one (DR stops
-    // within its tolerance of the non-negative set: -1e-5 of the largest seen); 1e-9
-    // relative asymmetry (ops' probe is ~1e-16 for a symmetric C).
-    const double below = info.rectification.empty() ? 1e-9 : 1e-3;
+    // of the largest entry for a counted C (rounding). A rectified C may hold small
+    // negative entries (DR's iterate is non-negative only at its fixed point; a short run
+    // stops before it): said, not refused. 1e-9 relative asymmetry (ops' probe is ~1e-16
+    // for a symmetric C).
+    const bool rectified = !info.rectification.empty();
     mpi::check_on_root(comm, "read", [&] {
         const std::string where = "/cooc/C (" + std::to_string(n) + " x " + std::to_string(n) + ")";
         if (non_finite > 0)
@@ -308,9 +310,12 @@ void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, co
         if (std::abs(total - 1) > 1e-6)
             throw InputError(path, where + fmt::format(" sums to {:.9g}, not 1: a co-occurrence matrix of jsmf is a "
                                                        "joint distribution (made by jsmf cooc)", total));
-        if (smallest < -below * largest)
-            throw InputError(path, where + fmt::format(" has a negative entry ({:.3g}; the largest is {:.3g})", smallest,
-                                                       largest));
+        if (smallest < -1e-9 * largest) {
+            const std::string negative =
+                where + fmt::format(" has a negative entry ({:.3g}; the largest is {:.3g})", smallest, largest);
+            if (!rectified) throw InputError(path, negative);
+            log::warn("{}: {}: rectified by {} short of non-negative; fitted as it is", path, negative, info.rectification);
+        }
         if (asymmetry > 1e-9)
             throw InputError(path, where + fmt::format(" is not symmetric (relative asymmetry {:.3g})", asymmetry));
     });

@@ -317,6 +317,25 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     return out;
 }
 
+void agree_on_collective(hid_t object, herr_t status, const std::string& path, const std::string& what) {
+    const std::string stack = status < 0 ? error_stack() : std::string();  // before other HDF5 calls clear it
+    // The file's communicator, from its access properties (HDF5 hands out a duplicate).
+    Handle file(H5Iget_file_id(object), H5Fclose);
+    Handle access(H5Fget_access_plist(file), H5Pclose);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (H5Pget_driver(access) != H5FD_MPIO || H5Pget_fapl_mpio(access, &comm, &info) < 0) {  // serial: this rank alone
+        if (status < 0) throw InputError(path, what + " (" + stack + ")");
+        return;
+    }
+    int failed = status < 0 ? 1 : 0, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Comm_free(&comm);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (failed) throw InputError(path, what + " (" + stack + ")");
+    if (any) throw OtherRankFailed();
+}
+
 std::string file_name_of(hid_t object) {
     std::vector<char> name(4096, '\0');
     const ssize_t n = H5Fget_name(object, name.data(), name.size());
@@ -393,9 +412,9 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_fill_value(dcpl, memory_type, &fill);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
-    Handle set(check(H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT), path,
-                     "cannot create " + name),
-               H5Dclose);
+    const hid_t created = H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    Handle set(created, H5Dclose);
+    agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);
     Handle space(H5Dget_space(set), H5Sclose);
     H5Sselect_none(space);
     // Runs of consecutive rows, one hyperslab each (OR).
@@ -414,8 +433,8 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
     Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
     H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
     const T dummy{};
-    check_status(H5Dwrite(set, memory_type, memory, space, dxpl, rows.empty() ? &dummy : data), path,
-                 "cannot write " + name);
+    agree_on_collective(parent, H5Dwrite(set, memory_type, memory, space, dxpl, rows.empty() ? &dummy : data), path,
+                        "cannot write " + name);
 }
 
 }  // namespace
@@ -442,9 +461,9 @@ void write_dist_matrix(hid_t parent, const std::string& name, const distmat::Dis
                                         std::max<hsize_t>(1, std::min<hsize_t>(dims[1], A.block_cols()))};
     Handle file_space = dataspace(dims);
     Handle dcpl = compressed_layout(dims, chunk, compression);
-    Handle set(check(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                     path, "cannot create dataset " + name),
-               H5Dclose);
+    const hid_t created = H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    Handle set(created, H5Dclose);
+    agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create dataset " + name);
     Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
     H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);  // required with compression filters
     std::vector<double> strip;
@@ -466,8 +485,10 @@ void write_dist_matrix(hid_t parent, const std::string& name, const distmat::Dis
             for (Index il = 0; il < A.local_rows(); ++il)
                 for (Index jj = 0; jj < width; ++jj) strip[static_cast<std::size_t>(il * width + jj)] = local(il, first + jj);
         }
-        check_status(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, dxpl, strip.data()), path,
-                     "cannot write dataset " + name);
+        // Agreed after each strip: a rank whose write failed (disk full) must not leave the
+        // others in the next strip's collective write.
+        agree_on_collective(parent, H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, dxpl, strip.data()), path,
+                            "cannot write dataset " + name);
     });
     set.close();
 }

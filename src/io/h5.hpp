@@ -82,6 +82,25 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name);
 std::vector<double> read_doubles(hid_t parent, const std::string& name);
 std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name);
 std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name);
+/// The file `object` belongs to, and `name`'s absolute path in it, for messages.
+std::string file_name_of(hid_t object);
+std::string object_path(hid_t parent, const std::string& name);
+/// Throws InputError naming the file and the dataset: "<file>: /<path> <what>".
+[[noreturn]] void fail_dataset(hid_t parent, const std::string& name, const std::string& what);
+
+/// Thrown on the ranks whose part of a collective write went well when another rank's
+/// failed: every rank leaves the write together (none goes on to the next collective
+/// call alone and waits there forever); the failing rank carries the message.
+class OtherRankFailed : public InputError {
+public:
+    OtherRankFailed() : InputError("another rank's part of a collective write failed") {}
+};
+
+/// Collective over the MPI communicator of the parallel file `object` belongs to (local
+/// for a serial file). Every rank learns whether a collective HDF5 call failed on any
+/// rank: InputError("<path>: <what> (<stack>)") where `status` < 0, OtherRankFailed on
+/// the other ranks.
+void agree_on_collective(hid_t object, herr_t status, const std::string& path, const std::string& what);
 
 /// Collective (parallel file). A `total_rows` × `cols` dataset (cols 0: a vector) of
 /// float64 or int64, where each rank writes its rows `rows` (sorted, distinct; row-major

@@ -271,7 +271,7 @@ void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const
 
 namespace {
 // What a model promises: every array finite; B's columns distributions over words
-// (non-negative to 1e-9, summing to 1 to 1e-6), as every method of jsmf writes them.
+// (non-negative to 1e-9, summing to 1 to 1e-6, or an empty topic's 0), as jsmf writes them.
 void check_model_values(const std::string& path, const std::string& where, const fit::Model& m) {
     auto finite = [&](const Eigen::MatrixXd& M, const char* name) {
         if (!M.allFinite()) throw InputError(path, where + "/" + name + " holds non-finite entries (NaN or Inf)");
@@ -283,8 +283,8 @@ void check_model_values(const std::string& path, const std::string& where, const
     if (m.B.size() > 0 && m.B.minCoeff() < -1e-9)
         throw InputError(path, where + fmt::format("/B has a negative entry ({:.3g}): its columns are "
                                                    "distributions over the words", m.B.minCoeff()));
-    for (Index k = 0; k < m.B.cols(); ++k)
-        if (std::abs(m.B.col(k).sum() - 1) > 1e-6)
+    for (Index k = 0; k < m.B.cols(); ++k)  // 0: a topic no word has (jsmf writes it so)
+        if (std::abs(m.B.col(k).sum() - 1) > 1e-6 && m.B.col(k).sum() != 0)
             throw InputError(path, where + fmt::format("/B: column {} sums to {:.9g}, not 1: its columns are "
                                                        "distributions over the words", k, m.B.col(k).sum()));
 }

@@ -6,6 +6,8 @@
 
 #include <tuple>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -246,17 +248,23 @@ private:
 void write_parallel_file(const mpi::Comm& comm, const std::string& partial, const std::string& stage,
                          const std::function<void(hid_t file)>& writes) {
     std::string error;
-    int code = 0;
+    int code = 0, failed = 0;
     h5::Handle file;
     try {
         file = h5::create_file_parallel(partial, comm.raw());
         writes(file);
+    } catch (const h5::OtherRankFailed&) {
+        failed = 1;  // that rank says what
     } catch (const std::exception& e) {
         error = mpi::describe(e, stage, comm);
         code = exit_code_of(e);
+        failed = 1;
     }
-    if (mpi::allreduce_max(comm, error.empty() ? 0 : 1) != 0) {
+    if (mpi::allreduce_max(comm, failed) != 0) {
         file.abandon();
+        // Still open, so removing the name would not give the space back: empty it first
+        // (a full disk stays full otherwise, and every later checkpoint fails too).
+        if (comm.is_root()) (void)::truncate(partial.c_str(), 0);
     } else {
         try {
             const CloseWatchdog bounded(comm, partial, stage);

@@ -97,7 +97,10 @@ stop_all() {
       ((left)) || break
       sleep 0.1
     done
-    kill -KILL "${pids[@]}" 2>/dev/null || true
+    for p in "${pids[@]}"; do  # only those still alive: a pid that ended may be reused
+      [[ -r /proc/$p/status ]] && ! grep -q '^State:.*Z' "/proc/$p/status" && kill -KILL "$p" 2>/dev/null
+    done
+    true
   done
   ((${#steps[@]} > 0)) && kill -KILL "${steps[@]}" 2>/dev/null || true
 }

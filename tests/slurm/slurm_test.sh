@@ -129,12 +129,12 @@ unset JSMF_FIT_OPTIONS JSMF_JOB_CHAIN JSMF_SBATCH_OPTIONS JSMF_SIGNAL_GRACE
 #    comes at once and is not passed on (the job would get nothing done); SLURM's SIGTERM at
 #    the limit makes the dense fit checkpoint mid-rectification; the script resubmits itself,
 #    and the chain of jobs ends with the uninterrupted model, bit for bit. The fit is made to
-#    take about 120 s here (the limit's SIGTERM comes 60 to 90 s in, as slurmctld looks
+#    take about 150 s here (the limit's SIGTERM comes 60 to 90 s in, as slurmctld looks
 #    every 30 s): the iterations are set from a short run's pace.
 dense=(--pipeline dense --stop iterations --no-metrics)
 pace=$("$mpiexec" -np 2 --oversubscribe "$jsmf" -q fit "${input[@]}" --topics 5 "${dense[@]}" --iterations 2000 \
   --out "$work/pace.h5" 2>"$work/err" | grep -o "rectify_seconds=[0-9.]*" | cut -d= -f2)
-iterations=$(awk -v s="${pace:-0}" 'BEGIN { n = s > 0 ? int(120 / (s / 2000)) : 0; print (n > 2000 ? n : 2000) }')
+iterations=$(awk -v s="${pace:-0}" 'BEGIN { n = s > 0 ? int(150 / (s / 2000)) : 0; print (n > 2000 ? n : 2000) }')
 start=$(date +%s)
 timeout 600 "$mpiexec" -np 2 --oversubscribe "$jsmf" -q fit "${input[@]}" --topics 5 "${dense[@]}" --iterations "$iterations" \
   --out "$work/dense_straight.h5" >/dev/null 2>"$work/err" || fail "the uninterrupted dense fit: $(cat "$work/err")"

@@ -97,8 +97,8 @@ distmat::DistMatrix read_checkpoint_matrix(const std::string& path, const std::s
 
 /// Collective on C.grid(). InputError (agreed, one message naming `path` and /cooc/C) unless
 /// C is what a jsmf co-occurrence file promises: finite, not all zero, summing to 1 (to
-/// 1e-6), non-negative (to 1e-9 of its largest entry; 1e-3 when `info` says it was
-/// rectified) and symmetric (to 1e-9, relative).
+/// 1e-6), non-negative (to 1e-9 of its largest entry; when `info` says it was rectified, a
+/// negative entry is only warned about) and symmetric (to 1e-9, relative).
 /// For a C a user hands in (fit, sweep and eval --cooc, rectify --in); not for a
 /// checkpoint's iterate, which need not be any of these (its checksum vouches for it).
 void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info);
