@@ -75,7 +75,11 @@ MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros
     return e;
 }
 
-int ranks_that_fit(const std::function<MemoryEstimate(int ranks)>& estimate, double memory_per_rank) {
+int ranks_that_fit(const std::function<MemoryEstimate(int ranks)>& estimate, double memory_per_rank_given) {
+    // 2 % to spare: the process's own memory (the estimate's base, measured at this rank
+    // count) grows with the ranks (MPI's buffers per peer), so a count that fits only just
+    // here could miss when run.
+    const double memory_per_rank = 0.98 * memory_per_rank_given;
     if (!(memory_per_rank > 0)) return 0;
     int low = 1, high = 1 << 20;
     if (estimate(high).total() > memory_per_rank) return 0;

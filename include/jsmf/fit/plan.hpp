@@ -41,8 +41,8 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
 MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
                                           double base);
 
-/// Local. The smallest rank count (up to 2^20) whose estimate fits `memory_per_rank`
-/// bytes, each rank having that much; 0 if none does.
+/// Local. The smallest rank count (up to 2^20) whose estimate fits 98 % of `memory_per_rank`
+/// bytes (2 % spare: the measured base grows with the ranks), each rank having that much; 0 if none does.
 int ranks_that_fit(const std::function<MemoryEstimate(int ranks)>& estimate, double memory_per_rank);
 
 /// What a fit will need and whether it fits, from the headers.
