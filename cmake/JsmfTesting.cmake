@@ -14,6 +14,14 @@ set(JSMF_TEST_ENVIRONMENT
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
   # Containers often forbid the cross-memory-attach syscalls Open MPI's vader BTL uses.
   OMPI_MCA_btl_vader_single_copy_mechanism=none)
+if(JSMF_SANITIZE)
+  # Any report ends the process with an error; leaks are checked against the checked-in
+  # suppressions of Open MPI's own (tests/sanitize/lsan.supp says why each is there).
+  list(APPEND JSMF_TEST_ENVIRONMENT
+    "ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitize/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
 
 function(jsmf_add_unit_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES" ${ARGN})

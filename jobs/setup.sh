@@ -16,6 +16,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools        # parallel HDF5 (+ h5ls/h5dump)
   libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libbenchmark-dev zlib1g-dev
+  clang libclang-rt-dev libomp-dev              # the sanitized build and the fuzzers (jobs/test.sh, jobs/fuzz.sh)
   libicu-dev nlohmann-json3-dev                 # jsmf prepare (Unicode words; JSON Lines)
   coinor-libclp-dev                             # AnchorFree-LP's linear programs (COIN-OR Clp, EPL)
   python3-matplotlib python3-h5py python3-numpy   # jobs/plot.py (pictures; not the binary)

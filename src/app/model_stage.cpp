@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "jsmf/anchors/finder.hpp"
+#include "jsmf/corpus/vocab.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -157,23 +158,7 @@ std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& 
                                      const std::vector<std::string>& vocab) {
     std::vector<std::int64_t> ids;
     mpi::check_on_root(world, "anchors", [&] {
-        std::ifstream in(path);
-        if (!in) throw InputError(path, std::string("cannot open the anchor-word file: ") + std::strerror(errno));
-        std::unordered_map<std::string, Index> id_of;
-        for (std::size_t i = 0; i < vocab.size(); ++i) id_of.emplace(vocab[i], static_cast<Index>(i));
-        std::string line;
-        for (int number = 1; std::getline(in, line); ++number) {
-            const auto first = line.find_first_not_of(" \t\r");
-            if (first == std::string::npos || line[first] == '#') continue;  // blank or comment
-            const std::string word = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-            const auto found = id_of.find(word);
-            const std::string where = path + ":" + std::to_string(number);
-            if (found == id_of.end()) throw InputError(where, "'" + word + "' is not in the vocabulary");
-            if (std::find(ids.begin(), ids.end(), found->second) != ids.end())
-                throw InputError(where, "'" + word + "' is listed twice");
-            ids.push_back(found->second);
-        }
-        if (ids.size() < 2) throw InputError(path, "needs at least 2 anchor words, found " + std::to_string(ids.size()));
+        for (const Index id : corpus::read_anchor_words(path, vocab)) ids.push_back(id);
     });
     std::int64_t count = static_cast<std::int64_t>(ids.size());
     mpi::broadcast(world, count, 0);

@@ -50,6 +50,30 @@ std::vector<std::string> load_vocab(const mpi::Comm& comm, const std::string& pa
     return words;
 }
 
+std::vector<Index> read_anchor_words(const std::string& path, const std::vector<std::string>& vocab) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, std::string("cannot open the anchor-word file: ") + std::strerror(errno));
+    std::unordered_map<std::string, Index> id_of;
+    for (std::size_t i = 0; i < vocab.size(); ++i) id_of.emplace(vocab[i], static_cast<Index>(i));
+    std::vector<Index> ids;
+    std::unordered_map<Index, int> line_of;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#') continue;  // blank or comment
+        const std::string word = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+        const auto found = id_of.find(word);
+        const std::string where = path + ":" + std::to_string(number);
+        if (found == id_of.end()) throw InputError(where, "'" + word + "' is not in the vocabulary");
+        if (const auto [at, fresh] = line_of.emplace(found->second, number); !fresh)
+            throw InputError(where, "'" + word + "' is listed twice (first on line " + std::to_string(at->second) + ")");
+        ids.push_back(found->second);
+    }
+    if (in.bad()) throw InputError(path, "read error");
+    if (ids.size() < 2) throw InputError(path, "needs at least 2 anchor words, found " + std::to_string(ids.size()));
+    return ids;
+}
+
 void write_vocab(const std::string& path, const std::vector<std::string>& words) {
     std::ofstream out(path);
     if (!out) throw InputError(path, std::string("cannot create: ") + std::strerror(errno));

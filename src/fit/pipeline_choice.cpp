@@ -96,7 +96,10 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
                 list += (count++ ? ", {" : "{") + name + "}";
         return std::pair{list, count};
     };
-    const auto [compressed_list, compressed_count] = listed(compressed_only_settings());
+    // Not a structured binding: a lambda may capture one only from C++20 on.
+    const std::pair<std::string, int> compressed = listed(compressed_only_settings());
+    const std::string& compressed_list = compressed.first;
+    const int compressed_count = compressed.second;
     const auto dense = [&](const std::string& why) -> PipelineChoice {
         if (compressed_count > 0)
             throw OptionError(compressed_list + " set the compressed pipeline, but " + why +

@@ -305,15 +305,23 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
     Handle space(H5Dget_space(set), H5Sclose);
     const hssize_t n = H5Sget_simple_extent_npoints(space);
+    if (n < 0) fail_dataset(parent, name, "has no readable shape");
     Handle file_type(H5Dget_type(set), H5Tclose);
+    if (H5Tget_class(file_type) != H5T_STRING) fail_dataset(parent, name, "holds no strings");
     Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(type, H5T_VARIABLE);
     H5Tset_cset(type, H5Tget_cset(file_type));  // HDF5 converts no ASCII <-> UTF-8
     std::vector<char*> pointers(static_cast<std::size_t>(n), nullptr);
+    // HDF5 allocates each string; a read that fails half way has allocated some of them.
+    struct Reclaim {
+        hid_t type, space;
+        std::vector<char*>& pointers;
+        ~Reclaim() { H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data()); }
+    } reclaim{type, space, pointers};
     check_status(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), name, "cannot read strings");
     std::vector<std::string> out;
+    out.reserve(pointers.size());
     for (auto* p : pointers) out.emplace_back(p ? p : "");
-    H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
     return out;
 }
 

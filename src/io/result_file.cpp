@@ -163,7 +163,10 @@ void read_evaluation(hid_t group, fit::Model& m) {
             const std::string name = info.name;
             if (H5Aexists(metrics, info.name) <= 0) continue;
             const std::vector<double> summary = h5::read_doubles_attribute(metrics, name);
-            eval::Metric metric{name, "", summary.at(0), summary.at(1), {}};
+            if (summary.size() != 2)
+                h5::fail_dataset(group, "metrics", "attribute " + name + " holds " + std::to_string(summary.size()) +
+                                                       " numbers, not [mean, std]");
+            eval::Metric metric{name, "", summary[0], summary[1], {}};
             if (h5::exists(metrics, name)) {
                 metric.values = h5::read_vector(metrics, name);
                 h5::Handle values(H5Dopen2(metrics, name.c_str(), H5P_DEFAULT), H5Dclose);

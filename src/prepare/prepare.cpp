@@ -831,7 +831,10 @@ PreparedCorpus find_prepared(const std::string& dir, const std::string& name) {
     }
     PreparedCorpus out;
     auto file = [&](const char* key, bool required) -> std::string {
-        const std::string value = m.value(key, std::string());
+        const auto found = m.is_object() ? m.find(key) : m.end();
+        if (found != m.end() && !found->is_string())
+            throw InputError(manifest, std::string("its ") + key + " is not a file name (a string)");
+        const std::string value = found != m.end() ? found->get<std::string>() : std::string();
         if (value.empty()) {
             if (required) throw InputError(manifest, std::string("names no ") + key + " file");
             return {};

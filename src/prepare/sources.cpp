@@ -383,7 +383,7 @@ bool RawReader::next_line_document(RawDocument& doc) {
             nlohmann::json record;
             try {  // invalid UTF-8 read as U+FFFD (the policy on it is the caller's)
                 record = nlohmann::json::parse(doc.invalid_utf8 >= 0 ? replace_invalid_utf8(s.line) : s.line);
-            } catch (const nlohmann::json::parse_error& e) {
+            } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (406)
                 throw InputError(where(line_start), std::string("not valid JSON: ") + e.what());
             }
             if (!record.is_object()) throw InputError(where(line_start), "a JSON Lines record must be an object");

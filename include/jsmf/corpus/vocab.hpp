@@ -19,6 +19,12 @@ std::vector<std::string> read_vocab(const std::string& path, Index expected_size
 /// then broadcasts it (Boost.Serialization). Memory: the vocabulary on every rank.
 std::vector<std::string> load_vocab(const mpi::Comm& comm, const std::string& path, Index expected_size);
 
+/// Local. Reads an anchor-word file (fit --anchor-words): one vocabulary word per line,
+/// surrounding blanks trimmed, blank lines and lines starting with '#' skipped. Returns
+/// the words' 0-based ids in file order. Throws InputError (file:line) for a word not in
+/// `vocab` or listed twice, and when fewer than 2 words are given.
+std::vector<Index> read_anchor_words(const std::string& path, const std::vector<std::string>& vocab);
+
 /// Local. Writes one word per line.
 void write_vocab(const std::string& path, const std::vector<std::string>& words);
 
