@@ -79,6 +79,10 @@ UciFile inspect_uci_file(const std::string& path) {
     }
     if (values[1] < 1) throw InputError(where(path, 2), "vocabulary size W must be at least 1");
     if (values[1] > std::int64_t{1} << 31) throw InputError(where(path, 2), "vocabulary size W exceeds 2^31");
+    // Each rank keeps a D-bit map of the documents it read per file (the overlap check).
+    if (values[0] > max_documents)
+        throw InputError(where(path, 1), "D = " + std::to_string(values[0]) + " documents exceeds jsmf's limit of 2^33 " +
+                                             "per file (split the corpus into several files)");
     file.header = {values[0], values[1], values[2]};
     if (!file.gzipped) {
         file.size_bytes = source->size_bytes();
@@ -151,9 +155,9 @@ struct UciReader::State {
 
 UciReader::UciReader(std::vector<UciFile> files, std::vector<UciPiece> pieces)
     : files_(std::move(files)), pieces_(std::move(pieces)), lines_per_file_(files_.size(), 0) {
-    for (const auto& file : files_) {
-        doc_bitmaps_.emplace_back(static_cast<std::size_t>((file.header.num_docs + 64) / 64), 0);
-    }
+    // Each file's map grows with the largest docID read, not with the header's D: a header
+    // that promises far more documents than the file holds costs nothing.
+    doc_bitmaps_.resize(files_.size());
 }
 
 UciReader::~UciReader() = default;
@@ -261,7 +265,9 @@ bool UciReader::next(Document& doc) {
             }
         }
         auto& bitmap = doc_bitmaps_[static_cast<std::size_t>(state_->piece->file)];
-        auto& word = bitmap[static_cast<std::size_t>(current_doc / 64)];
+        const auto index = static_cast<std::size_t>(current_doc / 64);
+        if (index >= bitmap.size()) bitmap.resize(std::max(index + 1, 2 * bitmap.size()), 0);
+        auto& word = bitmap[index];
         const std::uint64_t bit = std::uint64_t{1} << (current_doc % 64);
         if (word & bit) {
             throw InputError(line_where_text(entries.front().where),
@@ -402,9 +408,11 @@ void check_uci_totals(const mpi::Comm& comm, const UciReader& reader) {
     // own documents with the union of the lower ranks' (one exclusive scan).
     std::string overlap;
     for (std::size_t f = 0; f < files.size(); ++f) {
-        std::vector<std::uint64_t> lower = reader.doc_bitmaps()[f];
+        // The maps grew to each rank's largest docID: the same length everywhere first.
+        std::vector<std::uint64_t> mine = reader.doc_bitmaps()[f];
+        mine.resize(static_cast<std::size_t>(mpi::allreduce_max(comm, static_cast<std::int64_t>(mine.size()))), 0);
+        std::vector<std::uint64_t> lower = mine;
         mpi::exscan_inplace(comm, lower, MPI_BOR);
-        const auto& mine = reader.doc_bitmaps()[f];
         for (std::size_t w = 0; w < mine.size() && overlap.empty(); ++w) {
             const std::uint64_t both = mine[w] & lower[w];
             if (both) {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string>
 
 #include "distmat/detail/scalapack_api.hpp"
+#include "jsmf/core/error.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::distmat {
@@ -32,6 +34,25 @@ BasicDistMatrix<T>::BasicDistMatrix(std::shared_ptr<const Grid> grid, Index rows
     if (rows > INT_MAX || cols > INT_MAX) {
         throw InputError("matrix dimension " + std::to_string(std::max(rows, cols)) +
                          " exceeds ScaLAPACK's 32-bit index limit");
+    }
+    // ScaLAPACK and BLAS index a rank's local array with 32-bit integers (LP64): the largest
+    // one, process (0, 0)'s, must hold fewer than 2^31 elements. The verdict is replicated
+    // (every rank of the grid computes it from the same shape), so every rank throws
+    // together, with one message from rank 0, before anything is allocated.
+    const Index largest = local_extent(rows_, block_rows_, 0, grid_->rows()) *
+                          local_extent(cols_, block_cols_, 0, grid_->cols());
+    if (largest > INT_MAX) {
+        const double ranks_needed = std::ceil(static_cast<double>(rows_) * static_cast<double>(cols_) / INT_MAX);
+        const mpi::Comm comm = grid_->borrow_comm();
+        const std::string what =
+            "a " + std::to_string(rows_) + " x " + std::to_string(cols_) + " matrix on a " +
+            std::to_string(grid_->rows()) + " x " + std::to_string(grid_->cols()) + " grid gives a rank " +
+            std::to_string(largest) + " elements, more than the 2^31 - 1 that 32-bit ScaLAPACK and BLAS can index: " +
+            "use at least " + std::to_string(static_cast<long long>(ranks_needed)) +
+            " ranks (or the compressed pipeline, which never forms C)";
+        throw StageFailed("setup", comm.is_root() ? std::vector<std::string>{format_error(what, 0, comm.size(), "setup")}
+                                                  : std::vector<std::string>{},
+                          exit_code::input);
     }
     local_rows_ = local_extent(rows_, block_rows_, grid_->my_row(), grid_->rows());
     local_cols_ = local_extent(cols_, block_cols_, grid_->my_col(), grid_->cols());

@@ -3,6 +3,7 @@
 #include "jsmf/io/result_file.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -331,7 +332,11 @@ ModelFile read_model_file(const std::string& path) {
     std::size_t start = 0;
     while (start < topics.size()) {
         const std::size_t comma = std::min(topics.find(',', start), topics.size());
-        const int K = std::stoi(topics.substr(start, comma - start));
+        const std::string field = topics.substr(start, comma - start);
+        int K = 0;
+        const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), K);
+        if (error != std::errc() || end != field.data() + field.size() || K < 1)
+            throw InputError(path, "the root attribute topics must list topic counts (\"10,25\"), found '" + topics + "'");
         start = comma + 1;
         h5::Handle group(h5::check(H5Gopen2(file, group_name(K).c_str(), H5P_DEFAULT), path, "no group " + group_name(K)),
                          H5Gclose);

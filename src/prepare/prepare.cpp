@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,29 @@ void serialize(Archive& ar, jsmf::prepare::InputFile& f, unsigned /*version*/) {
     ar & f.path & f.name & f.label & f.size;
 }
 }  // namespace boost::serialization
+
+namespace jsmf::prepare {
+namespace {
+/// Consecutive lines of one user in a ratings file (a RawReader document), on their way to
+/// the rank that gathers the user (group_ratings).
+struct UserRun {
+    std::string user, label;
+    std::int32_t file = 0;      ///< index into the input files
+    std::int64_t offset = 0;    ///< byte of its first line in that file
+    std::int32_t reader = 0;    ///< the rank that read it
+    std::vector<std::pair<std::string, std::uint32_t>> items;
+
+    /// Input order: by file, then by place in it.
+    bool before(const UserRun& other) const {
+        return file != other.file ? file < other.file : offset < other.offset;
+    }
+    template <class Archive>
+    void serialize(Archive& ar, unsigned /*version*/) {
+        ar & user & label & file & offset & reader & items;
+    }
+};
+}  // namespace
+}  // namespace jsmf::prepare
 
 namespace jsmf::prepare {
 namespace fs = std::filesystem;
@@ -360,6 +384,94 @@ std::unique_ptr<Terms> make_terms(const mpi::Comm& comm, const PrepareOptions& o
     return terms;
 }
 
+/// Ratings, collective on `comm`: every user's lines gathered into one document, wherever
+/// they are in the input (MovieLens' u.data, Netflix' and Last.fm's dumps are not grouped by
+/// user). Each rank reads its pieces (runs of one user's consecutive lines, as RawReader
+/// gives them) and sends each run to the user's owner by hash; each owner joins a user's
+/// runs in input order and sends the user to the rank that read its first line, which sorts
+/// its users by that line. So the documents come in order of each user's first line, on
+/// the rank that reads it, as with grouped input, and do not depend on the rank count.
+/// Two all-to-all exchanges (Boost.MPI); memory: the ratings are held, spread over the
+/// ranks, twice during an exchange (~100 bytes per rating in all).
+std::vector<RawDocument> group_ratings(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in) {
+    const auto ranks = static_cast<std::size_t>(comm.size());
+    std::vector<std::vector<UserRun>> outgoing(ranks), incoming;
+    mpi::run_local_phase(comm, kStage, [&] {
+        std::unordered_map<std::string, std::int32_t> file_index;
+        for (std::size_t f = 0; f < in.files.size(); ++f) file_index.emplace(in.files[f].path, static_cast<std::int32_t>(f));
+        RawReader reader(o.source, in.files, in.pieces, in.labels);
+        RawDocument doc;
+        while (reader.next(doc)) {
+            UserRun run{doc.id, doc.label, file_index.at(doc.path), doc.offset, comm.rank(), std::move(doc.items)};
+            outgoing[static_cast<std::size_t>(DistributedCounts::owner(run.user, comm.size()))].push_back(std::move(run));
+        }
+    });
+    boost::mpi::all_to_all(attach(comm), outgoing, incoming);
+    for (auto& part : outgoing) std::vector<UserRun>().swap(part);
+
+    // The owner: each user's runs joined, in input order.
+    std::vector<UserRun> runs;
+    for (auto& part : incoming) {
+        runs.insert(runs.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+        std::vector<UserRun>().swap(part);
+    }
+    std::sort(runs.begin(), runs.end(), [](const UserRun& a, const UserRun& b) {
+        return a.user != b.user ? a.user < b.user : a.before(b);
+    });
+    for (std::size_t k = 0; k < runs.size();) {
+        UserRun& user = runs[k];
+        std::size_t next = k + 1;
+        for (; next < runs.size() && runs[next].user == user.user; ++next)
+            user.items.insert(user.items.end(), runs[next].items.begin(), runs[next].items.end());
+        const auto reader = static_cast<std::size_t>(user.reader);
+        outgoing[reader].push_back(std::move(user));
+        k = next;
+    }
+    std::vector<UserRun>().swap(runs);
+    boost::mpi::all_to_all(attach(comm), outgoing, incoming);
+
+    // The reader of each user's first line: its users in input order.
+    for (auto& part : incoming)
+        runs.insert(runs.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    std::sort(runs.begin(), runs.end(), [](const UserRun& a, const UserRun& b) { return a.before(b); });
+    std::vector<RawDocument> documents(runs.size());
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        RawDocument& d = documents[k];
+        d.id = std::move(runs[k].user);
+        d.label = std::move(runs[k].label);
+        d.items = std::move(runs[k].items);
+        d.path = in.files[static_cast<std::size_t>(runs[k].file)].path;
+        d.offset = runs[k].offset;
+        d.where = d.path + " (the user's first line, at byte " + std::to_string(d.offset) + ")";
+    }
+    return documents;
+}
+
+/// A rank's raw documents in input order: read from its pieces, or the users group_ratings
+/// gathered (ratings).
+class DocumentSource {
+public:
+    DocumentSource(const PrepareOptions& o, const Inputs& in, const std::vector<RawDocument>* grouped)
+        : grouped_(grouped), reader_(o.source, in.files, in.pieces, in.labels) {}  // no I/O until next()
+    bool next(RawDocument& doc) {
+        if (!grouped_) return reader_.next(doc);
+        if (next_ == grouped_->size()) return false;
+        doc = (*grouped_)[next_++];
+        return true;
+    }
+    /// Line formats: per file, the lines this rank read (zeros for grouped users, whose
+    /// ids are their own).
+    std::vector<std::int64_t> owned_lines() const {
+        return grouped_ ? std::vector<std::int64_t>(reader_.owned_lines().size(), 0) : reader_.owned_lines();
+    }
+    void set_first_lines(std::vector<std::int64_t> first_lines) { reader_.set_first_lines(std::move(first_lines)); }
+
+private:
+    const std::vector<RawDocument>* grouped_;
+    std::size_t next_ = 0;
+    RawReader reader_;
+};
+
 /// What pass 1 leaves for the rest of the run.
 struct WordCountPass {
     std::uint64_t num_docs = 0;             ///< documents with a token left, over all ranks
@@ -369,7 +481,7 @@ struct WordCountPass {
 
 /// Local. Pass 1 between two exchanges: reads, tokenizes and counts documents until the
 /// outgoing buffer holds `budget` bytes (true) or the input ends (false).
-bool count_until_buffer_full(RawReader& reader, Terms& terms, DistributedCounts& counts, std::size_t budget,
+bool count_until_buffer_full(DocumentSource& reader, Terms& terms, DistributedCounts& counts, std::size_t budget,
                              Tally& tally, std::int64_t& nonempty_docs, std::string& first_invalid) {
     RawDocument doc;
     std::vector<std::pair<std::string, std::uint32_t>> doc_terms;
@@ -400,12 +512,12 @@ bool count_until_buffer_full(RawReader& reader, Terms& terms, DistributedCounts&
 /// to the words' owners (DistributedCounts::exchange) and agree whether any has more
 /// (allreduce). Then an exscan of the lines each rank owns per file (pass 2's line numbers) and
 /// an allreduce of the non-empty documents.
-WordCountPass count_words(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in, Terms& terms,
-                          DistributedCounts& counts, Tally& tally) {
+WordCountPass count_words(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in,
+                          const std::vector<RawDocument>* grouped, Terms& terms, DistributedCounts& counts, Tally& tally) {
     WordCountPass pass;
     std::int64_t nonempty_docs = 0;
     {
-        RawReader reader(o.source, in.files, in.pieces, in.labels);  // no I/O until next()
+        DocumentSource reader(o, in, grouped);
         const auto budget = static_cast<std::size_t>(o.buffer_mb * 1024 * 1024);
         bool more = true;
         do {
@@ -456,8 +568,8 @@ struct KeptDocuments {
     std::vector<std::string> label_names;             ///< this rank's labels, in order of first use
     std::vector<std::int32_t> labels;                 ///< per kept document: index into label_names, -1: none
     std::string first_unlabelled;                     ///< this rank's first kept document without a label
-    /// Every document's id. Ids repeat in JSON Lines, in ratings whose users are apart,
-    /// and among files of the same name under two inputs.
+    /// Every document's id. Ids repeat in JSON Lines and among files of the same name under
+    /// two inputs (ratings' users are gathered before, so each is one document).
     std::vector<SeenId> ids;
 
     /// Local. Records a kept document's label (or that it has none).
@@ -474,14 +586,17 @@ struct KeptDocuments {
 };
 
 /// Local. The document's vocabulary words as (word id, count) in `bag`; returns their tokens.
-std::int64_t vocabulary_bag(const std::vector<std::pair<std::string, std::uint32_t>>& doc_terms,
+std::int64_t vocabulary_bag(const RawDocument& doc, const std::vector<std::pair<std::string, std::uint32_t>>& doc_terms,
                             const std::unordered_map<std::string, std::uint32_t>& word_id,
                             std::map<std::uint32_t, std::uint32_t>& bag) {
     bag.clear();
     std::int64_t tokens = 0;
     for (const auto& [term, repeats] : doc_terms)
         if (const auto found = word_id.find(term); found != word_id.end()) {
-            bag[found->second] += repeats;
+            std::uint32_t& count = bag[found->second];
+            if (count > UINT32_MAX - repeats)  // the UCI format's counts, and jsmf's, are 32-bit
+                throw InputError(doc.where, "document '" + doc.id + "' holds '" + term + "' more than 2^32 - 1 times");
+            count += repeats;
             tokens += repeats;
         }
     return tokens;
@@ -499,7 +614,8 @@ void check_no_line_break(const RawDocument& doc) {
 /// every rank reads its share again (run_local_phase), keeps the vocabulary's words, drops
 /// documents shorter than min_doc_tokens, and writes its kept documents' entries and ids to its
 /// parts.
-KeptDocuments write_kept_documents(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in, Terms& terms,
+KeptDocuments write_kept_documents(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in,
+                                   const std::vector<RawDocument>* grouped, Terms& terms,
                                    const std::vector<Candidate>& chosen, const std::vector<std::int64_t>& first_lines,
                                    const PartPaths& parts, Tally& tally) {
     std::unordered_map<std::string, std::uint32_t> word_id;
@@ -507,7 +623,7 @@ KeptDocuments write_kept_documents(const mpi::Comm& comm, const PrepareOptions& 
     KeptDocuments kept;
     const std::int64_t first_read = sum_over_lower_ranks(comm, tally.docs_read);
     mpi::run_local_phase(comm, kStage, [&] {
-        RawReader reader(o.source, in.files, in.pieces, in.labels);
+        DocumentSource reader(o, in, grouped);
         reader.set_first_lines(first_lines);
         std::ofstream entries(parts.entries, std::ios::binary | std::ios::trunc);
         PartWriter ids(parts.ids, false);
@@ -520,7 +636,7 @@ KeptDocuments write_kept_documents(const mpi::Comm& comm, const PrepareOptions& 
             std::int64_t read = 0;
             bool repaired = false;
             if (!terms.terms(doc, doc_terms, read, repaired) || doc_terms.empty()) continue;  // counted in pass 1
-            const std::int64_t tokens = vocabulary_bag(doc_terms, word_id, bag);
+            const std::int64_t tokens = vocabulary_bag(doc, doc_terms, word_id, bag);
             if (tokens < static_cast<std::int64_t>(o.min_doc_tokens)) {
                 ++tally.docs_short;
                 continue;
@@ -547,7 +663,7 @@ KeptDocuments write_kept_documents(const mpi::Comm& comm, const PrepareOptions& 
 /// Duplicate ids, collective on `comm`. Every rank sends each id to its owner by hash
 /// (Boost.MPI all_to_all); each owner sorts the ids it receives by id, then input order, and
 /// reports the first repeat (run_local_phase).
-void check_unique_ids(const mpi::Comm& comm, Format format, std::vector<SeenId> ids) {
+void check_unique_ids(const mpi::Comm& comm, std::vector<SeenId> ids) {
     std::vector<std::vector<SeenId>> outgoing(static_cast<std::size_t>(comm.size())), incoming;
     for (auto& entry : ids) {
         const auto owner = static_cast<std::size_t>(DistributedCounts::owner(entry.first, comm.size()));
@@ -565,9 +681,6 @@ void check_unique_ids(const mpi::Comm& comm, Format format, std::vector<SeenId> 
             if (mine[i].first != mine[i - 1].first) continue;
             const std::string& here = mine[i].second.second;
             const std::string& before = mine[i - 1].second.second;
-            if (format == Format::ratings)
-                throw InputError(here, "user '" + mine[i].first + "' again, after other users' lines (" + before +
-                                           "): a user's ratings must be together");
             throw InputError(here, "document id '" + mine[i].first + "' again (also " + before +
                                        "; files of the same name under two inputs have the same ids)");
         }
@@ -780,14 +893,18 @@ PrepareReport prepare_into_folder(const mpi::Comm& comm, const PrepareOptions& o
     Stopwatch clock;
     Tally tally;
     DistributedCounts counts(comm);
-    const WordCountPass counted = count_words(comm, o, in, *terms, counts, tally);
+    std::vector<RawDocument> users;  // ratings: every user's lines together
+    if (o.source.format == Format::ratings) users = group_ratings(comm, o, in);
+    const std::vector<RawDocument>* grouped = o.source.format == Format::ratings ? &users : nullptr;
+    const WordCountPass counted = count_words(comm, o, in, grouped, *terms, counts, tally);
     const std::vector<Candidate> chosen = choose_words(comm, o, counts.owned(), counted.num_docs, report);
     report.count_seconds = clock.seconds();
 
     clock.restart();
     TempFiles temp(part_paths(o, comm.rank()));
-    KeptDocuments kept = write_kept_documents(comm, o, in, *terms, chosen, counted.first_lines, temp.parts, tally);
-    check_unique_ids(comm, o.source.format, std::move(kept.ids));
+    KeptDocuments kept = write_kept_documents(comm, o, in, grouped, *terms, chosen, counted.first_lines, temp.parts, tally);
+    std::vector<RawDocument>().swap(users);
+    check_unique_ids(comm, std::move(kept.ids));
     const Tally sums = sum_and_check_totals(comm, o, tally, kept.first_unlabelled, report);
     const std::vector<std::string> label_names = share_label_names(comm, sums.with_label, kept.label_names, report);
     const std::int64_t first_doc = sum_over_lower_ranks(comm, tally.docs_kept);

@@ -418,6 +418,9 @@ bool RawReader::next_line_document(RawDocument& doc) {
                 if (!std::isfinite(stars) || stars < 0)
                     throw InputError(where(s.line_start), "rating must be a non-negative number, found " + fields[2]);
                 if (fields[1].empty()) throw InputError(where(s.line_start), "empty item id");
+                if (2 * stars > 4294967295.0)  // the repeats are counted in 32 bits
+                    throw InputError(where(s.line_start), "rating " + fields[2] + " exceeds jsmf's limit of 2^31 " +
+                                                              "(its round(2 x rating) repeats are counted in 32 bits)");
                 if (const auto repeats = static_cast<std::uint32_t>(std::lround(2 * stars)); repeats > 0)
                     doc.items.emplace_back(fields[1], repeats);
                 if (!take_line()) break;

@@ -133,6 +133,12 @@ for name in nan_B negative_B integer_B unnormalized_B dup_word; do
     --corpus docword.p.txt --vocab vocab.p.txt --out theta.h5
 done
 refused 2 "a vocabulary with a word twice" vocab_dup.txt out.h5 -- -q cooc --corpus docword.p.txt --vocab vocab_dup.txt --out out.h5
+# N = 100,000 words: C's block on one rank of a 1-4 rank grid passes 2^31 elements, what
+# 32-bit ScaLAPACK indexes; refused before anything is allocated (80 GB at one rank).
+awk 'NR == 2 { print 100000; next } { print }' docword.p.txt >docword_wide.txt
+awk 'BEGIN { for (i = 1; i <= 100000; ++i) print "w" i }' >vocab_wide.txt
+refused 2 "cooc of a 100,000-word corpus (32-bit ScaLAPACK)" "32-bit ScaLAPACK and BLAS can index: use at least 5 ranks" out.h5 \
+  -- -q cooc --corpus docword_wide.txt --vocab vocab_wide.txt --out out.h5
 
 # Outputs that name an input: refused before anything is written; the input survives.
 before=$(md5sum C.h5 docword.p.txt vocab.p.txt)

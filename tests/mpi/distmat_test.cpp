@@ -52,6 +52,16 @@ TEST(Grid, WrongShapeIsAnInputError) {
     EXPECT_THROW(Grid::create(world, world.size() + 1, 1), InputError);
 }
 
+// 32-bit ScaLAPACK and BLAS index each rank's local array: a matrix whose largest local
+// block passes 2^31 - 1 elements is refused on every rank, with the rank count that fits,
+// before anything is allocated (100,000^2 on 4 ranks: 2.5e9 elements on process (0, 0)).
+TEST(DistMatrix, LocalBlockPast32BitIndexingIsRefusedOnEveryRank) {
+    const auto world = mpi::Comm::world();
+    const auto grid = Grid::most_square(world);
+    test::expect_stage_failed(world, [&] { DistMatrix C(grid, 100000, 100000, 64, 64); },
+                              {"100000 x 100000 matrix", "2^31 - 1", "use at least 5 ranks"});
+}
+
 // Every global entry is owned by exactly one rank, and the maps invert each other.
 TEST(DistMatrix, IndexMapsPartitionTheMatrix) {
     const auto world = mpi::Comm::world();

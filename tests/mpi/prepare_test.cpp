@@ -5,7 +5,11 @@
 // leaves no output behind.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "jsmf/prepare/prepare.hpp"
 #include "test_support.hpp"
@@ -162,6 +166,54 @@ TEST(Prepare, RatingsWorkedByHand) {
     }
 }
 
+// A user's lines anywhere (MovieLens' u.data is in time order, not by user), in two files:
+// the same corpus as the input grouped by user in order of each user's first line, with
+// each user's items in input order, at every rank count.
+TEST(Prepare, RatingsOfScatteredUsersAreGathered) {
+    const auto world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    if (world.is_root()) {
+        std::mt19937 random(11);
+        std::vector<std::pair<int, int>> lines;  // (user, item), in input order
+        for (int k = 0; k < 400; ++k) lines.emplace_back(1 + static_cast<int>(random() % 37), 1 + static_cast<int>(random() % 23));
+        std::vector<int> users;  // in order of first appearance
+        for (const auto& [user, item] : lines)
+            if (std::find(users.begin(), users.end(), user) == users.end()) users.push_back(user);
+        std::string scattered_a, scattered_b, grouped;
+        for (std::size_t k = 0; k < lines.size(); ++k) {
+            const std::string line = std::to_string(lines[k].first) + "\t" + std::to_string(lines[k].second) + "\t" +
+                                     std::to_string(1 + k % 5) + "\t88125" + std::to_string(k) + "\n";
+            (k < 250 ? scattered_a : scattered_b) += line;
+        }
+        for (const int user : users)
+            for (std::size_t k = 0; k < lines.size(); ++k)
+                if (lines[k].first == user)
+                    grouped += std::to_string(user) + "\t" + std::to_string(lines[k].second) + "\t" +
+                               std::to_string(1 + k % 5) + "\t88125" + std::to_string(k) + "\n";
+        test::write_text(dir.file("a.data"), scattered_a);
+        test::write_text(dir.file("b.data"), scattered_b);
+        test::write_text(dir.file("grouped.data"), grouped);
+    }
+    MPI_Barrier(world.raw());
+    PrepareOptions o = base_options(dir.file("out"), Format::ratings);
+    o.min_doc_tokens = 1;
+    o.curation.min_df = 1;
+    o.source.inputs = {dir.file("a.data"), dir.file("b.data")};
+    o.name = "scattered";
+    const PrepareReport scattered = run_prepare(world, o);
+    o.source.inputs = {dir.file("grouped.data")};
+    o.name = "grouped";
+    const PrepareReport grouped = run_prepare(world, o);
+    EXPECT_EQ(scattered.docs_kept, 37);
+    EXPECT_EQ(scattered.docs_kept, grouped.docs_kept);
+    EXPECT_EQ(scattered.tokens_read, grouped.tokens_read);
+    if (world.is_root()) {
+        EXPECT_EQ(text_of(docword_path(o.out_dir, "scattered", false)), text_of(docword_path(o.out_dir, "grouped", false)));
+        EXPECT_EQ(text_of(doc_ids_path(o.out_dir, "scattered")), text_of(doc_ids_path(o.out_dir, "grouped")));
+        EXPECT_EQ(text_of(vocab_path(o.out_dir, "scattered")), text_of(vocab_path(o.out_dir, "grouped")));
+    }
+}
+
 TEST(Prepare, PlaylistsWorkedByHand) {
     const auto world = mpi::Comm::world();
     test::SharedTempDir dir(world);
@@ -247,8 +299,9 @@ TEST(Prepare, BadInputFailsEverywhereWithFileAndLine) {
     test::SharedTempDir dir(world);
     if (world.is_root()) {
         test::write_text(dir.file("short.dat"), "1::10::4\n1::20::3\n2::10\n3::10::5\n");
-        test::write_text(dir.file("apart.dat"), "1::10::4\n2::10::4\n1::20::3\n");
         test::write_text(dir.file("nan.dat"), "1::10::4\n1::20::x\n");
+        test::write_text(dir.file("huge.dat"), "1::10::4\n1::20::3000000000\n");
+        test::write_text(dir.file("overflow.dat"), "1::10::1500000000\n2::10::1\n1::10::1500000000\n");
         test::write_text(dir.file("bad.txt"), "fine words here\nbroken \xc3( words\n");
         test::write_text(dir.file("twice.jsonl"), "{\"text\": \"alpha beta\", \"id\": \"x\"}\n{\"text\": \"gamma delta\", \"id\": \"x\"}\n");
         test::write_text(dir.file("nojson.jsonl"), "{\"text\": \"a b\"}\n{\"txt\": \"c d\"}\n");
@@ -278,8 +331,10 @@ TEST(Prepare, BadInputFailsEverywhereWithFileAndLine) {
             for (const auto& entry : std::filesystem::directory_iterator(out)) ADD_FAILURE() << "left behind: " << entry.path();
     };
     fails(Format::ratings, {dir.file("short.dat")}, {"short.dat:3", "found 2 fields"});
-    fails(Format::ratings, {dir.file("apart.dat")}, {"apart.dat:3", "user '1' again", "apart.dat:1"});
     fails(Format::ratings, {dir.file("nan.dat")}, {"nan.dat:2", "'x' is not a number"});
+    fails(Format::ratings, {dir.file("huge.dat")}, {"huge.dat:2", "exceeds jsmf's limit of 2^31"});
+    // A user's two lines apart, each within 32 bits, together past them.
+    fails(Format::ratings, {dir.file("overflow.dat")}, {"overflow.dat", "document '1' holds '10' more than 2^32 - 1 times"});
     fails(Format::ratings, {dir.file("header.dat")}, {"header.dat:1", "'x' is not a number"});
     fails(Format::lines, {dir.file("bad.txt")}, {"bad.txt:2", "invalid UTF-8 at byte 23"}, InvalidUtf8::fail);
     fails(Format::jsonl, {dir.file("twice.jsonl")}, {"twice.jsonl:2", "document id 'x' again", "twice.jsonl:1"});

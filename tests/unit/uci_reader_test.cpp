@@ -100,6 +100,8 @@ TEST(UciReader, RejectsEachKindOfBadLineWithFileAndLine) {
         {"header not a number", "2\nfour\n1\n1 1 1\n", {"bad.txt:2:", "header line 2"}},
         {"header too short", "2\n4\n", {"bad.txt", "ends inside the 3-line header"}},
         {"zero vocabulary", "2\n0\n0\n", {"bad.txt:2:", "at least 1"}},
+        {"more documents than jsmf's limit", "8589934593\n4\n1\n1 1 1\n", {"bad.txt:1:", "exceeds jsmf's limit of 2^33"}},
+        {"count past 32 bits", "2\n4\n1\n1 1 4294967296\n", {"bad.txt:4:", "count"}},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);

@@ -24,6 +24,10 @@ namespace jsmf::corpus {
 /// that appears twice is rejected (it usually means two files were concatenated
 /// badly; summing would silently double-count); documents with no lines simply do not
 /// occur. Plain or gzip (detected by magic bytes, a .gz name is not required).
+/// The most documents one file may declare (D): every rank keeps a bit per docID up to the
+/// largest it read, per file (the overlap check), at most 1 GiB at this limit.
+inline constexpr std::int64_t max_documents = std::int64_t{1} << 33;
+
 struct UciHeader {
     Index num_docs = 0;
     Index num_words = 0;
@@ -63,7 +67,8 @@ std::vector<UciPiece> plan_uci_pieces(const std::vector<UciFile>& files, int ran
 
 /// Streams this rank's documents from its pieces, validating every line: field count,
 /// integers, docID in [1, D], wordID in [1, W], count in [1, 2^32), no duplicate word in a
-/// document, documents contiguous. Memory: one document plus a D-bit map per file.
+/// document, documents contiguous. Memory: one document plus a bit per docID up to the
+/// largest read, per file.
 class UciReader : public DocumentStream {
 public:
     UciReader(std::vector<UciFile> files, std::vector<UciPiece> pieces);

@@ -72,7 +72,7 @@ private:
     std::vector<CountTable> outgoing_;  // per owner
     CountTable owned_;
     std::size_t buffered_bytes_ = 0;
-    std::unordered_map<std::string, std::uint32_t> scratch_;
+    std::unordered_map<std::string, std::uint64_t> scratch_;  // 64-bit: pass 2 refuses a count past 2^32 - 1 with its document
 };
 
 /// Collective on `comm`. Every rank's best candidates gathered to rank 0, which keeps the
