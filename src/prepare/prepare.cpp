@@ -392,7 +392,7 @@ std::unique_ptr<Terms> make_terms(const mpi::Comm& comm, const PrepareOptions& o
 /// its users by that line. So the documents come in order of each user's first line, on
 /// the rank that reads it, as with grouped input, and do not depend on the rank count.
 /// Two all-to-all exchanges (Boost.MPI); memory: the ratings are held, spread over the
-/// ranks, twice during an exchange (~100 bytes per rating in all).
+/// ranks, twice during an exchange (about 250 bytes per rating when every line is a run).
 std::vector<RawDocument> group_ratings(const mpi::Comm& comm, const PrepareOptions& o, const Inputs& in) {
     const auto ranks = static_cast<std::size_t>(comm.size());
     std::vector<std::vector<UserRun>> outgoing(ranks), incoming;
