@@ -11,17 +11,18 @@
 #   bash jobs/fuzz.sh --seconds 30 --only uci --only h5
 # Options: --seconds S (per harness), --only H (repeatable), --build DIR (a JSMF_SANITIZE=1
 # build; default ./build-san, built if missing), --out DIR (corpora, findings; default
-# <build>/fuzz), --jobs J (parallel fuzzing processes per harness, default 1).
+# <build>/fuzz), --seeds-only (make the seeds and stop). One process per harness: run
+# several with --only on a machine with more cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-seconds=600 build=$root/build-san out="" jobs=1 only=()
+seconds=600 build=$root/build-san out="" only=() seeds_only=0
 while (($#)); do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --only) only+=("$2"); shift 2 ;;
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
+    --seeds-only) seeds_only=1; shift ;;
     *) echo "jobs/fuzz.sh: unknown option $1 (see the comment at its top)" >&2; exit 1 ;;
   esac
 done
@@ -39,16 +40,20 @@ if [[ ! -x $build/tests/fuzz_${harnesses[0]} ]]; then
   JSMF_SANITIZE=1 JSMF_BUILD_DIR=$build bash "$root/jobs/build.sh"
 fi
 mpiexec=$(command -v mpiexec)
-if [[ ! -d $out/seeds/h5 || -z $(ls -A "$out/seeds/h5" 2>/dev/null) ]]; then
-  rm -rf "$out/seeds"
-  bash "$root/tests/fuzz/make_seeds.sh" "$build/jsmf" "$mpiexec" "$out/seeds"
+if [[ ! -e $out/seeds/.complete ]]; then  # made whole in a scratch folder, then moved in place
+  rm -rf "$out/seeds" "$out/seeds.partial"
+  mkdir -p "$out"
+  bash "$root/tests/fuzz/make_seeds.sh" "$build/jsmf" "$mpiexec" "$out/seeds.partial"
+  touch "$out/seeds.partial/.complete"
+  mv "$out/seeds.partial" "$out/seeds"
 fi
+((seeds_only)) && exit 0
 
 export JSMF_FUZZ_H5_SEEDS=$out/seeds/h5files  # the files fuzz_h5 edits
 # Open MPI's own handlers of SIGABRT and SIGSEGV (set in MPI_Init, after libFuzzer's) would
 # print a trace and end the process before libFuzzer saves the input that crashed it.
 export OMPI_MCA_opal_signal=""
-echo "jsmf fuzz: $(uname -n), $(getconf _NPROCESSORS_ONLN) cores, $(clang --version | head -n 1), ${seconds} s per harness, $jobs job(s)"
+echo "jsmf fuzz: $(uname -n), $(getconf _NPROCESSORS_ONLN) cores, $(clang --version | head -n 1), ${seconds} s per harness"
 status=0
 for harness in "${harnesses[@]}"; do
   binary=$build/tests/fuzz_$harness
@@ -67,7 +72,6 @@ for harness in "${harnesses[@]}"; do
   # takes 10 s is a finding (a hang); -rss_limit_mb: so is one that needs 2 GB.
   args=(-max_total_time="$seconds" -seed=1 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$findings/" "$corpus" "$out/seeds/$harness")
-  ((jobs > 1)) && args=(-jobs="$jobs" -workers="$jobs" "${args[@]}")
   if "$binary" "${args[@]}" > "$log" 2>&1; then verdict="no finding"; else verdict="FINDING"; status=1; fi
   runs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}' || true)
   last=$(grep -hE '^#[0-9]+' "$log" | tail -n 1 || true)

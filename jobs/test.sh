@@ -8,16 +8,23 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cores=$(getconf _NPROCESSORS_ONLN)
 bash "$root/jobs/setup.sh"
-bash "$root/jobs/build.sh"
+JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh"
 source "$root/jobs/env.sh"
 
 # The sanitized build goes on in the background at the lowest priority while the tests
 # run: it takes the cores only when the tests leave them idle (the SLURM test mostly waits).
 sanitize=${JSMF_SANITIZE_TESTS:-1}
 san_log=$root/build-san.log
+# It runs as a process group of its own (job control on for the launch), so that this
+# script ending early stops all of it; but in this session: with the kernel's autogroups,
+# nice only ranks processes within one session, and a new session (setsid) would get an
+# equal share of the cores.
 if [[ $sanitize == 1 ]]; then
-  JSMF_SANITIZE=1 setsid nice -n 19 bash "$root/jobs/build.sh" > "$san_log" 2>&1 &
-  san_build=$!  # its own process group (setsid): stopped whole if this script ends first
+  set -m
+  JSMF_SANITIZE=1 JSMF_BUILD_DIR=$root/build-san JSMF_TARGETS= nice -n 19 bash "$root/jobs/build.sh" \
+    > "$san_log" 2>&1 &
+  san_build=$!
+  set +m
   trap 'kill -- -$san_build 2>/dev/null || true' EXIT
 fi
 

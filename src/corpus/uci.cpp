@@ -266,7 +266,10 @@ bool UciReader::next(Document& doc) {
         }
         auto& bitmap = doc_bitmaps_[static_cast<std::size_t>(state_->piece->file)];
         const auto index = static_cast<std::size_t>(current_doc / 64);
-        if (index >= bitmap.size()) bitmap.resize(std::max(index + 1, 2 * bitmap.size()), 0);
+        if (index >= bitmap.size()) {  // doubling, up to the D + 1 bits the header allows
+            const auto most = static_cast<std::size_t>(state_->file->header.num_docs / 64 + 1);
+            bitmap.resize(std::min(most, std::max(index + 1, 2 * bitmap.size())), 0);
+        }
         auto& word = bitmap[index];
         const std::uint64_t bit = std::uint64_t{1} << (current_doc % 64);
         if (word & bit) {
@@ -408,10 +411,10 @@ void check_uci_totals(const mpi::Comm& comm, const UciReader& reader) {
     // own documents with the union of the lower ranks' (one exclusive scan).
     std::string overlap;
     for (std::size_t f = 0; f < files.size(); ++f) {
-        // The maps grew to each rank's largest docID: the same length everywhere first.
-        std::vector<std::uint64_t> mine = reader.doc_bitmaps()[f];
-        mine.resize(static_cast<std::size_t>(mpi::allreduce_max(comm, static_cast<std::int64_t>(mine.size()))), 0);
-        std::vector<std::uint64_t> lower = mine;
+        // The maps grew to each rank's largest docID: the scan runs over the longest.
+        const auto& mine = reader.doc_bitmaps()[f];
+        std::vector<std::uint64_t> lower(static_cast<std::size_t>(mpi::allreduce_max(comm, static_cast<std::int64_t>(mine.size()))), 0);
+        std::copy(mine.begin(), mine.end(), lower.begin());
         mpi::exscan_inplace(comm, lower, MPI_BOR);
         for (std::size_t w = 0; w < mine.size() && overlap.empty(); ++w) {
             const std::uint64_t both = mine[w] & lower[w];

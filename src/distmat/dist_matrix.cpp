@@ -42,13 +42,22 @@ BasicDistMatrix<T>::BasicDistMatrix(std::shared_ptr<const Grid> grid, Index rows
     const Index largest = local_extent(rows_, block_rows_, 0, grid_->rows()) *
                           local_extent(cols_, block_cols_, 0, grid_->cols());
     if (largest > INT_MAX) {
-        const double ranks_needed = std::ceil(static_cast<double>(rows_) * static_cast<double>(cols_) / INT_MAX);
+        // The fewest ranks whose most square grid passes (the blocks' rounding included).
+        long long ranks_needed = grid_->rows() * grid_->cols();
+        for (int p = static_cast<int>(ranks_needed) + 1; p < (1 << 24); ++p) {
+            int r = 0, c = 0;
+            most_square_shape(p, r, c);
+            if (local_extent(rows_, block_rows_, 0, r) * local_extent(cols_, block_cols_, 0, c) <= INT_MAX) {
+                ranks_needed = p;
+                break;
+            }
+        }
         const mpi::Comm comm = grid_->borrow_comm();
         const std::string what =
             "a " + std::to_string(rows_) + " x " + std::to_string(cols_) + " matrix on a " +
             std::to_string(grid_->rows()) + " x " + std::to_string(grid_->cols()) + " grid gives a rank " +
             std::to_string(largest) + " elements, more than the 2^31 - 1 that 32-bit ScaLAPACK and BLAS can index: " +
-            "use at least " + std::to_string(static_cast<long long>(ranks_needed)) +
+            "use at least " + std::to_string(ranks_needed) +
             " ranks (or the compressed pipeline, which never forms C)";
         throw StageFailed("setup", comm.is_root() ? std::vector<std::string>{format_error(what, 0, comm.size(), "setup")}
                                                   : std::vector<std::string>{},

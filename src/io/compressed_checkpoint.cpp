@@ -4,6 +4,7 @@
 #include "jsmf/io/compressed_checkpoint.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -231,6 +232,7 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
     Eigen::MatrixXd T;
     mpi::check_on_root(comm, stage, [&] {
         h5::Handle file = h5::open_file_serial(path, false);
+        h5::require_jsmf_file(file, path, "compressed_checkpoint", "a jsmf checkpoint of a compressed fit");
         if (!h5::exists(file, kGroup)) throw InputError(path, "not a jsmf checkpoint of a compressed fit (no /" + std::string(kGroup) + ")");
         h5::Handle group(h5::check(H5Gopen2(file, kGroup, H5P_DEFAULT), path, "cannot open the group"), H5Gclose);
         if (h5::read_string_attribute(group, "format") != kFormat)
@@ -255,6 +257,11 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
                 throw InputError(path, "the checkpoint was made with " + name + " = " + saved + ", this run has " + value +
                                            ": resume with the same corpus and settings, or start afresh");
         }
+        // The counts fit an int (the checksum vouches only for a file that verifies).
+        for (const char* count : {"round", "products", "iterations_done"})
+            if (const std::int64_t v = h5::read_int_attribute(group, count); v < 0 || v > INT_MAX)
+                throw InputError(path, std::string("the checkpoint's ") + count + " is " + std::to_string(v) +
+                                           ", not a count");
         const std::string phase = h5::read_string_attribute(group, "phase");
         if (phase != "compress" && phase != "enn") throw InputError(path, "unknown checkpoint phase '" + phase + "'");
         scalars = {phase == "compress" ? 0.0 : 1.0,

@@ -201,6 +201,7 @@ Index read_cooc_words(const mpi::Comm& comm, const std::string& path) {
     std::int64_t words = 0;
     mpi::check_on_root(comm, "read", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
+        h5::require_jsmf_file(file, path, "cooc", "a jsmf co-occurrence file");
         if (!h5::exists(file, "cooc") || !h5::exists(file, "cooc/C")) throw InputError(path, "no /cooc/C: not a jsmf co-occurrence file");
         const auto dims = h5::dataset_dims(file, "cooc/C");
         if (dims.size() != 2 || dims[0] != dims[1]) throw InputError(path, "/cooc/C is not a square matrix");
@@ -216,8 +217,7 @@ distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_pt
     std::int64_t n = 0;
     mpi::check_on_root(comm, "read", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
-        if (h5::read_string_attribute(file, "format") != "jsmf" || h5::read_string_attribute(file, "kind") != "cooc")
-            throw InputError(path, "not a jsmf co-occurrence file");
+        h5::require_jsmf_file(file, path, "cooc", "a jsmf co-occurrence file");
         const auto dims = h5::dataset_dims(file, "cooc/C");
         if (dims.size() != 2 || dims[0] != dims[1]) throw InputError(path, "/cooc/C is not a square matrix");
         n = static_cast<std::int64_t>(dims[0]);
@@ -398,6 +398,7 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::Rectif
     std::vector<std::pair<std::string, Eigen::MatrixXd>> blocks;
     mpi::check_on_root(comm, "read", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
+        h5::require_jsmf_file(file, path, "cooc", "a jsmf checkpoint");
         if (!h5::exists(file, "checkpoint") || !h5::exists(file, "rectification"))
             throw InputError(path, "not a jsmf checkpoint (no /checkpoint or /rectification)");
         h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/io/provenance.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::io::h5 {
@@ -193,13 +194,27 @@ void write_attribute(hid_t object, const std::string& name, double value) {
     check_status(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value), name, "cannot write attribute");
 }
 
-std::string read_string_attribute(hid_t object, const std::string& name) {
+namespace {
+/// Opens an attribute that must hold one value (a scalar, or an array of one): a reader
+/// that reads one value into one variable would otherwise write past it.
+Handle open_single_attribute(hid_t object, const std::string& name) {
     Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    Handle space(check(H5Aget_space(attr), name, "no dataspace"), H5Sclose);
+    if (const hssize_t count = H5Sget_simple_extent_npoints(space); count != 1)
+        throw InputError(file_name_of(object), "attribute " + object_path(object, name) + " holds " +
+                                                   std::to_string(count) + " values, not one");
+    return attr;
+}
+}  // namespace
+
+std::string read_string_attribute(hid_t object, const std::string& name) {
+    Handle attr = open_single_attribute(object, name);
     Handle type(H5Aget_type(attr), H5Tclose);
     if (H5Tis_variable_str(type) > 0) {
         char* text = nullptr;
         Handle memtype(H5Tcopy(H5T_C_S1), H5Tclose);
         H5Tset_size(memtype, H5T_VARIABLE);
+        H5Tset_cset(memtype, H5Tget_cset(type));  // HDF5 converts no ASCII <-> UTF-8 (h5py writes UTF-8)
         check_status(H5Aread(attr, memtype, &text), name, "cannot read attribute");
         std::string out = text ? text : "";
         H5free_memory(text);
@@ -211,14 +226,14 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
 }
 
 std::int64_t read_int_attribute(hid_t object, const std::string& name) {
-    Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    Handle attr = open_single_attribute(object, name);
     std::int64_t value = 0;
     check_status(H5Aread(attr, H5T_NATIVE_INT64, &value), name, "cannot read attribute");
     return value;
 }
 
 double read_double_attribute(hid_t object, const std::string& name) {
-    Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
+    Handle attr = open_single_attribute(object, name);
     double value = 0;
     check_status(H5Aread(attr, H5T_NATIVE_DOUBLE, &value), name, "cannot read attribute");
     return value;
@@ -323,6 +338,27 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     out.reserve(pointers.size());
     for (auto* p : pointers) out.emplace_back(p ? p : "");
     return out;
+}
+
+void require_jsmf_file(hid_t file, const std::string& path, const std::string& kind, const std::string& description) {
+    const auto text = [&](const char* name) {
+        if (H5Aexists(file, name) <= 0) return std::string();
+        Handle attr(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
+        Handle type(H5Aget_type(attr), H5Tclose);
+        return H5Tget_class(type) == H5T_STRING ? read_string_attribute(file, name) : std::string();
+    };
+    if (text("format") != "jsmf" || text("kind") != kind)
+        throw InputError(path, "not " + description + " (its root attributes format and kind are not \"jsmf\" and \"" +
+                                   kind + "\")");
+    if (H5Aexists(file, "format_version") <= 0) return;
+    Handle attr(H5Aopen(file, "format_version", H5P_DEFAULT), H5Aclose);
+    Handle type(H5Aget_type(attr), H5Tclose);
+    if (H5Tget_class(type) != H5T_INTEGER) throw InputError(path, "its format_version attribute is not an integer");
+    const std::int64_t version = read_int_attribute(file, "format_version");
+    if (version > kFormatVersion)
+        throw InputError(path, "format version " + std::to_string(version) + ", written by a newer jsmf; this one reads " +
+                                   "version " + std::to_string(kFormatVersion) + ": read it with the jsmf that wrote it");
+    if (version < 1) throw InputError(path, "format version " + std::to_string(version) + " is not one jsmf ever wrote");
 }
 
 void agree_on_collective(hid_t object, herr_t status, const std::string& path, const std::string& what) {

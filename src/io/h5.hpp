@@ -79,6 +79,11 @@ Eigen::VectorXd read_vector(hid_t parent, const std::string& name);
 /// A soft link `name` → `target` (an absolute path in the same file).
 void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path);
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);
+/// Throws InputError naming `path` unless the file's root says it is jsmf's (format "jsmf")
+/// file of `kind` ("not <description>") in a format version this jsmf reads: 1, the only
+/// one so far (a file without the attribute is read as version 1; a later version is
+/// refused with both numbers, an earlier one as not jsmf's).
+void require_jsmf_file(hid_t file, const std::string& path, const std::string& kind, const std::string& description);
 std::vector<double> read_doubles(hid_t parent, const std::string& name);
 std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name);
 std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name);

@@ -305,9 +305,7 @@ void check_unique_words(const std::string& path, const std::vector<std::string>&
 
 ModelFile read_model_file(const std::string& path) {
     h5::Handle file = h5::open_file_serial(path, false);
-    if (!H5Aexists(file, "kind") || h5::read_string_attribute(file, "format") != "jsmf" ||
-        h5::read_string_attribute(file, "kind") != "model")
-        throw InputError(path, "not a jsmf model file (jsmf fit writes them)");
+    h5::require_jsmf_file(file, path, "model", "a jsmf model file (jsmf fit writes them)");
     ModelFile out;
     out.vocab = h5::read_strings(file, "vocab");
     check_unique_words(path, out.vocab);

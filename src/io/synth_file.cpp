@@ -53,7 +53,7 @@ void write_synth_truth(const std::string& path, const synth::SynthCorpus& corpus
 
 synth::SynthCorpus read_synth_truth(const std::string& path) {
     h5::Handle file = h5::open_file_serial(path, false);
-    if (h5::read_string_attribute(file, "kind") != "synth_truth") throw InputError(path, "not a jsmf synth truth file");
+    h5::require_jsmf_file(file, path, "synth_truth", "a jsmf synth truth file");
     synth::SynthCorpus out;
     out.vocab = h5::read_strings(file, "vocab");
     h5::Handle model(h5::check(H5Gopen2(file, "model", H5P_DEFAULT), path, "no /model"), H5Gclose);

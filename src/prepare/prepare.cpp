@@ -957,7 +957,8 @@ PreparedCorpus find_prepared(const std::string& dir, const std::string& name) {
             return {};
         }
         const std::string path = (fs::path(dir) / value).string();
-        if (!fs::exists(path)) throw InputError(manifest, "names " + path + ", which does not exist");
+        std::error_code ec;  // a name too long, a folder not searchable: not there for jsmf either
+        if (!fs::exists(path, ec)) throw InputError(manifest, "names " + path + ", which does not exist");
         return path;
     };
     out.docword = file("docword", true);

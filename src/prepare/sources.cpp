@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/prepare/sources.hpp"
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -149,6 +151,15 @@ std::vector<InputFile> list_input_files(const SourceOptions& options) {
         files.insert(files.end(), found.begin(), found.end());
     }
     if (files.empty()) throw OptionError("no input files" + (pattern ? " match {files} '" + OptionError::quote(options.files_regex) + "'" : std::string()));
+    // The same file twice (given twice, or a folder and a file in it, or a link) would be
+    // read twice: its documents doubled (ratings: every count of its users).
+    std::map<std::pair<std::uintmax_t, std::uintmax_t>, const InputFile*> seen;  // (device, inode)
+    for (const InputFile& file : files) {
+        struct stat st {};
+        if (::stat(file.path.c_str(), &st) != 0) continue;  // gone since: reading it will say so
+        const auto [at, fresh] = seen.emplace(std::pair<std::uintmax_t, std::uintmax_t>(st.st_dev, st.st_ino), &file);
+        if (!fresh) throw InputError(file.path, "is the same file as " + at->second->path + ", given twice among the inputs");
+    }
     return files;
 }
 

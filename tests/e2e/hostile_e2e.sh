@@ -52,6 +52,9 @@ cooc = {
     "no_C": lambda f: f.__delitem__("cooc/C"),
     "not_square": with_C(lambda D: D[:, :-1]),
     "no_unigram": lambda f: f.__delitem__("stats/unigram"),
+    "newer": lambda f: f.attrs.__setitem__("format_version", np.int64(2)),
+    "version0": lambda f: f.attrs.__setitem__("format_version", np.int64(0)),
+    "no_version": lambda f: f.attrs.__delitem__("format_version"),
 }
 for name, change in cooc.items():
     variant("C.h5", "C_" + name + ".h5", change)
@@ -77,6 +80,8 @@ models = {
     "integer_B": with_B(lambda M: (M * 1e6).astype(np.int64)),
     "unnormalized_B": with_B(lambda M: 2 * M),
     "dup_word": dup_word,
+    "newer": lambda f: f.attrs.__setitem__("format_version", np.int64(2)),
+    "kind_cooc": lambda f: f.attrs.__setitem__("kind", "cooc"),
 }
 for name, change in models.items():
     variant("model.h5", "model_" + name + ".h5", change)
@@ -116,7 +121,12 @@ no_C no /cooc/C
 not_square not a square matrix
 no_unigram /stats/unigram is missing
 truncated cannot open HDF5 file
+newer format version 2, written by a newer jsmf; this one reads version 1
+version0 format version 0 is not one jsmf ever wrote
 CASES
+# A file from before the format_version attribute is read as version 1.
+run 2 -q fit --cooc C_no_version.h5 --topics 4 --out nv.h5 </dev/null >/dev/null 2>err && [[ -s nv.h5 ]] \
+  && ok "a C without format_version: read as format version 1, fitted" || fail "a C without format_version: $(head -3 err)"
 # A C rectified by a short DR run holds small negative entries: warned about, fitted.
 if run 2 -q rectify --in C.h5 --topics 4 --method dr --stop iterations --iterations 2 --out Cdr.h5 </dev/null >/dev/null 2>err &&
    run 2 -q fit --cooc Cdr.h5 --rectify none --topics 4 --out dr_model.h5 </dev/null >/dev/null 2>err; then
@@ -127,6 +137,8 @@ else
 fi
 refused 2 "fit --cooc other.h5 (another program's file)" other.h5 out.h5 -- -q fit --cooc other.h5 --topics 4 --out out.h5
 refused 2 "rectify --in C_nan.h5" C_nan.h5 out.h5 -- -q rectify --in C_nan.h5 --topics 4 --out out.h5
+refused 2 "show model_newer.h5 (format version 2)" "model_newer.h5: format version 2, written by a newer jsmf" none -- -q show model_newer.h5
+refused 2 "show model_kind_cooc.h5 (kind cooc)" "model_kind_cooc.h5: not a jsmf model file" none -- -q show model_kind_cooc.h5
 for name in nan_B negative_B integer_B unnormalized_B dup_word; do
   refused 2 "show model_$name.h5" "model_$name.h5" none -- -q show "model_$name.h5"
   refused 2 "infer with model_$name.h5" "model_$name.h5" theta.h5 -- -q infer --model "model_$name.h5" \

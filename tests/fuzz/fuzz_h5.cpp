@@ -185,7 +185,11 @@ void edit(hid_t file, const Objects& objects, Bytes& in) {
         const auto& [object, name] = objects.attributes[which % objects.attributes.size()];
         H5Adelete_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT);
         if (what == 5) return;
-        const hid_t space = H5Screate(H5S_SCALAR);
+        // A scalar, or an array of 0-3 values (h5py's attrs["x"] = [1, 2]).
+        const int shape = in.take() % 5;
+        const hsize_t length = static_cast<hsize_t>(shape);
+        const hid_t space = shape == 4 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &length, nullptr);
+        const std::size_t values = shape == 4 ? 1 : static_cast<std::size_t>(shape);
         const int type = in.take() % 3;
         const hid_t string_type = H5Tcopy(H5T_C_S1);
         H5Tset_size(string_type, H5T_VARIABLE);
@@ -193,17 +197,22 @@ void edit(hid_t file, const Objects& objects, Bytes& in) {
         const hid_t attr = H5Acreate_by_name(file, object.c_str(), name.c_str(), file_type, space, H5P_DEFAULT,
                                              H5P_DEFAULT, H5P_DEFAULT);
         if (attr >= 0) {
-            if (type == 0) {
-                const std::int64_t v = static_cast<std::int32_t>(in.take32());
-                H5Awrite(attr, H5T_NATIVE_INT64, &v);
+            if (type == 0) {  // any 64-bit integer
+                std::vector<std::int64_t> v(values);
+                for (auto& x : v) x = static_cast<std::int64_t>((std::uint64_t(in.take32()) << 32) | in.take32());
+                H5Awrite(attr, H5T_NATIVE_INT64, v.data());
             } else if (type == 1) {
-                const double v = in.take_double();
-                H5Awrite(attr, H5T_NATIVE_DOUBLE, &v);
+                std::vector<double> v(values);
+                for (auto& x : v) x = in.take_double();
+                H5Awrite(attr, H5T_NATIVE_DOUBLE, v.data());
             } else {
-                std::string text;
-                for (int k = in.take() % 12; k > 0; --k) text += static_cast<char>(in.take());
-                const char* p = text.c_str();
-                H5Awrite(attr, string_type, &p);
+                std::vector<std::string> texts(values);
+                std::vector<const char*> pointers;
+                for (auto& text : texts) {
+                    for (int k = in.take() % 12; k > 0; --k) text += static_cast<char>(in.take());
+                    pointers.push_back(text.c_str());
+                }
+                H5Awrite(attr, string_type, pointers.data());
             }
             H5Aclose(attr);
         }

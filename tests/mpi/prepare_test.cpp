@@ -333,6 +333,8 @@ TEST(Prepare, BadInputFailsEverywhereWithFileAndLine) {
     fails(Format::ratings, {dir.file("short.dat")}, {"short.dat:3", "found 2 fields"});
     fails(Format::ratings, {dir.file("nan.dat")}, {"nan.dat:2", "'x' is not a number"});
     fails(Format::ratings, {dir.file("huge.dat")}, {"huge.dat:2", "exceeds jsmf's limit of 2^31"});
+    fails(Format::ratings, {dir.file("huge.dat"), dir.file("nan.dat"), dir.file("huge.dat")},
+          {"huge.dat", "is the same file as", "given twice among the inputs"});
     // A user's two lines apart, each within 32 bits, together past them.
     fails(Format::ratings, {dir.file("overflow.dat")}, {"overflow.dat", "document '1' holds '10' more than 2^32 - 1 times"});
     fails(Format::ratings, {dir.file("header.dat")}, {"header.dat:1", "'x' is not a number"});
