@@ -61,9 +61,22 @@ synth::SynthCorpus read_synth_truth(const std::string& path) {
     out.A = read_matrix(model, "A");
     out.A_empirical = read_matrix(model, "A_empirical");
     const auto dims = h5::dataset_dims(model, "anchors");
+    if (dims.size() != 2) h5::fail_dataset(model, "anchors", "is not a matrix (topics x anchors per topic)");
     const auto anchors = h5::read_int64s(model, "anchors");
+    // The shapes against each other, and the values eval --truth relies on.
+    const auto N = static_cast<Index>(out.vocab.size()), K = out.B.cols();
+    if (out.B.rows() != N) h5::fail_dataset(model, "B", "has " + std::to_string(out.B.rows()) + " rows for " + std::to_string(N) + " words");
+    if (!out.B.allFinite() || out.B.minCoeff() < 0) h5::fail_dataset(model, "B", "holds a negative or non-finite entry");
+    for (const char* name : {"A", "A_empirical"}) {
+        const Eigen::MatrixXd& M = std::string(name) == "A" ? out.A : out.A_empirical;
+        if (M.rows() != K || M.cols() != K) h5::fail_dataset(model, name, "is not " + std::to_string(K) + " x " + std::to_string(K) + " (B's topics)");
+        if (!M.allFinite()) h5::fail_dataset(model, name, "holds a non-finite entry");
+    }
+    if (static_cast<Index>(dims[0]) != K) h5::fail_dataset(model, "anchors", "has not one row per topic");
+    for (const auto id : anchors)
+        if (id < 0 || id >= N) h5::fail_dataset(model, "anchors", "holds word id " + std::to_string(id) + ", outside [0, N)");
     out.anchors = Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                      anchors.data(), static_cast<Index>(dims.at(0)), static_cast<Index>(dims.at(1)))
+                      anchors.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]))
                       .cast<int>();
     return out;
 }
