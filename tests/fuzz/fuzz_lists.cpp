@@ -13,10 +13,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace jsmf;
-    if (size < 1) return 0;
-    const int reader = data[0] % 5;
-    ++data;
-    --size;
+    const int reader = fuzz::take_choice(data, size, 5);
+    if (reader < 0) return 0;
     if (reader == 4) {
         // The manifest must be found in a folder as prepare.<name>.json.
         const std::string dir = fuzz::scratch_path(".prepared");

@@ -11,11 +11,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace jsmf;
     using prepare::Format;
-    if (size < 1) return 0;
     static const Format formats[] = {Format::lines, Format::jsonl, Format::brown, Format::ratings, Format::playlists};
-    const Format format = formats[data[0] % 5];
-    ++data;
-    --size;
+    const int choice = fuzz::take_choice(data, size, 5);
+    if (choice < 0) return 0;
+    const Format format = formats[choice];
     const std::string path = fuzz::scratch_path(".raw");
     fuzz::write_file(path, data, size);
     static prepare::Tokenizer tokenizer;

@@ -45,6 +45,16 @@ inline void write_file(const std::string& path, const std::uint8_t* data, std::s
     }
 }
 
+/// The input's first byte, which picks one of `choices` readers or storages, taken off the
+/// front of `data`; -1 for an empty input (nothing to run).
+inline int take_choice(const std::uint8_t*& data, std::size_t& size, int choices) {
+    if (size < 1) return -1;
+    const int choice = data[0] % choices;
+    ++data;
+    --size;
+    return choice;
+}
+
 /// HDF5 then MPI (one rank, singleton), once per process, as jsmf's main does; both end
 /// at exit.
 inline void start_libraries(int* argc, char*** argv) {

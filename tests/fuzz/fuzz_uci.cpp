@@ -30,10 +30,8 @@ std::vector<std::uint8_t> gzip(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace jsmf;
-    if (size < 1) return 0;
-    const int storage = data[0] % 3;
-    ++data;
-    --size;
+    const int storage = fuzz::take_choice(data, size, 3);
+    if (storage < 0) return 0;
     const std::string path = fuzz::scratch_path(".docword");
     if (storage == 0) {
         fuzz::write_file(path, data, size);
