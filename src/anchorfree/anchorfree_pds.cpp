@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// AnchorFree-PDS (Alg. 2–3): penalty dual splitting on −log|det M| with Z = B̃M >= 0.
+// AnchorFree-PDS (Alg. 2): penalty dual splitting on −log|det M| with Z = B̃M >= 0, its
+// Decrease a damped Newton method on the subproblem with Z eliminated.
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include <Eigen/QR>
 
 #include <cmath>
 #include <limits>
@@ -16,15 +19,134 @@ namespace jsmf::anchorfree {
 namespace {
 constexpr const char* kStage = "anchorfree";
 
-/// The change of the M part of f_k (17) along D, with Z fixed:
-/// φ(M) = −log|det M| + (1/2ρ)‖B̃M − Z + ρU‖², and with G = B̃ᵀB̃, W = B̃ᵀ(Z − ρU),
-/// φ(M̂ + tD) − φ(M̂) = −log|det(I + t M̂⁻¹D)| + (t⟨D, GM̂ − W⟩ + t²⟨D, GD⟩/2)/ρ.
-/// Formed as a difference, not as φ − φ: once ρ is small, φ itself is huge and the two
-/// values agree to all their digits, and the line search would never see a decrease.
-double phi_change(double t, const Eigen::MatrixXd& M_hat_inv_D, double linear, double curvature, double rho) {
-    const Index F = M_hat_inv_D.rows();
-    const double log_det = log_abs_det(Eigen::MatrixXd::Identity(F, F) + t * M_hat_inv_D);
-    return -log_det + (t * linear + 0.5 * t * t * curvature) / rho;
+/// Collective. The sum over ranks of `values`, the root's copy on every rank (so every
+/// rank takes the same decisions from it).
+void sum_everywhere(const mpi::Comm& comm, double* values, std::size_t count) {
+    mpi::allreduce_inplace(comm, values, count, MPI_SUM);
+    mpi::adopt_root_copy(comm, values, count);
+}
+
+/// The subproblem (17) with Z at its minimizer (22), Z = max(B̃M + ρU, 0):
+///   φ(M) = −log|det M| + ‖min(B̃M + ρU, 0)‖²/(2ρ),   s.t. Mᵀb = 1.
+/// Its gradient is −M⁻ᵀ + B̃ᵀ min(B̃M + ρU, 0)/ρ; its (generalized) Hessian applied to a
+/// direction D is M⁻ᵀDᵀM⁻ᵀ + (1/ρ)[Pen_j D_j]_j, with Pen_j = Σ_{n: (B̃M + ρU)_nj < 0}
+/// B̃_nᵀB̃_n (the rows whose entry of column j is cut by the max). The log-det part is
+/// indefinite in general, so the Newton system is solved by conjugate gradients that stop
+/// at negative curvature (Steihaug), preconditioned by the blocks Pen_j/ρ + k_jk_jᵀ + μI
+/// (k_j the j-th row of M⁻¹: the log-det Hessian's diagonal blocks).
+class Subproblem {
+public:
+    Subproblem(const mpi::Comm& comm, const Eigen::MatrixXd& B_loc, const Eigen::MatrixXd& U_loc, double rho)
+        : comm_(comm), B_(B_loc), U_(U_loc), rho_(rho), F_(B_loc.cols()) {}
+
+    /// Collective. Evaluates φ, its gradient and the penalty blocks at M.
+    void at(const Eigen::MatrixXd& M) {
+        M_ = M;
+        V_ = B_ * M + rho_ * U_;
+        const Eigen::MatrixXd negative = V_.cwiseMin(0.0);
+        std::vector<double> buffer(static_cast<std::size_t>(F_ * F_ * (F_ + 1) + 1), 0.0);
+        Eigen::Map<Eigen::MatrixXd> gradient_part(buffer.data(), F_, F_);
+        gradient_part = B_.transpose() * negative;
+        Eigen::MatrixXd cut(V_.rows(), F_);  // the rows of B̃ cut in column j, gathered: one SYRK per block
+        for (Index j = 0; j < F_; ++j) {
+            Index count = 0;
+            for (Index n = 0; n < V_.rows(); ++n)
+                if (V_(n, j) < 0) cut.row(count++) = B_.row(n);
+            Eigen::Map<Eigen::MatrixXd> block(buffer.data() + F_ * F_ * (1 + j), F_, F_);
+            if (count == 0) continue;
+            block.selfadjointView<Eigen::Lower>().rankUpdate(cut.topRows(count).transpose());
+            block.triangularView<Eigen::StrictlyUpper>() = block.transpose();
+        }
+        buffer.back() = negative.squaredNorm();
+        sum_everywhere(comm_, buffer.data(), buffer.size());
+        inverse_ = M.inverse();
+        gradient_ = -inverse_.transpose() + Eigen::Map<Eigen::MatrixXd>(buffer.data(), F_, F_) / rho_;
+        penalty_.resize(static_cast<std::size_t>(F_));
+        for (Index j = 0; j < F_; ++j)
+            penalty_[static_cast<std::size_t>(j)] = Eigen::Map<Eigen::MatrixXd>(buffer.data() + F_ * F_ * (1 + j), F_, F_);
+        penalty_value_ = buffer.back() / (2 * rho_);
+    }
+
+    const Eigen::MatrixXd& gradient() const { return gradient_; }
+    const Eigen::MatrixXd& inverse() const { return inverse_; }
+    const Eigen::MatrixXd& V_local() const { return V_; }
+
+    /// Local. (H + μI) D for the Hessian at the last at().
+    Eigen::MatrixXd apply(const Eigen::MatrixXd& D, double mu) const {
+        Eigen::MatrixXd out = inverse_.transpose() * D.transpose() * inverse_.transpose() + mu * D;
+        for (Index j = 0; j < F_; ++j) out.col(j) += penalty_[static_cast<std::size_t>(j)] * D.col(j) / rho_;
+        return out;
+    }
+
+    /// Local. The preconditioner's factorized blocks Qᵀ(Pen_j/ρ + k_jk_jᵀ + μI)Q.
+    std::vector<Eigen::LLT<Eigen::MatrixXd>> preconditioner(const Eigen::MatrixXd& Q, double mu) const {
+        std::vector<Eigen::LLT<Eigen::MatrixXd>> blocks;
+        for (Index j = 0; j < F_; ++j) {
+            const Eigen::VectorXd k = inverse_.row(j).transpose();
+            const Eigen::MatrixXd H = penalty_[static_cast<std::size_t>(j)] / rho_ + k * k.transpose() +
+                                      mu * Eigen::MatrixXd::Identity(F_, F_);
+            blocks.emplace_back(Q.transpose() * H * Q);
+        }
+        return blocks;
+    }
+
+    /// Collective. φ(M + tD) − φ(M), formed as a difference (−log|det(I + tM⁻¹D)| and the
+    /// penalty's change): once ρ is small both values are huge and agree to all digits.
+    double change(double t, const Eigen::MatrixXd& D, const Eigen::MatrixXd& BD_loc) const {
+        double penalty = (V_ + t * BD_loc).cwiseMin(0.0).squaredNorm();
+        sum_everywhere(comm_, &penalty, 1);
+        const Eigen::MatrixXd step = Eigen::MatrixXd::Identity(F_, F_) + t * inverse_ * D;
+        return -log_abs_det(step) + penalty / (2 * rho_) - penalty_value_;
+    }
+
+private:
+    const mpi::Comm& comm_;
+    const Eigen::MatrixXd& B_;
+    const Eigen::MatrixXd& U_;
+    double rho_;
+    Index F_;
+    Eigen::MatrixXd M_, V_, inverse_, gradient_;
+    std::vector<Eigen::MatrixXd> penalty_;
+    double penalty_value_ = 0;
+};
+
+/// Local. The Newton direction D (columns in span(Q), i.e. Dᵀb = 0) from
+/// (H + μI) D = −∇φ by preconditioned CG to a relative residual of 1e-6, stopped at
+/// negative curvature: then the iterate so far, or (first step) the preconditioned
+/// steepest descent. Counts CG steps into `cg`.
+Eigen::MatrixXd newton_direction(const Subproblem& s, const Eigen::MatrixXd& Q, double mu, int& cg) {
+    const Index F = Q.rows();
+    const auto blocks = s.preconditioner(Q, mu);
+    const auto precondition = [&](const Eigen::MatrixXd& R) {  // reduced coordinates, (F − 1) × F
+        Eigen::MatrixXd Y(R.rows(), R.cols());
+        for (Index j = 0; j < F; ++j) Y.col(j) = blocks[static_cast<std::size_t>(j)].solve(R.col(j));
+        return Y;
+    };
+    const auto dot = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a.array() * b.array()).sum(); };
+    Eigen::MatrixXd r = -(Q.transpose() * s.gradient());  // residual of the reduced system at y = 0
+    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(r.rows(), r.cols());
+    Eigen::MatrixXd z = precondition(r);
+    Eigen::MatrixXd p = z;
+    double rz = dot(r, z);
+    const double stop = 1e-6 * r.norm();
+    const int limit = static_cast<int>(4 * F * F);
+    for (int step = 0; step < limit && r.norm() > stop; ++step) {
+        ++cg;
+        const Eigen::MatrixXd Hp = Q.transpose() * s.apply(Q * p, mu);
+        const double curvature = dot(p, Hp);
+        if (!(curvature > 0)) {
+            if (step == 0) y = z;  // descent: ⟨∇, −Q P⁻¹ Qᵀ∇⟩ < 0
+            break;
+        }
+        const double alpha = rz / curvature;
+        y += alpha * p;
+        r -= alpha * Hp;
+        z = precondition(r);
+        const double rz_next = dot(r, z);
+        p = z + (rz_next / rz) * p;
+        rz = rz_next;
+    }
+    return Q * y;
 }
 }  // namespace
 
@@ -57,84 +179,71 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
     const Eigen::MatrixXd B_loc = B.middleRows(share.begin, rows) * sign.asDiagonal() / scale;
 
     Eigen::MatrixXd G = B_loc.transpose() * B_loc;  // B̃ᵀB̃, summed over the shares
-    mpi::allreduce_inplace(comm, G.data(), static_cast<std::size_t>(G.size()), MPI_SUM);
-    mpi::adopt_root_copy(comm, G.data(), static_cast<std::size_t>(G.size()));
+    sum_everywhere(comm, G.data(), static_cast<std::size_t>(G.size()));
+    // ρ's unit: the penalty's largest curvature, λ_max(B̃ᵀB̃) (= λ₁ of the scaled P).
+    const double rho_unit = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(G, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+    mpi::run_local_phase(comm, kStage, [&] {
+        if (!(rho_unit > 0)) throw InputError("anchorfree-pds: B̃ᵀB̃ = 0");
+    });
+    // Q: an orthonormal basis of b⊥, the directions that keep Mᵀb = 1.
+    const Eigen::MatrixXd Q = Eigen::HouseholderQR<Eigen::MatrixXd>(b).householderQ() *
+                              Eigen::MatrixXd::Identity(F, F).rightCols(F - 1);
 
     Eigen::MatrixXd M = Eigen::MatrixXd::Identity(F, F) + b * (Eigen::VectorXd::Ones(F) - b).transpose();
-    Eigen::MatrixXd Z_loc = B_loc * M;
     Eigen::MatrixXd U_loc = Eigen::MatrixXd::Zero(rows, F);
-    double rho = o.rho0, eta = o.eta0, epsilon = o.epsilon0;
+    Eigen::MatrixXd Z_loc = (B_loc * M).cwiseMax(0.0);
+    double rho = o.rho0 * rho_unit, eta = o.eta0, epsilon = o.epsilon0;
     PdsReport report;
-    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(F);
-    std::vector<double> buffer(static_cast<std::size_t>(F) * F + 1);  // W and ‖ΔZ‖²
 
     for (int outer = 1; outer <= o.max_outer; ++outer) {
         const Eigen::MatrixXd M_outer = M;
         const int inner_before = report.inner;
-        // Decrease(f_k, ε_k) (Alg. 3): Z exactly (22), then one Armijo step on the
-        // linearized M problem (23), until neither moved more than ε_k.
+        // Decrease(f_k, ε_k): Newton steps on φ (Z eliminated), each followed by Z's exact
+        // update (22), until neither M nor Z moved more than ε_k relative to its size (Alg. 3's rule).
+        Subproblem s(comm, B_loc, U_loc, rho);
+        s.at(M);
         for (int inner = 1; inner <= o.max_inner; ++inner) {
             ++report.inner;
-            const Eigen::MatrixXd M_hat = M;
-            const Eigen::MatrixXd Z_new = (B_loc * M + rho * U_loc).cwiseMax(0.0);       // (22)
-            const double dz_loc = (Z_new - Z_loc).squaredNorm();
-            Z_loc = Z_new;
-            const Eigen::MatrixXd T_loc = Z_loc - rho * U_loc;
-            Eigen::Map<Eigen::MatrixXd> W(buffer.data(), F, F);
-            W = B_loc.transpose() * T_loc;
-            buffer[static_cast<std::size_t>(F) * F] = dz_loc;
-            mpi::allreduce_inplace(comm, buffer.data(), buffer.size(), MPI_SUM);
-            mpi::adopt_root_copy(comm, buffer.data(), buffer.size());
-            const double dz = std::sqrt(buffer[static_cast<std::size_t>(F) * F]);
-
-            // (23): min ⟨∇(−log|det|)(M̂), M⟩ + μ/2‖M − M̂‖² + 1/(2ρ)‖B̃M − Z + ρU‖² s.t. Mᵀb = 1.
-            // Stationarity: H M = R − bλᵀ with H = μI + G/ρ, R = μM̂ + M̂⁻ᵀ + W/ρ; the
-            // constraint gives λᵀ = (bᵀH⁻¹R − 1ᵀ) / (bᵀH⁻¹b).
-            const Eigen::MatrixXd M_inv_T = M_hat.inverse().transpose();
-            const Eigen::MatrixXd H = o.mu * Eigen::MatrixXd::Identity(F, F) + G / rho;
-            const Eigen::LLT<Eigen::MatrixXd> llt(H);
-            const Eigen::MatrixXd H_inv_R = llt.solve(o.mu * M_hat + M_inv_T + Eigen::MatrixXd(W) / rho);
-            const Eigen::VectorXd H_inv_b = llt.solve(b);
-            const Eigen::RowVectorXd lambda = (b.transpose() * H_inv_R - ones.transpose()) / b.dot(H_inv_b);
-            const Eigen::MatrixXd M_plus = H_inv_R - H_inv_b * lambda;
-            const Eigen::MatrixXd D = M_plus - M_hat;
-            const Eigen::MatrixXd gradient = -M_inv_T + (G * M_hat - Eigen::MatrixXd(W)) / rho;
-            const double slope = (gradient.array() * D.array()).sum();
-            // Armijo: the largest t in {1, 1/2, …} with φ(M̂ + tD) <= φ(M̂) + σ t slope.
+            const Eigen::MatrixXd D = newton_direction(s, Q, o.mu, report.cg_steps);
+            const double slope = (s.gradient().array() * D.array()).sum();
+            const Eigen::MatrixXd BD_loc = B_loc * D;
+            // Armijo: the largest t in {1, 1/2, …} with φ(M + tD) <= φ(M) + σ t slope.
             double t = 0;
-            if (slope < 0) {
-                const Eigen::MatrixXd M_hat_inv_D = M_hat.partialPivLu().solve(D);
-                const double linear = (D.array() * (G * M_hat - Eigen::MatrixXd(W)).array()).sum();
-                const double curvature = (D.array() * (G * D).array()).sum();
+            if (mpi::root_decides(comm, slope < 0)) {
                 for (double step = 1; step > 1e-12; step /= 2) {
-                    if (phi_change(step, M_hat_inv_D, linear, curvature, rho) <= o.armijo * step * slope) {
+                    if (mpi::root_decides(comm, s.change(step, D, BD_loc) <= o.armijo * step * slope)) {
                         t = step;
                         break;
                     }
                 }
             }
-            M = M_hat + t * D;
+            M += t * D;
             mpi::adopt_root_copy(comm, M.data(), static_cast<std::size_t>(M.size()));
-            const bool settled = std::max((M - M_hat).norm(), dz) <= epsilon;
-            if (mpi::root_decides(comm, settled)) break;
+            s.at(M);
+            const Eigen::MatrixXd Z_new = s.V_local().cwiseMax(0.0);  // (22)
+            double norms[2] = {(Z_new - Z_loc).squaredNorm(), Z_new.squaredNorm()};
+            sum_everywhere(comm, norms, 2);
+            Z_loc = Z_new;
+            const double moved = std::max(t * D.norm() / M.norm(),
+                                          std::sqrt(norms[0]) / std::max(std::sqrt(norms[1]), std::numeric_limits<double>::min()));
+            if (mpi::root_decides(comm, t == 0 || moved <= epsilon)) break;
         }
-        // The dualized constraint's violation decides: dual step, or a smaller ρ.
+        // The dualized constraint's violation, relative to ‖Z‖, decides: a dual step (and a
+        // smaller η), or a smaller ρ (η kept).
         const Eigen::MatrixXd R_loc = B_loc * M - Z_loc;
         double norms[2] = {R_loc.squaredNorm(), Z_loc.squaredNorm()};
-        mpi::allreduce_inplace(comm, norms, 2, MPI_SUM);
-        mpi::adopt_root_copy(comm, norms, 2);
-        const double violation = std::sqrt(norms[0]);
-        report.violation = violation / std::max(std::sqrt(norms[1]), std::numeric_limits<double>::min());
+        sum_everywhere(comm, norms, 2);
+        report.violation = std::sqrt(norms[0]) / std::max(std::sqrt(norms[1]), std::numeric_limits<double>::min());
         report.violations.push_back(report.violation);
         report.inner_counts.push_back(report.inner - inner_before);
-        if (mpi::root_decides(comm, violation <= eta)) {
+        if (mpi::root_decides(comm, report.violation <= eta)) {
             U_loc += R_loc / rho;
+            eta *= o.c;
             ++report.dual_updates;
         } else {
             rho *= o.c;
             ++report.penalty_shrinks;
         }
-        eta *= o.c;
         epsilon *= o.c;
         report.outer = outer;
         const bool done = report.violation <= o.tolerance && (M - M_outer).norm() <= o.tolerance * M.norm();
@@ -143,7 +252,7 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
             break;
         }
     }
-    report.rho = rho;
+    report.rho = rho / rho_unit;
     if (report_out) *report_out = report;
     return sign.asDiagonal() * M / scale;
 }

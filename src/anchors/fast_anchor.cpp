@@ -100,7 +100,7 @@ void greedy_farthest_points(const Eigen::MatrixXd& Y, std::vector<bool> candidat
 }  // namespace
 
 AnchorResult find_anchors_fast(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
-                               const FastAnchorOptions& options) {
+                               const FastAnchorOptions& options, const Candidates& candidates) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     const int d = options.projection_dim;
@@ -112,15 +112,17 @@ AnchorResult find_anchors_fast(const distmat::DistMatrix& C, const Eigen::Vector
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
         if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N));
         if (d < K) throw OptionError("{projection_dim} must be at least K = " + std::to_string(K));
-        for (Index i = 0; i < N; ++i) result.zero_rows += row_sums(i) > 0 ? 0 : 1;
-        if (N - result.zero_rows < K)
-            throw InputError("anchors: only " + std::to_string(N - result.zero_rows) + " words occur, fewer than K");
+        count_candidates(row_sums, candidates, K);
     });
     Eigen::VectorXd inverse_p(N);
     std::vector<bool> candidate(static_cast<std::size_t>(N));
     for (Index i = 0; i < N; ++i) {
-        candidate[static_cast<std::size_t>(i)] = row_sums(i) > 0;
-        inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
+        const bool occurs = row_sums(i) > 0;
+        const bool allowed = candidates.empty() || candidates[static_cast<std::size_t>(i)];
+        candidate[static_cast<std::size_t>(i)] = occurs && allowed;
+        inverse_p(i) = occurs ? 1.0 / row_sums(i) : 0.0;
+        result.zero_rows += occurs ? 0 : 1;
+        result.excluded += occurs && !allowed ? 1 : 0;
     }
     // Y = C̄ R = diag(1/p) (C R): the projected rows of C̄, replicated.
     const Eigen::MatrixXd Y = inverse_p.asDiagonal() * distmat::multiply_block(C, random_projection(N, d, options.seed));

@@ -13,7 +13,7 @@ namespace jsmf::anchors {
 namespace {
 /// Alg. 2; `fixed` (when not null) replaces the argmax of line 4 by the given pivots.
 AnchorResult pivoted_qr(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
-                        const std::vector<Index>* fixed) {
+                        const std::vector<Index>* fixed, const Candidates& candidates) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     // The given pivots must be the same everywhere (a weighted sum suffices to catch a mix-up).
@@ -26,7 +26,10 @@ AnchorResult pivoted_qr(const distmat::DistMatrix& C, const Eigen::VectorXd& row
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
         if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N));
-        if (!fixed) return;
+        if (!fixed) {
+            count_candidates(row_sums, candidates, K);
+            return;
+        }
         std::vector<bool> seen(static_cast<std::size_t>(N), false);
         for (const Index s : *fixed) {
             if (s < 0 || s >= N) throw InputError("anchors: word id " + std::to_string(s) + " is out of range");
@@ -40,13 +43,18 @@ AnchorResult pivoted_qr(const distmat::DistMatrix& C, const Eigen::VectorXd& row
     AnchorResult result;
     // 1/p_i, with 0 for words that never occur (their rows of C̄ are taken as zero).
     Eigen::VectorXd inverse_p(N);
+    // Words that may not be pivots: they never occur, or they are not candidates.
+    std::vector<bool> chosen(static_cast<std::size_t>(N), false);
     for (Index i = 0; i < N; ++i) {
-        inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
-        result.zero_rows += row_sums(i) > 0 ? 0 : 1;
+        const bool occurs = row_sums(i) > 0;
+        const bool candidate = fixed || candidates.empty() || candidates[static_cast<std::size_t>(i)];
+        inverse_p(i) = occurs ? 1.0 / row_sums(i) : 0.0;
+        result.zero_rows += occurs ? 0 : 1;
+        result.excluded += occurs && !candidate ? 1 : 0;
+        chosen[static_cast<std::size_t>(i)] = !occurs || !candidate;
     }
     Eigen::VectorXd u = distmat::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());   // line 2
     Eigen::MatrixXd Q(N, K);
-    std::vector<bool> chosen(static_cast<std::size_t>(N), false);
     result.diag_r.resize(K);
     for (int k = 0; k < K; ++k) {
         Index n = fixed ? (*fixed)[static_cast<std::size_t>(k)] : -1;
@@ -76,13 +84,14 @@ AnchorResult pivoted_qr(const distmat::DistMatrix& C, const Eigen::VectorXd& row
 }
 }  // namespace
 
-AnchorResult find_anchors(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K) {
-    return pivoted_qr(C, row_sums, K, nullptr);
+AnchorResult find_anchors(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K,
+                          const Candidates& candidates) {
+    return pivoted_qr(C, row_sums, K, nullptr, candidates);
 }
 
 AnchorResult anchors_from_words(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums,
                                 const std::vector<Index>& anchors) {
-    return pivoted_qr(C, row_sums, static_cast<int>(anchors.size()), &anchors);
+    return pivoted_qr(C, row_sums, static_cast<int>(anchors.size()), &anchors, {});
 }
 
 }  // namespace jsmf::anchors

@@ -82,7 +82,8 @@ Eigen::VectorXd residual_squared_norms(const mpi::Comm& comm, Method method, con
     return residual2;
 }
 
-AnchorResult snpa_or_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K, Method method) {
+AnchorResult snpa_or_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int K, Method method,
+                          const Candidates& candidates) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const Index N = C.rows();
     mpi::require_same_on_all_ranks(comm, {N, K, static_cast<std::int64_t>(row_sums.size())},
@@ -91,19 +92,19 @@ AnchorResult snpa_or_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& r
         if (C.rows() != C.cols()) throw InputError("anchors: C is not square");
         if (row_sums.size() != N) throw InputError("anchors: the row sums do not match C");
         if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N));
-        const Index occurring = (row_sums.array() > 0).count();
-        if (occurring < K)
-            throw InputError("anchors: only " + std::to_string(occurring) + " words occur, fewer than K = " +
-                             std::to_string(K));
+        count_candidates(row_sums, candidates, K);
     });
     AnchorResult result;
-    // 1/p_i, with 0 for words that never occur (x_i = 0); candidates: occurring, not chosen.
+    // 1/p_i, with 0 for words that never occur (x_i = 0); candidate: occurring, allowed, not chosen.
     Eigen::VectorXd inverse_p(N);
     std::vector<bool> candidate(static_cast<std::size_t>(N));
     for (Index i = 0; i < N; ++i) {
-        inverse_p(i) = row_sums(i) > 0 ? 1.0 / row_sums(i) : 0.0;
-        candidate[static_cast<std::size_t>(i)] = row_sums(i) > 0;
-        result.zero_rows += row_sums(i) > 0 ? 0 : 1;
+        const bool occurs = row_sums(i) > 0;
+        const bool allowed = candidates.empty() || candidates[static_cast<std::size_t>(i)];
+        inverse_p(i) = occurs ? 1.0 / row_sums(i) : 0.0;
+        candidate[static_cast<std::size_t>(i)] = occurs && allowed;
+        result.zero_rows += occurs ? 0 : 1;
+        result.excluded += occurs && !allowed ? 1 : 0;
     }
     const Eigen::VectorXd norms2 = distmat::row_squared_norms(C).cwiseProduct(inverse_p.cwiseAbs2());  // ‖x_i‖²
     const Index begin = first_point(N, comm.rank(), comm.size()), end = first_point(N, comm.rank() + 1, comm.size());
@@ -145,12 +146,14 @@ AnchorResult snpa_or_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& r
 
 }  // namespace
 
-AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics) {
-    return snpa_or_xray(C, row_sums, num_topics, Method::snpa);
+AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+                               const Candidates& candidates) {
+    return snpa_or_xray(C, row_sums, num_topics, Method::snpa, candidates);
 }
 
-AnchorResult find_anchors_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics) {
-    return snpa_or_xray(C, row_sums, num_topics, Method::xray);
+AnchorResult find_anchors_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+                               const Candidates& candidates) {
+    return snpa_or_xray(C, row_sums, num_topics, Method::xray, candidates);
 }
 
 }  // namespace jsmf::anchors

@@ -102,6 +102,7 @@ struct FitCommand {
     CoocSettings input;          ///< the corpus, unless --cooc is given (then only for coherence)
     std::string prepared;        ///< a folder written by jsmf prepare (instead of --corpus/--vocab)
     std::string prepared_name;   ///< which corpus of that folder (when it holds several)
+    std::string labels;          ///< document labels for ClustAcc (default: the prepared corpus's)
     std::vector<std::string> text;  ///< raw input: jsmf prepare with its defaults into <out>.corpus/, then fit
     std::string infer_out;       ///< --infer: θ of the training corpus under the model just fit
     InferSettings infer;

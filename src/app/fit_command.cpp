@@ -34,8 +34,12 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "for coherence's document counts)");
     sub->add_option("--prepared", c.prepared,
                     "A folder written by jsmf prepare (instead of --corpus/--vocab): its document ids and labels go "
-                    "into the model file (/corpus)");
+                    "into the model file (/corpus); with labels, the metrics include ClustAcc");
     sub->add_option("--name", c.prepared_name, "With --prepared: which corpus of the folder (its --name)");
+    sub->add_option("--labels", c.labels,
+                    "Document labels (one integer per line, in corpus order): the metrics include ClustAcc (the "
+                    "documents' NNLS topic weights clustered by k-means, matched to the labels). Default: a "
+                    "--prepared corpus's labels");
     sub->add_option("--text", c.text,
                     "Raw input (files or directories): jsmf prepare with its defaults writes <out>.corpus/, then the "
                     "fit reads it as --prepared (for prepare's other options, run it yourself)");
@@ -312,10 +316,12 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             const prepare::PreparedCorpus p = prepare::find_prepared(c.prepared, c.prepared_name);
             documents = read_corpus_documents(p);
             prepared_doc_ids = p.doc_ids;
+            if (!p.labels.empty() && c.labels.empty()) c.labels = p.labels;  // ClustAcc with the metrics
             c.input.corpus = {p.docword};
             c.input.vocab = p.vocab;
         });
         mpi::broadcast(world, c.input.vocab, 0);
+        mpi::broadcast(world, c.labels, 0);
         std::string corpus = c.input.corpus.empty() ? std::string() : c.input.corpus.front();
         mpi::broadcast(world, corpus, 0);
         c.input.corpus = {corpus};
@@ -332,6 +338,9 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         check_model_settings(c.model);
         options.model = to_options(c.model, {});
         options.metrics = !c.no_metrics;
+        options.labels = c.labels;
+        if (!c.labels.empty() && !c.cooc_file.empty() && c.input.corpus.empty())
+            throw InputError("--labels needs the documents (--corpus beside --cooc) for ClustAcc");
         options.pipeline = fit::parse_pipeline(c.pipeline);
         // --estimator unbiased is what the compressed pipeline computes: not a dense setting.
         if (c.input.estimator == "unbiased")
@@ -390,7 +399,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     if (options.pipeline == fit::Pipeline::dense) warn_long_grid(c.grid, world.size());  // the compressed has none
     const std::vector<std::string> inputs =
-        with(with(input_files(c.input), {c.cooc_file, c.resume, c.model.anchor_words}), c.text);
+        with(with(input_files(c.input), {c.cooc_file, c.resume, c.model.anchor_words, c.labels}), c.text);
     io::check_output_path(world, c.out, inputs);  // a dry run checks them too
     if (!c.infer_out.empty()) io::check_output_path(world, c.infer_out, inputs);
     const double estimated = plan_fit(c, world, *grid, options, choice);

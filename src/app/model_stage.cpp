@@ -51,6 +51,11 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
         ->capture_default_str();
     sub->add_option("--projection-dim", c.projection_dim, "fastanchor: random projection dimension d")
         ->capture_default_str();
+    sub->add_option("--anchor-min-df", c.anchor_min_df,
+                    "Anchor candidates (every --anchors finder, both pipelines): only words in at least this many "
+                    "documents may be anchors, as Arora et al.'s FastAnchorWords (0: every word). Rare words' rows of "
+                    "C-bar are far from all others and would be picked first without it")
+        ->capture_default_str();
     sub->add_option("--anchor-words", c.anchor_words, "Use these anchor words (a file, one word per line; K = their number)");
     sub->add_option("--solver-iterations", c.solver_iterations, "expgrad/admm: iteration limit per word")
         ->capture_default_str();
@@ -75,6 +80,7 @@ fit::ModelOptions to_options(const ModelSettings& c, const std::vector<Index>& a
     o.method = fit::parse_method(c.method);
     o.finder = anchors::finder_from_name(c.anchors);
     o.projection_dim = c.projection_dim;
+    o.anchor_min_df = c.anchor_min_df;
     o.anchor_words = anchor_words;
     o.solver = fit::parse_solver(c.solver);
     o.solver_iterations = c.solver_iterations;

@@ -24,6 +24,7 @@ struct ModelSettings {
     anchorfree::LpOptions lp;
     anchorfree::PdsOptions pds;
     int projection_dim = fit::ModelOptions{}.projection_dim;
+    std::int64_t anchor_min_df = fit::ModelOptions{}.anchor_min_df;
     std::string anchor_words;    ///< a file of anchor words, one per line
     std::string solver = fit::to_string(fit::ModelOptions{}.solver);
     int solver_iterations = fit::ModelOptions{}.solver_iterations;

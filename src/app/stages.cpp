@@ -126,13 +126,18 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
                     "When AP, DR, DP stop. quality (default): once the topics' measures (anchors, B, specificity, "
                     "dissimilarity) have settled; fixed-point: once the topics stopped moving (anchors equal, no topic "
                     "of B moved 1e-3 in L1 over the last 6 checks); iterations: the papers' plain AP, exact eigensolves, "
-                    "--iterations (150) or until --tolerance")
+                    "--iterations (150) or until --tolerance. auto: iterations when --iterations or --tolerance is "
+                    "given, else quality")
         ->check(CLI::IsMember({"auto", "quality", "fixed-point", "iterations"}))
         ->capture_default_str();
     sub->add_flag("--converge", c.converge, "The same as --stop fixed-point");
     sub->add_option("--iterations", c.iterations,
-                    "AP, DR, DP iterations: the count for --stop iterations (default 150, as the papers), the cap "
-                    "otherwise (default 1000)");
+                    "AP, DR, DP: run exactly this many iterations of the papers' plain method (--stop iterations, "
+                    "default 150 as the papers; fewer only with --tolerance). To cap --stop quality or fixed-point, "
+                    "give --max-iterations");
+    sub->add_option("--max-iterations", c.max_iterations,
+                    "AP, DR, DP with --stop quality or fixed-point: stop after this many iterations at most (default "
+                    "1000)");
     sub->add_option("--tolerance", c.tolerance,
                     "Stop AP, DR, DP when the relative change is below this (0: run every iteration); implies "
                     "--stop iterations");
@@ -197,7 +202,11 @@ fit::RectifyOptions to_options(const RectifySettings& s) {
         stop = "fixed-point";
     }
     if (stop != "auto") o.stop = fit::parse_stop_rule(stop);
+    if (s.iterations != -1 && o.stop && *o.stop != rectify::StopRule::iterations)
+        throw InputError("--iterations is a count of the papers' plain iterations (--stop iterations), not a cap of "
+                         "--stop " + fit::to_string(*o.stop) + ": give --max-iterations for that");
     if (s.iterations != -1) o.iterations = s.iterations;  // -1: not given
+    if (s.max_iterations != -1) o.max_iterations = s.max_iterations;
     if (s.tolerance >= 0) o.tolerance = s.tolerance;      // negative: not given
     if (s.relaxation >= 0) o.relaxation = s.relaxation;
     o.acceleration = s.acceleration == "anderson" ? fit::Acceleration::anderson : fit::Acceleration::none;

@@ -68,7 +68,8 @@ struct RectifySettings {
     /// settled), fixed-point (the topics stopped moving; --converge); auto: iterations when
     /// --tolerance is given, else quality. resolve() turns every auto into a value.
     std::string stop = "auto";
-    int iterations = -1;         ///< -1: 150 for --stop iterations, 1000 (a cap) otherwise
+    int iterations = -1;         ///< the count of --stop iterations (given alone, it selects them); -1: 150
+    int max_iterations = -1;     ///< the cap of --stop quality / fixed-point; -1: 1000
     double tolerance = -1;       ///< -1: not given (0: run every iteration)
     bool converge = false;       ///< --converge, the same as --stop fixed-point
     double relaxation = -1;      ///< AP's over-relaxation ω; -1: 1.9 with --stop quality/fixed-point, 1 otherwise

@@ -315,7 +315,8 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             for (const auto& p : group) {
                 fit::ModelOptions model = to_options(c.model, {});
                 model.solver = fit::parse_solver(p.solver);
-                fit::Model m = fit::factorize(work, K, model, record, rectify.seed, report);
+                fit::Model m = fit::factorize(work, K, model, record, rectify.seed, report, nullptr,
+                                              info.stats.doc_freq);
                 m.times.add_before("rectify", rectify_seconds, rectify_peak);
                 fit::describe(m, info.vocab, report);
                 if (!c.no_metrics) fit::measure_model(m, work, &C, cache);

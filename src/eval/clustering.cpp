@@ -213,7 +213,9 @@ Clustering lloyd(const Eigen::MatrixXd& Z, Eigen::MatrixXd centers, int k) {
 
 }  // namespace
 
-Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs) {
+Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs,
+                                      const Eigen::VectorXd& word_weights) {
+    require(word_weights.size() == 0 || word_weights.size() == B.rows(), "the word weights do not match B's rows");
     const Eigen::MatrixXd G = B.transpose() * B;
     Eigen::MatrixXd W = Eigen::MatrixXd::Zero(B.cols(), docs.num_docs());
     for (Index m = 0; m < docs.num_docs(); ++m) {
@@ -224,7 +226,7 @@ Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Sh
             const auto word = static_cast<Eigen::Index>(docs.words[static_cast<std::size_t>(e)]);
             require(word < B.rows(), "a document word id is outside B's N rows");
             const double count = docs.counts[static_cast<std::size_t>(e)];
-            f += count * B.row(word).transpose();
+            f += count * (word_weights.size() > 0 ? word_weights(word) : 1.0) * B.row(word).transpose();
             tokens += count;
         }
         if (tokens == 0) continue;  // an empty document has no weights

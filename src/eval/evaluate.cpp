@@ -61,7 +61,9 @@ const std::vector<MetricInfo>& metric_table() {
         {"basis_rank_soft", "topic", "ln max_i B_ik − ln B_{s_k,k}", ""},
         {"basis_quality", "topic", "mean rank of s_k in the other topics' sorted columns", ""},
         {"basis_quality_soft", "topic", "mean of B_{s_k,l}, l ≠ k", ""},
-        {"simcount", "topic", "Σ_{l≠k} of topic k's top 20 words shared with topic l's", ""},
+        {"simcount", "", "SimCount as AnchorFree's tables give it: over unordered topic pairs, the top-20 words they share", ""},
+        {"simcount_topic", "topic", "Σ_{l≠k} of topic k's top 20 words shared with topic l's (its mean x K / 2 is simcount)",
+         ""},
         {"clustacc", "", "clustering accuracy of the documents' topic weights by NNLS on B against their labels",
          "labels"},
         {"clustacc_theta", "", "the same with the documents' θ of jsmf infer", "labels"},
@@ -103,7 +105,9 @@ MetricSet model_metrics(const ModelView& m) {
     set.add("basis_rank_soft", "topic", basis_rank_soft(m.B, m.anchors));
     set.add("basis_quality", "topic", basis_quality_hard(m.B, m.anchors));
     set.add("basis_quality_soft", "topic", basis_quality_soft(m.B, m.anchors));
-    set.add("simcount", "topic", simcount(m.B));
+    const Eigen::VectorXd shared = simcount(m.B);
+    set.add_number("simcount", shared.sum() / 2);  // each pair counted by both its topics
+    set.add("simcount_topic", "topic", shared);
     return set;
 }
 

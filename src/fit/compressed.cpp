@@ -235,6 +235,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     lowrank::LawOptions law_options;
     law_options.scls.max_iterations = options.model.solver_iterations;
     law_options.scls.tolerance = options.model.solver_tolerance;
+    law_options.min_anchor_doc_freq = options.model.anchor_min_df;
     const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options);
     m.times.add("anchors", law.seconds);
     say(report, Level::info,
@@ -251,6 +252,8 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     m.anchors = law.anchors;
     m.diag_r = law.diag_r;
     m.anchor_method = "qr";
+    m.anchor_min_df = options.model.anchor_min_df;
+    m.anchor_excluded = law.below_threshold;
     m.solver = to_string(recover::Solver::active_set);
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
@@ -318,6 +321,8 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     result.info.vocab = corpus::load_vocab(world, corpus.vocab, N);
     result.info.num_docs_declared = declared_docs;
     mpi::run_local_phase(world, "setup", [&] { check(options, N); });
+    if (options.metrics && !options.labels.empty())  // a bad labels file now, not after the work
+        check_labels(world, CountingCorpus{corpus.files, corpus.options, {}}, options.labels);
 
     // The documents, each rank its pieces, held in memory for the products.
     corpus::Shard docs;
@@ -372,6 +377,8 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
         measure_coherence(world, models, counting, N, report);
         for (std::size_t k = 0; k < models.size(); ++k)
             models[k]->metrics_note += (models[k]->metrics_note.empty() ? "" : "; ") + notes[k];
+        if (!options.labels.empty())
+            measure_clustering(world, models, counting, options.labels, options.compressed.seed, report);
     }
     return result;
 }

@@ -29,7 +29,7 @@ namespace {
 
 
 Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
-                  Seed seed, const recover::RecoverProgress* progress) {
+                  Seed seed, const recover::RecoverProgress* progress, const anchors::DocFreq& doc_freq) {
     const std::vector<Index>& given_anchors = c.anchor_words;
     Model m;
     m.num_topics = K;
@@ -41,12 +41,18 @@ Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, co
         found = anchors::anchors_from_words(C, p, given_anchors);
         m.anchor_method = "words";
     } else {
-        found = anchors::find_anchors_by(c.finder, C, p, K, {c.projection_dim, seed, true});
+        // The threshold needs the documents' counts (a hierarchy's level above has none).
+        const bool counted = doc_freq.size() == C.rows();
+        m.anchor_min_df = counted ? c.anchor_min_df : 0;
+        const anchors::Candidates candidates =
+            counted ? anchors::candidates_by_doc_freq(doc_freq, c.anchor_min_df) : anchors::Candidates{};
+        found = anchors::find_anchors_by(c.finder, C, p, K, {c.projection_dim, seed, true}, candidates);
         m.anchor_method = anchors::finder_name(c.finder);
     }
     m.anchors = found.anchors;
     m.diag_r = found.diag_r;
     m.zero_rows = found.zero_rows;
+    m.anchor_excluded = found.excluded;
     m.times.add("anchors", clock.seconds());
 
     clock.restart();
@@ -165,9 +171,10 @@ Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c,
 }  // namespace
 
 Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
-                Seed seed, const Report& report, const recover::RecoverProgress* progress) {
+                Seed seed, const Report& report, const recover::RecoverProgress* progress,
+                const anchors::DocFreq& doc_freq) {
     if (options.method != Method::anchors) return fit_anchorfree(C, K, options, trace, seed, report);
-    return fit_anchors(C, K, options, trace, seed, progress);
+    return fit_anchors(C, K, options, trace, seed, progress, doc_freq);
 }
 
 void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report) {
@@ -189,6 +196,11 @@ void describe(const Model& m, const std::vector<std::string>& vocab, const Repor
     std::string anchor_list;
     for (const Index s : m.anchors) anchor_list += (anchor_list.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
     say(report, Level::info, fmt::format("fit: K = {}: anchors ({}): {}", m.num_topics, m.anchor_method, anchor_list));
+    if (m.anchor_min_df > 0)
+        say(report, Level::info,
+            render_options(fmt::format("fit: K = {}: anchor candidates: the words in at least {} documents; {} occurring "
+                                       "words in fewer were not candidates ({{anchor_min_df}})",
+                                       m.num_topics, m.anchor_min_df, m.anchor_excluded)));
     const double words_per_second = m.solve_seconds > 0 ? static_cast<double>(m.words_solved) / m.solve_seconds : 0;
     say(report, Level::info, fmt::format("fit: K = {}: B by {}: {} of {} words converged (most iterations {}), {:.3f} s, {:.0f} words/s",
               m.num_topics, m.solver, m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,

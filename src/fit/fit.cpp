@@ -56,6 +56,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     const CountingCorpus none;
     const CountingCorpus& corpus = measure ? counting : none;
     check_counting_corpus(world, corpus, N);  // before the work, not after it
+    if (measure && !options.labels.empty() && !corpus.files.empty()) check_labels(world, corpus, options.labels);
     const ModelOptions& model = options.model;
     ProjectionCache original_projection;  // the original C's, shared by every K
     FitResult result;
@@ -149,7 +150,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
             checkpoints.stop_if_requested(fmt::format("in the recovery of B after {} of {} words", state.words_done, N));
         };
         if (resumed && resumed->stage == DenseStage::recover) progress.resume = &resumed->recovered;
-        Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress);
+        Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress, info.stats.doc_freq);
         // The last look: a signal since the last agreement (the recovery's last round, A,
         // AnchorFree) stops here, with B's solves saved whole.
         if (stoppable && checkpoints.due()) {
@@ -180,6 +181,8 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         std::vector<Model*> measured;
         for (auto& m : result.models) measured.push_back(&m);
         measure_coherence(world, measured, corpus, N, report, /*keep_going=*/true);
+        if (!options.labels.empty() && !corpus.files.empty())
+            measure_clustering(world, measured, corpus, options.labels, options.rectify.seed, report);
     }
     if (!options.hierarchy.empty())
         result.hierarchy = fit_hierarchy(result.models.front(), options.hierarchy, grid, block_size,

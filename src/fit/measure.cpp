@@ -223,6 +223,15 @@ void measure_clustering(const mpi::Comm& world, const std::vector<Model*>& model
                                  " document weights on rank 0; more than 2^31 is not supported");
     });
     const std::vector<std::int64_t> all_index = mpi::gather_concat(world, doc_index, 0);
+    // The NNLS sees each document as C saw it: word proportions, or (a tf-idf C) the
+    // tf-idf vector, idf = ln(M / df) over the M documents used (cooc's weights).
+    const bool tfidf = corpus.filter.estimator == cooc::Estimator::tfidf && corpus.doc_freq.size() > 0;
+    Eigen::VectorXd idf;
+    if (tfidf) {
+        idf = Eigen::VectorXd::Zero(corpus.doc_freq.size());
+        for (Index i = 0; i < idf.size(); ++i)
+            if (corpus.doc_freq(i) > 0) idf(i) = std::log(static_cast<double>(total) / static_cast<double>(corpus.doc_freq(i)));
+    }
     std::vector<int> labels;
     mpi::check_on_root(world, "clustacc", [&] { labels = read_labels(labels_path, declared); });
     // Collective: ClustAcc of document weights (K × this rank's documents): gathered to
@@ -251,7 +260,7 @@ void measure_clustering(const mpi::Comm& world, const std::vector<Model*>& model
     for (auto* m : models) {
         // The paper's document weights: NNLS of each document's word distribution on B.
         Eigen::MatrixXd local;
-        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(m->B, shard); });
+        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(m->B, shard, idf); });
         m->metrics.add_number("clustacc", accuracy_of(local, m->num_topics));
         // jsmf infer's θ (maximum likelihood with B fixed); a document without a usable
         // word has θ = 0, which k-means (correlation) sees as a constant vector.
@@ -263,8 +272,9 @@ void measure_clustering(const mpi::Comm& world, const std::vector<Model*>& model
         m->metrics.add_number("clustacc_theta", accuracy_of(local, m->num_topics));
         eval::sort_metrics(m->metrics);
         m->metrics_note += (m->metrics_note.empty() ? "" : "; ") +
-                           std::string("clustacc: document weights by NNLS on B, clustacc_theta: by jsmf infer's θ; "
-                                       "k-means (correlation) vs ") +
+                           std::string("clustacc: document weights by NNLS on B of each document's ") +
+                           (tfidf ? "tf-idf vector (as C was built)" : "word proportions") +
+                           ", clustacc_theta: by jsmf infer's θ; k-means (correlation) vs " +
                            labels_path;
     }
     say(report, Level::info, fmt::format("eval: clustacc over {} documents in {:.2f} s", all_index.size(), clock.seconds()));

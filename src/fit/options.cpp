@@ -90,7 +90,13 @@ bool is_projection(Rectifier method) {
 RectifyOptions resolve(const RectifyOptions& given) {
     using rectify::StopRule;
     RectifyOptions s = given;
-    if (!s.stop) s.stop = s.tolerance ? StopRule::iterations : StopRule::quality;
+    // A count given alone is a count: the papers' plain iterations, exactly that many.
+    if (!s.stop) s.stop = s.tolerance || s.iterations ? StopRule::iterations : StopRule::quality;
+    if (s.max_iterations && *s.stop == StopRule::iterations)
+        throw OptionError("{max_iterations} caps {stop} quality and fixed-point; with {stop} iterations, "
+                          "{iterations} is the count");
+    if (s.max_iterations && *s.max_iterations < 0) throw OptionError("{max_iterations} must be non-negative");
+    if (s.max_iterations) s.iterations = s.max_iterations;
     if (s.tolerance && *s.stop != StopRule::iterations)
         throw OptionError("{tolerance} applies to {stop} iterations (the papers' plain AP), not {stop} " +
                           to_string(*s.stop));
@@ -118,6 +124,7 @@ RectifyOptions resolve(const RectifyOptions& given) {
 void check(const ModelOptions& c) {
     if (c.solver_iterations < 1) throw OptionError("{solver_iterations} must be at least 1");
     if (!(c.solver_tolerance > 0)) throw OptionError("{solver_tolerance} must be positive");
+    if (c.anchor_min_df < 0) throw OptionError("{anchor_min_df} must be at least 0");
     if (!c.anchor_words.empty() && !anchors::is_pivoted_qr(c.finder))
         throw OptionError("{anchor_words} and {finder} " + anchors::finder_name(c.finder) + " exclude each other");
     if (c.method != Method::anchors) {
@@ -201,6 +208,7 @@ Entries entries(const ModelOptions& c) {
             {"anchors", c.anchor_words.empty() ? anchors::finder_name(c.finder) : "words"},
             {"anchor_words", ""},  // the front end names where the words came from
             {"projection_dim", std::to_string(c.projection_dim)},
+            {"anchor_min_df", std::to_string(c.anchor_min_df)},
             {"solver", to_string(c.solver)},
             {"solver_iterations", std::to_string(c.solver_iterations)},
             {"solver_tolerance", std::to_string(c.solver_tolerance)},

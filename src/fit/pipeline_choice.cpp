@@ -19,7 +19,7 @@ namespace jsmf::fit {
 const std::vector<std::string>& dense_only_settings() {
     static const std::vector<std::string> names = {
         // the rectifiers of C
-        "rectify", "stop", "converge", "iterations", "tolerance", "acceleration", "anderson_depth", "anderson_below",
+        "rectify", "stop", "converge", "iterations", "max_iterations", "tolerance", "acceleration", "anderson_depth", "anderson_below",
         "relaxation", "eig_tolerance_factor", "precision", "check_every", "eigensolver", "eig_check_steps",
         "eig_check_every", "permutations",
         // building and laying out C

@@ -264,16 +264,23 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
         const rectify::StopReason verdict = stop.rule == rectify::StopRule::fixed_point && !snapping
                                                 ? rectify::StopReason::none
                                                 : rectify::stop_verdict(state.checks, stop);
-        say(report, Level::info, fmt::format("rectify: check at iteration {}: {} anchors changed, B moved {:.1e} (median) {:.1e} (max) L1 per "
-                  "topic, specificity {:.4f}, dissimilarity {:.2f}{}",
-                  check.iteration, check.anchors_changed, check.b_change_median, check.b_change_max,
-                  check.specificity, check.dissimilarity,
+        // The first check has nothing to compare with: no change to say.
+        const std::string change = state.checks.size() < 2 || check.anchors_changed < 0
+                                       ? std::string("first look at the topics")
+                                       : fmt::format("{} anchors changed, B moved {:.1e} (median) {:.1e} (max) L1 per topic",
+                                                     check.anchors_changed, check.b_change_median, check.b_change_max);
+        say(report, Level::info, fmt::format("rectify: check at iteration {}: {}, specificity {:.4f}, dissimilarity {:.2f}{}",
+                  check.iteration, change, check.specificity, check.dissimilarity,
                   verdict == rectify::StopReason::none ? "" : std::string("; stop: ") + rectify::to_string(verdict)));
         return verdict;
     };
     Stopwatch clock, since_print;
     bool printed = false;
     const int resumed_at = resume ? resume->iterations_done : 0;
+    // The first iteration's eigensolve starts cold (several times a later one's rounds):
+    // the time per iteration is measured from its end once a second one is done.
+    double first_seconds = -1;
+    Stopwatch after_first;
     auto progress = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
         const int done = state.iterations_done;
         const auto& it = state.trace.back();
@@ -286,15 +293,27 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
         if (it.eig_missed > 0)
             say(report, Level::info, fmt::format("rectify: iteration {}: the eigensolver's check found {} eigenvalue(s) above theta_K outside its "
                       "block and brought them back", done, it.eig_missed));
+        if (first_seconds < 0) {
+            first_seconds = clock.seconds();
+            after_first.restart();
+        }
         const bool last = done == max_iterations || it.change <= options.tolerance;
         if (printed && !last && since_print.seconds() < c.progress_seconds) return;
         printed = true;
         since_print.restart();
-        const double per_iteration = clock.seconds() / std::max(1, done - resumed_at);
+        const int later = done - resumed_at - 1;  // iterations after the first of this run
+        const double per_iteration = later > 0 ? after_first.seconds() / later : first_seconds;
+        const double left = per_iteration * std::max(0, max_iterations - done);
+        // Only --stop iterations runs to its count; the others stop at their rule, the
+        // count being a cap: then the time left is a bound, said as one.
+        const std::string eta = stop.rule == rectify::StopRule::iterations
+                                    ? fmt::format("ETA {:.0f} s", left)
+                                    : fmt::format("at most {:.0f} s more (to the cap; the {} rule stops earlier)", left,
+                                                  to_string(stop.rule));
         say(report, Level::info, fmt::format("rectify: {} K = {} iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
-                  "residual {:.1e}, {} passes)  {:.2f} s/it  ETA {:.0f} s",
+                  "residual {:.1e}, {} passes)  {:.2f} s/it  {}",
                   to_string(c.method), topics, done, max_iterations, it.change, it.clipped_mass, it.eig_iterations,
-                  it.eig_products, it.eig_residual, it.passes, per_iteration, per_iteration * std::max(0, max_iterations - done)));
+                  it.eig_products, it.eig_residual, it.passes, per_iteration, eta));
     };
     const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume, monitor, hook);
     RectificationTrace record = trace_of(c.method, topics, result.state);

@@ -71,6 +71,8 @@ void write_model(hid_t parent, const fit::Model& m, const std::vector<std::strin
     h5::write_attribute(model, "method", m.method);
     h5::write_attribute(model, "anchor_method", m.anchor_method);
     h5::write_attribute(model, "zero_rows", std::int64_t{m.zero_rows});
+    h5::write_attribute(model, "anchor_min_df", std::int64_t{m.anchor_min_df});
+    h5::write_attribute(model, "anchor_excluded", std::int64_t{m.anchor_excluded});
     h5::write_attribute(model, "solver", m.solver);
     h5::write_attribute(model, "words_solved", std::int64_t{m.words_solved});
     h5::write_attribute(model, "words_converged", std::int64_t{m.words_converged});
@@ -361,6 +363,9 @@ ModelFile read_model_file(const std::string& path) {
         m.words_solved = h5::read_int_attribute(model, "words_solved");
         m.words_converged = h5::read_int_attribute(model, "words_converged");
         m.zero_rows = h5::read_int_attribute(model, "zero_rows");
+        // Files written before the threshold existed had none.
+        if (H5Aexists(model, "anchor_min_df") > 0) m.anchor_min_df = h5::read_int_attribute(model, "anchor_min_df");
+        if (H5Aexists(model, "anchor_excluded") > 0) m.anchor_excluded = h5::read_int_attribute(model, "anchor_excluded");
         m.has_alpha = h5::exists(model, "alpha");
         if (m.has_alpha) {
             m.alpha = h5::read_vector(model, "alpha");

@@ -93,16 +93,19 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     const Eigen::VectorXd d0 = Y * distmat::column_sums(comm, Y);
     const distmat::TallQR qr = distmat::tall_qr(comm, Y);
     std::vector<char> allowed(static_cast<std::size_t>(local), 0);
-    Index excluded = 0;
+    std::int64_t excluded[2] = {0, 0};  // barred for any reason; usable but below the threshold
     Eigen::MatrixXd P0 = qr.R * Y.transpose();
     for (Index j = 0; j < local; ++j) {
         const bool usable = d0(j) > 0 && doc_freq[static_cast<std::size_t>(j)] > 0;
         allowed[static_cast<std::size_t>(j)] = usable && doc_freq[static_cast<std::size_t>(j)] >= options.min_anchor_doc_freq;
-        if (!allowed[static_cast<std::size_t>(j)]) ++excluded;
+        if (!allowed[static_cast<std::size_t>(j)]) ++excluded[0];
+        if (usable && !allowed[static_cast<std::size_t>(j)]) ++excluded[1];
         if (usable) P0.col(j) /= d0(j);
         else P0.col(j).setZero();
     }
-    out.excluded_candidates = mpi::allreduce_sum(comm, static_cast<std::int64_t>(excluded));
+    mpi::allreduce_inplace(comm, excluded, 2, MPI_SUM);
+    out.excluded_candidates = excluded[0];
+    out.below_threshold = excluded[1];
     pivoted_qr(comm, rows, P0, allowed, static_cast<int>(K), out);
 
     // S′ = S ∪ {j : d₀_j < 0}, and F_js = −min(y_j·y_s, 0) for every local j, s ∈ S′.

@@ -23,7 +23,7 @@ corpus=(--corpus "$work/docword.e.txt" --vocab "$work/vocab.e.txt")
 metric_names="recovery recovery_original approximation approximation_offdiag approximation_original
   approximation_offdiag_original legality validity validity_original dominancy entropy sparsity specificity
   specificity_original dissimilarity
-  dissimilarity_soft coherence basis_rank basis_rank_soft basis_quality basis_quality_soft simcount"
+  dissimilarity_soft coherence basis_rank basis_rank_soft basis_quality basis_quality_soft simcount_topic"
 
 # 1. fit stores every metric: [mean, std] attributes, per-topic / per-word datasets.
 run_quiet 2 cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail cooc
@@ -142,12 +142,14 @@ assert f.attrs["min_tokens"] in (b"45", "45"), f.attrs["min_tokens"]
 PY
 
 # 4. The papers' central claim on a planted corpus with few documents: AP's B is closer
-#    to the truth than the Baseline's (same anchors finder, same solver).
+#    to the truth than the Baseline's (same anchors finder, same solver), in the papers'
+#    setting: every word a candidate anchor (--anchor-min-df 0; jsmf's default threshold of
+#    10 documents alone takes the Baseline's error from 0.37 to 0.22 here).
 "$jsmf" -q synth --dir "$work" --name few --docs 400 --words 150 --topics 5 --word-concentration 0.3 \
   --anchor-mass 0.03 --doc-length 30 --seed 11 || fail "synth few"
 for method in none ap; do
   run_quiet 2 fit --corpus "$work/docword.few.txt" --vocab "$work/vocab.few.txt" --topics 5 --rectify $method \
-    --iterations 150 --out "$work/few_$method.h5" >/dev/null 2>&1 || fail "fit few $method"
+    --iterations 150 --anchor-min-df 0 --out "$work/few_$method.h5" >/dev/null 2>&1 || fail "fit few $method"
   run_quiet 2 eval "$work/few_$method.h5" --truth "$work/truth.few.h5" >/dev/null 2>&1 || fail "eval few $method"
 done
 py "$work/few_none.h5" "$work/few_ap.h5" <<'PY' && ok "AP's B error < Baseline's (few documents)" || fail "AP vs Baseline"

@@ -26,17 +26,17 @@ done
 # for every AP variant: the papers' plain AP, the default (inexact solves, over-relaxation,
 # checks of the topics), and Anderson with checks every 3 iterations (its history, the
 # pending product and the last check's B travel in the checkpoint).
-variants=("--stop iterations" "" "--converge --acceleration anderson --anderson-below 0 --check-every 3")
+variants=("--iterations 8" "--max-iterations 8" "--converge --acceleration anderson --anderson-below 0 --check-every 3 --max-iterations 8")
 for np in 1 3; do
   for v in "${variants[@]}"; do
     read -r -a opts <<<"$v"
-    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 --iterations 8 "${opts[@]}" \
+    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/straight.h5" --topics 5 "${opts[@]}" \
         >/dev/null 2>&1
-    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 --iterations 8 "${opts[@]}" \
+    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/first.h5" --topics 5 "${opts[@]}" \
         --checkpoint "$work/ck.h5" --checkpoint-every 4 >/dev/null 2>&1
     [[ -s $work/ck.h5 && ! -e $work/ck.h5.partial ]] && ok "np=$np [$v] checkpoint written" ||
       fail "np=$np [$v] no checkpoint"
-    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 --iterations 8 "${opts[@]}" \
+    run_quiet "$np" rectify --in "$work/C.h5" --out "$work/resumed.h5" --topics 5 "${opts[@]}" \
         --resume "$work/ck.h5" >/dev/null 2>&1 || fail "np=$np [$v] resume failed"
     if h5diff "$work/straight.h5" "$work/resumed.h5" /cooc/C /cooc/C >/dev/null &&
        h5diff "$work/straight.h5" "$work/resumed.h5" /rectification/change /rectification/change >/dev/null &&

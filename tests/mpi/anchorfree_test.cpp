@@ -73,6 +73,7 @@ TEST(AnchorFree, PaperTest1WithoutAnchorsLpAndPdsRecoverAnchorsDoNot) {
             EXPECT_TRUE(pds.success()) << "PDS F=" << F << " seed " << seed << ": " << pds.C_error << " "
                                        << pds.E_error << " outer " << pds_report.outer << " violation "
                                        << pds_report.violation;
+            EXPECT_TRUE(pds_report.converged) << "PDS F=" << F << " seed " << seed << " within its default limits";
             for (const auto finder : {anchors::Finder::qr, anchors::Finder::fastanchor, anchors::Finder::snpa,
                                       anchors::Finder::xray}) {
                 const RecoveryScore score = run_anchor_words(P, truth, finder);
@@ -91,8 +92,10 @@ TEST(AnchorFree, PaperTest2FifteenAnchoredTopics) {
         const distmat::DistMatrix P = distribute(world, truth.P);
         const RecoveryScore lp = run_lp(P, truth);
         EXPECT_TRUE(lp.success()) << "LP F=" << F << ": " << lp.C_error << " " << lp.E_error;
-        const RecoveryScore pds = run_pds(P, truth);
+        PdsReport pds_report;
+        const RecoveryScore pds = run_pds(P, truth, &pds_report);
         EXPECT_TRUE(pds.success()) << "PDS F=" << F << ": " << pds.C_error << " " << pds.E_error;
+        EXPECT_TRUE(pds_report.converged) << "PDS F=" << F << " within its default limits";
         const RecoveryScore anchored = run_anchor_words(P, truth);
         // All topics anchored at F = 10 (the anchor route is exact), 15 of 20 at F = 20.
         EXPECT_EQ(anchored.success(), F <= 15) << "F=" << F << ": " << anchored.C_error << " " << anchored.E_error;

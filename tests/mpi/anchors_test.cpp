@@ -10,6 +10,7 @@
 #include <set>
 
 #include "jsmf/anchors/fast_anchor.hpp"
+#include "jsmf/anchors/finder.hpp"
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/anchors/snpa_xray.hpp"
 #include "jsmf/cooc/cooc.hpp"
@@ -106,6 +107,61 @@ TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
     EXPECT_EQ(std::set<Index>(qr.anchors.begin(), qr.anchors.end()), planted) << "Alg. 2";
     const AnchorResult fast = find_anchors_fast(built.C, p, o.num_topics, {100, 1, true});
     EXPECT_EQ(std::set<Index>(fast.anchors.begin(), fast.anchors.end()), planted) << "FastAnchorWords";
+}
+
+// The planted corpus of the test above with three rare words added, each in two
+// documents only (3 tokens each there): on the unrectified C their rows of C̄ are those
+// two documents' words, far from every other row, so every greedy finder takes them first.
+// Arora et al.'s candidate threshold (documents >= 10) keeps them out, and then every
+// finder finds the planted anchors.
+TEST(Anchors, TheCandidateThresholdKeepsRareWordsOutForEveryFinder) {
+    const auto world = mpi::Comm::world();
+    synth::SynthOptions o;
+    o.num_docs = 4000;
+    o.num_words = 200;
+    o.num_topics = 5;
+    o.mean_doc_length = 60;
+    o.seed = 3;
+    o.word_concentration = 1.0;
+    o.anchor_mass = 0.03;
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const Index rare = 3, N = o.num_words + rare;
+    corpus::Shard docs;
+    for (Index m = 0; m < corpus.docs.num_docs(); ++m) {
+        corpus::Document doc = corpus.docs.document(m);
+        for (Index r = 0; r < rare; ++r) {
+            if (m == 100 * r + 7 || m == 100 * r + 57) {  // two documents per rare word
+                doc.words.push_back(static_cast<std::uint32_t>(o.num_words + r));
+                doc.counts.push_back(3);
+            }
+        }
+        docs.append(doc);
+    }
+    const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), docs, N, 8);
+    for (Index r = 0; r < rare; ++r) ASSERT_EQ(built.stats.doc_freq(o.num_words + r), 2);
+    std::set<Index> planted;
+    for (int k = 0; k < o.num_topics; ++k) planted.insert(corpus.anchors(k, 0));
+    const Candidates candidates = candidates_by_doc_freq(built.stats.doc_freq, 10);
+    for (const std::string& name : finder_names()) {
+        const Finder finder = finder_from_name(name);
+        const AnchorResult with = find_anchors_by(finder, built.C, built.stats.unigram, o.num_topics, {100, 1, true},
+                                                  candidates);
+        EXPECT_EQ(std::set<Index>(with.anchors.begin(), with.anchors.end()), planted) << name << " with the threshold";
+        EXPECT_EQ(with.excluded, rare) << name;
+        const AnchorResult without = find_anchors_by(finder, built.C, built.stats.unigram, o.num_topics, {100, 1, true});
+        EXPECT_EQ(without.excluded, 0) << name;
+        const auto is_rare = [&](Index s) { return s >= o.num_words; };
+        EXPECT_TRUE(std::any_of(without.anchors.begin(), without.anchors.end(), is_rare))
+            << name << " without the threshold picks no rare word";
+    }
+    // Fewer candidates than topics: one agreed message naming the option.
+    test::expect_stage_failed(
+        world,
+        [&] {
+            find_anchors_by(Finder::snpa, built.C, built.stats.unigram, o.num_topics, {},
+                            candidates_by_doc_freq(built.stats.doc_freq, 1000000));
+        },
+        {"occurring words are in at least anchor_min_df documents, fewer than K = 5"});
 }
 
 TEST(Anchors, UnusedWordsAreNeverChosen) {
@@ -449,7 +505,11 @@ TEST(SnpaXray, CheckTheirArgumentsOnEveryRank) {
     const synth::SynthOptions o = small_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     const cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
-    for (const auto finder : {&find_anchors_snpa, &find_anchors_xray}) {
+    using Finder = AnchorResult (*)(const distmat::DistMatrix&, const Eigen::VectorXd&, int, const Candidates&);
+    for (const auto finder_with : {Finder{&find_anchors_snpa}, Finder{&find_anchors_xray}}) {
+        const auto finder = [&](const distmat::DistMatrix& C, const Eigen::VectorXd& p, int K) {
+            return finder_with(C, p, K, {});
+        };
         test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 1); },
                                   {"topics must satisfy 2 <= K < N = 70"});
         test::expect_stage_failed(world, [&] { finder(built.C, built.stats.unigram, 70); },

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,23 @@ TEST(FitOptions, DefaultsAreTheBinarys) {
     EXPECT_EQ(*plain.relaxation, 1.0);
     EXPECT_EQ(*plain.eig_tolerance_factor, 0.0);
     EXPECT_EQ(resolve(plain).iterations, plain.iterations);  // idempotent
+    // A count given alone is that count of plain iterations, not a cap of the quality rule.
+    RectifyOptions counted;
+    counted.iterations = 40;
+    EXPECT_EQ(*resolve(counted).stop, rectify::StopRule::iterations);
+    EXPECT_EQ(*resolve(counted).iterations, 40);
+    EXPECT_EQ(*resolve(counted).relaxation, 1.0);
+    // The cap has its own name; it belongs to quality and fixed-point only.
+    RectifyOptions capped;
+    capped.max_iterations = 300;
+    EXPECT_EQ(*resolve(capped).stop, rectify::StopRule::quality);
+    EXPECT_EQ(*resolve(capped).iterations, 300);
+    EXPECT_EQ(*resolve(resolve(capped)).iterations, 300);  // idempotent
+    RectifyOptions both = counted;
+    both.max_iterations = 300;
+    EXPECT_THROW(resolve(both), OptionError);
+    // Anchor candidates: words in at least 10 documents.
+    EXPECT_EQ(FitOptions{}.model.anchor_min_df, 10);
     // DR and DP are never over-relaxed.
     RectifyOptions dr;
     dr.method = Rectifier::dr;
@@ -267,6 +285,74 @@ TEST(Fit, EveryMethodThroughOneCall) {
     // AnchorFree and anchor words find the same planted topics on a separable corpus.
     const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
     EXPECT_LT(t.b_l1, 0.35);
+}
+
+// AnchorFree's real-data setting on a labelled corpus shaped like a real one (Zipfian word
+// frequencies, correlated topics, long-tailed vocabulary with rare words; the label of a
+// document its dominant topic): tf-idf C, no rectification, K = the number of labels. PDS
+// must converge within its default limits, to the LP's topics, and fit must measure
+// ClustAcc from the labels it is given (PDS's within 0.02 of LP's).
+TEST(Fit, AnchorFreePdsConvergesOnALabelledRealShapedCorpusAsTheLpDoes) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    synth::SynthOptions o;
+    o.num_docs = 1200;
+    o.num_words = 800;
+    o.num_topics = 6;
+    o.anchor_mass = 0.01;
+    o.word_concentration = 0.3;
+    o.prior = synth::TopicPrior::logistic_normal;
+    o.sigma = 2.0;
+    o.correlation = 0.4;
+    o.zipf = 1.0;
+    o.mean_doc_length = 150;
+    o.seed = 21;
+    o.monte_carlo_samples = 2000;
+    const synth::SynthCorpus truth = synth::generate(o);
+    CorpusSource source;
+    source.files = {dir.file("docword.z.txt")};
+    source.vocab = dir.file("vocab.z.txt");
+    source.options.block_size = 32;
+    source.options.estimator = cooc::Estimator::tfidf;
+    const std::string labels = dir.file("labels.z.txt");
+    if (world.is_root()) {
+        synth::write_uci(source.files.front(), truth.docs, truth.num_docs, o.num_words);
+        corpus::write_vocab(source.vocab, truth.vocab);
+        std::ofstream out(labels);
+        for (const int label : truth.labels) out << label + 1 << "\n";
+    }
+    MPI_Barrier(world.raw());
+    FitOptions options;
+    options.topics = {o.num_topics};
+    options.rectify.method = Rectifier::none;
+    options.pipeline = Pipeline::dense;
+    options.labels = labels;
+    const auto grid = square_grid(world);
+    options.model.method = Method::anchorfree_lp;
+    const Model lp = fit(source, grid, options).models.front();
+    options.model.method = Method::anchorfree_pds;
+    const Model pds = fit(source, grid, options).models.front();
+    EXPECT_TRUE(lp.anchorfree.converged);
+    EXPECT_TRUE(pds.anchorfree.converged) << "PDS stopped after " << pds.anchorfree.iterations << " outer iterations at "
+                                          << pds.anchorfree.violation;
+    EXPECT_LT(pds.anchorfree.iterations, anchorfree::PdsOptions{}.max_outer);
+    EXPECT_LE(pds.anchorfree.violation, anchorfree::PdsOptions{}.tolerance);
+    // The same topics: B's columns matched one to one, each within 1e-4 in L1.
+    Eigen::MatrixXi lp_words(o.num_topics, 1);
+    for (int k = 0; k < o.num_topics; ++k) lp_words(k, 0) = static_cast<int>(lp.anchors[static_cast<std::size_t>(k)]);
+    const eval::TruthComparison same = eval::compare_to_truth(pds.B, pds.A, pds.anchors, lp.B, lp.A, lp_words);
+    EXPECT_LT(same.topic_l1.maxCoeff(), 1e-4);
+    ASSERT_NE(lp.metrics.find("clustacc"), nullptr);
+    ASSERT_NE(pds.metrics.find("clustacc"), nullptr);
+    const double lp_accuracy = lp.metrics.find("clustacc")->mean, pds_accuracy = pds.metrics.find("clustacc")->mean;
+    EXPECT_GT(lp_accuracy, 1.5 / o.num_topics) << "ClustAcc no better than chance";
+    EXPECT_NEAR(pds_accuracy, lp_accuracy, 0.02);
+    if (world.is_root())
+        std::printf("LP %d sweeps, ClustAcc %.3f; PDS %d outer (%d Newton steps), violation %.1e, ClustAcc %.3f; "
+                    "B apart by %.1e L1\n",
+                    lp.anchorfree.iterations, lp_accuracy, pds.anchorfree.iterations, pds.anchorfree.inner_iterations,
+                    pds.anchorfree.violation, pds_accuracy, same.topic_l1.maxCoeff());
+    EXPECT_NE(lp.metrics_note.find("tf-idf vector"), std::string::npos) << lp.metrics_note;
 }
 
 TEST(Fit, BadOptionsFailOnEveryRank) {

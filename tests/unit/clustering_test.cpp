@@ -4,8 +4,11 @@
 
 #include <Eigen/Core>
 
+#include <Eigen/QR>
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -47,6 +50,55 @@ TEST(NnlsDocumentWeights, RecoversAnExactlyRepresentableDocument) {
     EXPECT_NEAR(W(0, 0), 0.5, 1e-10);
     EXPECT_NEAR(W(1, 0), 0.25, 1e-10);
     EXPECT_NEAR(W(2, 0), 0.25, 1e-10);
+}
+
+// With word weights (a tf-idf C's idf), the NNLS fits the document's tf-idf vector
+// (h/n)∘idf: against a brute force over every support of w (the least squares on each
+// subset of topics, kept when non-negative, the best residual wins), normalized to sum 1.
+TEST(NnlsDocumentWeights, WithWordWeightsFitsTheTfIdfVectorByBruteForce) {
+    std::mt19937_64 engine(3);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const Eigen::Index N = 12, K = 3;
+    Eigen::MatrixXd B(N, K);
+    for (Eigen::Index k = 0; k < K; ++k) {
+        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = uniform(engine) * uniform(engine);
+        B.col(k) /= B.col(k).sum();
+    }
+    Eigen::VectorXd idf(N);
+    for (Eigen::Index i = 0; i < N; ++i) idf(i) = std::log(100.0 / (1.0 + 90.0 * uniform(engine)));
+    corpus::Shard docs;
+    docs.append(document({0, 2, 3, 7, 9, 11}, {4, 1, 2, 5, 1, 3}));
+    docs.append(document({1, 4, 5, 6}, {2, 2, 1, 6}));
+    const Eigen::MatrixXd W = nnls_document_weights(B, docs, idf);
+    const Eigen::MatrixXd plain = nnls_document_weights(B, docs);
+    for (Eigen::Index m = 0; m < docs.num_docs(); ++m) {
+        const corpus::Document doc = docs.document(m);
+        Eigen::VectorXd d = Eigen::VectorXd::Zero(N);
+        double n = 0;
+        for (std::size_t e = 0; e < doc.words.size(); ++e) n += doc.counts[e];
+        for (std::size_t e = 0; e < doc.words.size(); ++e) d(doc.words[e]) = doc.counts[e] / n * idf(doc.words[e]);
+        double best = std::numeric_limits<double>::infinity();
+        Eigen::VectorXd best_w = Eigen::VectorXd::Zero(K);
+        for (int support = 1; support < (1 << K); ++support) {
+            std::vector<Eigen::Index> cols;
+            for (Eigen::Index k = 0; k < K; ++k)
+                if (support & (1 << k)) cols.push_back(k);
+            Eigen::MatrixXd Bs(N, static_cast<Eigen::Index>(cols.size()));
+            for (std::size_t c = 0; c < cols.size(); ++c) Bs.col(static_cast<Eigen::Index>(c)) = B.col(cols[c]);
+            const Eigen::VectorXd ws = Bs.colPivHouseholderQr().solve(d);
+            if (ws.minCoeff() < 0) continue;
+            const double residual = (Bs * ws - d).norm();
+            if (residual < best) {
+                best = residual;
+                best_w.setZero();
+                for (std::size_t c = 0; c < cols.size(); ++c) best_w(cols[c]) = ws(static_cast<Eigen::Index>(c));
+            }
+        }
+        best_w /= best_w.sum();
+        for (Eigen::Index k = 0; k < K; ++k) EXPECT_NEAR(W(k, m), best_w(k), 1e-9) << "document " << m << " topic " << k;
+        EXPECT_GT((W.col(m) - plain.col(m)).norm(), 1e-3) << "the weights changed nothing for document " << m;
+    }
+    EXPECT_THROW(nnls_document_weights(B, docs, Eigen::VectorXd::Ones(N - 1)), InputError);
 }
 
 TEST(NnlsDocumentWeights, IsNonNegativeLeastSquaresNotClippedLeastSquares) {

@@ -7,10 +7,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <limits>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/metrics.hpp"
 
 namespace jsmf::eval {
@@ -247,6 +251,49 @@ TEST(SimCount, OverlapsWithEveryOtherTopicAndThePaperTotalIsHalfTheirSum) {
     EXPECT_DOUBLE_EQ(s2(0), 1.0);
     EXPECT_DOUBLE_EQ(s2(1), 1.0);
     EXPECT_DOUBLE_EQ(s2(2), 0.0);
+}
+
+// The model's "simcount" is the paper's total over unordered topic pairs, against a brute
+// force: sort every column, intersect every pair's top 20 as sets.
+TEST(SimCount, TheModelsSimcountIsTheTotalOverTopicPairsByBruteForce) {
+    std::mt19937_64 engine(11);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const Eigen::Index N = 60, K = 7;
+    Eigen::MatrixXd B(N, K);
+    for (Eigen::Index k = 0; k < K; ++k) {
+        // Every topic's weights from a few shared "popular" words plus noise: overlaps happen.
+        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = uniform(engine) * (i < 25 ? 3.0 : 1.0);
+        B.col(k) /= B.col(k).sum();
+    }
+    std::vector<std::set<Eigen::Index>> top(K);
+    for (Eigen::Index k = 0; k < K; ++k) {
+        std::vector<Eigen::Index> order(N);
+        for (Eigen::Index i = 0; i < N; ++i) order[static_cast<std::size_t>(i)] = i;
+        std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return B(a, k) > B(b, k); });
+        top[static_cast<std::size_t>(k)].insert(order.begin(), order.begin() + 20);
+    }
+    int total = 0;
+    std::vector<int> per_topic(K, 0);
+    for (Eigen::Index k = 0; k < K; ++k)
+        for (Eigen::Index l = 0; l < K; ++l) {
+            if (l == k) continue;
+            int shared = 0;
+            for (const auto w : top[static_cast<std::size_t>(k)]) shared += top[static_cast<std::size_t>(l)].count(w) ? 1 : 0;
+            per_topic[static_cast<std::size_t>(k)] += shared;
+            if (k < l) total += shared;
+        }
+    ASSERT_GT(total, 0);
+    const Eigen::MatrixXd B_breve = Eigen::MatrixXd::Constant(K, N, 1.0 / K);
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Constant(K, K, 1.0 / (K * K));
+    const Eigen::VectorXd p = Eigen::VectorXd::Constant(N, 1.0 / N);
+    const std::vector<Index> anchors = {0, 1, 2, 3, 4, 5, 6};
+    const MetricSet set = model_metrics(ModelView{B, B_breve, A, p, anchors});
+    ASSERT_NE(set.find("simcount"), nullptr);
+    EXPECT_EQ(set.find("simcount")->per, "");
+    EXPECT_DOUBLE_EQ(set.find("simcount")->mean, total);
+    ASSERT_NE(set.find("simcount_topic"), nullptr);
+    const Eigen::VectorXd s = simcount(B);
+    for (Eigen::Index k = 0; k < K; ++k) EXPECT_DOUBLE_EQ(s(k), per_topic[static_cast<std::size_t>(k)]) << k;
 }
 
 TEST(DissimilaritySoft, MeanSymmetricKLInBitsOverTheOtherTopics) {

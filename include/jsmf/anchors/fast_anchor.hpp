@@ -26,11 +26,12 @@ Eigen::MatrixXd random_projection(Index N, int d, Seed seed);
 /// each anchor in turn by the point farthest from the span of the other K − 1.
 /// diag_r holds each anchor's distance (in the projected space) when it was chosen.
 /// Without projection the greedy step is Alg. 2's pivot rule, so `find_anchors` is the
-/// unprojected variant. Words that never occur are never chosen.
+/// unprojected variant. Words that never occur, and words not in `candidates`, are never
+/// chosen (Arora et al. restrict the projected rows to their candidates the same way).
 /// Collective on C.grid(): one distributed product C·R (N × d), then the root runs the
 /// greedy and broadcasts S. Per-rank memory: local(C) + 3·N·d doubles (R, C·R, the
 /// residuals on the root). Throws StageFailed for d < K or K outside [2, N).
 AnchorResult find_anchors_fast(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
-                               const FastAnchorOptions& options);
+                               const FastAnchorOptions& options, const Candidates& candidates = {});
 
 }  // namespace jsmf::anchors

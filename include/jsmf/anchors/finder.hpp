@@ -30,8 +30,8 @@ const std::vector<std::string>& finder_names();
 std::string finder_name(Finder finder);
 
 /// Collective on C.grid(). The K anchors of C by `finder` (see each finder's contract;
-/// `fast` is used by fastanchor only).
+/// `fast` is used by fastanchor only; only `candidates` may be anchors, empty: every word).
 AnchorResult find_anchors_by(Finder finder, const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
-                             const FastAnchorOptions& fast = {});
+                             const FastAnchorOptions& fast = {}, const Candidates& candidates = {});
 
 }  // namespace jsmf::anchors

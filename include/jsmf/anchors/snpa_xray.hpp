@@ -21,9 +21,10 @@ namespace jsmf::anchors {
 // N-vector (one allreduce of N doubles; each entry has one nonzero term, so the sum is
 // exact and the vector identical on every rank), and the root decides each argmax (ties:
 // the lowest index) and broadcasts it. Words with p_i = 0 have x_i = 0, are never chosen
-// and are counted in zero_rows. diag_r(k) = ‖r_{s_k}‖, the chosen word's residual norm
+// and are counted in zero_rows; words not in `candidates` are never chosen and their
+// per-point problems are not solved (counted in excluded). diag_r(k) = ‖r_{s_k}‖, the chosen word's residual norm
 // when it was chosen. Throws StageFailed (InputError) on every rank unless 2 <= K < N,
-// row_sums has N entries and at least K words occur.
+// row_sums has N entries and at least K candidate words occur.
 
 /// SNPA (Gillis 2014, successive nonnegative projection): A = {}; K times
 /// { j = argmax ‖r_i‖² over the occurring words not in A; A ← A ∪ {j}; then for every
@@ -33,7 +34,8 @@ namespace jsmf::anchors {
 /// Communication per step: one row broadcast and one matrix-vector product (N doubles each),
 /// one allreduce of N doubles, one broadcast of the index. Local work per step: N/P
 /// capped-simplex problems of size k (NNLS, and the simplex active set where its sum is > 1).
-AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
+AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+                               const Candidates& candidates = {});
 
 /// XRAY (Kumar, Sindhwani & Kambadur 2013), the "max" selection: with
 /// h_i = argmin_{h >= 0} ‖x_i − X_A h‖² (plain NNLS, solvers::solve_nnls_gram; r_i = x_i
@@ -55,6 +57,7 @@ AnchorResult find_anchors_snpa(const distmat::DistMatrix& C, const Eigen::Vector
 /// Communication per step: one allreduce of N doubles, the broadcast of i and of h_i (k
 /// doubles, from the rank that solved i), one row and one product (x_iᵀX; a second pair
 /// only if j* ≠ i), the broadcast of j*. Local work per step: N/P NNLS problems of size k.
-AnchorResult find_anchors_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics);
+AnchorResult find_anchors_xray(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
+                               const Candidates& candidates = {});
 
 }  // namespace jsmf::anchors

@@ -13,9 +13,14 @@
 namespace jsmf::eval {
 
 /// Local. Document m's topic weights by non-negative least squares on B, as the paper
-/// estimates them: w_m = argmin_{w ≥ 0} ‖B w − h_m / n_m‖₂ (h_m the word counts),
-/// then normalized to sum 1 (all-zero w stays zero). Returns K × (documents of `docs`).
-Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs);
+/// estimates them (D ≈ C W, W by NNLS with the mined topics C): w_m = argmin_{w ≥ 0}
+/// ‖B w − d_m‖₂, then normalized to sum 1 (all-zero w stays zero). d_m is the document as
+/// the co-occurrence matrix saw it: its word proportions h_m / n_m (h_m the word counts),
+/// or with `word_weights` (N) its tf-idf vector (h_m / n_m) ∘ word_weights (the idf
+/// ln(M / df) of a tf-idf C: the paper's D is tf-idf data). Only the direction of d_m
+/// matters after the normalization. Returns K × (documents of `docs`).
+Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs,
+                                      const Eigen::VectorXd& word_weights = Eigen::VectorXd());
 
 /// Local. k-means with the correlation distance 1 − corr(x, c) on the columns of X
 /// (points), k clusters, `restarts` seeded k-means++ starts, the best (least total

@@ -136,6 +136,10 @@ struct Model {
     Eigen::VectorXd diag_r;          ///< K: the anchor finder's r_k
     std::string anchor_method;       ///< "qr", "fastanchor" or "words" (given by the user)
     Index zero_rows = 0;             ///< words that never occur (B row 0, never anchors)
+    /// The anchor-candidate threshold applied (ModelOptions::anchor_min_df; 0: none) and
+    /// the occurring words it kept from being anchors.
+    std::int64_t anchor_min_df = 0;
+    Index anchor_excluded = 0;
     std::string solver;              ///< "active-set", "expgrad" or "admm"
     Index words_solved = 0, words_converged = 0;
     int solver_max_iterations = 0;   ///< the most iterations any word used

@@ -58,14 +58,19 @@ const std::vector<std::string>& solver_names();
 const std::vector<std::string>& method_names();
 
 /// Stage 2. Unset optionals are decided by resolve() from the stop rule: the default
-/// (quality) stops once the topics' measures settle, capped at 1,000 iterations, with
-/// ω = 1.9 and eigensolves to 0.1 × the last change; `iterations` is the papers' plain AP:
-/// 150 iterations (or until `tolerance`), ω = 1, exact eigensolves.
+/// (quality) stops once the topics' measures settle, capped at `max_iterations` (1,000),
+/// with ω = 1.9 and eigensolves to 0.1 × the last change; `iterations` is the papers' plain
+/// AP: 150 iterations (or until `tolerance`), ω = 1, exact eigensolves. A count of
+/// iterations given without a stop rule is that count (stop iterations): a cap is
+/// max_iterations.
 struct RectifyOptions {
     Rectifier method = Rectifier::ap;
-    /// Unset: iterations when a tolerance is given, else quality.
+    /// Unset: iterations when a tolerance or a count of iterations is given, else quality.
     std::optional<rectify::StopRule> stop;
-    std::optional<int> iterations;       ///< unset: 150 for iterations, 1000 (a cap) otherwise
+    /// Resolved: the iterations the run may take, the count of stop iterations (unset: 150)
+    /// or the cap of the others (max_iterations, unset: 1000).
+    std::optional<int> iterations;
+    std::optional<int> max_iterations;   ///< the cap of stop quality and fixed-point (not with iterations)
     std::optional<double> tolerance;     ///< relative change to stop at (iterations only); unset acts as 0
     std::optional<double> relaxation;    ///< AP's over-relaxation ω; unset: 1.9 (quality, fixed point) or 1
     Acceleration acceleration = Acceleration::none;
@@ -92,6 +97,12 @@ struct ModelOptions {
     Method method = Method::anchors;
     anchors::Finder finder = anchors::Finder::qr;
     int projection_dim = 1000;           ///< FastAnchorWords' random projection dimension
+    /// Anchor candidates (every finder, both pipelines): only words in at least this many
+    /// of the used documents may be anchors (Arora et al.'s threshold; 0: every word).
+    /// A word in a handful of documents has a row of C̄ far from all others, which every
+    /// greedy finder picks first on an unrectified C; 10 keeps them out while leaving a
+    /// curated vocabulary (the papers' N most informative words) untouched in practice.
+    std::int64_t anchor_min_df = 10;
     /// Anchor words given by id (K = their number); empty: found by `finder`.
     std::vector<Index> anchor_words;
     recover::Solver solver = recover::Solver::active_set;
@@ -151,6 +162,10 @@ struct FitOptions {
     RectifyOptions rectify;
     ModelOptions model;
     bool metrics = true;                 ///< measure every metric of the papers (keeps a copy of C)
+    /// The documents' labels (one integer per line, one line per document of the corpus,
+    /// in its order; jsmf prepare's labels file): with the metrics, ClustAcc of every model
+    /// (fit::measure_clustering). Empty: none.
+    std::string labels;
     Pipeline pipeline = Pipeline::automatic;
     CompressedOptions compressed;
     CheckpointOptions checkpoint;

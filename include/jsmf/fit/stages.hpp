@@ -135,9 +135,12 @@ void fit_alpha(const mpi::Comm& comm, Model& m);
 /// and each topic's representative word argmax_i B̆(k, i) in place of an anchor. `seed`
 /// drives FastAnchorWords' projection and the AnchorFree eigensolver's start. Records
 /// `trace` and the stage times in the model. `progress`: checkpoints between the
-/// word-by-word solves of B (recover::RecoverProgress), and their resume.
+/// word-by-word solves of B (recover::RecoverProgress), and their resume. `doc_freq`
+/// (per word, the documents that contain it; C's statistics) applies
+/// options.anchor_min_df; empty: every word may be an anchor (a hierarchy's upper levels).
 Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
-                Seed seed, const Report& report = {}, const recover::RecoverProgress* progress = nullptr);
+                Seed seed, const Report& report = {}, const recover::RecoverProgress* progress = nullptr,
+                const anchors::DocFreq& doc_freq = anchors::DocFreq());
 
 /// Local. What was found (anchors, the solver's convergence, α), as report lines.
 void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report);

@@ -49,6 +49,7 @@ struct LawResult {
     Eigen::VectorXd word_mass;            ///< this rank's rows of d = (YYᵀ + E′)1
     Correction correction;
     Index excluded_candidates = 0;        ///< words barred from anchors (row sum <= 0, or rare)
+    Index below_threshold = 0;            ///< of those, the words barred only by min_anchor_doc_freq
     Index words_solved = 0, words_converged = 0;
     double seconds = 0;
 };
