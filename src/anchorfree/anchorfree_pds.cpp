@@ -44,7 +44,7 @@ public:
         M_ = M;
         V_ = B_ * M + rho_ * U_;
         const Eigen::MatrixXd negative = V_.cwiseMin(0.0);
-        std::vector<double> buffer(static_cast<std::size_t>(F_ * F_ * (F_ + 1) + 1), 0.0);
+        std::vector<double> buffer(static_cast<std::size_t>(F_ * F_ * (F_ + 1)), 0.0);
         Eigen::Map<Eigen::MatrixXd> gradient_part(buffer.data(), F_, F_);
         gradient_part = B_.transpose() * negative;
         Eigen::MatrixXd cut(V_.rows(), F_);  // the rows of B̃ cut in column j, gathered: one SYRK per block
@@ -57,14 +57,12 @@ public:
             block.selfadjointView<Eigen::Lower>().rankUpdate(cut.topRows(count).transpose());
             block.triangularView<Eigen::StrictlyUpper>() = block.transpose();
         }
-        buffer.back() = negative.squaredNorm();
         sum_everywhere(comm_, buffer.data(), buffer.size());
         inverse_ = M.inverse();
         gradient_ = -inverse_.transpose() + Eigen::Map<Eigen::MatrixXd>(buffer.data(), F_, F_) / rho_;
         penalty_.resize(static_cast<std::size_t>(F_));
         for (Index j = 0; j < F_; ++j)
             penalty_[static_cast<std::size_t>(j)] = Eigen::Map<Eigen::MatrixXd>(buffer.data() + F_ * F_ * (1 + j), F_, F_);
-        penalty_value_ = buffer.back() / (2 * rho_);
     }
 
     const Eigen::MatrixXd& gradient() const { return gradient_; }
@@ -91,12 +89,13 @@ public:
     }
 
     /// Collective. φ(M + tD) − φ(M), formed as a difference (−log|det(I + tM⁻¹D)| and the
-    /// penalty's change): once ρ is small both values are huge and agree to all digits.
+    /// penalty's change, summed entry by entry): once ρ is small both values are huge and
+    /// agree to all digits.
     double change(double t, const Eigen::MatrixXd& D, const Eigen::MatrixXd& BD_loc) const {
-        double penalty = (V_ + t * BD_loc).cwiseMin(0.0).squaredNorm();
+        double penalty = ((V_ + t * BD_loc).cwiseMin(0.0).array().square() - V_.cwiseMin(0.0).array().square()).sum();
         sum_everywhere(comm_, &penalty, 1);
         const Eigen::MatrixXd step = Eigen::MatrixXd::Identity(F_, F_) + t * inverse_ * D;
-        return -log_abs_det(step) + penalty / (2 * rho_) - penalty_value_;
+        return -log_abs_det(step) + penalty / (2 * rho_);
     }
 
 private:
@@ -107,7 +106,6 @@ private:
     Index F_;
     Eigen::MatrixXd M_, V_, inverse_, gradient_;
     std::vector<Eigen::MatrixXd> penalty_;
-    double penalty_value_ = 0;
 };
 
 /// Local. The Newton direction D (columns in span(Q), i.e. Dᵀb = 0) from
@@ -204,7 +202,8 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
         s.at(M);
         for (int inner = 1; inner <= o.max_inner; ++inner) {
             ++report.inner;
-            const Eigen::MatrixXd D = newton_direction(s, Q, o.mu, report.cg_steps);
+            Eigen::MatrixXd D = newton_direction(s, Q, o.mu, report.cg_steps);
+            mpi::adopt_root_copy(comm, D.data(), static_cast<std::size_t>(D.size()));  // one direction everywhere
             const double slope = (s.gradient().array() * D.array()).sum();
             const Eigen::MatrixXd BD_loc = B_loc * D;
             // Armijo: the largest t in {1, 1/2, …} with φ(M + tD) <= φ(M) + σ t slope.

@@ -145,6 +145,8 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                     throw InputError(c.model, "was fitted with --estimator " + value + ", not " + input.estimator);
                 input.estimator = value;
             }
+        // ClustAcc's NNLS sees each document as C did (tf-idf vectors for a tf-idf C).
+        input.options.estimator = input.estimator == "tfidf" ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
     });
 
     // The filter that built C: the --cooc file's record, where it has one.

@@ -290,6 +290,8 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     mpi::check_on_root(world, "setup", [&] {
         if (c.dry_run && !c.text.empty())
             throw InputError("--dry-run reads headers: give --corpus, --prepared or --cooc (jsmf prepare the --text first)");
+        if (!c.labels.empty() && c.no_metrics)
+            throw InputError("--labels gives ClustAcc, one of the metrics: drop --no-metrics, or --labels");
     });
     io::CorpusDocuments documents;
     std::string prepared_doc_ids;  // rank 0
@@ -433,7 +435,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
 
     // Stages 2–5: the library's fit, per K, and the hierarchy.
     const fit::CountingCorpus counting =
-        options.metrics ? fit::counting_corpus(world, c.input.corpus, c.input.options, c.cooc_file, info)
+        options.metrics ? fit::counting_corpus(world, c.input.corpus, corpus_source(c.input, c.block_size).options, c.cooc_file, info)
                         : fit::CountingCorpus{};
     counting_scope.reset();  // fit() opens its own
     fit::FitResult result = fit::fit(std::move(C), info, options, counting, log_report());

@@ -285,7 +285,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             if (K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
     });
     const fit::CountingCorpus counting =
-        c.no_metrics ? fit::CountingCorpus{} : fit::counting_corpus(world, c.input.corpus, c.input.options, c.cooc_file, info);
+        c.no_metrics ? fit::CountingCorpus{} : fit::counting_corpus(world, c.input.corpus, corpus_source(c.input, c.block_size).options, c.cooc_file, info);
     fit::check_counting_corpus(world, counting, N);
     if (!c.labels.empty()) fit::check_labels(world, counting, c.labels);
     const fit::Report report = log_report();

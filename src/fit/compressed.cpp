@@ -356,6 +356,12 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const Eigen::MatrixXd df = distmat::gather_rows(world, C.rows(), df_local);
     stats.doc_freq = df.col(0).unaryExpr([](double v) { return static_cast<std::int64_t>(std::llround(v)); });
     stats.sum = unigram.sum();
+    // Too few anchor candidates for a K: said now by every rank (replicated counts), not
+    // in LAW after the compression and ENN.
+    mpi::run_local_phase(world, "setup", [&] {
+        const anchors::Candidates candidates = anchors::candidates_by_doc_freq(stats.doc_freq, options.model.anchor_min_df);
+        for (const int K : options.topics) anchors::count_candidates(stats.unigram, candidates, K);
+    });
 
     for (const int K : options.topics) {
         Model m = fit_one(C, doc_freq, K, options, report);

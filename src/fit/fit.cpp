@@ -55,9 +55,17 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     const bool measure = options.metrics;
     const CountingCorpus none;
     const CountingCorpus& corpus = measure ? counting : none;
+    const ModelOptions& model = options.model;
+    // Anchor candidates by document frequency (the finders' and the quality rule's): too
+    // few for a K is said now, by every rank, not after the rectification.
+    const bool thresholded = model.method == Method::anchors && model.anchor_words.empty();
+    const anchors::Candidates candidates = thresholded ? anchors::candidates_by_doc_freq(info.stats.doc_freq, model.anchor_min_df)
+                                                       : anchors::Candidates{};
+    mpi::run_local_phase(world, "setup", [&] {
+        for (const int K : topics) anchors::count_candidates(info.stats.unigram, candidates, K);
+    });
     check_counting_corpus(world, corpus, N);  // before the work, not after it
     if (measure && !options.labels.empty() && !corpus.files.empty()) check_labels(world, corpus, options.labels);
-    const ModelOptions& model = options.model;
     ProjectionCache original_projection;  // the original C's, shared by every K
     FitResult result;
     result.info = info;
@@ -133,7 +141,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
             };
             rectify::ProjectionState* from =
                 resumed && resumed->stage == DenseStage::rectify ? &resumed->projection : nullptr;
-            trace = rectify(work, K, options.rectify, report, hook, from);
+            trace = rectify(work, K, options.rectify, report, hook, from, candidates);
             if (checkpoints.due()) {
                 write_stage(DenseStage::recover, work, trace, {}, nullptr, "the rectified C");
                 checkpoints.stop_if_requested("after the rectification");

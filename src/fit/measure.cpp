@@ -42,9 +42,14 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
     corpus.files = files;
     corpus.doc_freq = doc_freq;
     corpus.filter = fallback;
-    std::int64_t filter[2] = {corpus.filter.min_tokens, corpus.filter.min_distinct};
+    std::int64_t filter[3] = {corpus.filter.min_tokens, corpus.filter.min_distinct,
+                              corpus.filter.estimator == cooc::Estimator::tfidf ? 1 : 0};
     mpi::check_on_root(world, "setup", [&] {
-        for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct"})) {
+        for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct", "estimator"})) {
+            if (name == "estimator") {  // how C weighted the documents: ClustAcc's NNLS does the same
+                if (!value.empty()) filter[2] = value == "tfidf" ? 1 : 0;
+                continue;
+            }
             try {
                 filter[name == "min_tokens" ? 0 : 1] = std::stoll(value);
             } catch (const std::exception&) {
@@ -52,9 +57,10 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
             }
         }
     });
-    mpi::broadcast(world, filter, 2, 0);
+    mpi::broadcast(world, filter, 3, 0);
     corpus.filter.min_tokens = filter[0];
     corpus.filter.min_distinct = filter[1];
+    corpus.filter.estimator = filter[2] == 1 ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
     return corpus;
 }
 

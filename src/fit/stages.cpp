@@ -217,12 +217,14 @@ RectifyWork rectify_work(const RectificationTrace& trace, Rectifier method, Inde
 
 namespace {
 // The stopping rule's look at the topics of the iterate: anchors and B as the fit would
-// find them (qr, active set), and the measures the quality rule watches. Collective.
-void check_topics(rectify::ProjectionState& state, const distmat::DistMatrix& C, int topics) {
+// find them (qr among the candidates, active set), and the measures the quality rule
+// watches. Collective.
+void check_topics(rectify::ProjectionState& state, const distmat::DistMatrix& C, int topics,
+                  const anchors::Candidates& candidates) {
     const Eigen::VectorXd p = distmat::row_sums(C);
     rectify::TopicCheck check;
     check.iteration = state.iterations_done;
-    check.anchors = anchors::find_anchors(C, p, topics).anchors;
+    check.anchors = anchors::find_anchors(C, p, topics, candidates).anchors;
     const recover::TopicModel model = recover::recover_topics(C, p, check.anchors, recover::RecoverOptions{});
     check.specificity = eval::specificity(model.B, p).mean();
     check.dissimilarity = eval::dissimilarity_hard(model.B).mean();
@@ -232,7 +234,8 @@ void check_topics(rectify::ProjectionState& state, const distmat::DistMatrix& C,
 }
 
 RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const RectifyOptions& c, const Report& report,
-                                  const ProjectionHook& hook, rectify::ProjectionState* resume) {
+                                  const ProjectionHook& hook, rectify::ProjectionState* resume,
+                                  const anchors::Candidates& candidates) {
     rectify::ProjectionOptions options;
     options.method = c.method == Rectifier::ap   ? rectify::Projection::ap
                      : c.method == Rectifier::dr ? rectify::Projection::dr
@@ -254,7 +257,7 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
     const rectify::ProjectionMonitor monitor = [&](rectify::ProjectionState& state, const rectify::IterateView& current) {
         if (stop.rule == rectify::StopRule::iterations || state.iterations_done % c.check_every != 0)
             return rectify::StopReason::none;
-        check_topics(state, current.matrix(), topics);
+        check_topics(state, current.matrix(), topics, candidates);
         const auto& check = state.checks.back();
         // On plain AP's slow drift B moves little between checks long before it stops: the
         // fixed-point rule waits until Anderson has snapped the iterate onto a fixed point.
@@ -306,7 +309,8 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
         const double left = per_iteration * std::max(0, max_iterations - done);
         // Only --stop iterations runs to its count; the others stop at their rule, the
         // count being a cap: then the time left is a bound, said as one.
-        const std::string eta = stop.rule == rectify::StopRule::iterations
+        const std::string eta = later == 0 ? std::string("time left: from the next iteration on (the first starts cold)")
+                                : stop.rule == rectify::StopRule::iterations
                                     ? fmt::format("ETA {:.0f} s", left)
                                     : fmt::format("at most {:.0f} s more (to the cap; the {} rule stops earlier)", left,
                                                   to_string(stop.rule));
@@ -385,9 +389,10 @@ RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const Rec
 }
 
 RectificationTrace rectify(distmat::DistMatrix& C, int topics, const RectifyOptions& given, const Report& report,
-                           const ProjectionHook& hook, rectify::ProjectionState* resume) {
+                           const ProjectionHook& hook, rectify::ProjectionState* resume,
+                           const anchors::Candidates& candidates) {
     const RectifyOptions c = resolve(given);
-    if (is_projection(c.method)) return run_projection(C, topics, c, report, hook, resume);
+    if (is_projection(c.method)) return run_projection(C, topics, c, report, hook, resume, candidates);
     if (c.method == Rectifier::dc) return run_dc(C, topics, c, report);
     RectificationTrace record;  // none: the Baseline
     record.method = to_string(c.method);

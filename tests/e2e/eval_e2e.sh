@@ -263,6 +263,30 @@ rc=$?
   [[ ! -e $work/sweepb/sweep.csv ]] && ok "sweep refuses a labels file with a blank line, before any run" ||
   fail "labels with a blank line: rc=$rc $(head -2 "$work/err")"
 
+# fit --labels: ClustAcc among the fit's metrics, its NNLS on the documents as C saw them
+# (tf-idf vectors for --estimator tfidf, from the corpus and from a --cooc file alike);
+# --labels with --no-metrics refused.
+run_quiet 2 fit "${corpus[@]}" --topics 4 --estimator tfidf --rectify none --labels "$work/labels.e.txt" \
+  --out "$work/tl.h5" >"$work/tl.txt" 2>"$work/err" || fail "fit --labels: $(tail -2 "$work/err")"
+run_quiet 2 cooc "${corpus[@]}" --estimator tfidf --out "$work/Ct.h5" >/dev/null 2>&1 || fail "cooc tfidf"
+run_quiet 2 fit --cooc "$work/Ct.h5" --corpus "$work/docword.e.txt" --topics 4 --rectify none --labels "$work/labels.e.txt" \
+  --out "$work/tlc.h5" >/dev/null 2>"$work/err" || fail "fit --cooc --labels: $(tail -2 "$work/err")"
+py "$work/tl.h5" "$work/tlc.h5" <<'PY' && ok "fit --labels: clustacc with NNLS on tf-idf vectors (corpus and --cooc)" || fail "fit --labels"
+import sys, h5py
+for path in sys.argv[1:]:
+    f = h5py.File(path, "r")
+    m = f["K4/metrics"].attrs
+    assert 0 < m["clustacc"][0] <= 1, (path, m["clustacc"])
+    note = f["K4/metrics"].attrs["note"]
+    note = note.decode() if isinstance(note, bytes) else note
+    assert "tf-idf vector" in note, (path, note)
+PY
+grep -q "clustacc=" "$work/tl.txt" && ok "fit's line has clustacc" || fail "no clustacc in fit's line"
+run_quiet 2 fit "${corpus[@]}" --topics 4 --labels "$work/labels.e.txt" --no-metrics --out "$work/tn.h5" \
+  >/dev/null 2>"$work/err"
+[[ $? -eq 2 && ! -e $work/tn.h5 ]] && grep -q "labels gives ClustAcc" "$work/err" && ok "--labels with --no-metrics refused" ||
+  fail "--labels --no-metrics: $(head -2 "$work/err")"
+
 # 7. Pictures: non-empty PNGs.
 plot=$source_dir/jobs/plot.py
 "$python" "$plot" metrics "$work/sweep/sweep.csv" --out "$work/metrics.png" &&

@@ -18,9 +18,11 @@ struct AnchorResult {
 };
 
 /// Which words may be anchors: one flag per word, or empty for every word that occurs.
-/// Every finder treats a word that is not a candidate as it treats a word that never
-/// occurs: it is never chosen, and (its row of C̄ still being a point of the data) it
-/// changes nothing else. Arora et al.'s FastAnchorWords takes as candidates the words in
+/// Every finder treats a word that is not a candidate as one left out of its points, as
+/// Arora et al. leave them out: it is never chosen. For qr, fastanchor and SNPA nothing
+/// else changes (a pick is the farthest candidate; the other points' residuals only rank
+/// them); XRAY's first pick of a step, the point farthest from the anchors' cone, is
+/// then the farthest candidate. Arora et al.'s FastAnchorWords takes as candidates the words in
 /// more than a threshold of documents: a word seen in two documents has a row of C̄
 /// made of those documents' few words, far from every other row, so without the
 /// threshold every greedy finder picks such words first on an unrectified C.

@@ -50,9 +50,11 @@ using ProjectionHook = std::function<void(const rectify::ProjectionState&, const
 
 /// Collective on C.grid(). Stage 2: rectifies C in place for K topics by options.method
 /// (resolved first) and returns its trace. `resume` continues an AP, DR or DP run from a
-/// checkpoint's state.
+/// checkpoint's state. The quality and fixed-point rules look at the anchors the fit would
+/// find: among `candidates` (anchors::Candidates; empty: every word).
 RectificationTrace rectify(distmat::DistMatrix& C, int K, const RectifyOptions& options, const Report& report = {},
-                           const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr);
+                           const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr,
+                           const anchors::Candidates& candidates = {});
 
 /// Checkpoints of a rectification by AP, DR or DP (jsmf rectify's): the iterate with its
 /// state, written atomically to `path` every `every` iterations and at an agreed stop.
