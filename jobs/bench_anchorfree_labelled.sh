@@ -7,7 +7,9 @@
 # fastanchor, snpa, xray; active-set recovery) and both AnchorFree variants, each with
 # --rectify none (the paper's) and --rectify ap (jsmf's default); the papers' metrics
 # ClustAcc (fit computes it from the prepared labels), coherence and SimCount (the total over
-# topic pairs), and the seconds of the fit and of its factorization step. 1 rank.
+# topic pairs), and the seconds of the fit, of its factorization step (square root, solver
+# and E* for AnchorFree; anchors, B and A for the finders) and of the solver alone
+# (anchorfree_seconds: the LP or PDS; anchors_seconds: the finder). 1 rank.
 # Usage: jobs/bench_anchorfree_labelled.sh; env CORPORA ("brown spam"), RECTIFY ("none ap"),
 #   METHODS ("qr fastanchor snpa xray anchorfree-lp anchorfree-pds"), EXTRA (more fit flags,
 #   e.g. "--anchor-min-df 0"), JSMF_DATA_DIR (where the corpora are fetched; build/data).
@@ -44,7 +46,7 @@ for corpus in $corpora; do
   K=$(sort -u "$data/$corpus/labels.$corpus.txt" | wc -l)
   D=$(wc -l <"$data/$corpus/labels.$corpus.txt")
   echo "== $corpus: D = $D documents, K = $K labels, --estimator tfidf ${extra[*]}"
-  printf "%-8s %-16s %8s %9s %10s %9s %8s %9s  %s\n" rectify method clustacc coherence simcount total_s factor_s excluded "converged / note"
+  printf "%-8s %-16s %8s %9s %8s %8s %8s %8s %8s  %s\n" rectify method clustacc coherence simcount total_s factor_s solve_s excluded "converged / note"
   for rectify in ${RECTIFY:-none ap}; do
     for method in $methods; do
       case $method in
@@ -56,15 +58,17 @@ for corpus in $corpora; do
         { echo "$rectify $method: FAILED"; tail -3 "$work/log"; continue; }
       if [[ $method == anchorfree-* ]]; then
         factor=$(calc "$(field square_root_seconds "$line") + $(field anchorfree_seconds "$line") + $(field finish_seconds "$line")")
+        solve=$(field anchorfree_seconds "$line")
         note=$(grep -o "$method: [0-9]* [a-z ]*([0-9]* [A-Za-z]* *[a-z]*), [A-Za-z ]*" "$work/log" | head -1)
         excluded=-
       else
         factor=$(calc "$(field anchors_seconds "$line") + $(field recover_B_seconds "$line") + $(field recover_A_seconds "$line")")
+        solve=$(field anchors_seconds "$line")
         excluded=$(grep -o "; [0-9]* occurring words in fewer" "$work/log" | grep -o "[0-9]*" || echo 0)
         note=$(grep -o "anchors ($method): .*" "$work/log" | cut -c1-70)
       fi
-      printf "%-8s %-16s %8.3f %9.1f %10s %9.2f %8.3f %9s  %s\n" "$rectify" "$method" "$(field clustacc "$line")" \
-        "$(field coherence "$line")" "$(field simcount "$line")" "$(field total_seconds "$line")" "$factor" \
+      printf "%-8s %-16s %8.3f %9.1f %8s %8.2f %8.3f %8.3f %8s  %s\n" "$rectify" "$method" "$(field clustacc "$line")" \
+        "$(field coherence "$line")" "$(field simcount "$line")" "$(field total_seconds "$line")" "$factor" "$solve" \
         "$excluded" "$note"
     done
   done

@@ -61,8 +61,9 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     const bool thresholded = model.method == Method::anchors && model.anchor_words.empty();
     const anchors::Candidates candidates = thresholded ? anchors::candidates_by_doc_freq(info.stats.doc_freq, model.anchor_min_df)
                                                        : anchors::Candidates{};
-    mpi::run_local_phase(world, "setup", [&] {
-        for (const int K : topics) anchors::count_candidates(info.stats.unigram, candidates, K);
+    mpi::run_local_phase(world, "setup", [&] {  // AnchorFree has no anchors: its own checks say what fails
+        if (thresholded)
+            for (const int K : topics) anchors::count_candidates(info.stats.unigram, candidates, K);
     });
     check_counting_corpus(world, corpus, N);  // before the work, not after it
     if (measure && !options.labels.empty() && !corpus.files.empty()) check_labels(world, corpus, options.labels);

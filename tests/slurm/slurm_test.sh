@@ -28,10 +28,15 @@ fit_job=$source_dir/jobs/fit.sbatch
 
 # job_state ID: the job's state and exit code ("COMPLETED 0:0"), from scontrol.
 job_state() { scontrol show job -o "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).* ExitCode=\([0-9:]*\).*/\1 \2/p'; }
-# wait_job ID SECONDS: until the job has ended.
+# wait_job ID SECONDS: until the job has ended (a terminal state; any other, or none read,
+# is waited on), at most SECONDS of wall time (a loaded machine slows scontrol itself).
 wait_job() {
-  for _ in $(seq $(($2 * 5))); do
-    case $(job_state "$1") in PENDING*|RUNNING*|COMPLETING*|CONFIGURING*|"") sleep 0.2 ;; *) return 0 ;; esac
+  local until=$(($(date +%s) + $2))
+  while (($(date +%s) < until)); do
+    case $(job_state "$1") in
+      COMPLETED*|FAILED*|TIMEOUT*|CANCELLED*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*|PREEMPTED*) return 0 ;;
+      *) sleep 0.2 ;;
+    esac
   done
   return 1
 }
