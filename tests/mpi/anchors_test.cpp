@@ -80,20 +80,25 @@ TEST(Anchors, EqualAPlainOneProcessAlg2AtAnyLayout) {
     }
 }
 
-TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
-    const auto world = mpi::Comm::world();
+// A corpus whose planted anchors are identifiable: ordinary words spread over several
+// topics (concentration 1), so the planted anchors are the only words with p(z | w) = 1,
+// the unique vertices Alg. 2 looks for. (With very sparse topics, ordinary words that
+// occur in one topic only are equally good anchors and the planted ids are not identifiable.)
+synth::SynthOptions identifiable_corpus() {
     synth::SynthOptions o;
     o.num_docs = 4000;
     o.num_words = 200;
     o.num_topics = 5;
     o.mean_doc_length = 60;
     o.seed = 3;
-    // Ordinary words spread over several topics (concentration 1): then the planted
-    // anchors are the only words with p(z | w) = 1, the unique vertices Alg. 2 looks for.
-    // (With very sparse topics, ordinary words that occur in one topic only are equally
-    // good anchors and the planted ids are not identifiable.)
     o.word_concentration = 1.0;
     o.anchor_mass = 0.03;
+    return o;
+}
+
+TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
+    const auto world = mpi::Comm::world();
+    const synth::SynthOptions o = identifiable_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 8);
     rectify::ProjectionOptions ap;
@@ -116,14 +121,7 @@ TEST(Anchors, BothFindersFindThePlantedAnchorsAfterAp) {
 // finder finds the planted anchors.
 TEST(Anchors, TheCandidateThresholdKeepsRareWordsOutForEveryFinder) {
     const auto world = mpi::Comm::world();
-    synth::SynthOptions o;
-    o.num_docs = 4000;
-    o.num_words = 200;
-    o.num_topics = 5;
-    o.mean_doc_length = 60;
-    o.seed = 3;
-    o.word_concentration = 1.0;
-    o.anchor_mass = 0.03;
+    const synth::SynthOptions o = identifiable_corpus();
     const synth::SynthCorpus corpus = synth::generate(o);
     const Index rare = 3, N = o.num_words + rare;
     corpus::Shard docs;
