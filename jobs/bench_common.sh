@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the bench_*.sh scripts: build, environment (one thread per rank), a scratch
+# Sourced by the bench_*.sh scripts: setup (with the baselines), build, environment (one thread per rank), a scratch
 # folder removed on exit, the corpus paths, the machine header, and two small helpers.
 # Expects: root, corpus_dir, name.
+bash "$root/jobs/setup.sh" bench >/dev/null   # the build's packages and the baselines (gensim)
 bash "$root/jobs/build.sh" >/dev/null
 source "$root/jobs/env.sh"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1   # ranks x threads <= cores

@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cores=$(getconf _NPROCESSORS_ONLN)
-bash "$root/jobs/setup.sh"
+bash "$root/jobs/setup.sh" tests
 JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh"
 source "$root/jobs/env.sh"
 

@@ -17,7 +17,7 @@
 namespace jsmf::anchorfree {
 
 namespace {
-constexpr const char* kStage = "anchorfree";
+constexpr const char* kPdsStage = "anchorfree";
 
 /// Collective. The sum over ranks of `values`, the root's copy on every rank (so every
 /// rank takes the same decisions from it).
@@ -153,7 +153,7 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
     const Index N = B.rows();
     const int F = static_cast<int>(B.cols());
     mpi::require_same_on_all_ranks(comm, {N, F, o.max_outer, o.max_inner}, "anchorfree_pds");
-    mpi::run_local_phase(comm, kStage, [&] {
+    mpi::run_local_phase(comm, kPdsStage, [&] {
         if (F < 2 || F >= N) throw InputError("anchorfree-pds: needs 2 <= K < N");
         if (!(o.rho0 > 0) || !(o.c > 0 && o.c < 1) || !(o.eta0 > 0) || !(o.mu > 0) || !(o.epsilon0 > 0) ||
             !(o.tolerance > 0) || o.max_outer < 1 || o.max_inner < 1)
@@ -166,7 +166,7 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
     // absorbed by M (returned for the B̃ given).
     Eigen::VectorXd b = B.transpose() * Eigen::VectorXd::Ones(N);
     const double scale = b.norm();
-    mpi::run_local_phase(comm, kStage, [&] {
+    mpi::run_local_phase(comm, kPdsStage, [&] {
         if (!(scale > 0)) throw InputError("anchorfree-pds: 1ᵀB̃ = 0 (P sums to 0?)");
     });
     Eigen::VectorXd sign(F);
@@ -180,7 +180,7 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
     sum_everywhere(comm, G.data(), static_cast<std::size_t>(G.size()));
     // ρ's unit: the penalty's largest curvature, λ_max(B̃ᵀB̃) (= λ₁ of the scaled P).
     const double rho_unit = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(G, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
-    mpi::run_local_phase(comm, kStage, [&] {
+    mpi::run_local_phase(comm, kPdsStage, [&] {
         if (!(rho_unit > 0)) throw InputError("anchorfree-pds: B̃ᵀB̃ = 0");
     });
     // Q: an orthonormal basis of b⊥, the directions that keep Mᵀb = 1.

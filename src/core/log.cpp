@@ -3,6 +3,7 @@
 #include "jsmf/core/log.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 
 namespace jsmf::log {
 namespace {
@@ -21,6 +22,9 @@ void set_rank(int rank, int size) {
 void set_quiet(bool quiet) { spdlog::set_level(quiet ? spdlog::level::warn : spdlog::level::info); }
 
 bool is_root() { return g_rank == 0; }
+
+void info_line(const std::string& line) { spdlog::info("{}", line); }
+void warn_line(const std::string& line) { spdlog::warn("{}", line); }
 
 void rank(const std::string& message) {
     spdlog::info("[rank {}/{}] {}", g_rank, g_size, message);

@@ -17,7 +17,7 @@
 namespace jsmf::eval {
 namespace {
 
-void require(bool condition, const std::string& what) {
+void require_clustering(bool condition, const std::string& what) {
     if (!condition) throw InputError("clustering: " + what);
 }
 
@@ -215,7 +215,7 @@ Clustering lloyd(const Eigen::MatrixXd& Z, Eigen::MatrixXd centers, int k) {
 
 Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs,
                                       const Eigen::VectorXd& word_weights) {
-    require(word_weights.size() == 0 || word_weights.size() == B.rows(), "the word weights do not match B's rows");
+    require_clustering(word_weights.size() == 0 || word_weights.size() == B.rows(), "the word weights do not match B's rows");
     const Eigen::MatrixXd G = B.transpose() * B;
     Eigen::MatrixXd W = Eigen::MatrixXd::Zero(B.cols(), docs.num_docs());
     for (Index m = 0; m < docs.num_docs(); ++m) {
@@ -224,7 +224,7 @@ Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Sh
         double tokens = 0;
         for (auto e = docs.doc_offsets[static_cast<std::size_t>(m)]; e < docs.doc_offsets[static_cast<std::size_t>(m) + 1]; ++e) {
             const auto word = static_cast<Eigen::Index>(docs.words[static_cast<std::size_t>(e)]);
-            require(word < B.rows(), "a document word id is outside B's N rows");
+            require_clustering(word < B.rows(), "a document word id is outside B's N rows");
             const double count = docs.counts[static_cast<std::size_t>(e)];
             f += count * (word_weights.size() > 0 ? word_weights(word) : 1.0) * B.row(word).transpose();
             tokens += count;
@@ -238,9 +238,9 @@ Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Sh
 }
 
 std::vector<int> kmeans_correlation(const Eigen::MatrixXd& X, int k, int restarts, Seed seed) {
-    require(k >= 1, "k must be at least 1");
-    require(k <= X.cols(), "k must not exceed the number of points");
-    require(restarts >= 1, "restarts must be at least 1");
+    require_clustering(k >= 1, "k must be at least 1");
+    require_clustering(k <= X.cols(), "k must not exceed the number of points");
+    require_clustering(restarts >= 1, "restarts must be at least 1");
     const Eigen::MatrixXd Z = standardize_columns(X);
     std::mt19937_64 engine(seed);
     Clustering best;
@@ -253,11 +253,11 @@ std::vector<int> kmeans_correlation(const Eigen::MatrixXd& X, int k, int restart
 }
 
 double clustering_accuracy(const std::vector<int>& clusters, const std::vector<int>& labels) {
-    require(clusters.size() == labels.size(), "one cluster per label is needed");
+    require_clustering(clusters.size() == labels.size(), "one cluster per label is needed");
     if (clusters.empty()) return std::numeric_limits<double>::quiet_NaN();
     int num_clusters = 0, num_labels = 0;
     for (std::size_t m = 0; m < clusters.size(); ++m) {
-        require(clusters[m] >= 0 && labels[m] >= 0, "clusters and labels must be non-negative");
+        require_clustering(clusters[m] >= 0 && labels[m] >= 0, "clusters and labels must be non-negative");
         num_clusters = std::max(num_clusters, clusters[m] + 1);
         num_labels = std::max(num_labels, labels[m] + 1);
     }

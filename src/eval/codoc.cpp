@@ -11,7 +11,7 @@
 
 namespace jsmf::eval {
 namespace {
-constexpr const char* kStage = "codoc";
+constexpr const char* kCodocStage = "codoc";
 
 void check_pairs(const std::vector<WordPair>& pairs, Index num_words) {
     if (num_words < 1) throw InputError("codoc: the vocabulary is empty");
@@ -105,12 +105,12 @@ CodocCounts count_codocuments(const mpi::Comm& comm, corpus::DocumentStream& doc
     mpi::require_same_on_all_ranks(comm, {num_words, static_cast<std::int64_t>(pairs.size()), filter.min_tokens,
                                           filter.min_distinct, root_only ? 1 : 0},
                                    "count_codocuments");
-    mpi::run_local_phase(comm, kStage, [&] { check_pairs(pairs, num_words); });
+    mpi::run_local_phase(comm, kCodocStage, [&] { check_pairs(pairs, num_words); });
 
     CodocTally tally(pairs, num_words);
     // The pass is local (no collectives), so a reading error on one rank is agreed on
     // once it ends and every rank throws StageFailed together.
-    mpi::run_local_phase(comm, kStage, [&] {
+    mpi::run_local_phase(comm, kCodocStage, [&] {
         corpus::Document doc;
         while (docs.next(doc)) {
             check_word_ids(doc, num_words);

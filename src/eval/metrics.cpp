@@ -17,13 +17,13 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-void require(bool condition, const std::string& what) {
+void require_metric(bool condition, const std::string& what) {
     if (!condition) throw InputError("metrics: " + what);
 }
 
 void require_anchors(const Eigen::MatrixXd& B, const std::vector<Index>& anchors) {
-    require(static_cast<Eigen::Index>(anchors.size()) == B.cols(), "one anchor per topic (column of B) is needed");
-    for (const Index s : anchors) require(s >= 0 && s < B.rows(), "an anchor word id is outside 0 .. N-1");
+    require_metric(static_cast<Eigen::Index>(anchors.size()) == B.cols(), "one anchor per topic (column of B) is needed");
+    for (const Index s : anchors) require_metric(s >= 0 && s < B.rows(), "an anchor word id is outside 0 .. N-1");
 }
 
 /// Whether word a comes before word b in column `col` sorted in decreasing order. As
@@ -87,7 +87,7 @@ Summary summarize(const Eigen::VectorXd& values) {
 }
 
 Eigen::MatrixXi top_words(const Eigen::MatrixXd& B, int n) {
-    require(n >= 0, "the number of top words must be non-negative");
+    require_metric(n >= 0, "the number of top words must be non-negative");
     const Index N = B.rows();
     const Index count = std::min<Index>(n, N);  // evaluateClusters.m: M = min(M, N)
     Eigen::MatrixXi top(B.cols(), count);
@@ -109,9 +109,9 @@ double legality(const Eigen::MatrixXd& A) { return A.sum(); }
 double validity(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B_breve,
                 const Eigen::VectorXd& p) {
     const Index N = B.rows(), K = B.cols();
-    require(A.rows() == K && A.cols() == K, "A must be K x K");
-    require(B_breve.rows() == K && B_breve.cols() == N, "B_breve must be K x N");
-    require(p.size() == N, "p must have N entries");
+    require_metric(A.rows() == K && A.cols() == K, "A must be K x K");
+    require_metric(B_breve.rows() == K && B_breve.cols() == N, "B_breve must be K x N");
+    require_metric(p.size() == N, "p must have N entries");
     Eigen::VectorXd p_z(K);
     for (Index k = 0; k < K; ++k) {
         // The issue skips every word with B_ik = 0. The authors' nanmean skips only the
@@ -133,7 +133,7 @@ double validity(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, const Eigen:
 
 // diagonalDominancy; NIPS'15 §4: p(Z₂ = k | Z₁ = k) = A_kk / Σ_l A_kl.
 Eigen::VectorXd dominancy(const Eigen::MatrixXd& A) {
-    require(A.rows() == A.cols(), "A must be square");
+    require_metric(A.rows() == A.cols(), "A must be square");
     return A.diagonal().cwiseQuotient(A.rowwise().sum());
 }
 
@@ -164,7 +164,7 @@ Eigen::VectorXd sparsity(const Eigen::MatrixXd& B) {
 
 // clusterSpecificity; NIPS'15 §4: KL(p(X | Z = k) ‖ p(X)) in bits (divergenceKL(B, p)).
 Eigen::VectorXd specificity(const Eigen::MatrixXd& B, const Eigen::VectorXd& p) {
-    require(p.size() == B.rows(), "p must have N entries");
+    require_metric(p.size() == B.rows(), "p must have N entries");
     Eigen::VectorXd s(B.cols());
     for (Eigen::Index k = 0; k < B.cols(); ++k) s(k) = kl_bits(B.col(k), p);
     return s;
@@ -213,10 +213,10 @@ std::vector<WordPair> coherence_pairs(const Eigen::MatrixXi& top) {
 Eigen::VectorXd coherence(const Eigen::MatrixXi& top, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& d1,
                           const std::vector<std::int64_t>& d2, double epsilon) {
     const std::vector<WordPair> pairs = coherence_pairs(top);
-    require(d2.size() == pairs.size(), "d2 must hold one count per coherence pair");
+    require_metric(d2.size() == pairs.size(), "d2 must hold one count per coherence pair");
     for (Eigen::Index k = 0; k < top.rows(); ++k)
         for (Eigen::Index j = 0; j < top.cols(); ++j)
-            require(top(k, j) >= 0 && top(k, j) < d1.size(), "a top word id is outside d1");
+            require_metric(top(k, j) >= 0 && top(k, j) < d1.size(), "a top word id is outside d1");
     const Eigen::Index pairs_per_topic = top.rows() > 0 ? static_cast<Eigen::Index>(pairs.size()) / top.rows() : 0;
     Eigen::VectorXd c = Eigen::VectorXd::Zero(top.rows());
     for (std::size_t q = 0; q < pairs.size(); ++q) {

@@ -12,7 +12,7 @@
 namespace jsmf::eval {
 namespace {
 
-void require(bool condition, const std::string& what) {
+void require_truth(bool condition, const std::string& what) {
     if (!condition) throw InputError("truth: " + what);
 }
 
@@ -22,11 +22,11 @@ TruthComparison compare_to_truth(const Eigen::MatrixXd& B, const Eigen::MatrixXd
                                  const Eigen::MatrixXd& B_true, const Eigen::MatrixXd& A_true,
                                  const Eigen::MatrixXi& anchors_true) {
     const Eigen::Index K = B.cols();
-    require(B_true.rows() == B.rows() && B_true.cols() == K, "B and B_true differ in shape");
-    require(A.rows() == K && A.cols() == K, "A must be K x K");
-    require(A_true.rows() == K && A_true.cols() == K, "A_true must be K x K");
-    require(static_cast<Eigen::Index>(anchors.size()) == K, "one learned anchor per topic is needed");
-    require(anchors_true.rows() == K, "anchors_true must have one row per topic");
+    require_truth(B_true.rows() == B.rows() && B_true.cols() == K, "B and B_true differ in shape");
+    require_truth(A.rows() == K && A.cols() == K, "A must be K x K");
+    require_truth(A_true.rows() == K && A_true.cols() == K, "A_true must be K x K");
+    require_truth(static_cast<Eigen::Index>(anchors.size()) == K, "one learned anchor per topic is needed");
+    require_truth(anchors_true.rows() == K, "anchors_true must have one row per topic");
 
     TruthComparison result;
     const Eigen::MatrixXd cost = solvers::l1_column_distances(B, B_true);

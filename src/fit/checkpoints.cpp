@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/fit/checkpoints.hpp"
 
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include <utility>
 

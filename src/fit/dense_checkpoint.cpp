@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fit/dense_checkpoint.hpp"
 
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/grid.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The stages that find the topics (3–4): anchors, B, A and α on a rectified C, or
 // AnchorFree's minimum-determinant factorization; and a hierarchy's levels above them.
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 

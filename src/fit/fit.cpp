@@ -2,7 +2,7 @@
 // The order of the stages: C → (rectify → factorize → measure) per K → coherence → hierarchy.
 #include "jsmf/fit/fit.hpp"
 
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include <optional>
 

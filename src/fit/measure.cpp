@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/error.hpp"

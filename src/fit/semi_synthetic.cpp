@@ -2,7 +2,7 @@
 // A semi-synthetic corpus from a model file: the model chosen, its A's prior fitted, the draw.
 #include "jsmf/fit/semi_synthetic.hpp"
 
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/io/result_file.hpp"

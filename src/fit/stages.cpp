@@ -2,7 +2,7 @@
 // The stages before the topics: C from the corpus (0–1) and its rectification (2).
 #include "jsmf/fit/stages.hpp"
 
-#include <spdlog/fmt/fmt.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cstdio>

@@ -9,13 +9,9 @@
 
 #include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "jsmf/mpi/boost_comm.hpp"
 
 namespace jsmf::mpi {
-namespace {
-boost::mpi::communicator attach(const Comm& comm) {
-    return boost::mpi::communicator(comm.raw(), boost::mpi::comm_attach);
-}
-}  // namespace
 
 void broadcast(const Comm& comm, std::string& value, int root) {
     std::uint64_t size = value.size();
@@ -25,14 +21,14 @@ void broadcast(const Comm& comm, std::string& value, int root) {
 }
 
 void broadcast(const Comm& comm, std::vector<std::string>& values, int root) {
-    auto boost_comm = attach(comm);
-    boost::mpi::broadcast(boost_comm, values, root);
+    auto attached = boost_comm(comm);
+    boost::mpi::broadcast(attached, values, root);
 }
 
 std::vector<std::string> gather_strings(const Comm& comm, const std::string& value, int root) {
-    auto boost_comm = attach(comm);
+    auto attached = boost_comm(comm);
     std::vector<std::string> out;
-    boost::mpi::gather(boost_comm, value, out, root);
+    boost::mpi::gather(attached, value, out, root);
     return out;
 }
 

@@ -32,6 +32,7 @@
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "jsmf/mpi/file.hpp"
+#include "jsmf/mpi/boost_comm.hpp"
 
 namespace boost::serialization {
 template <class Archive>
@@ -81,9 +82,6 @@ namespace {
 
 constexpr const char* kStage = "prepare";
 
-boost::mpi::communicator attach(const mpi::Comm& comm) {
-    return boost::mpi::communicator(comm.raw(), boost::mpi::comm_attach);
-}
 
 /// Per-rank tallies of documents and tokens, summed over the ranks once, after pass 2.
 struct Tally {
@@ -368,8 +366,8 @@ Inputs check_options_and_list_input(const mpi::Comm& comm, const PrepareOptions&
         if (!o.source.labels_file.empty()) in.labels = read_label_file(o.source.labels_file);
         in.files = list_input_files(o.source);
     });
-    boost::mpi::broadcast(attach(comm), in.files, 0);
-    boost::mpi::broadcast(attach(comm), in.labels, 0);
+    boost::mpi::broadcast(mpi::boost_comm(comm), in.files, 0);
+    boost::mpi::broadcast(mpi::boost_comm(comm), in.labels, 0);
     report.files = static_cast<std::int64_t>(in.files.size());
     for (const auto& f : in.files) report.bytes += f.size;
     in.pieces = plan_pieces(in.files, o.source.format, comm.rank(), comm.size());
@@ -406,7 +404,7 @@ std::vector<RawDocument> group_ratings(const mpi::Comm& comm, const PrepareOptio
             outgoing[static_cast<std::size_t>(DistributedCounts::owner(run.user, comm.size()))].push_back(std::move(run));
         }
     });
-    boost::mpi::all_to_all(attach(comm), outgoing, incoming);
+    boost::mpi::all_to_all(mpi::boost_comm(comm), outgoing, incoming);
     for (auto& part : outgoing) std::vector<UserRun>().swap(part);
 
     // The owner: each user's runs joined, in input order.
@@ -428,7 +426,7 @@ std::vector<RawDocument> group_ratings(const mpi::Comm& comm, const PrepareOptio
         k = next;
     }
     std::vector<UserRun>().swap(runs);
-    boost::mpi::all_to_all(attach(comm), outgoing, incoming);
+    boost::mpi::all_to_all(mpi::boost_comm(comm), outgoing, incoming);
 
     // The reader of each user's first line: its users in input order.
     for (auto& part : incoming)
@@ -670,7 +668,7 @@ void check_unique_ids(const mpi::Comm& comm, std::vector<SeenId> ids) {
         outgoing[owner].push_back(std::move(entry));
     }
     std::vector<SeenId>().swap(ids);
-    boost::mpi::all_to_all(attach(comm), outgoing, incoming);
+    boost::mpi::all_to_all(mpi::boost_comm(comm), outgoing, incoming);
     mpi::run_local_phase(comm, kStage, [&] {
         std::vector<SeenId> mine;
         for (auto& part : incoming) mine.insert(mine.end(), part.begin(), part.end());
@@ -723,7 +721,7 @@ std::vector<std::string> share_label_names(const mpi::Comm& comm, std::int64_t w
     std::vector<std::string> label_names;
     if (with_label == 0) return label_names;
     std::vector<std::vector<std::string>> gathered;
-    boost::mpi::gather(attach(comm), local_names, gathered, 0);
+    boost::mpi::gather(mpi::boost_comm(comm), local_names, gathered, 0);
     if (comm.is_root()) {
         for (const auto& part : gathered) label_names.insert(label_names.end(), part.begin(), part.end());
         std::sort(label_names.begin(), label_names.end());

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/prepare/vocabulary.hpp"
+#include "jsmf/mpi/boost_comm.hpp"
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
@@ -45,9 +46,6 @@ std::vector<Candidate> best_candidates(const CountTable& table, std::uint64_t nu
 }
 
 namespace {
-boost::mpi::communicator attach(const mpi::Comm& comm) {
-    return boost::mpi::communicator(comm.raw(), boost::mpi::comm_attach);
-}
 }  // namespace
 
 int DistributedCounts::owner(const std::string& word, int num_ranks) {
@@ -74,7 +72,7 @@ void DistributedCounts::add_items(const std::vector<std::pair<std::string, std::
 
 void DistributedCounts::exchange() {
     std::vector<CountTable> incoming;
-    boost::mpi::all_to_all(attach(comm_), outgoing_, incoming);
+    boost::mpi::all_to_all(mpi::boost_comm(comm_), outgoing_, incoming);
     for (auto& table : outgoing_) CountTable().swap(table);
     buffered_bytes_ = 0;
     for (const auto& table : incoming)
@@ -89,7 +87,7 @@ std::vector<Candidate> choose_vocabulary(const mpi::Comm& comm, const CountTable
                                          const CurationOptions& options) {
     const std::vector<Candidate> mine = best_candidates(owned, num_docs, options);
     std::vector<std::vector<Candidate>> all;
-    auto boost_comm = attach(comm);
+    auto boost_comm = mpi::boost_comm(comm);
     boost::mpi::gather(boost_comm, mine, all, 0);
     std::vector<Candidate> chosen;
     if (comm.is_root()) {
