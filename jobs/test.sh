@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what is missing, builds, and runs every test: unit, MPI at 1-4 ranks, end to
-# end, SLURM (build/); then the sanitized build's tests (build-san/: ASan + UBSan, clang)
-# and a short run of each fuzz harness. Arguments go to both ctest runs (e.g. -R fit).
-# JSMF_SANITIZE_TESTS=0 skips the sanitized part.
+# end, SLURM (build/); the numerical tests again with OpenBLAS forced to another CPU's
+# kernels (label "kernels"); then the sanitized build's tests (build-san/: ASan + UBSan,
+# clang) and a short run of each fuzz harness. Arguments go to every ctest run (e.g. -R
+# fit). JSMF_SANITIZE_TESTS=0 skips the sanitized part; JSMF_KERNEL_TESTS=0 the second
+# kernel. Prints how long each part took (tests/README.md has the figures).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cores=$(getconf _NPROCESSORS_ONLN)
+started=$(date +%s) last=$started
+timings=()
+took() { local now; now=$(date +%s); timings+=("$(printf '%-44s %5d s' "$1" $((now - last)))"); last=$now; }
+
 bash "$root/jobs/setup.sh" tests
+took "setup (jobs/setup.sh tests)"
 JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh"
+took "build (build/: library, binary, tests)"
 source "$root/jobs/env.sh"
 
 # The sanitized build goes on in the background at the lowest priority while the tests
@@ -30,6 +38,25 @@ fi
 
 status=0
 (cd "$root/build" && ctest --output-on-failure -j "$cores" "$@") || status=$?
+took "tests (ctest, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset})"
+
+# Another CPU's BLAS kernels: the tests that compare with stored files or across rank
+# counts must hold there too (a file written under SkylakeX's kernels once failed under
+# Haswell's). Sandybridge's (AVX) unless those are this run's, then Prescott's (SSE3);
+# both run on any x86-64 CPU that has the instructions. Elsewhere, said and skipped.
+other_kernel() {
+  [[ $(uname -m) == x86_64 ]] || return 1
+  if grep -qw avx /proc/cpuinfo && [[ ${OPENBLAS_CORETYPE:-} != Sandybridge ]]; then echo Sandybridge; else echo Prescott; fi
+}
+if [[ ${JSMF_KERNEL_TESTS:-1} == 1 ]]; then
+  if kernel=$(other_kernel); then
+    echo "jsmf test: the numerical tests again under OpenBLAS's $kernel kernels (label kernels)"
+    (cd "$root/build" && OPENBLAS_CORETYPE=$kernel ctest --output-on-failure -j "$cores" -L kernels "$@") || status=$?
+    took "tests under OPENBLAS_CORETYPE=$kernel (-L kernels)"
+  else
+    echo "jsmf test: no second BLAS kernel to force on $(uname -m); the kernels run is skipped"
+  fi
+fi
 
 if [[ $sanitize == 1 ]]; then
   if ! wait "$san_build"; then
@@ -38,7 +65,12 @@ if [[ $sanitize == 1 ]]; then
     exit 1
   fi
   trap - EXIT
+  took "waiting for the sanitized build (beside the tests)"
   echo "jsmf test: the sanitized build (build-san: ASan + UBSan, libFuzzer harnesses)"
   (cd "$root/build-san" && ctest --output-on-failure -j "$cores" -L sanitize "$@") || status=$?
+  took "sanitized tests and fuzzing (-L sanitize)"
 fi
+echo "jsmf test: where the time went"
+printf '  %s\n' "${timings[@]}"
+printf '  %-44s %5d s\n' "total" $(($(date +%s) - started))
 exit $status
