@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Fuzzes jsmf's readers of untrusted input with libFuzzer (ASan + UBSan): UCI docword (plain,
 # gzip), the line lists (vocabulary, anchor words, labels, stop words, a prepared corpus's
-# manifest), prepare's raw formats with the tokenizer, and jsmf's HDF5 files (model, C, both
+# manifest, ids and labels, --labels, --items, --doc-ids), prepare's raw formats with the tokenizer, and jsmf's HDF5 files (model, C, both
 # checkpoints, truth). Each harness first replays its regression inputs
 # (tests/fuzz/regressions/<harness>: every crash ever found), then runs from seeds that jsmf
 # makes, and prints what it did. A finding stops with the input saved and exit code 1.

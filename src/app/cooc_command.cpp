@@ -36,10 +36,10 @@ void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& c
     char x = 0, extra = 0;
     if (std::sscanf(shape.c_str(), "%d%c%d%c", &rows, &x, &cols, &extra) != 3 || (x != 'x' && x != 'X') || rows < 1 ||
         cols < 1) {
-        throw InputError("--grid must look like 2x3, got '" + shape + "'");
+        throw usage_error("--grid must look like 2x3, got '" + shape + "'");
     }
     if (rows * cols != num_ranks) {
-        throw InputError("--grid " + shape + " needs " + std::to_string(rows * cols) + " ranks, but " +
+        throw usage_error("--grid " + shape + " needs " + std::to_string(rows * cols) + " ranks, but " +
                          std::to_string(num_ranks) + " are running");
     }
 }

@@ -119,11 +119,11 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
     io::ModelFile file;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
-        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
-        if (!c.input.vocab.empty() && c.input.corpus.empty()) throw InputError("--vocab needs --corpus");
-        if (!c.labels.empty() && c.input.corpus.empty()) throw InputError("--labels needs --corpus");
+        if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
+        if (!c.input.vocab.empty() && c.input.corpus.empty()) throw usage_error("--vocab needs --corpus");
+        if (!c.labels.empty() && c.input.corpus.empty()) throw usage_error("--labels needs --corpus");
         if (!c.cooc_file.empty() && !c.input.vocab.empty())
-            throw InputError("--cooc and --vocab exclude each other (C comes from one of them)");
+            throw usage_error("--cooc and --vocab exclude each other (C comes from one of them)");
         file = io::read_model_file(c.model);  // every rank: small arrays, read-only
     });
     const std::string out = c.out.empty() ? c.model : c.out;

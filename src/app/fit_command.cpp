@@ -103,26 +103,8 @@ namespace {
 
 /// Rank 0: the document ids (and labels) of a prepared corpus, for the model file.
 io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
-    io::CorpusDocuments d;
-    auto lines = [](const std::string& path) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) throw InputError(path, "cannot open");
-        std::vector<std::string> out;
-        for (std::string line; std::getline(in, line);) out.push_back(line);
-        return out;
-    };
-    d.ids = lines(p.doc_ids);
-    if (!p.labels.empty()) {
-        d.label_names = lines(p.label_names);
-        for (const auto& line : lines(p.labels)) {
-            const long long label = std::atoll(line.c_str());
-            if (label < 1 || label > static_cast<long long>(d.label_names.size()))
-                throw InputError(p.labels, "a label outside 1.." + std::to_string(d.label_names.size()));
-            d.labels.push_back(label);
-        }
-        if (d.labels.size() != d.ids.size()) throw InputError(p.labels, "has not one label per document of " + p.doc_ids);
-    }
-    return d;
+    prepare::PreparedDocuments read = prepare::read_prepared_documents(p);
+    return {std::move(read.ids), std::move(read.labels), std::move(read.label_names)};
 }
 
 // --infer: θ of the training documents under the model just written (one K).
@@ -241,7 +223,7 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
     Stopwatch total;
     fit::CorpusSource source;
     mpi::run_local_phase(world, "setup", [&] {
-        if (c.input.corpus.empty()) throw InputError("--pipeline compressed needs the corpus (--corpus and --vocab)");
+        if (c.input.corpus.empty()) throw usage_error("--pipeline compressed needs the corpus (--corpus and --vocab)");
         source = corpus_source(c.input, c.block_size);
     });
     fit::FitResult result = fit::fit_compressed(source, world, options, log_report());
@@ -289,18 +271,19 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     FitCommand c = command;
     mpi::check_on_root(world, "setup", [&] {
         if (c.dry_run && !c.text.empty())
-            throw InputError("--dry-run reads headers: give --corpus, --prepared or --cooc (jsmf prepare the --text first)");
+            throw usage_error("--dry-run reads headers: give --corpus, --prepared or --cooc (jsmf prepare the --text first)");
         if (!c.labels.empty() && c.no_metrics)
-            throw InputError("--labels gives ClustAcc, one of the metrics: drop --no-metrics, or --labels");
+            throw usage_error("--labels gives ClustAcc, one of the metrics: drop --no-metrics, or --labels");
     });
     io::CorpusDocuments documents;
     std::string prepared_doc_ids;  // rank 0
     if (!c.text.empty()) {
         mpi::check_on_root(world, "setup", [&] {
             if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty() || !c.prepared.empty())
-                throw InputError("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
-            if (c.out.empty()) throw InputError("--out: no output path given");
+                throw usage_error("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
+            if (c.out.empty()) throw usage_error("--out: no output path given");
         });
+        io::check_output_path(world, c.out, c.text);  // before <out>.corpus/ is written beside it
         prepare::PrepareOptions p;
         mpi::run_local_phase(world, "setup", [&] { p.source.format = prepare::parse_format(c.text_format); });
         p.source.inputs = c.text;
@@ -312,9 +295,9 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     }
     if (!c.prepared.empty() || !c.prepared_name.empty()) {
         mpi::check_on_root(world, "setup", [&] {
-            if (c.prepared.empty()) throw InputError("--name needs --prepared");
+            if (c.prepared.empty()) throw usage_error("--name needs --prepared");
             if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty())
-                throw InputError("--prepared names the corpus: give no --corpus, --vocab or --cooc with it");
+                throw usage_error("--prepared names the corpus: give no --corpus, --vocab or --cooc with it");
             const prepare::PreparedCorpus p = prepare::find_prepared(c.prepared, c.prepared_name);
             documents = read_corpus_documents(p);
             prepared_doc_ids = p.doc_ids;
@@ -335,14 +318,15 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
         check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
-        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
+        if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
+        (void)corpus_source(c.input, c.block_size);  // --buffer-mb, said here once rather than by every rank later
         options.rectify = fit::resolve(to_options(c.rectify));  // its errors, before any work
         check_model_settings(c.model);
         options.model = to_options(c.model, {});
         options.metrics = !c.no_metrics;
         options.labels = c.labels;
         if (!c.labels.empty() && !c.cooc_file.empty() && c.input.corpus.empty())
-            throw InputError("--labels needs the documents (--corpus beside --cooc) for ClustAcc");
+            throw usage_error("--labels needs the documents (--corpus beside --cooc) for ClustAcc");
         options.pipeline = fit::parse_pipeline(c.pipeline);
         // --estimator unbiased is what the compressed pipeline computes: not a dense setting.
         if (c.input.estimator == "unbiased")
@@ -354,35 +338,35 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         options.checkpoint.path = c.checkpoint;
         options.checkpoint.seconds = c.checkpoint_seconds;
         options.checkpoint.resume = c.resume;
-        if (!(c.checkpoint_seconds >= 0)) throw InputError("--checkpoint-seconds must be at least 0");
+        if (!(c.checkpoint_seconds >= 0)) throw usage_error("--checkpoint-seconds must be at least 0");
         if (!c.resume.empty() && access(c.resume.c_str(), R_OK) != 0)
             throw InputError(c.resume, "--resume: cannot read the checkpoint");
         if (!c.checkpoint.empty() && (c.checkpoint == c.out || c.checkpoint == c.infer_out))
             throw InputError(c.checkpoint, "--checkpoint names an output of the fit");
         if (!c.resume.empty() && c.resume == c.out) throw InputError(c.resume, "--resume names the output model (--out)");
         if (options.pipeline == fit::Pipeline::compressed && !c.cooc_file.empty())
-            throw InputError("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
-        if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
+            throw usage_error("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
+        if (c.checked_rows < 0) throw usage_error("--checked-rows must be at least 0");
         if (options.pipeline == fit::Pipeline::compressed)  // a setting it would not use is a mistake
             refuse_settings(c.given, fit::dense_only_settings(), "{pipeline} compressed", "fit with {pipeline} dense");
         if (options.pipeline == fit::Pipeline::dense)
             refuse_settings(c.given, fit::compressed_only_settings(), "{pipeline} dense", "fit with {pipeline} compressed");
         if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
-            throw InputError("--infer needs the corpus (--corpus, --prepared or --text)");
+            throw usage_error("--infer needs the corpus (--corpus, --prepared or --text)");
         if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
-            throw InputError("--infer with --prior alpha needs --alpha");
+            throw usage_error("--infer with --prior alpha needs --alpha");
         if (!c.infer_out.empty()) check_infer_settings(c.infer, c.infer_out, c.out);
-        if (c.top_words < 1) throw InputError("--top-words must be at least 1");
+        if (c.top_words < 1) throw usage_error("--top-words must be at least 1");
         options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
         if (!c.hierarchy.empty()) {
             options.hierarchy = parse_topic_list(c.hierarchy, "--hierarchy");
             if (!c.topics.empty() || !c.model.anchor_words.empty())
-                throw InputError("--hierarchy sets the topics: give no --topics or --anchor-words with it");
+                throw usage_error("--hierarchy sets the topics: give no --topics or --anchor-words with it");
             options.topics = {options.hierarchy.front()};
         }
-        if (!c.infer_out.empty() && options.topics.size() > 1) throw InputError("--infer works with one --topics value");
+        if (!c.infer_out.empty() && options.topics.size() > 1) throw usage_error("--infer works with one --topics value");
         if (!c.model.anchor_words.empty() && options.topics.size() > 1)
-            throw InputError("--anchor-words fixes K: give one --topics value at most");
+            throw usage_error("--anchor-words fixes K: give one --topics value at most");
         fit::check(options);
     });
     // Which pipeline: the one asked for, or auto's pick, said with its reason.

@@ -26,8 +26,8 @@ void add_infer_options(CLI::App* sub, InferSettings& s) {
 }
 
 void check_infer_settings(const InferSettings& s, const std::string& out, const std::string& model) {
-    if (s.options.tolerance <= 0) throw InputError("--infer-tolerance must be positive");
-    if (s.options.max_iterations < 1) throw InputError("--infer-iterations must be at least 1");
+    if (s.options.tolerance <= 0) throw usage_error("--infer-tolerance must be positive");
+    if (s.options.max_iterations < 1) throw usage_error("--infer-iterations must be at least 1");
     std::error_code ec1, ec2;
     if (std::filesystem::weakly_canonical(out, ec1) == std::filesystem::weakly_canonical(model, ec2))
         throw InputError(out, "is the model file: the θ file needs a path of its own");
@@ -87,13 +87,13 @@ int run_infer(const InferCommand& command, const mpi::Comm& world, const std::st
         check_infer_settings(c.settings, c.out, c.model);
         if (!c.prepared.empty()) {
             if (!c.input.corpus.empty() || !c.input.vocab.empty())
-                throw InputError("--prepared names the corpus: give no --corpus or --vocab with it");
+                throw usage_error("--prepared names the corpus: give no --corpus or --vocab with it");
             const prepare::PreparedCorpus p = prepare::find_prepared(c.prepared, c.prepared_name);
             c.input.corpus = {p.docword};
             c.input.vocab = p.vocab;
             c.input.doc_ids = p.doc_ids;
         } else if (c.input.corpus.empty()) {
-            throw InputError("give --corpus (or --prepared)");
+            throw usage_error("give --corpus (or --prepared)");
         }
     });
     mpi::broadcast(world, c.input.corpus, 0);

@@ -8,6 +8,7 @@
 
 #include "app/commands.hpp"
 #include "app/help_texts.hpp"
+#include "app/numbers.hpp"
 #include "app/stages.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/log.hpp"
@@ -52,8 +53,9 @@ int main(int argc, char** argv) {
     keep_freed_memory();
     io::start_hdf5_outside_mpi();  // before MPI: a failed parallel write cannot crash MPI_Finalize
     mpi::Environment environment(argc, argv);
-    install_stop_handlers();  // after MPI's own: stages that checkpoint stop on SIGUSR1/SIGTERM
     const mpi::Comm world = mpi::Comm::world();
+    // After MPI's own: SIGUSR1, SIGTERM, SIGINT and SIGHUP are stop requests.
+    install_stop_handlers(world.rank(), world.size());
     log::set_rank(world.rank(), world.size());
     const std::string command_line = join_command_line(argc, argv);
 
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
              {fit_app, "fit"},     {eval_app, "eval"},   {sweep_app, "sweep"},     {infer_app, "infer"},
              {show_app, "show"}})
         if (const std::string text = app::help_text(name); !text.empty()) sub->footer("\n" + text);
+    app::check_numbers(app);  // NaN, infinities, negative counts: refused alike, by every option's type
     app.footer("jsmf <command> --help: every option of a command and its reference; jsmf show --schema: the "
                "files' HDF5 schema.");
     try {

@@ -98,8 +98,8 @@ void check_model_settings(const ModelSettings& c) {
     // The anchor-word file is read later (it needs the vocabulary); its combinations now.
     if (!c.anchor_words.empty()) {
         if (!anchors::is_pivoted_qr(o.finder))
-            throw InputError("--anchor-words and --anchors " + c.anchors + " exclude each other");
-        if (o.method != fit::Method::anchors) throw InputError("--anchor-words needs --method anchors");
+            throw usage_error("--anchor-words and --anchors " + c.anchors + " exclude each other");
+        if (o.method != fit::Method::anchors) throw usage_error("--anchor-words needs --method anchors");
     }
     fit::check(o);
 }
@@ -134,10 +134,10 @@ std::vector<int> parse_topic_list(const std::string& text, const std::string& fl
         } catch (const std::exception&) {
             used = 0;
         }
-        if (item.empty() || used != item.size()) throw InputError(flag + " must look like 10 or 10,25,50, got '" + text + "'");
-        if (K < 2) throw InputError(flag + ": K must be at least 2, got " + item);
+        if (item.empty() || used != item.size()) throw usage_error(flag + " must look like 10 or 10,25,50, got '" + text + "'");
+        if (K < 2) throw usage_error(flag + ": K must be at least 2, got " + item);
         if (std::find(topics.begin(), topics.end(), K) != topics.end())
-            throw InputError(flag + ": K = " + item + " is given twice");
+            throw usage_error(flag + ": K = " + item + " is given twice");
         topics.push_back(K);
     }
     return topics;
@@ -150,11 +150,11 @@ std::vector<std::string> parse_name_list(const std::string& text, const std::str
         if (std::find(allowed.begin(), allowed.end(), item) == allowed.end()) {
             std::string choices;
             for (const auto& name : allowed) choices += (choices.empty() ? "" : ", ") + name;
-            throw InputError(flag + ": '" + item + "' is not one of " + choices + " (a comma-separated list, e.g. " +
+            throw usage_error(flag + ": '" + item + "' is not one of " + choices + " (a comma-separated list, e.g. " +
                              allowed.front() + "," + allowed.back() + ")");
         }
         if (std::find(names.begin(), names.end(), item) != names.end())
-            throw InputError(flag + ": '" + item + "' is given twice");
+            throw usage_error(flag + ": '" + item + "' is given twice");
         names.push_back(item);
     }
     return names;

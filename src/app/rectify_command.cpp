@@ -57,7 +57,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     int grid_rows = 0, grid_cols = 0;
     mpi::run_local_phase(world, "setup", [&] {
         parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols);
-        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
+        if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
         r = fit::resolve(to_options(c.rectify));
     });
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
@@ -68,8 +68,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint, {c.in});
     mpi::run_local_phase(world, "setup", [&] {
         if ((!c.checkpoint.empty() || !c.resume.empty()) && !fit::is_projection(r.method))
-            throw InputError("--checkpoint and --resume apply to --method ap, dr and dp");
-        if (c.checkpoint_every < 1) throw InputError("--checkpoint-every must be at least 1");
+            throw usage_error("--checkpoint and --resume apply to --method ap, dr and dp");
+        if (c.checkpoint_every < 1) throw usage_error("--checkpoint-every must be at least 1");
     });
     Stopwatch clock;
     io::CoocFileInfo info;
@@ -106,7 +106,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     }
     mpi::check_on_root(world, "rectify", [&] {
         if (c.topics < 2 || c.topics >= N)
-            throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(c.topics));
+            throw usage_error("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(c.topics));
         if (!info.rectification.empty()) log::warn("rectify: {} was already rectified ({})", c.in, info.rectification);
     });
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),

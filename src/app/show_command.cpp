@@ -160,8 +160,8 @@ int run_show(const ShowCommand& c, const mpi::Comm& world) {
             std::fflush(stdout);
             return;
         }
-        if (c.file.empty()) throw InputError("give a model file (or --schema)");
-        if (c.top_words < 1 || c.pairs < 0) throw InputError("--top-words must be >= 1 and --pairs >= 0");
+        if (c.file.empty()) throw usage_error("give a model file (or --schema)");
+        if (c.top_words < 1 || c.pairs < 0) throw usage_error("--top-words must be >= 1 and --pairs >= 0");
         const io::ModelFile file = io::read_model_file(c.file);
         std::printf("jsmf model %s: %zu words, created %s\n  by: %s\n", c.file.c_str(), file.vocab.size(),
                     file.created.c_str(), file.command_line.c_str());

@@ -55,7 +55,7 @@ fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {
     source.options.block_size = block_size;
     source.options.exchange = c.exchange == "docs" ? cooc::Exchange::docs : cooc::Exchange::pairs;
     source.options.estimator = c.estimator == "tfidf" ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
-    if (!(c.buffer_mb > 0)) throw InputError("--buffer-mb must be positive");
+    if (!(c.buffer_mb > 0)) throw usage_error("--buffer-mb must be positive");
     source.options.buffer_bytes = static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20)));
     return source;
 }
@@ -70,14 +70,14 @@ fit::BuiltCooc run_cooc_stage(const CoocSettings& c, const std::shared_ptr<const
 void check_cooc_source(const CoocSettings& c, const std::string& cooc_file, bool corpus_with_file) {
     if (cooc_file.empty()) {
         if (c.corpus.empty() || c.vocab.empty())
-            throw InputError("give --corpus and --vocab, or --cooc (a file from jsmf cooc)");
+            throw usage_error("give --corpus and --vocab, or --cooc (a file from jsmf cooc)");
         return;
     }
     if (!c.vocab.empty())
-        throw InputError("give either --corpus and --vocab, or --cooc (with --cooc, --vocab is the file's; --corpus "
+        throw usage_error("give either --corpus and --vocab, or --cooc (with --cooc, --vocab is the file's; --corpus "
                          "alone may come too, for coherence's document counts)");
     if (!c.corpus.empty() && !corpus_with_file)
-        throw InputError("give either --corpus and --vocab, or --cooc (a file from jsmf cooc)");
+        throw usage_error("give either --corpus and --vocab, or --cooc (a file from jsmf cooc)");
 }
 
 distmat::DistMatrix load_cooc(const CoocSettings& c, const std::string& cooc_file,
@@ -198,12 +198,12 @@ fit::RectifyOptions to_options(const RectifySettings& s) {
     std::string stop = s.stop;
     if (s.converge) {
         if (stop != "auto" && stop != "fixed-point")
-            throw InputError("--converge and --stop " + stop + " exclude each other");
+            throw usage_error("--converge and --stop " + stop + " exclude each other");
         stop = "fixed-point";
     }
     if (stop != "auto") o.stop = fit::parse_stop_rule(stop);
     if (s.iterations != -1 && o.stop && *o.stop != rectify::StopRule::iterations)
-        throw InputError("--iterations is a count of the papers' plain iterations (--stop iterations), not a cap of "
+        throw usage_error("--iterations is a count of the papers' plain iterations (--stop iterations), not a cap of "
                          "--stop " + fit::to_string(*o.stop) + ": give --max-iterations for that");
     if (s.iterations != -1) o.iterations = s.iterations;  // -1: not given
     if (s.max_iterations != -1) o.max_iterations = s.max_iterations;
@@ -252,8 +252,7 @@ void refuse_settings(const std::vector<std::string>& given, const std::vector<st
     for (const auto& name : given)
         if (std::find(unused.begin(), unused.end(), name) != unused.end()) list += (count++ ? ", {" : "{") + name + "}";
     if (count > 0)
-        throw InputError(render_options(who + " does not use " + list + (count > 1 ? ": drop them, or " : ": drop it, or ") +
-                                        instead));
+        throw OptionError(who + " does not use " + list + (count > 1 ? ": drop them, or " : ": drop it, or ") + instead);
 }
 
 fit::Report log_report() {

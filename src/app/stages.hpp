@@ -20,6 +20,11 @@ namespace jsmf::app {
 
 using Options = std::vector<std::pair<std::string, std::string>>;
 
+/// Local. A command-line error the CLI finds itself (an option's value that parsed but
+/// is out of range, options that exclude each other), in its words with the flags typed
+/// out (any "{" in user text kept): an OptionError, so exit code usage (1), as CLI11's.
+inline OptionError usage_error(const std::string& text) { return OptionError(OptionError::quote(text)); }
+
 /// Stage 0–1: the corpus and the co-occurrence flags.
 struct CoocSettings {
     std::vector<std::string> corpus;

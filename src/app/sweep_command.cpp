@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `jsmf sweep`: the papers' kind of experiment — K × rectifier × solver — from one C, one
 // model file per run and one tidy CSV row per run.
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +15,7 @@
 #include "jsmf/core/log.hpp"
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/eval/evaluate.hpp"
+#include "jsmf/io/output_path.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -84,6 +82,11 @@ std::vector<GridPoint> grid_points(const std::vector<std::string>& rectifiers, c
                 points.push_back({static_cast<int>(points.size()), K, r, s,
                                   "runs/K" + std::to_string(K) + "_" + r + "_" + s + ".h5"});
     return points;
+}
+
+/// The table's name in the out folder: sweep.csv, or sweep.task<I>.csv for one --task.
+std::string csv_name(const SweepCommand& c) {
+    return c.task >= 0 ? "sweep.task" + std::to_string(c.task) + ".csv" : "sweep.csv";
 }
 
 std::string csv_field(const std::string& value) {
@@ -183,7 +186,7 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
         for (auto& m : result.models) measured.push_back(&m);
         fit::measure_clustering(world, measured, counting, c.labels, c.rectify.seed, report);
     }
-    const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
+    const std::string csv = c.out_dir + "/" + csv_name(c);
     std::vector<Options> rows;
     mpi::take_largest_stage_peaks(world, result.times);  // the files hold the largest rank's peaks
     for (auto& m : result.models) mpi::take_largest_stage_peaks(world, m.times);
@@ -206,6 +209,19 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
     return exit_code::ok;
 }
 
+}  // namespace
+
+namespace {
+/// Collective. The sweep proper, once its folders exist: C, then every grid point.
+int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::string& command_line,
+                 const std::vector<GridPoint>& points, const std::vector<int>& topics,
+                 const std::vector<std::string>& rectifiers, int grid_rows, int grid_cols, const Stopwatch& total);
+
+/// Rank 0, after a failure: the folders this sweep created, each while empty (runs/ first).
+void remove_created_folders(const SweepCommand& c, const std::string& made_out, const std::string& made_runs) {
+    io::remove_created_folder(c.out_dir + "/runs", made_runs);
+    io::remove_created_folder(c.out_dir, made_out);
+}
 }  // namespace
 
 int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& command_line) {
@@ -240,22 +256,23 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             solvers = parse_name_list(c.solvers, "--solver", solver_names());
         }
         check_model_settings(c.model);
-        if (!c.model.anchor_words.empty()) throw InputError("--anchor-words fixes K: use jsmf fit");
+        if (!c.model.anchor_words.empty()) throw usage_error("--anchor-words fixes K: use jsmf fit");
         if (c.model.method != "anchors" && solvers.size() > 1) {  // AnchorFree has no B solver to sweep
             log::info("sweep: --method {} has no B solver: the --solver list is not swept", c.model.method);
             solvers.resize(1);
         }
-        if (c.block_size < 1) throw InputError("--block-size must be at least 1");
+        if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
+        (void)corpus_source(c.input, c.block_size);  // --buffer-mb, said here once rather than by every rank later
         if (c.pipeline != "compressed") (void)fit::resolve(to_options(c.rectify));  // its errors, before any work
-        if (c.checked_rows < 0) throw InputError("--checked-rows must be at least 0");
-        if (c.top_words < 1) throw InputError("--top-words must be at least 1");
+        if (c.checked_rows < 0) throw usage_error("--checked-rows must be at least 0");
+        if (c.top_words < 1) throw usage_error("--top-words must be at least 1");
         const auto count = static_cast<int>(rectifiers.size() * topics.size() * solvers.size());
         if (c.task >= count)
-            throw InputError("--task " + std::to_string(c.task) + " is outside the grid of " + std::to_string(count) +
+            throw usage_error("--task " + std::to_string(c.task) + " is outside the grid of " + std::to_string(count) +
                              " points (0.." + std::to_string(count - 1) + ")");
         if (!c.list) check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
         if (!c.labels.empty() && (c.input.corpus.empty() || c.no_metrics))
-            throw InputError("--labels needs the corpus (--corpus) and the metrics");
+            throw usage_error("--labels needs the corpus (--corpus) and the metrics");
     });
     const std::vector<GridPoint> points = grid_points(rectifiers, topics, solvers);
     if (c.list) {
@@ -267,10 +284,33 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
         }
         return exit_code::ok;
     }
+    // The folders go again if the sweep fails before a run was written (never one that was there).
+    std::string made_out, made_runs;  // rank 0
     mpi::check_on_root(world, "setup", [&] {
-        for (const std::string& dir : {c.out_dir, c.out_dir + "/runs"})
-            if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw InputError(dir, "cannot create directory");
+        io::check_output_folder(c.out_dir, {csv_name(c)});
+        made_out = io::create_output_folder(c.out_dir);
+        made_runs = io::create_output_folder(c.out_dir + "/runs");
+        std::vector<std::string> files;
+        for (const auto& p : points) files.push_back(p.file.substr(p.file.find('/') + 1));
+        try {
+            io::check_output_folder(c.out_dir + "/runs", files);
+        } catch (...) {
+            remove_created_folders(c, made_out, made_runs);
+            throw;
+        }
     });
+    try {
+        return sweep_points(c, world, command_line, points, topics, rectifiers, grid_rows, grid_cols, total);
+    } catch (...) {
+        if (world.is_root()) remove_created_folders(c, made_out, made_runs);
+        throw;
+    }
+}
+
+namespace {
+int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::string& command_line,
+                 const std::vector<GridPoint>& points, const std::vector<int>& topics,
+                 const std::vector<std::string>& rectifiers, int grid_rows, int grid_cols, const Stopwatch& total) {
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);
     warn_long_grid(c.grid, world.size());
     if (const std::string warning = distmat::blas_warning(); !warning.empty()) log::warn("{}", warning);
@@ -282,14 +322,14 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
     const Index N = C.rows();
     mpi::check_on_root(world, "setup", [&] {
         for (const int K : topics)
-            if (K >= N) throw InputError("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
+            if (K >= N) throw usage_error("--topics must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
     });
     const fit::CountingCorpus counting =
         c.no_metrics ? fit::CountingCorpus{} : fit::counting_corpus(world, c.input.corpus, corpus_source(c.input, c.block_size).options, c.cooc_file, info);
     fit::check_counting_corpus(world, counting, N);
     if (!c.labels.empty()) fit::check_labels(world, counting, c.labels);
     const fit::Report report = log_report();
-    const std::string csv = c.out_dir + (c.task >= 0 ? "/sweep.task" + std::to_string(c.task) + ".csv" : "/sweep.csv");
+    const std::string csv = c.out_dir + "/" + csv_name(c);
     std::vector<Options> rows;
     Eigen::MatrixXd original_projection;  // C's, shared by every run
 
@@ -358,5 +398,6 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
     log::info("sweep: {} run(s) in {:.1f} s; table {}", rows.size(), total.seconds(), csv);
     return exit_code::ok;
 }
+}  // namespace
 
 }  // namespace jsmf::app

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `jsmf synth`: write a UCI corpus drawn from a planted model, and the model beside it.
-#include <sys/stat.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdint>
 #include <string>
@@ -13,6 +11,7 @@
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/fit/semi_synthetic.hpp"
+#include "jsmf/io/output_path.hpp"
 #include "jsmf/io/provenance.hpp"
 #include "jsmf/io/synth_file.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -141,18 +140,22 @@ int run_synth_stream(const SynthCommand& c, const mpi::Comm& world, const std::s
     Stopwatch clock;
     synth::PlantedModel model;
     mpi::run_local_phase(world, "synth", [&] {
-        if (!c.from.empty()) throw InputError("--stream draws from a planted model: give no --from");
-        if (c.gzip) throw InputError("--stream writes plain text parts (their headers are filled in at the end): no --gzip");
+        if (!c.from.empty()) throw usage_error("--stream draws from a planted model: give no --from");
+        if (c.gzip) throw usage_error("--stream writes plain text parts (their headers are filled in at the end): no --gzip");
         model = synth::plant_model(options);
-    });
-    mpi::check_on_root(world, "synth", [&] {
-        if (mkdir(c.directory.c_str(), 0755) != 0 && errno != EEXIST) throw InputError(c.directory, "cannot create directory");
     });
     const auto part = [&](int rank) {
         char suffix[32];
         std::snprintf(suffix, sizeof suffix, ".part%04d.txt", rank);
         return "docword." + c.name + suffix;
     };
+    std::string made;  // rank 0: the folder this run created, removed again if it fails
+    mpi::check_on_root(world, "synth", [&] {
+        std::vector<std::string> names = {"vocab." + c.name + ".txt", "truth." + c.name + ".h5"};
+        for (int rank = 0; rank < world.size(); ++rank) names.push_back(part(rank));
+        io::check_output_folder(c.directory, names);
+        made = io::create_output_folder(c.directory);
+    });
     const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
     const Index first = options.num_docs * world.rank() / world.size();
     const Index last = options.num_docs * (world.rank() + 1) / world.size();
@@ -204,6 +207,7 @@ int run_synth_stream(const SynthCommand& c, const mpi::Comm& world, const std::s
     });
     } catch (...) {  // every rank fails together (run_local_phase): no partial files left behind
         for (const std::string& path : partial) std::remove(path.c_str());
+        if (world.is_root()) io::remove_created_folder(c.directory, made);
         throw;
     }
     std::vector<std::pair<std::string, std::string>> mine = {{temporary(part(world.rank())), c.directory + "/" + part(world.rank())}};
@@ -222,6 +226,70 @@ int run_synth_stream(const SynthCommand& c, const mpi::Comm& world, const std::s
     return exit_code::ok;
 }
 
+/// Rank 0: draws the corpus (planted, or --from a model) and writes its four files into
+/// c.directory (which exists), all or none; their paths go to the out-parameters.
+void write_synth_files(const SynthCommand& c, synth::SynthOptions& options, const std::string& command_line,
+                       std::string& docword, std::string& vocab_path, std::string& truth, std::string& labels_path,
+                       synth::SynthCorpus& corpus) {
+    docword = c.directory + "/docword." + c.name + ".txt" + (c.gzip ? ".gz" : "");
+    vocab_path = c.directory + "/vocab." + c.name + ".txt";
+    truth = c.directory + "/truth." + c.name + ".h5";
+    labels_path = c.directory + "/labels." + c.name + ".txt";
+    if (c.from.empty()) {
+        corpus = synth::generate(options);
+    } else {
+        fit::SemiSyntheticOptions from;
+        from.topics = c.from_topics;
+        if (c.docs_option && c.docs_option->count() > 0) from.num_docs = options.num_docs;
+        if (c.length_option && c.length_option->count() > 0) from.mean_doc_length = options.mean_doc_length;
+        corpus = fit::semi_synthetic(c.from, from, options, log_report());
+    }
+    const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
+    const auto write_truth = [&] {
+        io::Provenance provenance;
+        provenance.command_line = command_line;
+        provenance.created = io::now_iso8601();
+        provenance.options = {{"docs", std::to_string(options.num_docs)},
+                              {"words", std::to_string(options.num_words)},
+                              {"topics", std::to_string(options.num_topics)},
+                              {"anchors_per_topic", std::to_string(options.anchors_per_topic)},
+                              {"anchor_mass", std::to_string(options.anchor_mass)},
+                              {"word_concentration", std::to_string(options.word_concentration)},
+                              {"prior", c.prior},
+                              {"from", c.from},
+                              {"alpha", std::to_string(options.alpha)},
+                              {"sigma", std::to_string(options.sigma)},
+                              {"correlation", std::to_string(options.correlation)},
+                              {"groups", std::to_string(options.groups)},
+                              {"doc_length", std::to_string(options.mean_doc_length)},
+                              {"seed", std::to_string(options.seed)}};
+        io::write_synth_truth(temporary("truth." + c.name + ".h5"), corpus, options, provenance);
+    };
+    // All four files go under hidden temporary names (the suffix kept: it selects gzip)
+    // and take their names only once all are written: never a corpus without its truth.
+    // A failed rename removes what was already renamed: no mixed set is left.
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {temporary("docword." + c.name + ".txt" + (c.gzip ? ".gz" : "")), docword},
+        {temporary("vocab." + c.name + ".txt"), vocab_path},
+        {temporary("labels." + c.name + ".txt"), labels_path},
+        {temporary("truth." + c.name + ".h5"), truth}};
+    std::vector<std::string> renamed;
+    try {
+        synth::write_uci(files[0].first, corpus.docs, corpus.num_docs, options.num_words);
+        corpus::write_vocab(files[1].first, corpus.vocab);
+        synth::write_labels(files[2].first, corpus.labels);
+        write_truth();
+        for (const auto& [from, to] : files) {
+            if (std::rename(from.c_str(), to.c_str()) != 0) throw InputError(to, "cannot rename into place");
+            renamed.push_back(to);
+        }
+    } catch (...) {
+        for (const auto& file : files) std::remove(file.first.c_str());
+        for (const auto& path : renamed) std::remove(path.c_str());
+        throw;
+    }
+}
+
 }  // namespace
 
 int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& command_line) {
@@ -233,63 +301,14 @@ int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& 
     synth::SynthCorpus corpus;
     // Generation is serial; rank 0 does it and the others learn the outcome.
     mpi::check_on_root(world, "synth", [&] {
-        if (mkdir(c.directory.c_str(), 0755) != 0 && errno != EEXIST)
-            throw InputError(c.directory, "cannot create directory");
-        docword = c.directory + "/docword." + c.name + ".txt" + (c.gzip ? ".gz" : "");
-        vocab_path = c.directory + "/vocab." + c.name + ".txt";
-        truth = c.directory + "/truth." + c.name + ".h5";
-        labels_path = c.directory + "/labels." + c.name + ".txt";
-        if (c.from.empty()) {
-            corpus = synth::generate(options);
-        } else {
-            fit::SemiSyntheticOptions from;
-            from.topics = c.from_topics;
-            if (c.docs_option && c.docs_option->count() > 0) from.num_docs = options.num_docs;
-            if (c.length_option && c.length_option->count() > 0) from.mean_doc_length = options.mean_doc_length;
-            corpus = fit::semi_synthetic(c.from, from, options, log_report());
-        }
-        const auto temporary = [&](const std::string& name) { return c.directory + "/.partial-" + name; };
-        const auto write_truth = [&] {
-            io::Provenance provenance;
-            provenance.command_line = command_line;
-            provenance.created = io::now_iso8601();
-            provenance.options = {{"docs", std::to_string(options.num_docs)},
-                                  {"words", std::to_string(options.num_words)},
-                                  {"topics", std::to_string(options.num_topics)},
-                                  {"anchors_per_topic", std::to_string(options.anchors_per_topic)},
-                                  {"anchor_mass", std::to_string(options.anchor_mass)},
-                                  {"word_concentration", std::to_string(options.word_concentration)},
-                                  {"prior", c.prior},
-                                  {"from", c.from},
-                                  {"alpha", std::to_string(options.alpha)},
-                                  {"sigma", std::to_string(options.sigma)},
-                                  {"correlation", std::to_string(options.correlation)},
-                                  {"groups", std::to_string(options.groups)},
-                                  {"doc_length", std::to_string(options.mean_doc_length)},
-                                  {"seed", std::to_string(options.seed)}};
-            io::write_synth_truth(temporary("truth." + c.name + ".h5"), corpus, options, provenance);
-        };
-        // All four files go under hidden temporary names (the suffix kept: it selects gzip)
-        // and take their names only once all are written: never a corpus without its truth.
-        // A failed rename removes what was already renamed: no mixed set is left.
-        const std::vector<std::pair<std::string, std::string>> files = {
-            {temporary("docword." + c.name + ".txt" + (c.gzip ? ".gz" : "")), docword},
-            {temporary("vocab." + c.name + ".txt"), vocab_path},
-            {temporary("labels." + c.name + ".txt"), labels_path},
-            {temporary("truth." + c.name + ".h5"), truth}};
-        std::vector<std::string> renamed;
+        const std::string docword_name = "docword." + c.name + ".txt" + (c.gzip ? ".gz" : "");
+        io::check_output_folder(c.directory, {docword_name, "vocab." + c.name + ".txt", "truth." + c.name + ".h5",
+                                              "labels." + c.name + ".txt"});
+        const std::string made = io::create_output_folder(c.directory);  // removed again if the run fails
         try {
-            synth::write_uci(files[0].first, corpus.docs, corpus.num_docs, options.num_words);
-            corpus::write_vocab(files[1].first, corpus.vocab);
-            synth::write_labels(files[2].first, corpus.labels);
-            write_truth();
-            for (const auto& [from, to] : files) {
-                if (std::rename(from.c_str(), to.c_str()) != 0) throw InputError(to, "cannot rename into place");
-                renamed.push_back(to);
-            }
+            write_synth_files(c, options, command_line, docword, vocab_path, truth, labels_path, corpus);
         } catch (...) {
-            for (const auto& file : files) std::remove(file.first.c_str());
-            for (const auto& path : renamed) std::remove(path.c_str());
+            io::remove_created_folder(c.directory, made);
             throw;
         }
     });

@@ -41,7 +41,7 @@ std::function<std::string(const std::string&)>& option_namer() {
 
 std::string render_options(const std::string& text) { return OptionError::render(text, option_namer()); }
 
-OptionError::OptionError(const std::string& message) : InputError(render_options(message)) {}
+OptionError::OptionError(const std::string& message) : InputError(render_options(message), exit_code::usage) {}
 
 std::string OptionError::render(const std::string& message,
                                 const std::function<std::string(const std::string&)>& name_of) {

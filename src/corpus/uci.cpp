@@ -413,8 +413,14 @@ void check_uci_totals(const mpi::Comm& comm, const UciReader& reader) {
     for (std::size_t f = 0; f < files.size(); ++f) {
         // The maps grew to each rank's largest docID: the scan runs over the longest.
         const auto& mine = reader.doc_bitmaps()[f];
-        std::vector<std::uint64_t> lower(static_cast<std::size_t>(mpi::allreduce_max(comm, static_cast<std::int64_t>(mine.size()))), 0);
-        std::copy(mine.begin(), mine.end(), lower.begin());
+        const auto longest = static_cast<std::size_t>(mpi::allreduce_max(comm, static_cast<std::int64_t>(mine.size())));
+        // Up to 1 GiB (a bit per docID): a rank that cannot have it says so, and no rank is
+        // left waiting in the scan below for one that threw.
+        std::vector<std::uint64_t> lower;
+        mpi::run_local_phase(comm, "read", [&] {
+            lower.assign(longest, 0);
+            std::copy(mine.begin(), mine.end(), lower.begin());
+        });
         mpi::exscan_inplace(comm, lower, MPI_BOR);
         for (std::size_t w = 0; w < mine.size() && overlap.empty(); ++w) {
             const std::uint64_t both = mine[w] & lower[w];

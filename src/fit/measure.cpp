@@ -157,8 +157,6 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models
     return true;
 }
 
-namespace {
-/// Rank 0: the labels file, one integer per line; InputError unless it has `expected` lines.
 std::vector<int> read_labels(const std::string& path, Index expected) {
     std::ifstream in(path);
     if (!in) throw InputError(path, "cannot open the labels file");
@@ -188,7 +186,6 @@ std::vector<int> read_labels(const std::string& path, Index expected) {
                                    std::to_string(expected) + " documents (one label per document, in order)");
     return labels;
 }
-}  // namespace
 
 void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const std::string& labels_path) {
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);

@@ -2,6 +2,7 @@
 #include "jsmf/fit/plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdlib>
 
@@ -139,8 +140,8 @@ double parse_bytes(const std::string& text, const std::string& option) {
     else if (unit == "M") scale = 1024.0 * 1024;
     else if (unit == "G") scale = 1024.0 * 1024 * 1024;
     else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-    if (end == begin || scale == 0 || !(value > 0))
-        throw InputError(option + ": '" + text + "' is not a memory size (e.g. 4G, 512M, or bytes)");
+    if (end == begin || scale == 0 || !(value > 0) || !std::isfinite(value))
+        throw OptionError(OptionError::quote(option + ": '" + text + "' is not a memory size (e.g. 4G, 512M, or bytes)"));
     return value * scale;
 }
 

@@ -67,6 +67,14 @@ std::vector<std::string> read_lines(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> read_doc_ids(const std::string& path, std::int64_t declared) {
+    std::vector<std::string> ids = read_lines(path);
+    if (static_cast<std::int64_t>(ids.size()) != declared)
+        throw InputError(path, "has " + std::to_string(ids.size()) + " ids; the corpus declares " +
+                                   std::to_string(declared) + " documents");
+    return ids;
+}
+
 CorpusTopics infer_corpus(const mpi::Comm& world, const InferModel& model, const CorpusInput& input,
                           const InferOptions& options) {
     const int K = model.topics;
@@ -85,11 +93,7 @@ CorpusTopics infer_corpus(const mpi::Comm& world, const InferModel& model, const
                      "the model's vocabulary, B and K disagree");
         map = word_map(model, input, W);
         if (!input.doc_ids.empty()) {
-            out.doc_ids = read_lines(input.doc_ids);
-            if (static_cast<std::int64_t>(out.doc_ids.size()) != declared)
-                throw InputError(input.doc_ids, "has " + std::to_string(out.doc_ids.size()) +
-                                                    " ids; the corpus declares " + std::to_string(declared) +
-                                                    " documents");
+            out.doc_ids = read_doc_ids(input.doc_ids, declared);
         }
     });
     mpi::broadcast(world, map.data(), map.size(), 0);

@@ -21,6 +21,7 @@
 #include "io/sections.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/stop.hpp"
+#include "jsmf/io/output_path.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -69,12 +70,6 @@ std::uint64_t salt_of(const std::string& name) {
     return h;
 }
 
-std::string directory_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 }  // namespace
 
 std::string now_iso8601() {
@@ -87,25 +82,7 @@ std::string now_iso8601() {
 }
 
 void check_output_path(const mpi::Comm& comm, const std::string& path, const std::vector<std::string>& inputs) {
-    mpi::check_on_root(comm, kStage, [&] {
-        if (path.empty()) throw InputError("no output path given");
-        // The output (or its .partial, renamed over it) must not be one of the inputs: the
-        // same file by another name counts too.
-        for (const std::string& input : inputs) {
-            if (input.empty()) continue;
-            std::error_code error;
-            const bool same = std::filesystem::exists(input, error) && std::filesystem::exists(path, error)
-                                  ? std::filesystem::equivalent(input, path, error)
-                                  : std::filesystem::weakly_canonical(input, error) ==
-                                        std::filesystem::weakly_canonical(path, error);
-            if (same) throw InputError(path, "is an input of this command (" + input + "): writing it would destroy it; choose another output");
-        }
-        const std::string dir = directory_of(path);
-        if (access(dir.c_str(), W_OK | X_OK) != 0) {
-            throw InputError(path, "cannot write the output: directory '" + dir + "' " +
-                                       (errno == ENOENT ? "does not exist" : "is not writable"));
-        }
-    });
+    mpi::check_on_root(comm, kStage, [&] { check_output_file(path, inputs); });
 }
 
 std::string checkpoint_checksum(const distmat::DistMatrix& C, const CheckpointRecord& c) {

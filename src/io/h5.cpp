@@ -2,7 +2,11 @@
 // Thin RAII and checked calls over the HDF5 C API.
 #include "io/h5.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/io/provenance.hpp"
@@ -134,8 +138,22 @@ Handle create_file_serial(const std::string& path) {
                   H5Fclose);
 }
 
+namespace {
+/// InputError naming `path` unless it is a regular file (a link to one counts): HDF5's own
+/// text for a directory or device ("bytes actually read = 18446744073709551615") says
+/// nothing a user can act on.
+void require_regular_file(const std::string& path) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) != 0)
+        throw InputError(path, std::string("cannot open HDF5 file: ") + (errno == ENOENT ? "no such file" : std::strerror(errno)));
+    if (S_ISDIR(info.st_mode)) throw InputError(path, "is a directory, not an HDF5 file");
+    if (!S_ISREG(info.st_mode)) throw InputError(path, "is not a regular file (a device, FIFO or socket), not an HDF5 file");
+}
+}  // namespace
+
 Handle open_file_serial(const std::string& path, bool writable) {
     quiet_errors();
+    require_regular_file(path);
     return Handle(check(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), path,
                         "cannot open HDF5 file"),
                   H5Fclose);
@@ -151,6 +169,7 @@ Handle create_file_parallel(const std::string& path, MPI_Comm comm) {
 
 Handle open_file_parallel(const std::string& path, MPI_Comm comm) {
     quiet_errors();
+    require_regular_file(path);
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
     return Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl), path, "cannot open HDF5 file"), H5Fclose);
@@ -198,6 +217,9 @@ namespace {
 /// Opens an attribute that must hold one value (a scalar, or an array of one): a reader
 /// that reads one value into one variable would otherwise write past it.
 Handle open_single_attribute(hid_t object, const std::string& name) {
+    if (H5Aexists(object, name.c_str()) <= 0)  // said in jsmf's words, naming the file
+        throw InputError(file_name_of(object), "attribute " + object_path(object, name) +
+                                                   " is missing: not a complete file of this kind");
     Handle attr(check(H5Aopen(object, name.c_str(), H5P_DEFAULT), name, "no such attribute"), H5Aclose);
     Handle space(check(H5Aget_space(attr), name, "no dataspace"), H5Sclose);
     if (const hssize_t count = H5Sget_simple_extent_npoints(space); count != 1)
@@ -317,6 +339,7 @@ Eigen::VectorXd read_vector(hid_t parent, const std::string& name) {
 }
 
 std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
+    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
     Handle space(H5Dget_space(set), H5Sclose);
     const hssize_t n = H5Sget_simple_extent_npoints(space);

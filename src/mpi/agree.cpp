@@ -71,22 +71,48 @@ std::string describe(const std::exception& e, const std::string& stage, const Co
     return format_error(e.what(), comm.rank(), comm.size(), stage);
 }
 
+namespace {
+/// The first failing rank's message (the lowest rank among those with the worst exit code;
+/// each entry of `all` is "<code>:<message>", empty for a rank that succeeded), with the
+/// other ranks that failed differently named after it: one line per job, however many
+/// ranks met the problem (identical messages, such as a bad option, are not repeated).
+std::string first_failure(const std::vector<std::string>& all, int worst) {
+    std::string chosen;
+    std::vector<int> others;
+    for (std::size_t rank = 0; rank < all.size(); ++rank) {
+        if (all[rank].empty()) continue;
+        const auto colon = all[rank].find(':');
+        const int code = std::stoi(all[rank].substr(0, colon));
+        const std::string message = all[rank].substr(colon + 1);
+        if (chosen.empty() && code == worst) {
+            chosen = message;
+            continue;
+        }
+        const auto key = [](const std::string& m) { return m.substr(0, m.rfind(" [rank ")); };
+        if (chosen.empty() || key(message) != key(chosen)) others.push_back(static_cast<int>(rank));
+    }
+    if (others.empty()) return chosen;
+    std::string list;
+    for (std::size_t k = 0; k < others.size() && k < 8; ++k) list += (k ? ", " : "") + std::to_string(others[k]);
+    if (others.size() > 8) list += ", ...";
+    return chosen + " (" + (others.size() == 1 ? "rank " : "ranks ") + list + " failed too)";
+}
+}  // namespace
+
 void agree_or_throw(const Comm& comm, const std::string& stage, const std::string& error,
                     int exit_code) {
-    // Success costs one allreduce of a small integer (SLATE's reduce_info).
-    const int worst = allreduce_max(comm, error.empty() ? 0 : exit_code == 0 ? exit_code::internal
-                                                                             : exit_code);
+    // Success costs one allreduce of two small integers (SLATE's reduce_info): the worst
+    // exit code, and a stop signal any rank has seen outside every StopScope (a stage in a
+    // scope looks at its own requests).
+    const int mine = error.empty() ? 0 : exit_code == 0 ? exit_code::internal : exit_code;
+    int verdict[2] = {mine, unhandled_stop_signal()};
+    allreduce_inplace(comm, verdict, 2, MPI_MAX);
+    const int worst = verdict[0];
+    if (worst == 0 && verdict[1] != 0) throw stopped_outside_checkpoints(verdict[1], stage);
     if (worst == 0) return;
-    const auto all = gather_strings(comm, error, 0);
-    std::vector<std::string> messages;
-    for (const auto& message : all) {  // sorted by rank; merge identical ones (e.g. a
-        if (message.empty()) continue;  // corrupt .gz seen by several readers)
-        const auto key = message.substr(0, message.rfind(" [rank "));
-        bool seen = false;
-        for (const auto& kept : messages) seen = seen || kept.substr(0, kept.rfind(" [rank ")) == key;
-        if (!seen) messages.push_back(message);
-    }
-    throw StageFailed(stage, messages, worst);
+    const auto all = gather_strings(comm, error.empty() ? error : std::to_string(mine) + ":" + error, 0);
+    throw StageFailed(stage, comm.is_root() ? std::vector<std::string>{first_failure(all, worst)} : std::vector<std::string>{},
+                      worst);
 }
 
 }  // namespace jsmf::mpi

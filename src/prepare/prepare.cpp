@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include <utility>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/io/output_path.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
@@ -304,7 +306,8 @@ struct Entry {
     std::uint32_t doc, word, count;
 };
 
-/// Rank 0: "id<sep>name" lines; the name of each id (the second field).
+}  // namespace
+
 std::map<std::string, std::string> read_item_names(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "cannot open the items file");
@@ -322,6 +325,8 @@ std::map<std::string, std::string> read_item_names(const std::string& path) {
     }
     return names;
 }
+
+namespace {
 
 /// The vocabulary's lines: the words, or for items their names (made unique with " [id]").
 std::vector<std::string> vocabulary_lines(const std::vector<Candidate>& chosen, const PrepareOptions& o) {
@@ -354,9 +359,14 @@ Inputs check_options_and_list_input(const mpi::Comm& comm, const PrepareOptions&
         if (o.out_dir.empty()) throw OptionError("{out}: no output directory given");
         if (o.name.empty() || o.name.find('/') != std::string::npos)
             throw OptionError("{name} must be a plain name, got '" + OptionError::quote(o.name) + "'");
-        std::error_code ec;
-        fs::create_directories(o.out_dir, ec);
-        if (ec || !fs::is_directory(o.out_dir)) throw InputError(o.out_dir, "cannot create the output directory");
+        // Every file it will write: absent or regular (never a device or FIFO renamed over).
+        std::vector<std::string> outputs;
+        for (const std::string& path :
+             {docword_path(".", o.name, o.gzip), vocab_path(".", o.name), doc_ids_path(".", o.name),
+              labels_path(".", o.name), label_names_path(".", o.name), manifest_path(".", o.name)})
+            outputs.push_back(fs::path(path).filename().string());
+        io::check_output_folder(o.out_dir, outputs);
+        (void)io::create_output_folder(o.out_dir);  // run_prepare removes it again if it fails
         if (o.buffer_mb <= 0) throw OptionError("{buffer_mb} must be positive");
         if (o.curation.max_df_fraction <= 0 || o.curation.max_df_fraction > 1)
             throw OptionError("{max_df} must be in (0, 1]");
@@ -868,15 +878,21 @@ PrepareReport prepare_into_folder(const mpi::Comm& comm, const PrepareOptions& o
 }  // namespace
 
 PrepareReport run_prepare(const mpi::Comm& comm, const PrepareOptions& o) {
-    // A folder this run creates goes again if the run fails and leaves it empty.
-    std::error_code ec;
-    const bool folder_was_there = comm.is_root() && !o.out_dir.empty() && fs::exists(o.out_dir, ec);
+    // The folders this run creates (the output and its missing parents) go again if the
+    // run fails and leaves them empty.
+    std::string outermost;  // rank 0: the first folder on the way that is missing now
+    if (comm.is_root() && !o.out_dir.empty()) {
+        std::error_code ec;
+        for (fs::path at = fs::absolute(o.out_dir, ec); !at.empty() && !fs::exists(at, ec); at = at.parent_path()) {
+            outermost = at.string();
+            if (at == at.parent_path()) break;
+        }
+    }
     try {
         return prepare_into_folder(comm, o);
     } catch (...) {
-        if (comm.is_root() && !folder_was_there && !o.out_dir.empty() && fs::is_directory(o.out_dir, ec) &&
-            fs::is_empty(o.out_dir, ec))
-            fs::remove(o.out_dir, ec);
+        std::error_code ec;
+        if (comm.is_root() && !outermost.empty()) io::remove_created_folder(fs::absolute(o.out_dir, ec).string(), outermost);
         throw;
     }
 }
@@ -965,6 +981,46 @@ PreparedCorpus find_prepared(const std::string& dir, const std::string& name) {
     out.labels = file("labels", false);
     out.label_names = file("labelnames", false);
     return out;
+}
+
+namespace {
+/// The lines of `path`, each without a trailing '\r'; InputError when it cannot be read.
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "cannot open");
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        out.push_back(line);
+    }
+    if (in.bad()) throw InputError(path, "cannot read");
+    return out;
+}
+}  // namespace
+
+PreparedDocuments read_prepared_documents(const PreparedCorpus& p) {
+    PreparedDocuments d;
+    d.ids = lines_of(p.doc_ids);
+    if (p.labels.empty()) return d;
+    d.label_names = lines_of(p.label_names);
+    const auto names = static_cast<std::int64_t>(d.label_names.size());
+    const std::vector<std::string> lines = lines_of(p.labels);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+        const std::string& line = lines[k];
+        const std::string where = p.labels + ":" + std::to_string(k + 1);
+        std::int64_t label = 0;
+        const auto [end, error] = std::from_chars(line.data(), line.data() + line.size(), label);
+        if (error != std::errc() || end != line.data() + line.size())
+            throw InputError(where, "a label must be one integer, got '" + line.substr(0, 40) + "'");
+        if (label < 1 || label > names)
+            throw InputError(where, "label " + std::to_string(label) + " is outside 1.." + std::to_string(names) +
+                                        " (the lines of " + p.label_names + ")");
+        d.labels.push_back(label);
+    }
+    if (d.labels.size() != d.ids.size())
+        throw InputError(p.labels, "has " + std::to_string(d.labels.size()) + " labels for the " +
+                                       std::to_string(d.ids.size()) + " documents of " + p.doc_ids + " (one each)");
+    return d;
 }
 
 }  // namespace jsmf::prepare

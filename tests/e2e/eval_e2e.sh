@@ -230,12 +230,12 @@ for x, y in zip(a, b):
         assert abs(float(x[key]) - float(y[key])) <= 1e-9 * abs(float(x[key])), (key, x[key], y[key])
 PY
 
-expect_sweep_error() {  # fragment args...
+expect_sweep_error() {  # fragment args... (command-line errors: exit code 1)
   local fragment=$1; shift
   run_quiet 2 sweep "$@" --out-dir "$work/bad" >/dev/null 2>"$work/err"
   local rc=$? messages
   messages=$(grep -c '^jsmf: error:' "$work/err")
-  if [[ $rc -eq 2 && $messages -eq 1 && ! -e $work/bad ]] && grep -qF -- "$fragment" "$work/err"; then
+  if [[ $rc -eq 1 && $messages -eq 1 && ! -e $work/bad ]] && grep -qF -- "$fragment" "$work/err"; then
     ok "sweep refuses: '$fragment'"
   else
     fail "sweep expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
@@ -284,7 +284,7 @@ PY
 grep -q "clustacc=" "$work/tl.txt" && ok "fit's line has clustacc" || fail "no clustacc in fit's line"
 run_quiet 2 fit "${corpus[@]}" --topics 4 --labels "$work/labels.e.txt" --no-metrics --out "$work/tn.h5" \
   >/dev/null 2>"$work/err"
-[[ $? -eq 2 && ! -e $work/tn.h5 ]] && grep -q "labels gives ClustAcc" "$work/err" && ok "--labels with --no-metrics refused" ||
+[[ $? -eq 1 && ! -e $work/tn.h5 ]] && grep -q "labels gives ClustAcc" "$work/err" && ok "--labels with --no-metrics refused" ||
   fail "--labels --no-metrics: $(head -2 "$work/err")"
 
 # 7. Pictures: non-empty PNGs.

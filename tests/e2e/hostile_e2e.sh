@@ -4,9 +4,12 @@
 # every way a jsmf C promises (all zero, a negative entry, C x 5, integers, asymmetric, a
 # NaN, missing or misshapen datasets, truncated, another program's HDF5), models with NaN,
 # negative, integer or unnormalized B or a word twice, vocabularies with a word twice,
-# outputs that name an input, bad option values. Each must end with exit code 2 (1 for the
-# command line), exactly one error line naming the file, no output left, no hang, at 1, 2
-# and 4 ranks.
+# outputs that name an input or are devices, FIFOs, directories, /proc files, every numeric
+# option given NaN, infinities or a negative value, values that parse but are out of range,
+# a docword bad in every rank's part, a directory or an incomplete model given to show,
+# failed synth and sweep runs. Each must end with exit code 2 (1 for the command line),
+# exactly one error line naming the file, no output left (nor a folder the command made),
+# no hang, at 1, 2 and 4 ranks.
 # Usage: hostile_e2e.sh JSMF MPIEXEC
 set -u
 jsmf=$1 mpiexec=$2
@@ -205,5 +208,167 @@ for np in 1 4; do
   [[ $code -eq 1 && $(grep -c "Could not convert: --block-size = abc" err) -eq 1 && ! -e out.h5 ]] \
     && ok "--block-size abc at $np ranks: exit code 1 (usage), one message" \
     || fail "--block-size abc at $np ranks: exit code $code, $(head -3 err)"
+done
+
+# Outputs that are not regular files: refused before any work (no C counted, no corpus
+# drawn), exit code 2, one message, the target untouched.
+mkfifo fifo.h5 fifo.csv
+mkdir -p adir
+untouched() {  # untouched TARGET: still what it was (a FIFO, a device, a directory)
+  case $1 in
+    fifo.h5|fifo.csv) [[ -p $1 ]] ;;
+    /dev/*) [[ -c $1 ]] ;;
+    adir) [[ -d $1 && -z $(ls -A adir) ]] ;;
+    *) [[ -e $1 ]] ;;
+  esac
+}
+# special TARGET WHAT ARGS...: at each of $ranks (rank 0 checks, the others wait for its
+# verdict), exit code 2, one message naming TARGET and saying WHAT, nothing computed first
+# (no counts, no machine-readable line), TARGET untouched.
+ranks="1 2 4"
+special() {
+  local target=$1 what=$2; shift 2
+  local np code lines all=1
+  for np in $ranks; do
+    run "$np" "$@" </dev/null >out.txt 2>err
+    code=$?
+    lines=$(grep -c "error" err)
+    if [[ $code -ne 2 || $lines -ne 1 ]] || ! grep "error" err | grep -q -- "$target: $what" ||
+       grep -Eq "^jsmf-|cooc: [0-9]|counted|documents \\(" out.txt err || ! untouched "$target"; then
+      fail "$* at $np ranks: exit code $code (want 2), $lines error lines, $(untouched "$target" && echo untouched || echo CHANGED): $(head -3 err)"
+      all=0
+      break
+    fi
+  done
+  ((all)) && ok "$* (ranks $ranks): refused before any work, exit code 2, one message, $target untouched: $(grep error err | cut -c1-140)"
+}
+corpus=(--corpus docword.p.txt --vocab vocab.p.txt)
+special /dev/full "is a character device" fit "${corpus[@]}" --topics 4 --out /dev/full
+special /dev/full "is a character device" fit "${corpus[@]}" --topics 4 --pipeline compressed --out /dev/full
+ranks=2  # the rest at 2 ranks: the same check on rank 0
+special fifo.h5 "is a FIFO" fit "${corpus[@]}" --topics 4 --out fifo.h5
+special fifo.h5 "is a FIFO" fit "${corpus[@]}" --topics 4 --infer fifo.h5 --out fit_ok.h5
+special /dev/null "is a character device" fit "${corpus[@]}" --topics 4 --checkpoint /dev/null --out fit_ok.h5
+special adir "is a directory" fit --cooc C.h5 --topics 4 --out adir
+special /dev/full "is a character device" fit --text vocab.p.txt --text-format lines --topics 4 --out /dev/full
+special /dev/full "is a character device" cooc "${corpus[@]}" --out /dev/full
+special fifo.h5 "is a FIFO" cooc "${corpus[@]}" --out fifo.h5
+special adir "is a directory" cooc "${corpus[@]}" --out adir
+special /proc/version "cannot write the output: directory '/proc' refuses new files" cooc "${corpus[@]}" --out /proc/version
+special /dev/full "is a character device" rectify --in C.h5 --topics 4 --out /dev/full
+special fifo.h5 "is a FIFO" infer --model model.h5 "${corpus[@]}" --out fifo.h5
+special fifo.h5 "is a FIFO" eval model.h5 --out fifo.h5
+special docword.p.txt "is a regular file, not a directory" sweep --cooc C.h5 --topics 4 --rectify none --solver admm --out-dir docword.p.txt
+mkdir -p sweep_fifo && mkfifo sweep_fifo/sweep.csv
+special sweep_fifo/sweep.csv "is a FIFO" sweep --cooc C.h5 --topics 4 --rectify none --solver admm --out-dir sweep_fifo
+mkdir -p synth_fifo && mkfifo synth_fifo/vocab.s.txt
+special synth_fifo/vocab.s.txt "is a FIFO" synth --dir synth_fifo --name s --docs 50 --words 40 --topics 3
+special synth_fifo/vocab.s.txt "is a FIFO" synth --dir synth_fifo --name s --docs 50 --words 40 --topics 3 --stream
+special docword.p.txt "is a regular file, not a directory" synth --dir docword.p.txt --name s --docs 50 --words 40 --topics 3
+printf 'one two three\nfour five six\n' >lines.txt
+mkdir -p prep_fifo && mkfifo prep_fifo/vocab.q.txt
+special prep_fifo/vocab.q.txt "is a FIFO" prepare --format lines lines.txt --out prep_fifo --name q
+special docword.p.txt "is a regular file, not a directory" prepare --format lines lines.txt --out docword.p.txt --name q
+ranks="1 2 4"
+
+# Every numeric option of every subcommand (as --help lists them: INT, UINT, FLOAT) given
+# NaN, an infinity or a negative number (in turn: each value on a quarter of the options,
+# one process each): exit code 1 and one message naming the option, before anything runs
+# (synth's --correlation alone may be negative).
+numbers_ok=1 numbers_tried=0
+bad_values=(nan -1 inf -inf)
+for cmd in synth cooc prepare rectify fit eval sweep infer show; do
+  options=$("$jsmf" "$cmd" --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+ (INT|UINT|FLOAT)' | grep -oE -- '--[a-z0-9-]+')
+  [[ -n $options ]] || { fail "$cmd --help lists no numeric option"; numbers_ok=0; continue; }
+  for option in $options; do
+    values=("${bad_values[numbers_tried % 4]}")
+    [[ $cmd == synth && $option == --correlation ]] && values=(nan)
+    for value in "${values[@]}"; do
+      numbers_tried=$((numbers_tried + 1))
+      "$jsmf" "$cmd" "$option" "$value" </dev/null >/dev/null 2>err
+      code=$?
+      if [[ $code -ne 1 || $(grep -c -- "$option" err) -ne 1 ]]; then
+        fail "$cmd $option $value: exit code $code (want 1): $(head -2 err)"
+        numbers_ok=0
+      fi
+    done
+  done
+done
+((numbers_ok)) && ok "every numeric option of every subcommand ($numbers_tried) given NaN, ±inf or -1: exit code 1, one message each"
+# … at several ranks, one message (rank 0's), and the file never records a wrapped value.
+for args in "fit --cooc C.h5 --topics 4 --relaxation nan --out out.h5" "fit --cooc C.h5 --topics 4 --seed -1 --out out.h5" \
+            "fit ${corpus[*]} --topics 4 --buffer-mb nan --out out.h5" "cooc ${corpus[*]} --min-tokens -3 --out out.h5" \
+            "fit ${corpus[*]} --topics 4 --pipeline compressed --enn-iterations -1 --out out.h5"; do
+  for np in 2 4; do
+    rm -f out.h5
+    run "$np" $args </dev/null >/dev/null 2>err
+    code=$?
+    [[ $code -eq 1 && $(grep -ci "error\|must\|NaN" err) -eq 1 && ! -e out.h5 ]] \
+      || { fail "$args at $np ranks: exit code $code, $(grep -ci "error\|must\|NaN" err) lines: $(head -3 err)"; continue 2; }
+  done
+  ok "$args: exit code 1, one message at 2 and 4 ranks: $(head -1 err | cut -c1-120)"
+done
+
+# Values that parse but are invalid are command-line errors too: exit code 1, one message.
+while IFS='|' read -r what args; do
+  refused 1 "$what" "${what%% *}" out.h5 -- -q $args
+done <<CASES
+--topics 0|fit --cooc C.h5 --topics 0 --out out.h5
+--topics 4,|fit --cooc C.h5 --topics 4, --out out.h5
+--hierarchy|fit --cooc C.h5 --hierarchy 4,5 --out out.h5
+--memory-per-rank|fit --cooc C.h5 --topics 4 --memory-per-rank 0 --out out.h5
+--relaxation|fit --cooc C.h5 --topics 4 --relaxation 5 --out out.h5
+--pipeline compressed|fit --cooc C.h5 --topics 4 --pipeline compressed --out out.h5
+--block-size|fit --cooc C.h5 --topics 4 --block-size 0 --out out.h5
+--buffer-mb|fit ${corpus[*]} --topics 4 --buffer-mb 0 --out out.h5
+--top-words|show model.h5 --top-words 0
+--max-df|prepare --format lines lines.txt --out made_q --max-df 2
+--checkpoint-every|rectify --in C.h5 --topics 4 --checkpoint-every 0 --out out.h5
+--topics must satisfy|rectify --in C.h5 --topics 4000 --out out.h5
+CASES
+[[ ! -e made_q ]] && ok "prepare refused by its options leaves no folder" || fail "prepare --max-df 2 left made_q"
+
+# A docword bad in every rank's part (a count of 0 in its first and last lines): one
+# message for the job, the first failing rank's, naming the others; a header with D = 0:
+# one message at any rank count.
+awk -v last="$(wc -l <docword.p.txt)" 'NR == 4 || NR == last { $3 = 0 } { print }' docword.p.txt >docword_bad.txt
+awk 'NR == 1 { print 0; next } { print }' docword.p.txt >docword_d0.txt
+for file in docword_bad.txt docword_d0.txt; do
+  refused 2 "cooc of $file" "$file" out.h5 -- -q cooc --corpus "$file" --vocab vocab.p.txt --out out.h5
+done
+
+# HDF5's own words replaced by jsmf's: a directory given as a model, a model without
+# /vocab, a FIFO given as C.
+mkdir -p model_dir
+"$python" - <<'PY' || fail "making model_no_vocab.h5"
+import h5py, shutil
+shutil.copy("model.h5", "model_no_vocab.h5")
+with h5py.File("model_no_vocab.h5", "r+") as f:
+    del f["vocab"]
+PY
+refused 2 "show a directory" "model_dir: is a directory, not an HDF5 file" none -- -q show model_dir
+refused 2 "show a model without /vocab" "model_no_vocab.h5: /vocab is missing" none -- -q show model_no_vocab.h5
+refused 2 "fit --cooc a FIFO" "fifo.h5: is not a regular file" out.h5 -- -q fit --cooc fifo.h5 --topics 4 --out out.h5
+grep -q "bytes actually read\|traversal operator" err && fail "HDF5's raw text in a message: $(cat err)"
+
+# A failed synth or sweep leaves no folder it created, and keeps one that was there.
+mkdir -p kept_dir
+for np in 1 2; do
+  for args in "synth --topics 0 --docs 20 --words 30" "synth --from model_nan_B.h5" "synth --from missing.h5"; do
+    rm -rf made_dir made_dir2
+    run "$np" -q $args --dir made_dir/sub </dev/null >/dev/null 2>err
+    code=$?
+    run "$np" -q $args --dir kept_dir </dev/null >/dev/null 2>/dev/null
+    [[ $code -eq 1 || $code -eq 2 ]] && [[ ! -e made_dir && -d kept_dir && -z $(ls -A kept_dir) && $(grep -c error err) -eq 1 ]] \
+      && ok "$args at $np ranks: exit code $code, one message, no folder left (an existing one kept)" \
+      || fail "$args at $np ranks: exit code $code, $(ls -d made_dir kept_dir 2>&1), $(ls -A kept_dir), $(head -2 err)"
+  done
+  rm -rf sw
+  run "$np" -q sweep --cooc C_nan.h5 --topics 4 --rectify none --solver admm --out-dir sw </dev/null >/dev/null 2>err
+  code=$?
+  run "$np" -q sweep --cooc C_nan.h5 --topics 4 --rectify none --solver admm --out-dir kept_dir </dev/null >/dev/null 2>/dev/null
+  [[ $code -eq 2 && ! -e sw && -d kept_dir && -z $(ls -A kept_dir) && $(grep -c error err) -eq 1 ]] \
+    && ok "a failed sweep at $np ranks: exit code 2, one message, no folder left (an existing one kept)" \
+    || fail "a failed sweep at $np ranks: exit code $code, $(ls -d sw kept_dir 2>&1), $(head -2 err)"
 done
 finish

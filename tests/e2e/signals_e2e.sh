@@ -7,7 +7,11 @@
 # --checkpoint it stops the same way, says nothing was saved and exits with code 6. jsmf
 # rectify (AP) and the dense fit (mid-AP) stop and resume the same way; SIGTERM to one
 # rank of a dense fit stops every rank (exit code 6 without --checkpoint). A rank SIGKILLed ends the job
-# within 30 s, non-zero, with no output.
+# within 30 s, non-zero, with no output. SIGINT (Ctrl-C) and SIGHUP are stop requests too:
+# SIGINT to every rank mid-ENN checkpoints (exit code 5), SIGHUP to one rank mid-AP stops
+# every rank (exit code 6); in jsmf cooc, which does not checkpoint, SIGINT to every rank
+# ends the job with one jsmf line and exit code 6 (not mpirun's 130), no output, both when
+# the ranks agree and when the grace (JSMF_STOP_GRACE_SECONDS) runs out first.
 # Usage: signals_e2e.sh JSMF MPIEXEC
 set -u
 jsmf=$1 mpiexec=$2
@@ -194,4 +198,60 @@ if wait_for "rectif.*iteration" "$work/dense_term.err"; then
 else
   fail "the dense fit never started AP: $(cat "$work/dense_term.err")"; kill -KILL "$started" 2>/dev/null
 fi
+
+# 7. SIGINT (Ctrl-C) to every rank mid-ENN: a stop request like SIGTERM, a checkpoint, exit 5.
+start int "${corpus[@]}" "${endless[@]}" --checkpoint "$work/ck_int.h5" --checkpoint-seconds 100000
+if wait_for "checkpoint: the range finder's factor written" "$work/int.err"; then
+  sleep 0.2
+  kill -INT $(rank_pids int)
+  finished
+  [[ $code -eq 5 && ! -e $work/int.h5 && -s $work/ck_int.h5 && $(grep -c "stopped by SIGINT in ENN" "$work/int.err") -eq 1 ]] \
+    && ok "SIGINT to every rank mid-ENN: a checkpoint, exit code 5, one message" \
+    || fail "SIGINT to every rank: exit code $code, $(cat "$work/int.err")"
+else
+  fail "the fit never reached ENN: $(cat "$work/int.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 8. SIGHUP (a closed terminal) to one rank of a dense fit mid-AP, no --checkpoint: all stop, exit 6.
+start dense_hup "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
+if wait_for "rectif.*iteration" "$work/dense_hup.err"; then
+  victim=$(rank_pids dense_hup | head -1)
+  if [[ -n $victim ]] && kill -HUP "$victim"; then
+    finished
+    [[ $code -eq 6 && ! -e $work/dense_hup.h5 ]] \
+      && [[ $(grep -c "stopped by SIGHUP in the rectification after .*nothing was saved" "$work/dense_hup.err") -eq 1 ]] \
+      && ok "SIGHUP to one rank of a dense fit: all stop, one message, exit code 6, no model" \
+      || fail "SIGHUP in the dense fit: exit code $code, $(cat "$work/dense_hup.err")"
+  else
+    fail "no rank of the dense fit to signal"; kill -KILL "$started" 2>/dev/null
+  fi
+else
+  fail "the dense fit never started AP: $(cat "$work/dense_hup.err")"; kill -KILL "$started" 2>/dev/null
+fi
+
+# 9. Where nothing checkpoints (jsmf cooc counting C): SIGINT to every rank, as Ctrl-C
+#    sends it, ends the job with one jsmf line, exit code 6 and no file, whether the ranks
+#    agree at the end of the count or the grace runs out first (1 s here: every rank is
+#    still counting, and each node's first rank to end says it once).
+"$jsmf" -q synth --dir "$work/big" --name b --docs 60000 --words 3000 --topics 5 --doc-length 150 --seed 3 || fail "synth big"
+for grace in 30 1; do
+  out=$work/big/C$grace.h5
+  ( export JSMF_STOP_GRACE_SECONDS=$grace
+    exec setsid timeout 300 "$mpiexec" -np 2 --oversubscribe "$jsmf" cooc --corpus "$work/big/docword.b.txt" \
+      --vocab "$work/big/vocab.b.txt" --out "$out" >/dev/null 2>"$work/cooc$grace.err" ) &
+  started=$!
+  if wait_for "cooc: 1 file\(s\)" "$work/cooc$grace.err"; then
+    sleep 0.3
+    kill -INT $(pgrep -f -- "jsmf cooc .*--out $out" | while read -r p; do [[ $(ps -o comm= -p "$p") == jsmf ]] && echo "$p"; done)
+    finished
+    lines=$(grep -c "^jsmf: " "$work/cooc$grace.err")
+    [[ $grace -eq 30 ]] && said="stopped by SIGINT in stage 'cooc', which does not checkpoint: nothing was saved" \
+      || said="stopped by SIGINT on rank [01] of 2 outside a stage that checkpoints, before the ranks could agree"
+    [[ $code -eq 6 && $lines -eq 1 && ! -e $out && -z $(ls "$work/big" | grep partial) ]] && grep -Eq "$said" "$work/cooc$grace.err" \
+      && ok "SIGINT to every rank of jsmf cooc (grace $grace s): one line, exit code 6, no file: $(grep '^jsmf: ' "$work/cooc$grace.err")" \
+      || fail "SIGINT in jsmf cooc (grace $grace s): exit code $code, $lines jsmf lines, $(ls "$work/big"), $(cat "$work/cooc$grace.err")"
+  else
+    fail "jsmf cooc never started: $(cat "$work/cooc$grace.err")"; kill -KILL "$started" 2>/dev/null
+  fi
+done
 finish

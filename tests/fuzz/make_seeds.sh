@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"/{uci,lists,prepare,h5}
 run() { "$mpiexec" --oversubscribe -np 1 "$jsmf" -q "$@" >/dev/null; }
 
-# seed <harness> <name> <selector byte 0-4> <file>: the file with its selector in front.
+# seed <harness> <name> <selector byte 0-8> <file>: the file with its selector in front.
 seed() { { printf "\\x0$3"; cat "$4"; } > "$out/$1/$2"; }
 
 # The planted corpus the HDF5 seeds come from: N = 60 words, K = 3 topics (fuzz_h5.cpp).
@@ -54,6 +54,10 @@ printf 'The cat sat on the mat.\nDogs bark at cats; cats ignore dogs.\nA mat for
 printf 'Cats and dogs, dogs and cats.\nThe mat is red.\n' > "$work/raw/b.txt"
 run prepare --format lines --out "$work/prep" --name p --min-df 1 --min-doc-tokens 1 "$work/raw/a.txt" "$work/raw/b.txt"
 seed lists manifest 4 "$work/prep/prepare.p.json"
+seed lists eval_labels 5 <(printf '1\n2\n1\n\n')
+seed lists items 6 <(printf '# id::name\n1::Toy Story (1995)\n2\tJumanji\n3,Caf\xc3\xa9\n')
+seed lists doc_ids 7 <(printf 'a.txt:1\na.txt:2\nb.txt:1\n')
+seed lists prepared_documents 8 <(printf 'd1\nd2\nd3\n\x00news\nsports\n\x001\n2\n1\n')
 
 # prepare's raw formats: lines (0), JSON Lines (1), Brown (2), ratings (3), playlists (4).
 seed prepare lines 0 "$work/raw/a.txt"

@@ -12,15 +12,16 @@ namespace jsmf {
 /// Process exit codes of the `jsmf` binary.
 namespace exit_code {
 inline constexpr int ok = 0;
-inline constexpr int usage = 1;     ///< bad command line (CLI11's code)
+inline constexpr int usage = 1;     ///< bad command line: CLI11's parse errors and every OptionError
 inline constexpr int input = 2;     ///< InputError: the user can fix the input
 inline constexpr int internal = 3;  ///< InternalError: a bug in jsmf
 inline constexpr int mpi = 4;       ///< MpiError: the MPI library failed
-/// Stopped by SIGUSR1 or SIGTERM in a stage that checkpoints, its state saved in the
-/// checkpoint file: run the same command again with --resume (a job script resubmits).
+/// Stopped by a signal (SIGUSR1, SIGTERM, SIGINT, SIGHUP) in a stage that checkpoints, its
+/// state saved in the checkpoint file: run the same command again with --resume (a job
+/// script resubmits).
 inline constexpr int stopped = 5;
-/// Stopped by SIGUSR1 or SIGTERM with nothing saved (no checkpoint file was asked for, or
-/// writing it failed): a rerun starts from the beginning.
+/// Stopped by one of those signals with nothing saved (no checkpoint file was asked for,
+/// writing it failed, or the stage does not checkpoint): a rerun starts from the beginning.
 inline constexpr int stopped_unsaved = 6;
 }  // namespace exit_code
 
@@ -41,6 +42,10 @@ public:
     InputError(const std::string& where, const std::string& what)
         : Error(where.empty() ? what : where + ": " + what, exit_code::input) {}
     explicit InputError(const std::string& what) : Error(what, exit_code::input) {}
+
+protected:
+    /// For OptionError: still input the user can fix, but the command line's (exit code usage).
+    InputError(const std::string& what, int exit_code) : Error(what, exit_code) {}
 };
 
 /// Local. `text` with each "{name}" shown through the process's option namer (see
@@ -53,7 +58,8 @@ std::string render_options(const std::string& text);
 /// (0, 2)"; the message shows each name through the process's option namer at the time
 /// of the throw — bare by default ("relaxation must …"); a front end sets its own once
 /// (the jsmf binary: its flags, "--relaxation must …"). The library speaks of options;
-/// the front end adds the flag. "{{" stands for a literal "{" (see quote()).
+/// the front end adds the flag. "{{" stands for a literal "{" (see quote()). A value that
+/// parsed but is out of range is a command-line error: exit code usage (1), like CLI11's.
 class OptionError : public InputError {
 public:
     explicit OptionError(const std::string& message);
@@ -81,7 +87,8 @@ public:
 };
 
 /// Thrown on every rank at once after the ranks agreed that a stage failed on some of
-/// them. `messages` holds one line per failing rank (identical ones merged), sorted by
+/// them. `messages` holds the lines to print (mpi::agree_or_throw gives one: the first
+/// failing rank's, naming the others), sorted by
 /// rank; it is meaningful on rank 0, where the failures were gathered.
 class StageFailed : public Error {
 public:

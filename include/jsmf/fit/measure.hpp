@@ -80,6 +80,11 @@ void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus,
 void measure_clustering(const mpi::Comm& world, const std::vector<Model*>& models, const CountingCorpus& corpus,
                         const std::string& labels_path, Seed seed, const Report& report);
 
+/// Local (rank 0 calls it). The labels file `path` (eval, fit and sweep --labels): one
+/// integer per line, `expected` lines (blank lines only at the end). InputError naming the
+/// file and line otherwise.
+std::vector<int> read_labels(const std::string& path, Index expected);
+
 /// Collective on `world`. Checks the labels file against the corpus's declared documents
 /// before any work (rank 0 reads it). Throws StageFailed.
 void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const std::string& labels_path);

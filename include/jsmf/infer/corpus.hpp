@@ -30,6 +30,10 @@ struct CorpusInput {
     std::string doc_ids;               ///< a file of document ids, one per line (jsmf prepare's docs.X.txt), or empty
 };
 
+/// Local (rank 0 calls it). The document ids file (infer --doc-ids, a prepared corpus's
+/// docs.X.txt): one id per line, `declared` lines. InputError naming the file otherwise.
+std::vector<std::string> read_doc_ids(const std::string& path, std::int64_t declared);
+
 /// This rank's documents, sorted by row, and their results.
 struct DocumentRows {
     std::vector<std::int64_t> rows;    ///< global document index: docID − 1 over the files in order

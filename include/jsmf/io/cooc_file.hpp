@@ -112,9 +112,10 @@ distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_pt
 /// from its header alone (rank 0 reads, every rank gets it). StageFailed on a bad file.
 Index read_cooc_words(const mpi::Comm& comm, const std::string& path);
 
-/// Collective on `comm`. Fails early (before hours of work) if `path` cannot be
-/// created (its directory is missing or not writable) or is one of `inputs` (the same file,
-/// under any name), which writing would destroy.
+/// Collective on `comm`. Fails early (before hours of work), with one message, if `path`
+/// cannot be written as jsmf writes outputs (io::check_output_file: absent or a regular
+/// file, never a device, FIFO or directory; creatable beside it) or is one of `inputs`
+/// (the same file, under any name), which writing would destroy.
 void check_output_path(const mpi::Comm& comm, const std::string& path, const std::vector<std::string>& inputs = {});
 
 }  // namespace jsmf::io

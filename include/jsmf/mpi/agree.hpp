@@ -19,7 +19,11 @@ std::string describe(const std::exception& e, const std::string& stage, const Co
 
 /// Collective on `comm`. Every rank passes its own error description (empty means
 /// success) and exit code. One allreduce(MAX) decides; only on failure are the
-/// descriptions gathered to rank 0. Then every rank throws StageFailed together.
+/// descriptions gathered to rank 0. Then every rank throws StageFailed together, with one
+/// message: the lowest failing rank's (of those with the worst exit code), naming the
+/// ranks that failed otherwise. A stop signal any rank has recorded outside every
+/// StopScope is agreed here too: every rank throws stopped_outside_checkpoints (exit
+/// code 6) together.
 void agree_or_throw(const Comm& comm, const std::string& stage, const std::string& error,
                     int exit_code);
 
@@ -50,7 +54,7 @@ void adopt_root_copy(const Comm& comm, double* data, std::size_t count);
 
 /// Runs `local_work` on this rank, then agrees whether every rank succeeded.
 /// Collective on `comm`. `local_work` must not call collectives. On failure every
-/// rank throws StageFailed holding all failing ranks' messages (meaningful on rank 0).
+/// rank throws StageFailed holding the one message of agree_or_throw (meaningful on rank 0).
 template <class LocalWork>
 void run_local_phase(const Comm& comm, const std::string& stage, LocalWork&& local_work) {
     std::string error;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -83,5 +84,19 @@ struct PreparedCorpus {
 /// Local. Reads DIR/prepare.<name>.json (name empty: the folder's only manifest).
 /// Throws InputError when there is none, several, or a file it names is missing.
 PreparedCorpus find_prepared(const std::string& dir, const std::string& name);
+
+/// The documents of a prepared corpus, as the model file keeps them (/corpus).
+struct PreparedDocuments {
+    std::vector<std::string> ids;
+    std::vector<std::int64_t> labels;       ///< per document, 1-based; empty when unlabelled
+    std::vector<std::string> label_names;
+};
+/// Local. Reads the corpus's document ids and, when it has labels, its label names and
+/// labels (one integer in 1..#names per line, one per id). InputError naming file and line.
+PreparedDocuments read_prepared_documents(const PreparedCorpus& corpus);
+
+/// Local. The items file of ratings and playlists (prepare --items): "id<sep>name" lines
+/// (::, tab or comma; '#' comments), each name valid UTF-8. InputError naming file and line.
+std::map<std::string, std::string> read_item_names(const std::string& path);
 
 }  // namespace jsmf::prepare
