@@ -283,10 +283,10 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
         const std::vector<double> t = h5::read_doubles(group, "enn_trace");
         T = Eigen::Map<const RowMajor>(t.data(), static_cast<Index>(dims[0]), kTraceFields);
         if (T.rows() != static_cast<Index>(scalars[6])) throw InputError(path, "the checkpoint's ENN trace is torn");
-        for (Index t = 0; t < T.rows(); ++t)  // the corrections and products columns are counts
+        for (Index row = 0; row < T.rows(); ++row)  // the corrections and products columns are counts
             for (const Index column : {Index{1}, Index{4}})
-                if (!(T(t, column) >= 0 && T(t, column) <= INT_MAX && T(t, column) == std::floor(T(t, column))))
-                    throw InputError(path, "the checkpoint's ENN trace holds a count of " + std::to_string(T(t, column)));
+                if (!(T(row, column) >= 0 && T(row, column) <= INT_MAX && T(row, column) == std::floor(T(row, column))))
+                    throw InputError(path, "the checkpoint's ENN trace holds a count of " + std::to_string(T(row, column)));
         stored_checksum = h5::read_string_attribute(group, "checksum");
         scalars[8] = static_cast<double>(ev.size());
     });
