@@ -52,13 +52,13 @@ fi
 "$jsmf" -q synth --dir "$work" --name neg --topics 6 --prior logistic-normal --groups 2 --correlation -0.6 \
   >/dev/null 2>"$work/err"
 rc=$?
-[[ $rc == 2 ]] && grep -q "is no covariance" "$work/err" && ok "synth --groups: a correlation that is no covariance is refused" \
+[[ $rc == 1 ]] && grep -q "is no covariance" "$work/err" && ok "synth --groups: a correlation that is no covariance is refused (exit 1)" \
   || fail "synth --groups -0.6: rc $rc $(cat "$work/err")"
 run 2 -q fit --corpus "$work/docword.h4.txt" --vocab "$work/vocab.h4.txt" --hierarchy 6,2 --alpha --out "$work/al.h5" \
   >/dev/null 2>"$work/err" && ok "--hierarchy with --alpha (alpha on the first level)" || fail "--hierarchy --alpha: $(cat "$work/err")"
 run 2 -q fit --corpus "$work/docword.t.txt" --vocab "$work/vocab.t.txt" --hierarchy 4,6 --out "$work/bad.h5" \
   >/dev/null 2>"$work/err"
 rc=$?
-[[ $rc == 2 && $(grep -c "fewer topics than the one below" "$work/err") == 1 && ! -e $work/bad.h5 ]] \
-  && ok "increasing levels refused once, nothing written" || fail "bad --hierarchy: rc $rc $(cat "$work/err")"
+[[ $rc == 1 && $(grep -c "fewer topics than the one below" "$work/err") == 1 && ! -e $work/bad.h5 ]] \
+  && ok "increasing levels refused once (exit 1), nothing written" || fail "bad --hierarchy: rc $rc $(cat "$work/err")"
 finish
