@@ -3,7 +3,7 @@
 # folder removed on exit, the corpus paths, the machine header, and two small helpers.
 # Expects: root, corpus_dir, name.
 bash "$root/jobs/setup.sh" bench >/dev/null   # the build's packages and the baselines (gensim)
-bash "$root/jobs/build.sh" >/dev/null
+bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON >/dev/null
 source "$root/jobs/env.sh"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1   # ranks x threads <= cores
 build=$root/build

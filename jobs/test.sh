@@ -15,7 +15,7 @@ took() { local now; now=$(date +%s); timings+=("$(printf '%-44s %5d s' "$1" $((n
 
 bash "$root/jobs/setup.sh" tests
 took "setup (jobs/setup.sh tests)"
-JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh"
+JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON
 took "build (build/: library, binary, tests)"
 source "$root/jobs/env.sh"
 

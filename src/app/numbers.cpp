@@ -29,7 +29,9 @@ std::string refuse(const std::string& text, bool allow_negative) {
 
 void check_options(CLI::App& app) {
     for (CLI::Option* option : app.get_options()) {
-        const std::string type = option->get_type_name();
+        // The type name, before any validator's description CLI11 appends ("INT:POSITIVE").
+        const std::string name = option->get_type_name();
+        const std::string type = name.substr(0, name.find(':'));
         if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
         const bool allow_negative = may_be_negative(*option);
         option->check(CLI::Validator(

@@ -207,7 +207,12 @@ int run_synth_stream(const SynthCommand& c, const mpi::Comm& world, const std::s
     });
     } catch (...) {  // every rank fails together (run_local_phase): no partial files left behind
         for (const std::string& path : partial) std::remove(path.c_str());
-        if (world.is_root()) io::remove_created_folder(c.directory, made);
+        if (world.is_root()) {
+            // Every rank's part too (the others may not have removed theirs yet): the
+            // folder must be empty to go.
+            for (int r = 0; r < world.size(); ++r) std::remove(temporary(part(r)).c_str());
+            io::remove_created_folder(c.directory, made);
+        }
         throw;
     }
     std::vector<std::pair<std::string, std::string>> mine = {{temporary(part(world.rank())), c.directory + "/" + part(world.rank())}};

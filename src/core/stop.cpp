@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 namespace jsmf {
@@ -73,6 +74,11 @@ bool first_to_say() {
         append(line, sizeof line, used,
                " outside a stage that checkpoints, before the ranks could agree; nothing was saved (exit code 6)\n");
         (void)!write(STDERR_FILENO, line, used);
+        // The claim ends with this process: hold it a second while the node's other ranks,
+        // signalled at the same moment, end too; released at once, a rank ending a moment
+        // later claims it again and says it a second time (seen: 2 lines at 2 ranks).
+        struct timespec hold {1, 0};
+        nanosleep(&hold, nullptr);
     }
     _exit(exit_code::stopped_unsaved);
 }
@@ -88,7 +94,10 @@ extern "C" void on_stop_signal(int signal) {
     alarm(grace_seconds);
 }
 
-extern "C" void on_grace_over(int) { end_now(pending_outside.load()); }
+extern "C" void on_grace_over(int) {
+    // The alarm may fire just after a stage took the request over (StopScope): nothing to end.
+    if (const int signal = pending_outside.load(); signal != 0) end_now(signal);
+}
 
 /// Installs `handler` for `signal`; with `unless_ignored`, not where it was started ignored.
 void handle(int signal, void (*handler)(int), bool unless_ignored) {
@@ -184,7 +193,12 @@ PartialOutput::~PartialOutput() {
 StopScope::StopScope() {
     // A request made before: this stage looks at it (and checkpoints), so the grace timer
     // must not end the rank meanwhile, nor an agreement outside act on it again.
-    if (open_scopes.fetch_add(1) == 0 && pending_outside.exchange(0) != 0) alarm(0);
+    // The alarm is cancelled before the request is taken over: were it the other way
+    // round, a grace running out in between would end this rank alone.
+    if (open_scopes.fetch_add(1) == 0 && pending_outside.load() != 0) {
+        alarm(0);
+        pending_outside.store(0);
+    }
 }
 StopScope::~StopScope() { open_scopes.fetch_sub(1); }
 
