@@ -12,7 +12,7 @@
       topic correlations from A (NIPS'15 Figure 3): Pearson correlation of the topic
       proportions implied by A = E[w w^T], or A itself with --raw
 
-Needs python3-matplotlib, python3-h5py, python3-numpy (jobs/setup.sh installs them for
+Needs python3-matplotlib, python3-h5py, python3-numpy ("jobs/setup.sh tests" installs them for
 Debian's /usr/bin/python3, the interpreter this script names; with another Python, install
 matplotlib and h5py there and run it as "python3 jobs/plot.py ...").
 """
