@@ -183,21 +183,25 @@ if wait_for "rectif.*iteration" "$work/dense.err"; then
 else
   fail "the dense fit never started AP: $(cat "$work/dense.err")"; kill -KILL "$started" 2>/dev/null
 fi
-start dense_term "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
-if wait_for "rectif.*iteration" "$work/dense_term.err"; then
-  victim=$(rank_pids dense_term | tail -1)
-  if [[ -n $victim ]] && kill -TERM "$victim"; then
-    finished
-    [[ $code -eq 6 && ! -e $work/dense_term.h5 ]] \
-      && [[ $(grep -c "stopped by SIGTERM in the rectification after .*nothing was saved" "$work/dense_term.err") -eq 1 ]] \
-      && ok "SIGTERM to one rank of a dense fit: all stop, one message, exit code 6, no model" \
-      || fail "SIGTERM in the dense fit: exit code $code, $(cat "$work/dense_term.err")"
-  else
-    fail "no rank of the dense fit to signal"; kill -KILL "$started" 2>/dev/null
+# signal_dense_fit NAME SIGNAL WHICH: SIGNAL to one rank (WHICH: head or tail of the list)
+# of a dense fit mid-AP without --checkpoint: every rank stops, one message, exit code 6.
+signal_dense_fit() {
+  local name=$1 signal=$2 which=$3 victim
+  start "$name" "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
+  if ! wait_for "rectif.*iteration" "$work/$name.err"; then
+    fail "the dense fit never started AP: $(cat "$work/$name.err")"; kill -KILL "$started" 2>/dev/null; return
   fi
-else
-  fail "the dense fit never started AP: $(cat "$work/dense_term.err")"; kill -KILL "$started" 2>/dev/null
-fi
+  victim=$(rank_pids "$name" | "$which" -1)
+  if [[ -z $victim ]] || ! kill "-$signal" "$victim"; then
+    fail "no rank of the dense fit to signal"; kill -KILL "$started" 2>/dev/null; return
+  fi
+  finished
+  [[ $code -eq 6 && ! -e $work/$name.h5 ]] \
+    && [[ $(grep -c "stopped by SIG$signal in the rectification after .*nothing was saved" "$work/$name.err") -eq 1 ]] \
+    && ok "SIG$signal to one rank of a dense fit: all stop, one message, exit code 6, no model" \
+    || fail "SIG$signal in the dense fit: exit code $code, $(cat "$work/$name.err")"
+}
+signal_dense_fit dense_term TERM tail
 
 # 7. SIGINT (Ctrl-C) to every rank mid-ENN: a stop request like SIGTERM, a checkpoint, exit 5.
 start int "${corpus[@]}" "${endless[@]}" --checkpoint "$work/ck_int.h5" --checkpoint-seconds 100000
@@ -213,21 +217,7 @@ else
 fi
 
 # 8. SIGHUP (a closed terminal) to one rank of a dense fit mid-AP, no --checkpoint: all stop, exit 6.
-start dense_hup "${corpus[@]}" --topics 5 --pipeline dense --stop iterations --iterations 100000 --no-metrics --progress-seconds 1
-if wait_for "rectif.*iteration" "$work/dense_hup.err"; then
-  victim=$(rank_pids dense_hup | head -1)
-  if [[ -n $victim ]] && kill -HUP "$victim"; then
-    finished
-    [[ $code -eq 6 && ! -e $work/dense_hup.h5 ]] \
-      && [[ $(grep -c "stopped by SIGHUP in the rectification after .*nothing was saved" "$work/dense_hup.err") -eq 1 ]] \
-      && ok "SIGHUP to one rank of a dense fit: all stop, one message, exit code 6, no model" \
-      || fail "SIGHUP in the dense fit: exit code $code, $(cat "$work/dense_hup.err")"
-  else
-    fail "no rank of the dense fit to signal"; kill -KILL "$started" 2>/dev/null
-  fi
-else
-  fail "the dense fit never started AP: $(cat "$work/dense_hup.err")"; kill -KILL "$started" 2>/dev/null
-fi
+signal_dense_fit dense_hup HUP head
 
 # 9. Where nothing checkpoints (jsmf cooc counting C): SIGINT to every rank, as Ctrl-C
 #    sends it, ends the job with one jsmf line, exit code 6 and no file, whether the ranks
