@@ -73,7 +73,11 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "K = 100), compressed when C would not fit in memory or N is larger (the log says which and why)")
         ->check(CLI::IsMember(fit::pipeline_names()))
         ->capture_default_str();
-    sub->add_option("--enn-iterations", c.enn_iterations, "--pipeline compressed: ENN iterations")->capture_default_str();
+    sub->add_option("--enn-iterations", c.enn_iterations,
+                    "--pipeline compressed: run exactly this many ENN iterations (the authors: 150). Unset: at most "
+                    "150, stopping once the model's measures have settled (looks at the topics every 10 iterations) "
+                    "or ENN reaches a fixed point")
+        ->capture_default_str();
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
@@ -233,6 +237,7 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
         provenance.insert(provenance.end(), more.begin(), more.end());
     provenance.emplace_back("pipeline", fit::to_string(options.pipeline));
     provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+    provenance.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
     provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
     if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
@@ -332,6 +337,8 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         if (c.input.estimator == "unbiased")
             c.given.erase(std::remove(c.given.begin(), c.given.end(), "estimator"), c.given.end());
         options.compressed.iterations = c.enn_iterations;
+        // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
+        options.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
         options.compressed.checked_rows = c.checked_rows;
         // --seed also starts the range finder (the result does not depend on it); unset, its own default.
         if (std::find(c.given.begin(), c.given.end(), "seed") != c.given.end()) options.compressed.seed = c.rectify.seed;

@@ -55,7 +55,11 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
                     "must not change with the corpus")
         ->check(CLI::IsMember({"dense", "compressed"}))
         ->capture_default_str();
-    sub->add_option("--enn-iterations", c.enn_iterations, "--pipeline compressed: ENN iterations")->capture_default_str();
+    sub->add_option("--enn-iterations", c.enn_iterations,
+                    "--pipeline compressed: run exactly this many ENN iterations (the authors: 150). Unset: at most "
+                    "150, stopping once the model's measures have settled (looks at the topics every 10 iterations) "
+                    "or ENN reaches a fixed point")
+        ->capture_default_str();
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
@@ -163,6 +167,8 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
     options.pipeline = fit::Pipeline::compressed;
     options.metrics = !c.no_metrics;
     options.compressed.iterations = c.enn_iterations;
+        // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
+        options.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
     options.compressed.checked_rows = c.checked_rows;
     std::vector<GridPoint> group;
     options.topics.clear();
@@ -196,6 +202,7 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
             provenance.insert(provenance.end(), more.begin(), more.end());
         provenance.emplace_back("pipeline", "compressed");
         provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+        provenance.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
         provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
         provenance.emplace_back("metrics", c.no_metrics ? "no" : "yes");
         Stopwatch clock;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 
 #include "jsmf/anchors/finder.hpp"
@@ -13,6 +14,7 @@
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/eval/evaluate.hpp"
+#include "jsmf/eval/metrics.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/checkpoints.hpp"
@@ -75,6 +77,7 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"seed", std::to_string(o.seed)},
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
             {"enn_iterations", std::to_string(o.iterations)},
+            {"enn_stop", o.stop_when_settled ? "settled" : "iterations"},
             {"checked_rows", std::to_string(o.checked_rows)},
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}};
 }
@@ -88,6 +91,41 @@ std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local)
     all.resize(static_cast<std::size_t>(n));
     mpi::broadcast(comm, all.data(), all.size(), 0);
     return all;
+}
+
+// The n words of largest mass (ties: the lower id), ascending.
+std::vector<Index> most_frequent_words(const Eigen::VectorXd& mass, Index n) {
+    std::vector<Index> ids(static_cast<std::size_t>(mass.size()));
+    std::iota(ids.begin(), ids.end(), Index{0});
+    n = std::min<Index>(n, mass.size());
+    std::partial_sort(ids.begin(), ids.begin() + n, ids.end(),
+                      [&](Index a, Index b) { return mass(a) > mass(b) || (mass(a) == mass(b) && a < b); });
+    ids.resize(static_cast<std::size_t>(n));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+// Collective. ENN's look at the topics: the rows of B (this rank's) at `words` (ascending,
+// replicated), each topic renormalized over them, and the words' mass renormalized: the
+// mean specificity and hard dissimilarity of those topics. The same on every rank.
+lowrank::EnnLook look_at_topics(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& B_local,
+                                const std::vector<Index>& words, const Eigen::VectorXd& mass) {
+    const Index K = B_local.cols(), begin = rows.begin(comm.rank()), end = rows.end(comm.rank());
+    std::vector<double> mine;  // row-major, this rank's words in ascending order
+    for (const Index w : words)
+        if (w >= begin && w < end)
+            for (Index k = 0; k < K; ++k) mine.push_back(B_local(w - begin, k));
+    const std::vector<double> all = on_every_rank(comm, mine);  // rank order = ascending words
+    Eigen::MatrixXd B(static_cast<Index>(words.size()), K);
+    Eigen::VectorXd p(static_cast<Index>(words.size()));
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        for (Index k = 0; k < K; ++k) B(static_cast<Index>(i), k) = all[i * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)];
+        p(static_cast<Index>(i)) = std::max(0.0, mass(words[i]));
+    }
+    for (Index k = 0; k < K; ++k)
+        if (const double s = B.col(k).sum(); s > 0) B.col(k) /= s;
+    if (p.sum() > 0) p /= p.sum();
+    return {eval::specificity(B, p).mean(), eval::dissimilarity_hard(B).mean()};
 }
 
 // One K: Y₀, ENN, LAW, and the model as the writer and the metrics expect it.
@@ -207,9 +245,38 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
             enn_checkpoint.enn = {};
         }
     }
+    // The stopping rule's looks at the topics: anchors and B as LAW finds them, B̆ solved
+    // only for the l most frequent words (l as ENN's checked rows), whose mean specificity
+    // and dissimilarity settle when the whole model's do; a few thousand small solves, not
+    // N (N = 10⁵: ~2 % of LAW's time).
+    lowrank::LawOptions law_options;
+    law_options.scls.max_iterations = options.model.solver_iterations;
+    law_options.scls.tolerance = options.model.solver_tolerance;
+    law_options.min_anchor_doc_freq = options.model.anchor_min_df;
+    if (o.stop_when_settled) {
+        enn.stop = lowrank::EnnStop{};
+        const Index N = C.rows().size();
+        const Index looked = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);
+        const Eigen::VectorXd mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
+        const std::vector<Index> words = most_frequent_words(mass, looked);
+        enn.look = [&, words, mass](const Eigen::MatrixXd& Y) {
+            lowrank::LawOptions look_options = law_options;
+            look_options.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
+            const Index begin = C.rows().begin(world.rank()), end = C.rows().end(world.rank());
+            for (const Index w : words)
+                if (w >= begin && w < end) look_options.solve_only[static_cast<std::size_t>(w - begin)] = 1;
+            Stopwatch clock;
+            const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), Y, doc_freq, look_options);
+            const lowrank::EnnLook seen = look_at_topics(world, C.rows(), law.B, words, mass);
+            say(report, Level::info,
+                fmt::format("enn: look at the topics: specificity {:.4f}, dissimilarity {:.2f} (on the {} most frequent "
+                            "words), {:.2f} s", seen.specificity, seen.dissimilarity, words.size(), clock.seconds()));
+            return seen;
+        };
+    }
     const lowrank::EnnState* resume_enn =
         saved && saved->phase == io::CompressedCheckpoint::Phase::enn ? &saved->enn : nullptr;
-    const int every = std::max(1, o.iterations / 10);
+    const int every = o.stop_when_settled ? 10 : std::max(1, o.iterations / 10);
     const lowrank::EnnResult r = lowrank::rectify_enn(
         world, C.rows(), y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
             if (t % every == 0 || t == o.iterations)
@@ -230,12 +297,14 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     m.rectification.method = "enn";
     m.rectification.num_topics = K;
     m.rectification.iterations = static_cast<int>(r.trace.size());
-    m.rectification.stop_reason = "iterations";
+    m.rectification.stop_reason = rectify::to_string(r.stop_reason);
+    if (r.stop_reason != rectify::StopReason::iterations)
+        say(report, Level::info,
+            fmt::format("enn: stopped after {} of at most {} iterations: {}", r.trace.size(), o.iterations,
+                        r.stop_reason == rectify::StopReason::fixed_point
+                            ? "a fixed point (no negative checked pair left; the factor no longer moves)"
+                            : "the model's measures settled (the last looks at the topics agree)"));
 
-    lowrank::LawOptions law_options;
-    law_options.scls.max_iterations = options.model.solver_iterations;
-    law_options.scls.tolerance = options.model.solver_tolerance;
-    law_options.min_anchor_doc_freq = options.model.anchor_min_df;
     const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options);
     m.times.add("anchors", law.seconds);
     say(report, Level::info,

@@ -69,6 +69,12 @@ const std::vector<Column<lowrank::EnnIteration>>& enn_columns() {
         {"check_seconds", &EnnIteration::check_seconds, "wall-clock seconds finding the l rows and forming E",
          std::nullopt},
         {"seconds", &EnnIteration::seconds, "wall-clock seconds of the iteration", std::nullopt},
+        {"look_specificity", &EnnIteration::look_specificity,
+         "the stopping rule's look at the topics after the iteration: mean specificity on the most frequent words "
+         "(NaN: no look)",
+         std::nan("")},
+        {"look_dissimilarity", &EnnIteration::look_dissimilarity,
+         "the same look: mean hard dissimilarity of the top 20 words (NaN: no look)", std::nan("")},
     };
     return columns;
 }

@@ -22,9 +22,9 @@ namespace jsmf::io {
 namespace {
 
 constexpr const char* kFormat = "jsmf-compressed-checkpoint";
-constexpr std::int64_t kVersion = 1;
+constexpr std::int64_t kVersion = 2;  // 2: the ENN trace holds the stopping rule's looks
 constexpr const char* kGroup = "compressed_checkpoint";
-constexpr int kTraceFields = 10;
+constexpr int kTraceFields = 12;
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -82,7 +82,8 @@ Eigen::MatrixXd trace_matrix(const std::vector<lowrank::EnnIteration>& trace) {
     for (std::size_t t = 0; t < trace.size(); ++t) {
         const lowrank::EnnIteration& it = trace[t];
         T.row(static_cast<Index>(t)) << it.negative_mass, static_cast<double>(it.corrections), it.r, it.change,
-            it.products, it.check_seconds, it.dense_share, it.imbalance, it.eig_converged ? 1.0 : 0.0, it.seconds;
+            it.products, it.check_seconds, it.dense_share, it.imbalance, it.eig_converged ? 1.0 : 0.0, it.seconds,
+            it.look_specificity, it.look_dissimilarity;
     }
     return T;
 }
@@ -101,6 +102,8 @@ std::vector<lowrank::EnnIteration> trace_of(const Eigen::MatrixXd& T) {
         it.imbalance = T(t, 7);
         it.eig_converged = T(t, 8) != 0;
         it.seconds = T(t, 9);
+        it.look_specificity = T(t, 10);
+        it.look_dissimilarity = T(t, 11);
     }
     return trace;
 }

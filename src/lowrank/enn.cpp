@@ -479,6 +479,44 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
     return base2 > 0 ? std::sqrt(std::max(0.0, change2) / base2) : 0.0;
 }
 
+rectify::StopReason enn_verdict(const std::vector<EnnIteration>& trace, const EnnStop& stop) {
+    if (trace.empty()) return rectify::StopReason::none;
+    const EnnIteration& last = trace.back();
+    if (last.corrections == 0 && last.change <= stop.fixed_point_change) return rectify::StopReason::fixed_point;
+    if (stop.window < 1) return rectify::StopReason::none;
+    const auto looked = [](const EnnIteration& it) {
+        return std::isfinite(it.look_specificity) && std::isfinite(it.look_dissimilarity);
+    };
+    // Only right after a look: the verdict is about the model as it was last seen.
+    if (!looked(last)) return rectify::StopReason::none;
+    std::vector<const EnnIteration*> looks;
+    for (const EnnIteration& it : trace)
+        if (looked(it)) looks.push_back(&it);
+    const std::size_t w = static_cast<std::size_t>(stop.window);
+    if (looks.size() < 2 * w) return rectify::StopReason::none;
+    // The figures jitter from look to look by about a per cent as near-tied anchors trade
+    // places (KOS, K = 100): the means of two windows are compared, not single looks.
+    // Where the jitter is larger than the tolerance (anchors among many near-tied words: a
+    // planted Zipfian corpus's looks move by 10 % while the factor moves by 1e-6), means
+    // within one standard error of the jitter are as settled as the figures can tell.
+    const auto mean_and_variance = [&](std::size_t from, double EnnIteration::*figure) {
+        double sum = 0, squares = 0;
+        for (std::size_t k = from; k < from + w; ++k) sum += looks[k]->*figure;
+        const double mean = sum / static_cast<double>(w);
+        for (std::size_t k = from; k < from + w; ++k) squares += (looks[k]->*figure - mean) * (looks[k]->*figure - mean);
+        return std::pair<double, double>{mean, w > 1 ? squares / static_cast<double>(w - 1) : 0.0};
+    };
+    const std::size_t recent = looks.size() - w, before = looks.size() - 2 * w;
+    for (double EnnIteration::*figure : {&EnnIteration::look_specificity, &EnnIteration::look_dissimilarity}) {
+        const auto [a, var_a] = mean_and_variance(before, figure);
+        const auto [b, var_b] = mean_and_variance(recent, figure);
+        const double allowed = std::max(stop.tolerance * std::max(std::abs(a), std::abs(b)),
+                                        stop.noise_z * std::sqrt((var_a + var_b) / static_cast<double>(w)));
+        if (!(std::abs(a - b) <= allowed)) return rectify::StopReason::none;
+    }
+    return rectify::StopReason::quality;
+}
+
 EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd Y,
                       const EnnOptions& options, const EnnProgress& progress, const EnnCheckpoint& checkpoint,
                       const EnnState* resume) {
@@ -520,7 +558,18 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         return static_cast<double>(trace.back().corrections) < options.screen_below * pairs;
     };
     const double recompute_share = 2 * options.screen_below;
-    for (int t = first; t < options.iterations; ++t) {
+    // The last iteration: the count's, or the one after the quality verdict (a projection
+    // with the check for missed eigenvalues, so the model it ends on is verified as a
+    // fixed count's last is). A resumed run reads the verdict from the trace.
+    int last_iteration = options.iterations;
+    const auto settle = [&](rectify::StopReason why, int done) {
+        result.stop_reason = why;
+        last_iteration = std::min(options.iterations, done + 1);
+    };
+    if (options.stop && first > 0 && first < options.iterations)
+        if (const rectify::StopReason why = enn_verdict(result.trace, *options.stop); why == rectify::StopReason::quality)
+            settle(why, first);
+    for (int t = first; t < last_iteration; ++t) {
         Stopwatch clock;
         EnnIteration it;
         Stopwatch check_clock;
@@ -544,7 +593,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         // Lanczos estimate), and the check for missed eigenvalues runs on the first and
         // the last projection: in between the warm block comes from the previous top K.
         distmat::EigOptions step = eig;
-        step.verify_steps = t == 0 || t + 1 == options.iterations ? eig.verify_steps : 0;
+        step.verify_steps = t == 0 || t + 1 == last_iteration ? eig.verify_steps : 0;
         const distmat::EigResult e = distmat::top_eigenpairs(op, rows, comm, step, &warm);
         eig.lower_bound = std::isfinite(e.next_lower_bound) ? std::min(e.lower_bound, e.next_lower_bound) : e.lower_bound;
         Eigen::MatrixXd next = psd_factor(comm, e.vectors, e.values);
@@ -553,10 +602,27 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         it.eig_converged = e.converged;
         Y = std::move(next);
         warm = e.block;
+        const int done = t + 1;
+        const bool look = options.stop && options.look && options.stop->look_every > 0 && done % options.stop->look_every == 0 &&
+                          done < last_iteration;
+        if (look) {
+            const EnnLook seen = options.look(move_rows(comm, rows, Y, shuffle.row_at));
+            it.look_specificity = seen.specificity;
+            it.look_dissimilarity = seen.dissimilarity;
+        }
         it.seconds = clock.seconds();
         result.trace.push_back(it);
-        if (progress) progress(t + 1, it);
-        if (checkpoint && options.checkpoint_due && t + 1 < options.iterations && options.checkpoint_due(t + 1)) {
+        if (progress) progress(done, it);
+        // The verdict is the trace's (replicated figures): every rank stops after the same iteration.
+        if (options.stop && done < last_iteration) {
+            const rectify::StopReason why = enn_verdict(result.trace, *options.stop);
+            if (why == rectify::StopReason::fixed_point) {  // the next projections would repeat this one
+                result.stop_reason = why;
+                break;
+            }
+            if (why == rectify::StopReason::quality) settle(why, done);
+        }
+        if (checkpoint && options.checkpoint_due && done < last_iteration && options.checkpoint_due(done)) {
             EnnState state;
             state.iterations_done = t + 1;
             state.Y = move_rows(comm, rows, Y, shuffle.row_at);

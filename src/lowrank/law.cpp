@@ -84,8 +84,9 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     const Index K = Y.cols(), local = Y.rows(), begin = rows.begin(comm.rank());
     mpi::require_same_on_all_ranks(comm, {rows.size(), K, options.min_anchor_doc_freq}, "factorize_low_rank");
     mpi::run_local_phase(comm, "anchors", [&] {
-        if (local != rows.rows(comm.rank()) || static_cast<Index>(doc_freq.size()) != local)
-            throw InternalError("factorize_low_rank: Y or doc_freq does not match the partition");
+        if (local != rows.rows(comm.rank()) || static_cast<Index>(doc_freq.size()) != local ||
+            (!options.solve_only.empty() && static_cast<Index>(options.solve_only.size()) != local))
+            throw InternalError("factorize_low_rank: Y, doc_freq or solve_only does not match the partition");
     });
     LawResult out;
 
@@ -174,7 +175,8 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
             B_breve(k, j) = 1;
             continue;
         }
-        if (!solvable[static_cast<std::size_t>(j)]) continue;
+        if (!solvable[static_cast<std::size_t>(j)] || (!options.solve_only.empty() && !options.solve_only[static_cast<std::size_t>(j)]))
+            continue;
         const solvers::SclsSolution s = solvers::solve_active_set_qr(U.R, U.Q.transpose() * P.col(j), options.scls);
         B_breve.col(j) = s.y;
         ++solved;

@@ -95,6 +95,32 @@ run 2 fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 
   --out "$work/enn.h5" >/dev/null 2>"$work/err"
 grep -q "the compressed pipeline: --enn-iterations is a setting of the compressed pipeline" "$work/err" \
   && ok "--enn-iterations makes auto compressed" || fail "--enn-iterations under auto: $(cat "$work/err")"
+# ENN's stop: given, --enn-iterations runs exactly that many; unset (auto.h5, step 1), at most
+# 150, stopping where the looks at the topics (every 10th iteration) settle or at a fixed
+# point, each said in the file and the log.
+"$python" - "$work/enn.h5" "$work/auto.h5" <<'PY' && ok "ENN: --enn-iterations exact, the default stops by its rule, said in the file" \
+  || fail "ENN's stop in the files"
+import sys, h5py, math
+with h5py.File(sys.argv[1], "r") as f:
+    r = f["/K5/rectification"].attrs
+    assert r["stop_reason"].decode() == "iterations" and r["iterations"] == 10, dict(r)
+    assert len(f["/K5/compressed/enn/change"]) == 10
+    assert all(math.isnan(v) for v in f["/K5/compressed/enn/look_specificity"][()]), "looks without the rule"
+with h5py.File(sys.argv[2], "r") as f:
+    r = f["/K5/rectification"].attrs
+    reason, n = r["stop_reason"].decode(), int(r["iterations"])
+    looks = [(t + 1, v) for t, v in enumerate(f["/K5/compressed/enn/look_specificity"][()]) if not math.isnan(v)]
+    assert n == len(f["/K5/compressed/enn/change"]) and n <= 150, n
+    assert all(t % 10 == 0 for t, _ in looks) and all(v > 0 for _, v in looks), looks
+    if reason == "quality":  # two windows of three looks, then one more projection
+        assert len(looks) >= 6 and looks[-1][0] == n - 1, (n, looks)
+    elif reason == "fixed-point":
+        assert f["/K5/compressed/enn/corrections"][-1] == 0, "a fixed point without corrections"
+    else:
+        assert reason == "iterations" and n == 150, (reason, n)
+PY
+grep -q "enn: stopped after\|enn: 150 iterations" "$work/auto.err" && ok "the log says why ENN stopped" \
+  || fail "ENN's stop not said: $(grep enn: "$work/auto.err" | tail -3)"
 for bad in "--iterations 5" "--pipeline dense"; do
   # shellcheck disable=SC2086
   run 2 fit "${corpus[@]}" --topics 5 --enn-iterations 10 $bad --out "$work/bad.h5" >/dev/null 2>"$work/err"

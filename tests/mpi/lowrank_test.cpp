@@ -415,6 +415,117 @@ TEST(CompressedFit, EnnResumesExactly) {
     EXPECT_THROW(rectify_enn(world, op.rows(), c.Y, e, {}, {}, &wrong), StageFailed);
 }
 
+// The stopping rule is a function of the trace: a fixed point (no correction and no move),
+// or two windows of looks whose mean figures agree.
+TEST(EnnStop, VerdictFromTheTrace) {
+    using rectify::StopReason;
+    EnnStop stop;
+    stop.window = 2;
+    stop.tolerance = 0.01;
+    stop.noise_z = 0;  // the tolerance alone first
+    const auto iteration = [](Index corrections, double change, double specificity = NAN, double dissimilarity = NAN) {
+        EnnIteration it;
+        it.corrections = corrections;
+        it.change = change;
+        it.look_specificity = specificity;
+        it.look_dissimilarity = dissimilarity;
+        return it;
+    };
+    EXPECT_EQ(enn_verdict({}, stop), StopReason::none);
+    EXPECT_EQ(enn_verdict({iteration(10, 1e-3), iteration(0, 1e-14)}, stop), StopReason::fixed_point);
+    EXPECT_EQ(enn_verdict({iteration(0, 1e-6)}, stop), StopReason::none) << "no correction, but the factor still moves";
+    EXPECT_EQ(enn_verdict({iteration(1, 1e-14)}, stop), StopReason::none) << "a correction left";
+    // Looks of (specificity, dissimilarity): windows of two, compared by their means.
+    std::vector<EnnIteration> trace;
+    const auto look = [&](double s, double d) {
+        trace.push_back(iteration(5, 1e-4));
+        trace.push_back(iteration(5, 1e-4, s, d));
+        return enn_verdict(trace, stop);
+    };
+    EXPECT_EQ(look(1.00, 5.0), StopReason::none);
+    EXPECT_EQ(look(1.20, 5.0), StopReason::none);
+    EXPECT_EQ(look(1.50, 5.0), StopReason::none);
+    EXPECT_EQ(look(1.52, 5.0), StopReason::none);  // means 1.10 against 1.51
+    EXPECT_EQ(look(1.49, 5.0), StopReason::none);  // 1.35 against 1.505
+    EXPECT_EQ(look(1.51, 5.0), StopReason::quality) << "1.51 against 1.50: the jitter of single looks averaged";
+    trace.push_back(iteration(5, 1e-4));
+    EXPECT_EQ(enn_verdict(trace, stop), StopReason::none) << "only right after a look";
+    trace.pop_back();
+    EXPECT_EQ(look(1.50, 5.2), StopReason::none) << "dissimilarity moved by 2 %";
+    stop.window = 0;
+    EXPECT_EQ(enn_verdict(trace, stop), StopReason::none);
+    // Looks that jitter by far more than the tolerance: their windows' means 1.10 and 1.15
+    // differ by 4.5 %, within one standard error (0.14) of the jitter.
+    trace.clear();
+    stop.window = 2;
+    stop.tolerance = 0.001;
+    for (const double s : {1.0, 1.2, 1.05}) EXPECT_EQ(look(s, 5.0), StopReason::none);
+    trace.push_back(iteration(5, 1e-4));
+    trace.push_back(iteration(5, 1e-4, 1.25, 5.0));
+    EXPECT_EQ(enn_verdict(trace, stop), StopReason::none) << "z = 0: the tolerance alone";
+    stop.noise_z = 1;
+    EXPECT_EQ(enn_verdict(trace, stop), StopReason::quality);
+    stop.noise_z = 0.3;
+    EXPECT_EQ(enn_verdict(trace, stop), StopReason::none) << "0.05 is 0.35 standard errors";
+}
+
+// With the rule, ENN stops one (verified) projection after the looks agree, on the same
+// iteration at any rank count; the model is the fixed-count run's of that length, and a
+// run resumed from any checkpoint stops at the same place with the same bits.
+TEST(CompressedFit, EnnStopsWhereTheLooksAgreeAndResumesThere) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
+    const DocumentOperator op(world, 2500, deal(truth.docs, world), cooc::CoocOptions{});
+    const Compression c = compress(op, 4, default_eig_options(4, 1));
+    // The looks' figures by the look's count (the same on every rank), settling at the 5th.
+    const std::vector<double> figures = {1.0, 1.3, 1.6, 1.7, 1.71, 1.7, 1.7, 1.7, 1.7, 1.7};
+    int looks = 0;
+    EnnOptions e;
+    e.iterations = 40;
+    e.checked_rows = 300;
+    e.eig = default_eig_options(4, 1);
+    e.stop = EnnStop{};
+    e.stop->look_every = 3;
+    e.stop->window = 2;
+    e.stop->noise_z = 0;  // the tolerance alone: the verdict's place below by its arithmetic
+    e.look = [&](const Eigen::MatrixXd& Y) {
+        EXPECT_EQ(Y.rows(), op.rows().rows(world.rank())) << "this rank's rows";
+        const double f = figures[static_cast<std::size_t>(std::min<int>(looks++, 9))];
+        return EnnLook{f, 10 * f};
+    };
+    e.checkpoint_due = [](int) { return true; };
+    std::vector<EnnState> states;
+    const EnnResult stopped = rectify_enn(world, op.rows(), c.Y, e, {}, [&](const EnnState& s) { states.push_back(s); });
+    // Looks after iterations 3, 6, …; windows of two looks' means: the 6th look's (1.6, 1.7)
+    // = 1.65 against (1.71, 1.7) = 1.705 are 3 % apart; the 7th's, (1.7, 1.71) against
+    // (1.7, 1.7), agree: the verdict after iteration 21, then one more projection.
+    EXPECT_EQ(stopped.stop_reason, rectify::StopReason::quality);
+    ASSERT_EQ(stopped.trace.size(), 22u);
+    EXPECT_EQ(looks, 7);
+    EXPECT_TRUE(std::isnan(stopped.trace.back().look_specificity)) << "no look after the verdict";
+    EXPECT_EQ(stopped.trace[20].look_specificity, 1.7);
+    EXPECT_EQ(stopped.trace[20].look_dissimilarity, 17.0);
+    EXPECT_GT(stopped.trace.back().products, stopped.trace[20].products) << "the last projection is checked for missed eigenvalues";
+    // The same factor as a fixed count of 22 (the same projections; the last verified).
+    EnnOptions fixed = e;
+    fixed.stop.reset();
+    fixed.iterations = 22;
+    fixed.checkpoint_due = {};
+    const EnnResult counted = rectify_enn(world, op.rows(), c.Y, fixed);
+    EXPECT_EQ(counted.stop_reason, rectify::StopReason::iterations);
+    EXPECT_EQ(distmat::gather_rows(world, op.rows(), counted.Y), distmat::gather_rows(world, op.rows(), stopped.Y));
+    // Resumed from any checkpoint: the same stop, the same bits.
+    ASSERT_EQ(states.size(), 21u);  // after every iteration but the last
+    for (const std::size_t at : {std::size_t{4}, std::size_t{20}}) {  // before the looks agree, and right after
+        const EnnState& s = states[at];
+        looks = s.iterations_done / 3;
+        const EnnResult resumed = rectify_enn(world, op.rows(), Eigen::MatrixXd::Zero(c.Y.rows(), 4), e, {}, {}, &s);
+        EXPECT_EQ(resumed.stop_reason, rectify::StopReason::quality) << "from " << s.iterations_done;
+        EXPECT_EQ(resumed.trace.size(), 22u) << "from " << s.iterations_done;
+        EXPECT_EQ(resumed.Y, stopped.Y) << "from " << s.iterations_done;
+    }
+}
+
 // The range finder continued from a round's block and product (a checkpoint mid-solve)
 // reaches the same eigenpairs to its tolerance.
 TEST(Compress, ResumesFromARound) {

@@ -128,7 +128,10 @@ const std::vector<std::string>& pipeline_names();
 
 /// The compressed pipeline's settings (lowrank/).
 struct CompressedOptions {
-    int iterations = 150;                ///< ENN iterations (the authors' runs: 150)
+    int iterations = 150;                ///< ENN iterations (the authors' runs: 150): the most, or exactly these
+    /// Stop ENN once the model's measures have settled (lowrank::EnnStop), after at most
+    /// `iterations`; false (--enn-iterations given): exactly `iterations`, as the authors.
+    bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
     double eig_tolerance = 1e-11;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
     Seed seed = 1;                       ///< the eigensolver's random start (the result does not depend on it)

@@ -7,12 +7,15 @@
 #include <Eigen/Core>
 
 #include <functional>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "jsmf/distmat/eig.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/mpi/comm.hpp"
+#include "jsmf/rectify/stopping.hpp"
 
 namespace jsmf::lowrank {
 
@@ -56,15 +59,52 @@ Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions
 /// Collective. Each column's sign flipped so that its sum over all rows is >= 0.
 void fix_signs(const mpi::Comm& comm, Eigen::MatrixXd& V);
 
+/// A look at the topics of ENN's current factor, by the caller (the fit's quality check):
+/// figures that settle when the model does.
+struct EnnLook {
+    double specificity = std::numeric_limits<double>::quiet_NaN();    ///< mean specificity of the topics
+    double dissimilarity = std::numeric_limits<double>::quiet_NaN();  ///< mean hard dissimilarity of their top words
+};
+
+/// When ENN may stop before its iterations are done. Measured on KOS, Brown, SpamAssassin,
+/// 20 Newsgroups and planted corpora (jobs/BENCHMARKS.md, "Where ENN settles"): the anchors
+/// of near-tied words keep changing long after the model's measures have settled (K = 100
+/// on KOS: 71 of 100 anchors shared between the 75th and the 150th iteration, at the same
+/// specificity), and the measures jitter by about a per cent from look to look as they do,
+/// so the rule compares the means of two windows of looks.
+struct EnnStop {
+    int look_every = 10;          ///< iterations between looks at the topics
+    int window = 3;               ///< looks per window
+    /// quality: the last window's mean specificity and mean dissimilarity are within this
+    /// (relative) of the window before's, or within noise_z standard errors of the two
+    /// windows' own jitter (the sample variance of their looks)
+    double tolerance = 0.01;
+    double noise_z = 1.0;
+    /// fixed_point: an iteration that found no negative checked pair and moved the factor
+    /// by at most this (the solves' tolerance is 1e-11): every later one repeats it.
+    double fixed_point_change = 1e-10;
+};
+
 struct EnnOptions {
-    int iterations = 150;         ///< the authors' runs: 150; a fixed count, as theirs
+    /// The most iterations (the authors' runs: 150, a fixed count); without `stop`, exactly
+    /// these.
+    int iterations = 150;
+    /// Set: stop earlier once the model has settled (enn_verdict), looking at the topics
+    /// with `look` every stop->look_every iterations. Unset: a fixed count, as the authors.
+    std::optional<EnnStop> stop;
+    /// Collective: the figures of the topics of Y (this rank's rows, in word order); the
+    /// same on every rank.
+    std::function<EnnLook(const Eigen::MatrixXd& Y)> look;
     /// l, the rows of largest norm whose pairs are checked; 0: min(N, 10K + 1000).
     Index checked_rows = 0;
     /// A panel of rows whose share of negative checked pairs is at least this keeps F
-    /// dense (GEMMs); sparser ones go to CSR. The same numbers either way (to
-    /// rounding); the crossover measured on this machine (jobs/BENCHMARKS.md). 0: all
-    /// dense; above 1: all sparse.
-    double dense_panel_density = 0.1;
+    /// dense (GEMMs); sparser ones go to CSR. The same numbers either way (to rounding).
+    /// Since the row kernels prefetch and run AVX-512, CSR wins at every density ENN
+    /// produces (the first iterations on KOS: up to ~35 % of a panel's pairs negative; 15
+    /// iterations at K = 100 took 9.9 s all sparse, 16.6 s with panels above 10 % dense;
+    /// jobs/BENCHMARKS.md), so only a panel with half its pairs negative stays dense.
+    /// 0: all dense; above 1: all sparse.
+    double dense_panel_density = 0.5;
     /// F's signs are screened on float cosines (SGEMM) and only the possibly negative
     /// pairs computed in double (the same F as computing every pair in double, to
     /// rounding) while the last iteration's negative checked pairs were below this share
@@ -95,12 +135,24 @@ struct EnnIteration {
     double imbalance = 1;         ///< F's entries: the largest rank's share over the mean (1: even)
     bool eig_converged = false;
     double seconds = 0;
+    /// The look at the topics after this iteration (EnnLook; NaN: none)
+    double look_specificity = std::numeric_limits<double>::quiet_NaN();
+    double look_dissimilarity = std::numeric_limits<double>::quiet_NaN();
 };
+
+/// Local. Whether ENN may stop after the iterations of `trace` (oldest first): fixed_point
+/// (stop now), quality (right after a look: the means of the last two windows of looks
+/// agree, within the tolerance or their jitter; ENN then does one more, verified,
+/// projection) or none. A function of the trace
+/// alone, so a resumed run decides as the uninterrupted one.
+rectify::StopReason enn_verdict(const std::vector<EnnIteration>& trace, const EnnStop& stop);
 
 struct EnnResult {
     Eigen::MatrixXd Y;            ///< this rank's rows of the rectified factor (not normalized; E dropped)
     Index checked_rows = 0;       ///< l
     std::vector<EnnIteration> trace;
+    /// iterations (the count ran out), quality or fixed_point (enn_verdict).
+    rectify::StopReason stop_reason = rectify::StopReason::iterations;
     /// At the final Y: the negative mass and entries left among checked pairs (row or
     /// column among the l of largest norm), and how many pairs were never checked,
     /// (N − l)² (both words outside the l: the "epsilon").

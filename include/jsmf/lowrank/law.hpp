@@ -38,6 +38,10 @@ struct LawOptions {
     /// Words with fewer documents (among the M) are never anchors (Arora et al.'s
     /// candidate threshold); 0: every word with a positive row sum may be one.
     std::int64_t min_anchor_doc_freq = 0;
+    /// This rank's words whose B̆ is solved (nonzero: solve); the others' stay 0 and B is
+    /// normalized over the solved words and the anchors. A cheap look at the topics (ENN's
+    /// checks solve a few thousand words, not N). Empty: every word.
+    std::vector<char> solve_only;
 };
 
 struct LawResult {
