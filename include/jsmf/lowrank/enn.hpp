@@ -76,10 +76,8 @@ struct EnnStop {
     int look_every = 10;          ///< iterations between looks at the topics
     int window = 3;               ///< looks per window
     /// quality: the last window's mean specificity and mean dissimilarity are within this
-    /// (relative) of the window before's, or within noise_z standard errors of the two
-    /// windows' own jitter (the sample variance of their looks)
+    /// (relative) of the window before's
     double tolerance = 0.01;
-    double noise_z = 1.0;
     /// fixed_point: an iteration that found no negative checked pair and moved the factor
     /// by at most this (the solves' tolerance is 1e-11): every later one repeats it.
     double fixed_point_change = 1e-10;
@@ -142,8 +140,7 @@ struct EnnIteration {
 
 /// Local. Whether ENN may stop after the iterations of `trace` (oldest first): fixed_point
 /// (stop now), quality (right after a look: the means of the last two windows of looks
-/// agree, within the tolerance or their jitter; ENN then does one more, verified,
-/// projection) or none. A function of the trace
+/// agree within the tolerance; ENN then does one more, verified, projection) or none. A function of the trace
 /// alone, so a resumed run decides as the uninterrupted one.
 rectify::StopReason enn_verdict(const std::vector<EnnIteration>& trace, const EnnStop& stop);
 
