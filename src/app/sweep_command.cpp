@@ -167,8 +167,8 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
     options.pipeline = fit::Pipeline::compressed;
     options.metrics = !c.no_metrics;
     options.compressed.iterations = c.enn_iterations;
-        // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
-        options.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
+    // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
+    options.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
     options.compressed.checked_rows = c.checked_rows;
     std::vector<GridPoint> group;
     options.topics.clear();

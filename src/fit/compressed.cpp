@@ -93,7 +93,7 @@ std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local)
     return all;
 }
 
-// The n words of largest mass (ties: the lower id), ascending.
+// The n words of largest count (ties: the lower id), ascending.
 std::vector<Index> most_frequent_words(const Eigen::VectorXd& mass, Index n) {
     std::vector<Index> ids(static_cast<std::size_t>(mass.size()));
     std::iota(ids.begin(), ids.end(), Index{0});
@@ -205,6 +205,20 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         }
     }
     m.times.add("compress", y0.seconds);
+    // The stopping rule's looks at the topics (below): the l most frequent words by
+    // document frequency (integers: the same words at any rank count), ties to the lower
+    // id, and every word's mass (C's row sums: a one-column product, made before the
+    // buffers go).
+    const Index N = C.rows().size();
+    std::vector<Index> look_words;
+    Eigen::VectorXd look_mass;
+    if (o.stop_when_settled) {
+        Eigen::MatrixXd df(static_cast<Index>(doc_freq.size()), 1);
+        for (std::size_t i = 0; i < doc_freq.size(); ++i) df(static_cast<Index>(i), 0) = static_cast<double>(doc_freq[i]);
+        const Index l = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);  // as ENN's
+        look_words = most_frequent_words(distmat::gather_rows(world, C.rows(), df).col(0), l);
+        look_mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
+    }
     C.release_buffers();  // ENN and LAW apply no product
     say(report, Level::info,
         fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
@@ -246,31 +260,27 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         }
     }
     // The stopping rule's looks at the topics: anchors and B as LAW finds them, B̆ solved
-    // only for the l most frequent words (l as ENN's checked rows), whose mean specificity
-    // and dissimilarity settle when the whole model's do; a few thousand small solves, not
-    // N (N = 10⁵: ~2 % of LAW's time).
+    // only for the l most frequent words, whose mean specificity and dissimilarity settle
+    // when the whole model's do (measured: jobs/BENCHMARKS.md, "Where ENN settles"); LAW
+    // without most of its small solves (KOS, K = 100: 0.4 s against 0.8 s).
     lowrank::LawOptions law_options;
     law_options.scls.max_iterations = options.model.solver_iterations;
     law_options.scls.tolerance = options.model.solver_tolerance;
     law_options.min_anchor_doc_freq = options.model.anchor_min_df;
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
-        const Index N = C.rows().size();
-        const Index looked = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);
-        const Eigen::VectorXd mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
-        const std::vector<Index> words = most_frequent_words(mass, looked);
-        enn.look = [&, words, mass](const Eigen::MatrixXd& Y) {
+        enn.look = [&](const Eigen::MatrixXd& Y) {
             lowrank::LawOptions look_options = law_options;
             look_options.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
             const Index begin = C.rows().begin(world.rank()), end = C.rows().end(world.rank());
-            for (const Index w : words)
+            for (const Index w : look_words)
                 if (w >= begin && w < end) look_options.solve_only[static_cast<std::size_t>(w - begin)] = 1;
             Stopwatch clock;
             const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), Y, doc_freq, look_options);
-            const lowrank::EnnLook seen = look_at_topics(world, C.rows(), law.B, words, mass);
+            const lowrank::EnnLook seen = look_at_topics(world, C.rows(), law.B, look_words, look_mass);
             say(report, Level::info,
                 fmt::format("enn: look at the topics: specificity {:.4f}, dissimilarity {:.2f} (on the {} most frequent "
-                            "words), {:.2f} s", seen.specificity, seen.dissimilarity, words.size(), clock.seconds()));
+                            "words), {:.2f} s", seen.specificity, seen.dissimilarity, look_words.size(), clock.seconds()));
             return seen;
         };
     }

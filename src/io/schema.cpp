@@ -156,7 +156,7 @@ std::vector<SchemaEntry> make_model_schema() {
         {"/K<K>/rectification@converged", "int64", "", "1 when its tolerance was met", ""},
         {"/K<K>/rectification@fallbacks", "int64", "", "DC: completions that kept the old C_jj", ""},
         {"/K<K>/rectification@stop_reason", "string", "", "iterations | tolerance | quality | fixed-point",
-         projection_rule},
+         projection_rule + ", fit --pipeline compressed (ENN: iterations | quality | fixed-point)"},
     };
     add_columns(s, "/K<K>/compressed/enn", fit::enn_columns(), "iterations", "fit --pipeline compressed");
     add_columns(s, "/K<K>/rectification", fit::trace_columns(), "iterations", "");  // empty for dc and none

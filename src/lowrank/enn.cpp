@@ -497,7 +497,8 @@ rectify::StopReason enn_verdict(const std::vector<EnnIteration>& trace, const En
     // The means of two windows, not single looks: the looks jitter by about a per cent as
     // near-tied anchors trade places (KOS, K = 100). No allowance for a larger jitter: on
     // SpamAssassin at K = 50 the looks jittered by 5–10 % over iterations 10–60 and then
-    // rose for 90 more (specificity +4.6 %, dissimilarity +16 %; jobs/BENCHMARKS.md).
+    // rose for 90 more (the written model's specificity +4.6 %, dissimilarity +16 % from
+    // iteration 61 to 150; jobs/BENCHMARKS.md).
     const auto mean = [&](std::size_t from, double EnnIteration::*figure) {
         double sum = 0;
         for (std::size_t k = from; k < from + w; ++k) sum += looks[k]->*figure;
@@ -610,7 +611,9 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         // The verdict is the trace's (replicated figures): every rank stops after the same iteration.
         if (options.stop && done < last_iteration) {
             const rectify::StopReason why = enn_verdict(result.trace, *options.stop);
-            if (why == rectify::StopReason::fixed_point) {  // the next projections would repeat this one
+            // A fixed point ends without a further verified projection: with no correction
+            // the operator is YYᵀ + r·11ᵀ (r at rounding level), whose top K is span(Y).
+            if (why == rectify::StopReason::fixed_point) {
                 result.stop_reason = why;
                 break;
             }

@@ -8,6 +8,7 @@
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/blas.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -130,12 +131,24 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
         if (s >= begin && s < begin + local) in_S1[static_cast<std::size_t>(s - begin)] = 1;
 
     // d = d₀ + E′1 and Qᵀ E′ on the columns: F's rows outside S′ also add to the S′ columns.
-    Eigen::MatrixXd to_S1 = Eigen::MatrixXd::Zero(K + 1, s1);  // rows 0..K−1: Σ q_i F_is; row K: Σ F_is
-    for (Index j = 0; j < local; ++j)
-        if (!in_S1[static_cast<std::size_t>(j)]) {
-            to_S1.topRows(K) += qr.Q.row(j).transpose() * F.row(j);
-            to_S1.row(K) += F.row(j);
+    // Rows 0..K−1: Σ q_i F_is, row K: Σ F_is, over i outside S′: a GEMM per run of rows
+    // between S′'s (a rank-1 update per row, as before, took most of a look at the topics
+    // at 20,000 words: 3.7 of LAW's 4.0 s with |S′| = 944).
+    Eigen::MatrixXd to_S1 = Eigen::MatrixXd::Zero(K + 1, s1);
+    for (Index a = 0; a < local;) {
+        if (in_S1[static_cast<std::size_t>(a)]) {
+            ++a;
+            continue;
         }
+        Index b = a;
+        while (b < local && !in_S1[static_cast<std::size_t>(b)]) ++b;
+        if (K > 0 && s1 > 0)
+            distmat::gemm('T', 'N', static_cast<int>(K), static_cast<int>(s1), static_cast<int>(b - a), 1.0,
+                          qr.Q.data() + a, static_cast<int>(local), F.data() + a, static_cast<int>(local), 1.0,
+                          to_S1.data(), static_cast<int>(K + 1));
+        to_S1.row(K) += F.middleRows(a, b - a).colwise().sum();
+        a = b;
+    }
     distmat::sum_on_all_ranks(comm, to_S1.data(), static_cast<std::size_t>(to_S1.size()));
     out.word_mass = d0 + F.rowwise().sum();
     Eigen::MatrixXd P = qr.R * Y.transpose() + Q_S1.transpose() * F.transpose();  // K × local

@@ -115,7 +115,8 @@ with h5py.File(sys.argv[2], "r") as f:
     if reason == "quality":  # two windows of three looks, then one more projection
         assert len(looks) >= 6 and looks[-1][0] == n - 1, (n, looks)
     elif reason == "fixed-point":
-        assert f["/K5/compressed/enn/corrections"][-1] == 0, "a fixed point without corrections"
+        assert f["/K5/compressed/enn/corrections"][-1] == 0 and f["/K5/compressed/enn/change"][-1] <= 1e-10, \
+            "a fixed point with corrections or a move"
     else:
         assert reason == "iterations" and n == 150, (reason, n)
 PY

@@ -179,7 +179,7 @@ using EnnCheckpoint = std::function<void(const EnnState&)>;
 /// trace records it for each iteration.
 double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eigen::MatrixXd& Z);
 
-/// Collective. ENN: `iterations` times, L = the l rows of Y of largest norm (ties: the
+/// Collective. ENN: at most `iterations` times (exactly, without options.stop), L = the l rows of Y of largest norm (ties: the
 /// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with
 /// F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖² − 1ᵀE1)/N², Y ← the top-K
 /// PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never formed). E is kept sparse on
