@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "jsmf/cooc/cooc.hpp"
@@ -16,6 +17,7 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/eval/metrics.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
@@ -512,6 +514,67 @@ TEST(CompressedFit, EnnStopsWhereTheLooksAgreeAndResumesThere) {
         EXPECT_EQ(resumed.trace.size(), 22u) << "from " << s.iterations_done;
         EXPECT_EQ(resumed.Y, stopped.Y) << "from " << s.iterations_done;
     }
+}
+
+// With real looks (LAW's B̆ on the most frequent words only, their specificity and
+// dissimilarity, as the fit takes them), ENN stops after the same iteration at any rank
+// count: the world's run against one rank's, the factors within 1e-9.
+TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
+    const auto run = [&](const mpi::Comm& comm) {
+        const DocumentOperator op(comm, 2500, deal(truth.docs, comm), cooc::CoocOptions{});
+        const Compression c = compress(op, 4, default_eig_options(4, 1));
+        // The 300 words of largest document frequency (ties: the lower id), and the masses.
+        const std::vector<std::int64_t> df_local = op.doc_freq();
+        Eigen::MatrixXd df(static_cast<Index>(df_local.size()), 1);
+        for (std::size_t i = 0; i < df_local.size(); ++i) df(static_cast<Index>(i), 0) = static_cast<double>(df_local[i]);
+        const Eigen::VectorXd all_df = distmat::gather_rows(comm, op.rows(), df).col(0);
+        const Eigen::VectorXd mass = distmat::gather_rows(comm, op.rows(), op.row_sums()).col(0);
+        std::vector<Index> words(2500);
+        std::iota(words.begin(), words.end(), Index{0});
+        std::stable_sort(words.begin(), words.end(), [&](Index a, Index b) { return all_df(a) > all_df(b); });
+        words.resize(300);
+        std::sort(words.begin(), words.end());
+        EnnOptions e;
+        e.iterations = 80;
+        e.checked_rows = 300;
+        e.eig = default_eig_options(4, 1);
+        e.stop = EnnStop{};
+        e.stop->look_every = 2;
+        e.stop->window = 2;
+        e.look = [&](const Eigen::MatrixXd& Y) {
+            LawOptions o;
+            o.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
+            const Index begin = op.rows().begin(comm.rank());
+            for (const Index w : words)
+                if (w >= begin && w < begin + Y.rows()) o.solve_only[static_cast<std::size_t>(w - begin)] = 1;
+            const LawResult law = factorize_low_rank(comm, op.rows(), Y, op.doc_freq(), o);
+            const Eigen::MatrixXd B = distmat::gather_rows(comm, op.rows(), law.B);
+            Eigen::MatrixXd Bw(300, B.cols());
+            Eigen::VectorXd p(300);
+            for (Index i = 0; i < 300; ++i) {
+                Bw.row(i) = B.row(words[static_cast<std::size_t>(i)]);
+                p(i) = mass(words[static_cast<std::size_t>(i)]);
+            }
+            for (Index k = 0; k < Bw.cols(); ++k) Bw.col(k) /= Bw.col(k).sum();
+            return EnnLook{eval::specificity(Bw, p / p.sum()).mean(), eval::dissimilarity_hard(Bw).mean()};
+        };
+        EnnResult r = rectify_enn(comm, op.rows(), c.Y, e);
+        r.Y = distmat::gather_rows(comm, op.rows(), r.Y);
+        return r;
+    };
+    const EnnResult here = run(world);
+    const EnnResult alone = run(mpi::Comm(MPI_COMM_SELF));
+    EXPECT_EQ(here.stop_reason, rectify::StopReason::quality);
+    ASSERT_EQ(here.trace.size(), alone.trace.size());
+    EXPECT_LT(here.trace.size(), 80u);
+    for (std::size_t t = 0; t < here.trace.size(); ++t)
+        if (!std::isnan(here.trace[t].look_specificity)) {
+            EXPECT_NEAR(here.trace[t].look_specificity, alone.trace[t].look_specificity, 1e-9) << "look after " << t + 1;
+            EXPECT_EQ(here.trace[t].look_dissimilarity, alone.trace[t].look_dissimilarity) << "look after " << t + 1;
+        }
+    EXPECT_LT(relative(here.Y * here.Y.transpose(), alone.Y * alone.Y.transpose()), 1e-9);
 }
 
 // The range finder continued from a round's block and product (a checkpoint mid-solve)
