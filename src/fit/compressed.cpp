@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 #include "jsmf/anchors/finder.hpp"
@@ -14,7 +13,6 @@
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/eval/evaluate.hpp"
-#include "jsmf/eval/metrics.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/checkpoints.hpp"
@@ -91,41 +89,6 @@ std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local)
     all.resize(static_cast<std::size_t>(n));
     mpi::broadcast(comm, all.data(), all.size(), 0);
     return all;
-}
-
-// The n words of largest count (ties: the lower id), ascending.
-std::vector<Index> most_frequent_words(const Eigen::VectorXd& mass, Index n) {
-    std::vector<Index> ids(static_cast<std::size_t>(mass.size()));
-    std::iota(ids.begin(), ids.end(), Index{0});
-    n = std::min<Index>(n, mass.size());
-    std::partial_sort(ids.begin(), ids.begin() + n, ids.end(),
-                      [&](Index a, Index b) { return mass(a) > mass(b) || (mass(a) == mass(b) && a < b); });
-    ids.resize(static_cast<std::size_t>(n));
-    std::sort(ids.begin(), ids.end());
-    return ids;
-}
-
-// Collective. ENN's look at the topics: the rows of B (this rank's) at `words` (ascending,
-// replicated), each topic renormalized over them, and the words' mass renormalized: the
-// mean specificity and hard dissimilarity of those topics. The same on every rank.
-lowrank::EnnLook look_at_topics(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& B_local,
-                                const std::vector<Index>& words, const Eigen::VectorXd& mass) {
-    const Index K = B_local.cols(), begin = rows.begin(comm.rank()), end = rows.end(comm.rank());
-    std::vector<double> mine;  // row-major, this rank's words in ascending order
-    for (const Index w : words)
-        if (w >= begin && w < end)
-            for (Index k = 0; k < K; ++k) mine.push_back(B_local(w - begin, k));
-    const std::vector<double> all = on_every_rank(comm, mine);  // rank order = ascending words
-    Eigen::MatrixXd B(static_cast<Index>(words.size()), K);
-    Eigen::VectorXd p(static_cast<Index>(words.size()));
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        for (Index k = 0; k < K; ++k) B(static_cast<Index>(i), k) = all[i * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)];
-        p(static_cast<Index>(i)) = std::max(0.0, mass(words[i]));
-    }
-    for (Index k = 0; k < K; ++k)
-        if (const double s = B.col(k).sum(); s > 0) B.col(k) /= s;
-    if (p.sum() > 0) p /= p.sum();
-    return {eval::specificity(B, p).mean(), eval::dissimilarity_hard(B).mean()};
 }
 
 // One K: Y₀, ENN, LAW, and the model as the writer and the metrics expect it.
@@ -213,10 +176,8 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     std::vector<Index> look_words;
     Eigen::VectorXd look_mass;
     if (o.stop_when_settled) {
-        Eigen::MatrixXd df(static_cast<Index>(doc_freq.size()), 1);
-        for (std::size_t i = 0; i < doc_freq.size(); ++i) df(static_cast<Index>(i), 0) = static_cast<double>(doc_freq[i]);
         const Index l = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);  // as ENN's
-        look_words = most_frequent_words(distmat::gather_rows(world, C.rows(), df).col(0), l);
+        look_words = lowrank::most_frequent_words(world, C.rows(), doc_freq, l);
         look_mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
     }
     C.release_buffers();  // ENN and LAW apply no product
@@ -270,14 +231,8 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
         enn.look = [&](const Eigen::MatrixXd& Y) {
-            lowrank::LawOptions look_options = law_options;
-            look_options.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
-            const Index begin = C.rows().begin(world.rank()), end = C.rows().end(world.rank());
-            for (const Index w : look_words)
-                if (w >= begin && w < end) look_options.solve_only[static_cast<std::size_t>(w - begin)] = 1;
             Stopwatch clock;
-            const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), Y, doc_freq, look_options);
-            const lowrank::EnnLook seen = look_at_topics(world, C.rows(), law.B, look_words, look_mass);
+            const lowrank::EnnLook seen = lowrank::look_at_topics(world, C.rows(), Y, doc_freq, law_options, look_words, look_mass);
             say(report, Level::info,
                 fmt::format("enn: look at the topics: specificity {:.4f}, dissimilarity {:.2f} (on the {} most frequent "
                             "words), {:.2f} s", seen.specificity, seen.dissimilarity, look_words.size(), clock.seconds()));

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/blas.hpp"
 #include "jsmf/distmat/ops.hpp"
+#include "jsmf/eval/metrics.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -221,6 +223,38 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     out.A = b_S.cwiseInverse().asDiagonal() * C_SS * b_S.cwiseInverse().asDiagonal();
     out.seconds = clock.seconds();
     return out;
+}
+
+std::vector<Index> most_frequent_words(const mpi::Comm& comm, const distmat::RowPartition& rows,
+                                       const std::vector<std::int64_t>& doc_freq, Index n) {
+    Eigen::MatrixXd local(static_cast<Index>(doc_freq.size()), 1);
+    for (std::size_t i = 0; i < doc_freq.size(); ++i) local(static_cast<Index>(i), 0) = static_cast<double>(doc_freq[i]);
+    const Eigen::VectorXd counts = distmat::gather_rows(comm, rows, local).col(0);  // exact below 2^53
+    std::vector<Index> ids(static_cast<std::size_t>(counts.size()));
+    std::iota(ids.begin(), ids.end(), Index{0});
+    n = std::min<Index>(n, counts.size());
+    std::partial_sort(ids.begin(), ids.begin() + n, ids.end(),
+                      [&](Index a, Index b) { return counts(a) > counts(b) || (counts(a) == counts(b) && a < b); });
+    ids.resize(static_cast<std::size_t>(n));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+EnnLook look_at_topics(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                       const std::vector<std::int64_t>& doc_freq, LawOptions options, const std::vector<Index>& words,
+                       const Eigen::VectorXd& mass) {
+    const Index begin = rows.begin(comm.rank()), end = rows.end(comm.rank());
+    options.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
+    for (const Index w : words)
+        if (w >= begin && w < end) options.solve_only[static_cast<std::size_t>(w - begin)] = 1;
+    const LawResult law = factorize_low_rank(comm, rows, Y, doc_freq, options);
+    Eigen::MatrixXd B = listed_rows(comm, rows, words, law.B);
+    Eigen::VectorXd p(static_cast<Index>(words.size()));
+    for (std::size_t i = 0; i < words.size(); ++i) p(static_cast<Index>(i)) = std::max(0.0, mass(words[i]));
+    for (Index k = 0; k < B.cols(); ++k)
+        if (const double s = B.col(k).sum(); s > 0) B.col(k) /= s;
+    if (p.sum() > 0) p /= p.sum();
+    return {eval::specificity(B, p).mean(), eval::dissimilarity_hard(B).mean()};
 }
 
 }  // namespace jsmf::lowrank

@@ -417,6 +417,19 @@ TEST(CompressedFit, EnnResumesExactly) {
     EXPECT_THROW(rectify_enn(world, op.rows(), c.Y, e, {}, {}, &wrong), StageFailed);
 }
 
+/// ENN with the stopping rule, looks every `look_every` iterations in windows of two, on
+/// the noisy corpus's settings (K = 4, l = 300). The look is the caller's.
+EnnOptions stopping_enn(int iterations, int look_every) {
+    EnnOptions e;
+    e.iterations = iterations;
+    e.checked_rows = 300;
+    e.eig = default_eig_options(4, 1);
+    e.stop = EnnStop{};
+    e.stop->look_every = look_every;
+    e.stop->window = 2;
+    return e;
+}
+
 // The stopping rule is a function of the trace: a fixed point (no correction and no move),
 // or two windows of looks whose mean figures agree.
 TEST(EnnStop, VerdictFromTheTrace) {
@@ -472,13 +485,7 @@ TEST(CompressedFit, EnnStopsWhereTheLooksAgreeAndResumesThere) {
     // The looks' figures by the look's count (the same on every rank), settling at the 5th.
     const std::vector<double> figures = {1.0, 1.3, 1.6, 1.7, 1.71, 1.7, 1.7, 1.7, 1.7, 1.7};
     int looks = 0;
-    EnnOptions e;
-    e.iterations = 40;
-    e.checked_rows = 300;
-    e.eig = default_eig_options(4, 1);
-    e.stop = EnnStop{};
-    e.stop->look_every = 3;
-    e.stop->window = 2;
+    EnnOptions e = stopping_enn(40, 3);
     e.look = [&](const Eigen::MatrixXd& Y) {
         EXPECT_EQ(Y.rows(), op.rows().rows(world.rank())) << "this rank's rows";
         const double f = figures[static_cast<std::size_t>(std::min<int>(looks++, 9))];
@@ -516,8 +523,49 @@ TEST(CompressedFit, EnnStopsWhereTheLooksAgreeAndResumesThere) {
     }
 }
 
-// With real looks (LAW's B̆ on the most frequent words only, their specificity and
-// dissimilarity, as the fit takes them), ENN stops after the same iteration at any rank
+// The looks' pieces: most_frequent_words ranks by document frequency, ties to the lower
+// id, the same on every rank; LAW with B̆ solved on some words only finds the same anchors
+// and, for those words, the same B̆ as the whole solve (each word's solve is its own),
+// the others 0.
+TEST(CompressedFit, LookSolvesOnlyTheListedWords) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
+    const DocumentOperator op(world, 2500, deal(truth.docs, world), cooc::CoocOptions{});
+    const std::vector<std::int64_t> freq = op.doc_freq();  // collective: once
+    const std::vector<Index> words = most_frequent_words(world, op.rows(), freq, 300);
+    Eigen::MatrixXd df_local(static_cast<Index>(freq.size()), 1);
+    for (std::size_t i = 0; i < freq.size(); ++i) df_local(static_cast<Index>(i), 0) = static_cast<double>(freq[i]);
+    const Eigen::VectorXd df = distmat::gather_rows(world, op.rows(), df_local).col(0);
+    std::vector<Index> expected(2500);
+    std::iota(expected.begin(), expected.end(), Index{0});
+    std::stable_sort(expected.begin(), expected.end(), [&](Index a, Index b) { return df(a) > df(b); });
+    expected.resize(300);
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(words, expected);
+
+    const Compression c = compress(op, 4, default_eig_options(4, 1));
+    const LawResult whole = factorize_low_rank(world, op.rows(), c.Y, freq, LawOptions{});
+    LawOptions some;
+    some.solve_only.assign(static_cast<std::size_t>(c.Y.rows()), 0);
+    const Index begin = op.rows().begin(world.rank());
+    for (const Index w : words)
+        if (w >= begin && w < begin + c.Y.rows()) some.solve_only[static_cast<std::size_t>(w - begin)] = 1;
+    const LawResult part = factorize_low_rank(world, op.rows(), c.Y, freq, some);
+    EXPECT_EQ(part.anchors, whole.anchors);
+    const Eigen::MatrixXd Bb_whole = distmat::gather_rows(world, op.rows(), whole.B_breve.transpose());
+    const Eigen::MatrixXd Bb_part = distmat::gather_rows(world, op.rows(), part.B_breve.transpose());
+    for (Index j = 0; j < 2500; ++j) {
+        const bool listed = std::binary_search(words.begin(), words.end(), j) ||
+                            std::find(whole.anchors.begin(), whole.anchors.end(), j) != whole.anchors.end();
+        if (listed)
+            EXPECT_EQ(Bb_part.row(j), Bb_whole.row(j)) << "word " << j;
+        else
+            EXPECT_EQ(Bb_part.row(j).cwiseAbs().sum(), 0.0) << "word " << j;
+    }
+}
+
+// With the fit's looks (LAW's B̆ on the most frequent words only, their specificity and
+// dissimilarity: look_at_topics), ENN stops after the same iteration at any rank
 // count: the world's run against one rank's, the factors within 1e-9.
 TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
     const mpi::Comm world = mpi::Comm::world();
@@ -525,40 +573,13 @@ TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
     const auto run = [&](const mpi::Comm& comm) {
         const DocumentOperator op(comm, 2500, deal(truth.docs, comm), cooc::CoocOptions{});
         const Compression c = compress(op, 4, default_eig_options(4, 1));
-        // The 300 words of largest document frequency (ties: the lower id), and the masses.
-        const std::vector<std::int64_t> df_local = op.doc_freq();
-        Eigen::MatrixXd df(static_cast<Index>(df_local.size()), 1);
-        for (std::size_t i = 0; i < df_local.size(); ++i) df(static_cast<Index>(i), 0) = static_cast<double>(df_local[i]);
-        const Eigen::VectorXd all_df = distmat::gather_rows(comm, op.rows(), df).col(0);
+        // The fit's looks: the 300 words of largest document frequency.
+        const std::vector<std::int64_t> freq = op.doc_freq();  // collective: once
+        const std::vector<Index> words = most_frequent_words(comm, op.rows(), freq, 300);
         const Eigen::VectorXd mass = distmat::gather_rows(comm, op.rows(), op.row_sums()).col(0);
-        std::vector<Index> words(2500);
-        std::iota(words.begin(), words.end(), Index{0});
-        std::stable_sort(words.begin(), words.end(), [&](Index a, Index b) { return all_df(a) > all_df(b); });
-        words.resize(300);
-        std::sort(words.begin(), words.end());
-        EnnOptions e;
-        e.iterations = 80;
-        e.checked_rows = 300;
-        e.eig = default_eig_options(4, 1);
-        e.stop = EnnStop{};
-        e.stop->look_every = 2;
-        e.stop->window = 2;
+        EnnOptions e = stopping_enn(80, 2);
         e.look = [&](const Eigen::MatrixXd& Y) {
-            LawOptions o;
-            o.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
-            const Index begin = op.rows().begin(comm.rank());
-            for (const Index w : words)
-                if (w >= begin && w < begin + Y.rows()) o.solve_only[static_cast<std::size_t>(w - begin)] = 1;
-            const LawResult law = factorize_low_rank(comm, op.rows(), Y, op.doc_freq(), o);
-            const Eigen::MatrixXd B = distmat::gather_rows(comm, op.rows(), law.B);
-            Eigen::MatrixXd Bw(300, B.cols());
-            Eigen::VectorXd p(300);
-            for (Index i = 0; i < 300; ++i) {
-                Bw.row(i) = B.row(words[static_cast<std::size_t>(i)]);
-                p(i) = mass(words[static_cast<std::size_t>(i)]);
-            }
-            for (Index k = 0; k < Bw.cols(); ++k) Bw.col(k) /= Bw.col(k).sum();
-            return EnnLook{eval::specificity(Bw, p / p.sum()).mean(), eval::dissimilarity_hard(Bw).mean()};
+            return look_at_topics(comm, op.rows(), Y, freq, LawOptions{}, words, mass);
         };
         EnnResult r = rectify_enn(comm, op.rows(), c.Y, e);
         r.Y = distmat::gather_rows(comm, op.rows(), r.Y);

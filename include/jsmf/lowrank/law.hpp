@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/lowrank/enn.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/solvers/scls.hpp"
 
@@ -70,5 +71,20 @@ struct LawResult {
 /// doubles for the pivots, a P·K² TSQR, and |S′|·K-sized reductions for E′.
 LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
                              const std::vector<std::int64_t>& doc_freq, const LawOptions& options);
+
+/// Collective. The n words of largest document frequency (`doc_freq`: this rank's rows;
+/// integers, so every rank count ranks them alike), ties to the lower id; ascending,
+/// replicated. ENN's looks at the topics take these words.
+std::vector<Index> most_frequent_words(const mpi::Comm& comm, const distmat::RowPartition& rows,
+                                       const std::vector<std::int64_t>& doc_freq, Index n);
+
+/// Collective. ENN's look at the topics of the factor Y (this rank's rows): LAW with B̆
+/// solved only for `words` (ascending, replicated; options.solve_only is set here), B's
+/// rows at those words with each topic renormalized over them, and the words' `mass`
+/// (replicated, all N words) renormalized as the background: the topics' mean specificity
+/// and mean hard dissimilarity (eval/metrics.hpp). The same on every rank.
+EnnLook look_at_topics(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                       const std::vector<std::int64_t>& doc_freq, LawOptions options, const std::vector<Index>& words,
+                       const Eigen::VectorXd& mass);
 
 }  // namespace jsmf::lowrank
