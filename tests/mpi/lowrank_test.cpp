@@ -427,7 +427,33 @@ EnnOptions stopping_enn(int iterations, int look_every) {
     e.stop = EnnStop{};
     e.stop->look_every = look_every;
     e.stop->window = 2;
+    e.forcing = kEnnForcing;  // as the fit's default
     return e;
+}
+
+// The middle projections' tolerance follows the last change (forcing), bounded both ways;
+// the ends, and an iteration after one with E empty, are exact.
+TEST(EnnStop, ProjectionToleranceFollowsTheChange) {
+    EnnOptions o;
+    o.forcing = 0.01;
+    o.loosest_tolerance = 1e-6;
+    const double tight = 1e-11;
+    std::vector<EnnIteration> trace(1);
+    trace[0].corrections = 10;
+    trace[0].change = 1e-6;
+    EXPECT_DOUBLE_EQ(projection_tolerance(o, tight, trace, false), 1e-8);
+    EXPECT_EQ(projection_tolerance(o, tight, trace, true), tight) << "the first and last projections";
+    trace[0].change = 1e-2;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false), 1e-6) << "at most the loosest";
+    trace[0].change = 1e-13;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false), tight) << "at least the tight";
+    trace[0].change = 1e-4;
+    trace[0].corrections = 0;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false), tight) << "E empty: exact";
+    trace[0].corrections = 10;
+    EXPECT_EQ(projection_tolerance(o, tight, {}, false), tight) << "no trace yet";
+    o.forcing = 0;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false), tight) << "no forcing: the authors' exact projections";
 }
 
 // The stopping rule is a function of the trace: a fixed point (no correction and no move),
@@ -565,12 +591,13 @@ TEST(CompressedFit, LookSolvesOnlyTheListedWords) {
 }
 
 // With the fit's looks (LAW's B̆ on the most frequent words only, their specificity and
-// dissimilarity: look_at_topics), ENN stops after the same iteration at any rank
-// count: the world's run against one rank's, the factors within 1e-9.
+// dissimilarity: look_at_topics) and the default's inexact middle projections, ENN stops
+// after the same iteration at any rank count: the world's run against one rank's, the
+// factors within 1e-9.
 TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
     const mpi::Comm world = mpi::Comm::world();
     const synth::SynthCorpus truth = noisy_corpus(600, 2500, 30);
-    const auto run = [&](const mpi::Comm& comm) {
+    const auto run = [&](const mpi::Comm& comm, double forcing) {
         const DocumentOperator op(comm, 2500, deal(truth.docs, comm), cooc::CoocOptions{});
         const Compression c = compress(op, 4, default_eig_options(4, 1));
         // The fit's looks: the 300 words of largest document frequency.
@@ -578,6 +605,7 @@ TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
         const std::vector<Index> words = most_frequent_words(comm, op.rows(), freq, 300);
         const Eigen::VectorXd mass = distmat::gather_rows(comm, op.rows(), op.row_sums()).col(0);
         EnnOptions e = stopping_enn(80, 2);
+        e.forcing = forcing;
         e.look = [&](const Eigen::MatrixXd& Y) {
             return look_at_topics(comm, op.rows(), Y, freq, LawOptions{}, words, mass);
         };
@@ -585,8 +613,8 @@ TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
         r.Y = distmat::gather_rows(comm, op.rows(), r.Y);
         return r;
     };
-    const EnnResult here = run(world);
-    const EnnResult alone = run(mpi::Comm(MPI_COMM_SELF));
+    const EnnResult here = run(world, kEnnForcing);
+    const EnnResult alone = run(mpi::Comm(MPI_COMM_SELF), kEnnForcing);
     EXPECT_EQ(here.stop_reason, rectify::StopReason::quality);
     ASSERT_EQ(here.trace.size(), alone.trace.size());
     EXPECT_LT(here.trace.size(), 80u);
@@ -596,6 +624,15 @@ TEST(CompressedFit, EnnStopsAtTheSameIterationOnOneRank) {
             EXPECT_EQ(here.trace[t].look_dissimilarity, alone.trace[t].look_dissimilarity) << "look after " << t + 1;
         }
     EXPECT_LT(relative(here.Y * here.Y.transpose(), alone.Y * alone.Y.transpose()), 1e-9);
+    // The middle projections were inexact: fewer products than the exact ones of the same
+    // iterations without forcing.
+    const EnnResult exact = run(world, 0.0);
+    int inexact_products = 0, exact_products = 0;
+    for (std::size_t t = 1; t + 1 < std::min(here.trace.size(), exact.trace.size()); ++t) {
+        inexact_products += here.trace[t].products;
+        exact_products += exact.trace[t].products;
+    }
+    EXPECT_LT(inexact_products, exact_products);
 }
 
 // The range finder continued from a round's block and product (a checkpoint mid-solve)
