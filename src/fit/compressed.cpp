@@ -74,6 +74,8 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"doc_freq_hash", fmt::format("{:016x}", static_cast<std::uint64_t>(shared))},
             {"seed", std::to_string(o.seed)},
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
+            {"range_tolerance", fmt::format("{:.17g}", o.stop_when_settled ? std::max(o.eig_tolerance, o.range_tolerance)
+                                                                            : o.eig_tolerance)},
             {"enn_iterations", std::to_string(o.iterations)},
             {"enn_stop", o.stop_when_settled ? "settled" : "iterations"},
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
@@ -131,6 +133,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         y0.seconds = saved->seconds;
     } else {
         distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
+        if (o.stop_when_settled) compress_eig.tolerance = std::max(eig.tolerance, o.range_tolerance);
         Stopwatch compress_clock, since_print;
         const int products_before = saved ? saved->products : 0;
         const double seconds_before = saved ? saved->seconds : 0.0;
@@ -141,7 +144,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
                 say(report, Level::info,
                     fmt::format("compress: K = {}: round {}, {} products, residual {:.1e} of λ₁ (target {:.0e}), {:.1f} s",
                                 K, round.round, products_before + C.products() - operator_products, round.residual,
-                                eig.tolerance, seconds_before + compress_clock.seconds()));
+                                compress_eig.tolerance, seconds_before + compress_clock.seconds()));
             }
             if (checkpoints.due() && checkpoints.enabled()) {
                 io::CompressedCheckpoint c;

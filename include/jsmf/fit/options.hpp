@@ -134,6 +134,13 @@ struct CompressedOptions {
     bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
     double eig_tolerance = 1e-11;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
+    /// The range finder's relative residual in the settled mode (at least eig_tolerance; a
+    /// fixed count solves to eig_tolerance, as before). Its start is seeded rows, the same at
+    /// any rank count, so a looser solve still lands in the same place: KOS, K = 100, 1e-8
+    /// took 98 products instead of 122, B within 1e-7 (L1 per topic) of the 1e-11 model's;
+    /// 1e-6 took 74, moved a near-tied anchor and left models of 1–3 ranks 2.6e-10 apart
+    /// instead of 1e-13 (its locked pairs stop at a hundredth of the tolerance).
+    double range_tolerance = 1e-8;
     Seed seed = 1;                       ///< the eigensolver's random start (the result does not depend on it)
     /// Random probes of the metrics that compare with the documents' C (recovery_original,
     /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the
