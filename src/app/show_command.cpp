@@ -63,9 +63,11 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
     std::printf("\n== K = %d ==\n", K);
     char last_change[48] = "";
     if (!r.trace.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.trace.back().change);
+    // Why it stopped: the count ran out, or the stopping rule (quality, fixed-point, tolerance).
+    const std::string stopped = r.stop_reason.empty() ? "" : " (stopped: " + r.stop_reason + ")";
     if (m.method == "anchors") {
-        std::printf("rectification: %s, %d iterations%s; anchors: %s; B: %s, %lld of %lld words converged\n",
-                    r.method.c_str(), r.iterations, last_change, m.anchor_method.c_str(), m.solver.c_str(),
+        std::printf("rectification: %s, %d iterations%s%s; anchors: %s; B: %s, %lld of %lld words converged\n",
+                    r.method.c_str(), r.iterations, stopped.c_str(), last_change, m.anchor_method.c_str(), m.solver.c_str(),
                     static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
         if (m.compressed) {
             const fit::CompressedRecord& z = *m.compressed;
@@ -77,8 +79,8 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
         }
     } else {
         const fit::AnchorFreeRecord& a = m.anchorfree;
-        std::printf("rectification: %s, %d iterations%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,
-                    last_change, m.method.c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
+        std::printf("rectification: %s, %d iterations%s%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,
+                    stopped.c_str(), last_change, m.method.c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
                     a.converged ? "converged" : "NOT converged",
                     a.a_is_distribution ? "= E*/sum(E*)" : "= E* (has negative entries)");
     }

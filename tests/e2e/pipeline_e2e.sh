@@ -122,6 +122,9 @@ with h5py.File(sys.argv[2], "r") as f:
 PY
 grep -q "enn: stopped after\|enn: 150 iterations" "$work/auto.err" && ok "the log says why ENN stopped" \
   || fail "ENN's stop not said: $(grep enn: "$work/auto.err" | tail -3)"
+reason=$("$python" -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r")["/K5/rectification"].attrs["stop_reason"].decode())' "$work/auto.h5")
+run 1 show "$work/auto.h5" >"$work/show.txt" 2>&1 && grep -q "rectification: enn, [0-9]* iterations (stopped: $reason)" "$work/show.txt" \
+  && ok "show says why ENN stopped ($reason)" || fail "show: $(grep rectification "$work/show.txt")"
 for bad in "--iterations 5" "--pipeline dense"; do
   # shellcheck disable=SC2086
   run 2 fit "${corpus[@]}" --topics 5 --enn-iterations 10 $bad --out "$work/bad.h5" >/dev/null 2>"$work/err"
