@@ -69,8 +69,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--pipeline", c.pipeline,
                     "dense: form C (N x N) and rectify it (the papers); compressed: never form C — its top-K "
                     "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021); auto: "
-                    "dense when an option needs it or N is small (up to 1,000 words at K = 10, about 4,500 at "
-                    "K = 100), compressed when C would not fit in memory or N is larger (the log says which and why)")
+                    "dense when an option needs it or N is small (up to 1,000 words; where the two pipelines' measured "
+                    "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)")
         ->check(CLI::IsMember(fit::pipeline_names()))
         ->capture_default_str();
     sub->add_option("--enn-iterations", c.enn_iterations,

@@ -55,7 +55,7 @@ double dense_bytes_per_rank(Index num_words, int ranks) {
 namespace {
 double dense_seconds(double N, double K) { return 2.6 * std::pow(N / 2000, 1.85) * std::pow(K / 10, 0.63); }
 double compressed_seconds(double N, double K, double iterations) {
-    return 5.5e-8 * N * K * std::min(N, 10 * K + 1000) * iterations / 150;
+    return 2e-8 * N * K * std::min(N, 10 * K + 1000) * iterations / 150;
 }
 }  // namespace
 

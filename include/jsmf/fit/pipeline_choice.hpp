@@ -36,14 +36,17 @@ std::vector<std::string> changed_dense_settings(const FitOptions& options);
 
 /// Above this many words `auto` takes the compressed pipeline for K topics (when nothing
 /// needs the dense one): where the two pipelines' measured costs cross. Measured on KOS
-/// pruned to its most frequent words, 2 ranks (jobs/BENCHMARKS.md), seconds dense vs
-/// compressed: K = 10: 0.58 vs 0.63 at 1,000 words, 2.6 vs 1.2 at 2,000, 9.0 vs 2.2 at
-/// 4,000; K = 100: 11.1 vs 22.3 at 2,000, 41.0 vs 40.8 at 4,000, >115 vs 102 at 6,906 —
-/// quality (coherence, specificity, dissimilarity) within 7 % either way. The fit of those
-/// figures: dense ≈ 2.6 s·(N/2000)^1.85·(K/10)^0.63 (C's passes and eigensolves), compressed
-/// ≈ 5.5e-8 s·N·K·l·(iterations/150), l = min(N, 10K + 1000) (ENN's products); both scale
-/// alike with the ranks, so their crossing does not move with them. At least 1,000: below,
-/// both take about a second, and the dense fit is the papers' method with every metric.
+/// pruned to its most frequent words, 2 ranks (jobs/BENCHMARKS.md, 2026-11-27, with ENN's
+/// stopping rule and inexact projections), seconds dense vs compressed: K = 10: 0.45 vs
+/// 0.36 at 1,000 words, 2.5 vs 0.84 at 2,000, 12.4 vs 1.2 at 4,000; K = 100: 4.6 vs 3.0 at
+/// 1,000, 9.9 vs 7.6 at 2,000, 41.5 vs 12.0 at 4,000, 135 vs 26 at 6,906 (the dense exact
+/// mode) — quality (coherence, specificity, dissimilarity) within 4 % either way. The fit
+/// of those figures: dense ≈ 2.6 s·(N/2000)^1.85·(K/10)^0.63 (C's passes and eigensolves),
+/// compressed ≈ 2e-8 s·N·K·l·(iterations/150), l = min(N, 10K + 1000) (ENN's products;
+/// 5.5e-8 before the stopping rule and the inexact projections); both scale alike with the
+/// ranks, so their crossing does not move with them. The compressed fit is now the faster
+/// at every measured size, so the boundary is its floor, 1,000 words: below, both take
+/// a few seconds at most, and the dense fit is the papers' method with every metric.
 Index dense_words_at_most(int K, int enn_iterations = 150);
 
 /// Local. The pipeline `options.pipeline` names, or for automatic, in this order:
