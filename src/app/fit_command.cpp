@@ -341,7 +341,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
         options.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
         options.compressed.checked_rows = c.checked_rows;
-        // --seed also starts the range finder (the result does not depend on it); unset, its own default.
+        // --seed also starts the range finder (the result depends on it only to its tolerance); unset, its own default.
         if (std::find(c.given.begin(), c.given.end(), "seed") != c.given.end()) options.compressed.seed = c.rectify.seed;
         options.checkpoint.path = c.checkpoint;
         options.checkpoint.seconds = c.checkpoint_seconds;

@@ -186,7 +186,7 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
     sub->add_option("--permutations", c.permutations, "DC: random permutations T")->capture_default_str();
     sub->add_option("--seed", c.seed,
                     "Seed of DC's permutations, of FastAnchorWords' projection and of the compressed pipeline's "
-                    "range finder (whose result does not depend on it)")
+                    "range finder (whose result depends on it only to the solver's tolerance, 1e-8 of the largest eigenvalue by default)")
         ->capture_default_str();
     sub->add_option("--progress-seconds", c.progress_seconds, "At most one progress line per this many seconds")
         ->capture_default_str();

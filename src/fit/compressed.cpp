@@ -79,6 +79,7 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"enn_iterations", std::to_string(o.iterations)},
             {"enn_stop", o.stop_when_settled ? "settled" : "iterations"},
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
+            {"enn_loosest_tolerance", fmt::format("{:.17g}", lowrank::EnnOptions{}.loosest_tolerance)},
             {"checked_rows", std::to_string(o.checked_rows)},
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}};
 }

@@ -60,22 +60,31 @@ double compressed_seconds(double N, double K, double iterations) {
 }  // namespace
 
 Index dense_words_at_most(int K, int enn_iterations) {
-    // Up to 1,000 words both fits take about a second or less (fixed costs the fit above
+    // Up to 1,000 words both fits take a few seconds at most (fixed costs the fit above
     // does not model), and the dense one is the papers' method with every metric: dense.
-    // Above, the largest N at which the dense fit is predicted no slower, by bisection on
-    // the crossing (from 1,000 words on, dense grows faster than compressed).
+    // Above, the largest N at which the dense fit is predicted no slower. Past ENN's
+    // l = 10K + 1000 checked rows the compressed cost grows linearly in N and the dense one
+    // as N^1.85, so they cross at most once there (bisection); below l the compressed cost
+    // grows as N² and the two may cross twice (K = 250: dense no slower from 1,850 to 3,900
+    // words), so that range is scanned in steps of 1 %.
     const double its = std::max(1, enn_iterations);
     const auto dense_no_slower = [&](Index n) {
         const auto x = static_cast<double>(n);
         return dense_seconds(x, K) <= compressed_seconds(x, K, its);
     };
-    Index low = std::max<Index>(1000, K + 1), high = Index{1} << 40;
-    if (!dense_no_slower(low)) return low;
-    while (high - low > 1) {
-        const Index mid = low + (high - low) / 2;
-        (dense_no_slower(mid) ? low : high) = mid;
+    const Index floor = std::max<Index>(1000, K + 1), l = std::max(floor, 10 * Index{K} + 1000);
+    if (dense_no_slower(l)) {
+        Index low = l, high = Index{1} << 40;
+        while (high - low > 1) {
+            const Index mid = low + (high - low) / 2;
+            (dense_no_slower(mid) ? low : high) = mid;
+        }
+        return low;
     }
-    return low;
+    Index best = floor;
+    for (double n = static_cast<double>(floor); n < static_cast<double>(l); n *= 1.01)
+        if (dense_no_slower(static_cast<Index>(n))) best = static_cast<Index>(n);
+    return best;
 }
 
 PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int ranks, std::int64_t memory_per_rank,

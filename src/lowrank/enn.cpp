@@ -480,13 +480,13 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
 }
 
 double projection_tolerance(const EnnOptions& options, double tight, const std::vector<EnnIteration>& trace,
-                            bool end) {
+                            bool end, Index corrections) {
     // Exact where E is empty: the operator YYᵀ + r·11ᵀ is then rank K + 1 with a null
     // space, where the filter's lower bound is rounding (measured: on a planted corpus the
     // first, verified, projection took 131 products on one rank and 267 on two), and an
     // inexact solve's landing point follows its filter: models of 1 and 2 ranks 5e-8
     // apart. With E's negative eigenvalues the bound is E's.
-    if (end || trace.empty() || !(options.forcing > 0) || trace.back().corrections == 0) return tight;
+    if (end || corrections == 0 || trace.empty() || !(options.forcing > 0)) return tight;
     return std::max(tight, std::min(options.loosest_tolerance, options.forcing * trace.back().change));
 }
 
@@ -600,7 +600,8 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         // the last projection: in between the warm block comes from the previous top K.
         distmat::EigOptions step = eig;
         step.verify_steps = t == 0 || t + 1 == last_iteration ? eig.verify_steps : 0;
-        step.tolerance = projection_tolerance(options, eig.tolerance, result.trace, t == 0 || t + 1 == last_iteration);
+        step.tolerance =
+            projection_tolerance(options, eig.tolerance, result.trace, t == 0 || t + 1 == last_iteration, c.nonzeros);
         const distmat::EigResult e = distmat::top_eigenpairs(op, rows, comm, step, &warm);
         eig.lower_bound = std::isfinite(e.next_lower_bound) ? std::min(e.lower_bound, e.next_lower_bound) : e.lower_bound;
         Eigen::MatrixXd next = psd_factor(comm, e.vectors, e.values);

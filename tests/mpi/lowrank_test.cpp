@@ -432,7 +432,7 @@ EnnOptions stopping_enn(int iterations, int look_every) {
 }
 
 // The middle projections' tolerance follows the last change (forcing), bounded both ways;
-// the ends, and an iteration after one with E empty, are exact.
+// the ends, and a projection whose E is empty, are exact.
 TEST(EnnStop, ProjectionToleranceFollowsTheChange) {
     EnnOptions o;
     o.forcing = 0.01;
@@ -441,19 +441,22 @@ TEST(EnnStop, ProjectionToleranceFollowsTheChange) {
     std::vector<EnnIteration> trace(1);
     trace[0].corrections = 10;
     trace[0].change = 1e-6;
-    EXPECT_DOUBLE_EQ(projection_tolerance(o, tight, trace, false), 1e-8);
-    EXPECT_EQ(projection_tolerance(o, tight, trace, true), tight) << "the first and last projections";
-    trace[0].change = 1e-2;
-    EXPECT_EQ(projection_tolerance(o, tight, trace, false), 1e-6) << "at most the loosest";
-    trace[0].change = 1e-13;
-    EXPECT_EQ(projection_tolerance(o, tight, trace, false), tight) << "at least the tight";
-    trace[0].change = 1e-4;
+    EXPECT_DOUBLE_EQ(projection_tolerance(o, tight, trace, false, 10), 1e-8);
+    EXPECT_EQ(projection_tolerance(o, tight, trace, true, 10), tight) << "the first and last projections";
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false, 0), tight) << "this operator's E empty: exact";
     trace[0].corrections = 0;
-    EXPECT_EQ(projection_tolerance(o, tight, trace, false), tight) << "E empty: exact";
-    trace[0].corrections = 10;
-    EXPECT_EQ(projection_tolerance(o, tight, {}, false), tight) << "no trace yet";
+    EXPECT_DOUBLE_EQ(projection_tolerance(o, tight, trace, false, 10), 1e-8) << "the last E's count does not decide";
+    trace[0].change = 1e-2;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false, 10), 1e-6) << "at most the loosest";
+    trace[0].change = 1e-13;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false, 10), tight) << "at least the tight";
+    EXPECT_EQ(projection_tolerance(o, tight, {}, false, 10), tight) << "no trace yet";
+    o.loosest_tolerance = 1e-12;
+    trace[0].change = 1e-6;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false, 10), tight) << "a loosest below the tight: the tight";
     o.forcing = 0;
-    EXPECT_EQ(projection_tolerance(o, tight, trace, false), tight) << "no forcing: the authors' exact projections";
+    o.loosest_tolerance = 1e-6;
+    EXPECT_EQ(projection_tolerance(o, tight, trace, false, 10), tight) << "no forcing: the authors' exact projections";
 }
 
 // The stopping rule is a function of the trace: a fixed point (no correction and no move),

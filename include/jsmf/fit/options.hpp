@@ -133,7 +133,10 @@ struct CompressedOptions {
     /// `iterations`; false (--enn-iterations given): exactly `iterations`, as the authors.
     bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
-    double eig_tolerance = 1e-11;        ///< relative residual of every eigensolve (lowrank::default_eig_options)
+    /// Relative residual of the eigensolves (lowrank::default_eig_options): all of them with
+    /// a fixed ENN count; in the settled mode the range finder takes range_tolerance and
+    /// ENN's middle projections a looser one (lowrank::EnnOptions::forcing).
+    double eig_tolerance = 1e-11;
     /// The range finder's relative residual in the settled mode (at least eig_tolerance; a
     /// fixed count solves to eig_tolerance, as before). Its start is seeded rows, the same at
     /// any rank count, so a looser solve still lands in the same place: KOS, K = 100, 1e-8
@@ -141,7 +144,9 @@ struct CompressedOptions {
     /// 1e-6 took 74, moved a near-tied anchor and left models of 1–3 ranks 2.6e-10 apart
     /// instead of 1e-13 (its locked pairs stop at a hundredth of the tolerance).
     double range_tolerance = 1e-8;
-    Seed seed = 1;                       ///< the eigensolver's random start (the result does not depend on it)
+    /// The eigensolver's random start: the result depends on it only to the solves'
+    /// tolerance (the settled mode's range finder: 1e-8 of λ₁).
+    Seed seed = 1;
     /// Random probes of the metrics that compare with the documents' C (recovery_original,
     /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the
     /// recovery (1σ), the mean over words and the approximation far closer.

@@ -22,7 +22,9 @@ namespace jsmf::lowrank {
 /// The eigensolver options of the compressed pipeline: relative residual 1e-11 (every
 /// pair, ‖C u − θ u‖ <= 1e-11 |θ₁|), so the factor, and everything after it, does not
 /// depend on the random start or the rank count (the authors' range finder leaves tail
-/// pairs inexact). Measured on a planted corpus (lowrank_test): the model moves between
+/// pairs inexact). The default (settled) fit loosens two uses, each measured
+/// (jobs/BENCHMARKS.md): the range finder to CompressedOptions::range_tolerance (its seeded
+/// start is the same at any rank count) and ENN's middle projections (EnnOptions::forcing). Measured on a planted corpus (lowrank_test): the model moves between
 /// rank counts by about ten times the tolerance of its largest entry (1e-8 at 1e-8); at
 /// 1e-10 the solver's faster filters left it at 1.2–1.9e-9, so 1e-11 keeps it within 1e-9.
 distmat::EigOptions default_eig_options(int K, Seed seed);
@@ -126,7 +128,8 @@ struct EnnOptions {
     /// λ₁, as eig.tolerance), at most `loosest_tolerance`, at least eig.tolerance. An
     /// alternating projection needs each step only to a fraction of its own length; the
     /// first and last projections (those with the check for missed eigenvalues) stay
-    /// exact, so the model ends on an exact projection. KOS, K = 100: 11 → 3 products per
+    /// exact, and so does any whose E is empty (its operator has a null space; a fixed
+    /// point may end ENN there), so the model ends on an exact projection. KOS, K = 100: 11 → 3 products per
     /// iteration, ENN 42 → 24 s, B within 1e-3 (L1 per topic) of the exact run's and the
     /// same anchors (jobs/BENCHMARKS.md). 0: every projection to eig.tolerance (the
     /// authors' exact eigendecompositions).
@@ -162,10 +165,12 @@ struct EnnIteration {
 rectify::StopReason enn_verdict(const std::vector<EnnIteration>& trace, const EnnStop& stop);
 
 /// Local. The eigensolver's tolerance for the projection that follows `trace`
-/// (EnnOptions::forcing): `tight` at an end (`end`: the first or the last projection) or
-/// without forcing. A function of the trace, so a resumed run solves as the uninterrupted
-/// one.
-double projection_tolerance(const EnnOptions& options, double tight, const std::vector<EnnIteration>& trace, bool end);
+/// (EnnOptions::forcing), of an operator whose E has `corrections` nonzeros: `tight` at an
+/// end (`end`: the first or the last projection), where E is empty (a fixed point may end
+/// ENN on this projection) or without forcing. A function of replicated figures and the
+/// trace, so every rank and a resumed run solve alike.
+double projection_tolerance(const EnnOptions& options, double tight, const std::vector<EnnIteration>& trace, bool end,
+                            Index corrections);
 
 struct EnnResult {
     Eigen::MatrixXd Y;            ///< this rank's rows of the rectified factor (not normalized; E dropped)
