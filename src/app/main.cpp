@@ -37,7 +37,7 @@ int run_guarded(const mpi::Comm& world, const std::function<int()>& body) {
         std::fprintf(stderr, "%s\n", format_error(std::string("fatal: ") + e.what(), world.rank(), world.size(),
                                                   "unknown").c_str());
         std::fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, exit_code_of(e));
+        mpi::abort_all(exit_code_of(e));
     }
     return exit_code::internal;
 }

@@ -92,11 +92,7 @@ void sum_counts(const mpi::Comm& comm, std::vector<std::int64_t>& data, bool roo
         mpi::allreduce_inplace(comm, data, MPI_SUM);
         return;
     }
-    for (std::size_t offset = 0; offset < data.size(); offset += mpi::max_chunk) {
-        const int n = static_cast<int>(std::min(mpi::max_chunk, data.size() - offset));
-        std::int64_t* chunk = data.data() + offset;
-        JSMF_MPI_CHECK(MPI_Reduce(comm.is_root() ? MPI_IN_PLACE : chunk, chunk, n, MPI_INT64_T, MPI_SUM, 0, comm.raw()));
-    }
+    mpi::sum_to_root(comm, data.data(), data.size(), 0);
 }
 }  // namespace
 

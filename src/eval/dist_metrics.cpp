@@ -57,7 +57,7 @@ Eigen::MatrixXd gather_rows_transposed(const distmat::DistMatrix& C, const std::
     std::vector<std::vector<Index>> rows_of(static_cast<std::size_t>(grid.rows()));
     for (Index k = 0; k < K; ++k) rows_of[static_cast<std::size_t>(C.owner_row(which[static_cast<std::size_t>(k)]))].push_back(k);
 
-    std::vector<int> counts(static_cast<std::size_t>(grid.size())), displs(static_cast<std::size_t>(grid.size()), 0);
+    std::vector<int> counts(static_cast<std::size_t>(grid.size()));
     Index total = 0;
     for (int r = 0; r < grid.size(); ++r) {
         const int pr = r / grid.cols(), pc = r % grid.cols();
@@ -65,7 +65,6 @@ Eigen::MatrixXd gather_rows_transposed(const distmat::DistMatrix& C, const std::
                             distmat::local_extent(C.cols(), C.block_cols(), pc, grid.cols());
         JSMF_REQUIRE(total + count < INT_MAX, "gather_rows_transposed: too many entries for one allgatherv");
         counts[static_cast<std::size_t>(r)] = static_cast<int>(count);
-        displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
         total += count;
     }
 
@@ -76,10 +75,10 @@ Eigen::MatrixXd gather_rows_transposed(const distmat::DistMatrix& C, const std::
         for (Index jl = 0; jl < C.local_cols(); ++jl) mine.push_back(C.local()(il, jl));
     }
     std::vector<double> all(static_cast<std::size_t>(std::max<Index>(total, 1)));
-    JSMF_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(),
-                                  displs.data(), MPI_DOUBLE, comm.raw()));
+    mpi::allgather_varying(comm, mine.data(), static_cast<int>(mine.size()), all.data(), counts);
 
     Eigen::MatrixXd out(C.cols(), K);
+    const std::vector<int> displs = mpi::displacements(counts);
     for (int r = 0; r < grid.size(); ++r) {
         const int pr = r / grid.cols(), pc = r % grid.cols();
         const Index width = distmat::local_extent(C.cols(), C.block_cols(), pc, grid.cols());

@@ -395,10 +395,9 @@ void agree_on_collective(hid_t object, herr_t status, const std::string& path, c
         if (status < 0) throw InputError(path, what + " (" + stack + ")");
         return;
     }
-    int failed = status < 0 ? 1 : 0, any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-    MPI_Comm_free(&comm);
-    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    mpi::free_info(info);
+    const mpi::Comm file_comm(comm, mpi::Ownership::own);  // frees HDF5's duplicate
+    const int failed = status < 0 ? 1 : 0, any = mpi::allreduce_max(file_comm, failed);
     if (failed) throw InputError(path, what + " (" + stack + ")");
     if (any) throw OtherRankFailed();
 }

@@ -218,7 +218,7 @@ public:
                                    .c_str());
                   std::fflush(stderr);
               }
-              MPI_Abort(MPI_COMM_WORLD, exit_code::input);
+              mpi::abort_all(exit_code::input);
           }) {}
     ~CloseWatchdog() {
         {

@@ -18,12 +18,6 @@
 namespace jsmf::lowrank {
 namespace {
 
-std::vector<int> displacements(const std::vector<int>& counts) {
-    std::vector<int> displs(counts.size(), 0);
-    for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-    return displs;
-}
-
 // Asks for transparent huge pages on the whole 2 MiB pages of a fresh buffer of 32 MiB or
 // more, before its first touch. The products read rows of V_r × p and documents × p blocks
 // at random; with 4 KiB pages almost every row costs a TLB miss and a page walk (measured,
@@ -161,15 +155,12 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     const int P = comm.size();
     fetch_counts_.assign(static_cast<std::size_t>(P), 0);
     for (const auto w : vocab_) ++fetch_counts_[static_cast<std::size_t>(rows_.owner(w))];
-    serve_counts_.assign(static_cast<std::size_t>(P), 0);
-    JSMF_MPI_CHECK(MPI_Alltoall(fetch_counts_.data(), 1, MPI_INT, serve_counts_.data(), 1, MPI_INT, comm.raw()));
+    serve_counts_ = mpi::exchange_counts(comm, fetch_counts_);
     int served = 0;
     for (const int c : serve_counts_) served += c;
     std::vector<std::int64_t> asked(static_cast<std::size_t>(std::max(1, served)));
     std::vector<std::int64_t> wanted(vocab_.begin(), vocab_.end());
-    JSMF_MPI_CHECK(MPI_Alltoallv(wanted.data(), fetch_counts_.data(), displacements(fetch_counts_).data(), MPI_INT64_T,
-                                 asked.data(), serve_counts_.data(), displacements(serve_counts_).data(), MPI_INT64_T,
-                                 comm.raw()));
+    mpi::exchange(comm, wanted.data(), fetch_counts_, asked.data(), serve_counts_);
     const Index begin = rows_.begin(comm.rank());
     for (int k = 0; k < served; ++k) serve_rows_.push_back(asked[static_cast<std::size_t>(k)] - begin);
 
@@ -248,9 +239,7 @@ DocumentOperator::RowView DocumentOperator::fetch_rows(const RowView& X) const {
     for (std::size_t k = 0; k < serve_rows_.size(); ++k) send.row(static_cast<Index>(k)) = X.row(serve_rows_[k]);
     RowView received = xv_.view(static_cast<Index>(vocab_.size()), p);
     const std::vector<int> send_counts = scaled(serve_counts_, p), recv_counts = scaled(fetch_counts_, p);
-    JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), displacements(send_counts).data(), MPI_DOUBLE,
-                                 received.data(), recv_counts.data(), displacements(recv_counts).data(), MPI_DOUBLE,
-                                 comm_->raw()));
+    mpi::exchange(*comm_, send.data(), send_counts, received.data(), recv_counts);
     return received;
 }
 
@@ -258,9 +247,7 @@ void DocumentOperator::return_rows(const RowView& send, RowView& out) const {
     const Index p = send.cols();
     RowView received = back_.view(static_cast<Index>(serve_rows_.size()), p);
     const std::vector<int> send_counts = scaled(fetch_counts_, p), recv_counts = scaled(serve_counts_, p);
-    JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<double*>(send.data()), send_counts.data(), displacements(send_counts).data(),
-                                 MPI_DOUBLE, received.data(), recv_counts.data(), displacements(recv_counts).data(),
-                                 MPI_DOUBLE, comm_->raw()));
+    mpi::exchange(*comm_, send.data(), send_counts, received.data(), recv_counts);
     // Summed in the order of the sending ranks: the same order on every run.
     for (std::size_t k = 0; k < serve_rows_.size(); ++k) out.row(serve_rows_[k]) += received.row(static_cast<Index>(k));
 }

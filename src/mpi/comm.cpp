@@ -2,6 +2,7 @@
 // A move-only communicator handle.
 #include "jsmf/mpi/comm.hpp"
 
+#include <cstdlib>
 #include <utility>
 
 namespace jsmf::mpi {
@@ -60,5 +61,14 @@ Comm Comm::split_shared() const {
 }
 
 void Comm::barrier() const { JSMF_MPI_CHECK(MPI_Barrier(raw_)); }
+
+void abort_all(int exit_code) noexcept {
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::abort();  // MPI_Abort does not return; this says so to the compiler
+}
+
+void free_info(MPI_Info& info) noexcept {
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+}
 
 }  // namespace jsmf::mpi

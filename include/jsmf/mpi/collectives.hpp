@@ -137,6 +137,58 @@ void sum_to_owners(const Comm& comm, const T* data, T* mine, const std::vector<s
     JSMF_MPI_CHECK(MPI_Reduce_scatter(data, mine, counts.data(), datatype<T>(), MPI_SUM, comm.raw()));
 }
 
+/// Local. The displacements of consecutive blocks of `counts` elements.
+inline std::vector<int> displacements(const std::vector<int>& counts) {
+    std::vector<int> displs(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    return displs;
+}
+
+/// Collective on `comm`. How many elements each rank sends this one, from how many this
+/// one sends each (one int per rank, MPI_Alltoall).
+inline std::vector<int> exchange_counts(const Comm& comm, const std::vector<int>& send_counts) {
+    JSMF_REQUIRE(send_counts.size() == static_cast<std::size_t>(comm.size()), "exchange_counts: one count per rank");
+    std::vector<int> recv_counts(send_counts.size(), 0);
+    JSMF_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm.raw()));
+    return recv_counts;
+}
+
+/// Collective on `comm`. Personalized exchange: send_counts[r] elements of `send` (in rank
+/// order) to rank r, recv_counts[r] from rank r into `recv` (in rank order; the counts as
+/// exchange_counts gives them; each side within one MPI count).
+template <class T>
+void exchange(const Comm& comm, const T* send, const std::vector<int>& send_counts, T* recv,
+              const std::vector<int>& recv_counts) {
+    JSMF_REQUIRE(send_counts.size() == static_cast<std::size_t>(comm.size()) && recv_counts.size() == send_counts.size(),
+                 "exchange: one count per rank each way");
+    JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<T*>(send), send_counts.data(), displacements(send_counts).data(),
+                                 datatype<T>(), recv, recv_counts.data(), displacements(recv_counts).data(),
+                                 datatype<T>(), comm.raw()));
+}
+
+/// Collective on `comm`. Every rank's `count` elements of `mine`, concatenated in rank order
+/// on every rank into `all` (counts[r] elements from rank r, the same counts everywhere,
+/// at most INT_MAX in all).
+template <class T>
+void allgather_varying(const Comm& comm, const T* mine, int count, T* all, const std::vector<int>& counts) {
+    JSMF_REQUIRE(counts.size() == static_cast<std::size_t>(comm.size()) && counts[static_cast<std::size_t>(comm.rank())] == count,
+                 "allgather_varying: one count per rank, this rank's its own");
+    JSMF_MPI_CHECK(MPI_Allgatherv(const_cast<T*>(mine), count, datatype<T>(), all, counts.data(),
+                                  displacements(counts).data(), datatype<T>(), comm.raw()));
+}
+
+/// Collective on `comm`. The element-wise sum over ranks of `data`, on `root` only (in
+/// place there; other ranks' `data` is left as it was), in chunks of at most max_chunk.
+template <class T>
+void sum_to_root(const Comm& comm, T* data, std::size_t count, int root) {
+    for (std::size_t offset = 0; offset < count; offset += max_chunk) {
+        const int n = static_cast<int>(std::min(max_chunk, count - offset));
+        T* chunk = data + offset;
+        JSMF_MPI_CHECK(MPI_Reduce(comm.rank() == root ? MPI_IN_PLACE : chunk, chunk, n, datatype<T>(), MPI_SUM, root,
+                                  comm.raw()));
+    }
+}
+
 /// Collective on `comm`. Exclusive prefix reduction (rank 0 receives zeros), in place.
 template <class T>
 void exscan_inplace(const Comm& comm, std::vector<T>& data, MPI_Op op) {

@@ -54,4 +54,13 @@ private:
     int size_ = 0;
 };
 
+/// Local. Ends every rank of MPI_COMM_WORLD with `exit_code`: the last resort where the
+/// ranks cannot agree on a failure (a rank stuck in a collective, an exception past the
+/// stages' agreement).
+[[noreturn]] void abort_all(int exit_code) noexcept;
+
+/// Local. Frees an MPI_Info handed out by a library (HDF5's file access properties);
+/// MPI_INFO_NULL is left alone.
+void free_info(MPI_Info& info) noexcept;
+
 }  // namespace jsmf::mpi
