@@ -113,16 +113,15 @@ Eigen::MatrixXd gather_all(const DistMatrix& A) {
     std::vector<double> mine(static_cast<std::size_t>(A.local_rows() * A.local_cols()));
     Eigen::Map<Eigen::MatrixXd>(mine.data(), A.local_rows(), A.local_cols()) = A.local();
     JSMF_REQUIRE(A.rows() * A.cols() < INT_MAX, "gather_all is for small matrices only");
-    std::vector<int> counts(comm.size()), displs(comm.size(), 0);
+    std::vector<int> counts(comm.size());
     for (int r = 0; r < comm.size(); ++r) {
         const int pr = r / grid.cols(), pc = r % grid.cols();
         counts[r] = static_cast<int>(local_extent(A.rows(), A.block_rows(), pr, grid.rows()) *
                                      local_extent(A.cols(), A.block_cols(), pc, grid.cols()));
-        if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
     }
+    const std::vector<int> displs = mpi::displacements(counts);
     std::vector<double> all(static_cast<std::size_t>(displs.back() + counts.back()));
-    JSMF_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                                  all.data(), counts.data(), displs.data(), MPI_DOUBLE, comm.raw()));
+    mpi::allgather_varying(comm, mine.data(), static_cast<int>(mine.size()), all.data(), counts);
     Eigen::MatrixXd out(A.rows(), A.cols());
     for (int r = 0; r < comm.size(); ++r) {
         const int pr = r / grid.cols(), pc = r % grid.cols();

@@ -28,30 +28,26 @@ std::size_t ByteMailbox::total() const {
 std::vector<char> ByteMailbox::exchange(const mpi::Comm& comm) {
     const int p = comm.size();
     JSMF_REQUIRE(static_cast<int>(outbox_.size()) == p, "mailbox size differs from the communicator");
-    std::vector<int> send_counts(p), recv_counts(p), send_displs(p, 0), recv_displs(p, 0);
+    std::vector<int> send_counts(p);
     std::size_t send_total = 0;
     for (int r = 0; r < p; ++r) {
         JSMF_REQUIRE(outbox_[r].size() < (std::size_t{1} << 30), "exchange buffer exceeds 1 GiB");
         send_counts[r] = static_cast<int>(outbox_[r].size());
         send_total += outbox_[r].size();
     }
-    JSMF_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT,
-                                comm.raw()));
+    const std::vector<int> recv_counts = mpi::exchange_counts(comm, send_counts);
     std::vector<char> send(send_total);
-    std::size_t recv_total = 0;
+    std::size_t sent = 0, recv_total = 0;
     for (int r = 0; r < p; ++r) {
-        if (r > 0) send_displs[r] = send_displs[r - 1] + send_counts[r - 1];
-        std::copy(outbox_[r].begin(), outbox_[r].end(), send.begin() + send_displs[r]);
+        std::copy(outbox_[r].begin(), outbox_[r].end(), send.begin() + static_cast<std::ptrdiff_t>(sent));
+        sent += outbox_[r].size();
         outbox_[r].clear();
         JSMF_REQUIRE(recv_total + recv_counts[r] < static_cast<std::size_t>(INT_MAX),
                      "received more than 2 GiB in one exchange round");
-        recv_displs[r] = static_cast<int>(recv_total);
         recv_total += static_cast<std::size_t>(recv_counts[r]);
     }
     std::vector<char> received(recv_total);
-    JSMF_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE,
-                                 received.data(), recv_counts.data(), recv_displs.data(), MPI_BYTE,
-                                 comm.raw()));
+    mpi::exchange(comm, send.data(), send_counts, received.data(), recv_counts);
     return received;  // `send` is freed here: the staging copy never outlives the call
 }
 
