@@ -58,7 +58,7 @@ long long integer_option(const io::ModelFile& file, const std::string& name, lon
 }
 
 /// Local. The rectification a model records, as settings that run it again.
-RectifySettings recorded_rectification(const io::ModelFile& file, const fit::Model& m) {
+RectifySettings recorded_rectification(const io::ModelFile& file, const model::Model& m) {
     RectifySettings s;
     s.method = m.rectification.method;
     s.iterations = m.rectification.iterations;  // as many as were run (any stop included)
@@ -163,7 +163,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         corpus.files = c.input.corpus;
         corpus.filter = input.options;
         corpus.doc_freq = file.doc_freq;
-        std::vector<fit::Model*> models;
+        std::vector<model::Model*> models;
         for (auto& m : file.models) models.push_back(&m);
         fit::measure_coherence(world, models, corpus, N, log_report());
         if (!c.labels.empty()) fit::measure_clustering(world, models, corpus, c.labels, c.seed, log_report());

@@ -113,7 +113,7 @@ io::CorpusDocuments read_corpus_documents(const prepare::PreparedCorpus& p) {
 }
 
 // --infer: θ of the training documents under the model just written (one K).
-void infer_training_corpus(const FitCommand& c, const mpi::Comm& world, const fit::Model& fitted,
+void infer_training_corpus(const FitCommand& c, const mpi::Comm& world, const model::Model& fitted,
                            const std::vector<std::string>& vocab, const std::string& doc_ids,
                            const std::string& command_line) {
     infer::InferModel model;
@@ -203,7 +203,7 @@ double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid
 /// stage's peak becomes the largest rank's (stored with its seconds), and the table of
 /// stages is said: seconds and peak memory per rank.
 void record_resources(const mpi::Comm& world, Options& provenance, double estimated, StageTimes& shared,
-                      std::vector<fit::Model>& models) {
+                      std::vector<model::Model>& models) {
     mpi::take_largest_stage_peaks(world, shared);
     for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
@@ -431,7 +431,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
                         : fit::CountingCorpus{};
     counting_scope.reset();  // fit() opens its own
     fit::FitResult result = fit::fit(std::move(C), info, options, counting, log_report());
-    std::vector<fit::Model>& models = result.models;
+    std::vector<model::Model>& models = result.models;
 
     clock.restart();
     Options provenance = source_provenance(c.input, c.cooc_file, c.block_size);

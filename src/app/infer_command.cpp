@@ -58,7 +58,7 @@ infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& pa
     Eigen::VectorXd alpha;
     mpi::check_on_root(world, "setup", [&] {
         io::ModelFile file = io::read_model_file(path);
-        const fit::Model* chosen = &fit::choose_model(file.models, topics, path);
+        const model::Model* chosen = &model::choose_model(file.models, topics, path);
         model.topics = chosen->num_topics;
         model.B = chosen->B;
         model.vocab = file.vocab;

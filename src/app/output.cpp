@@ -9,7 +9,7 @@
 
 namespace jsmf::app {
 
-void print_metrics(const fit::Model& m) {
+void print_metrics(const model::Model& m) {
     if (m.metrics.metrics.empty()) {
         std::printf("metrics: not measured\n");
         return;

@@ -117,7 +117,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     checkpoints.path = c.checkpoint;
     checkpoints.every = c.checkpoint_every;
     checkpoints.provenance = make_provenance(command_line, world, *grid, options);
-    const fit::RectificationTrace record = fit::rectify_checkpointed(
+    const model::RectificationTrace record = fit::rectify_checkpointed(
         C, c.topics, r, info, checkpoints, log_report(), c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());
 

@@ -49,15 +49,15 @@ std::vector<Pair> topic_correlations(const Eigen::MatrixXd& A) {
 /// Topic k's n most probable words under B (N × K).
 std::string top_words(const Eigen::MatrixXd& B, const std::vector<std::string>& vocab, int k, int n) {
     std::string text;
-    for (const Index i : fit::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
+    for (const Index i : model::top_word_ids(B, k, n)) text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(i)];
     return text;
 }
 
-std::string words_of(const fit::Model& m, const std::vector<std::string>& vocab, int k, int n) {
+std::string words_of(const model::Model& m, const std::vector<std::string>& vocab, int k, int n) {
     return top_words(m.B, vocab, k, n);
 }
 
-void print_model(const fit::Model& m, const io::ModelFile& file, const ShowCommand& c) {
+void print_model(const model::Model& m, const io::ModelFile& file, const ShowCommand& c) {
     const int K = m.num_topics;
     const auto& r = m.rectification;
     std::printf("\n== K = %d ==\n", K);
@@ -70,7 +70,7 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
                     r.method.c_str(), r.iterations, stopped.c_str(), last_change, m.anchor_method.c_str(), m.solver.c_str(),
                     static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
         if (m.compressed) {
-            const fit::CompressedRecord& z = *m.compressed;
+            const model::CompressedRecord& z = *m.compressed;
             std::printf("compressed pipeline: Y %lld x %lld; ENN checked the pairs of l = %lld words, left mass %.2e in "
                         "%lld entries among them, %.3g pairs never checked; E' from %zu entries\n",
                         static_cast<long long>(z.Y.rows()), static_cast<long long>(z.Y.cols()),
@@ -78,7 +78,7 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
                         static_cast<long long>(z.final_negative_entries), z.unchecked_pairs, z.correction_value.size());
         }
     } else {
-        const fit::AnchorFreeRecord& a = m.anchorfree;
+        const model::AnchorFreeRecord& a = m.anchorfree;
         std::printf("rectification: %s, %d iterations%s%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,
                     stopped.c_str(), last_change, m.method.c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
                     a.converged ? "converged" : "NOT converged",
@@ -118,12 +118,12 @@ void print_model(const fit::Model& m, const io::ModelFile& file, const ShowComma
 /// and, below it, the topics of the level below that belong to it: topic j below belongs
 /// to the k maximizing p(k | j) ∝ B_level(j, k) p(k), shown with its weight p(j | k).
 void print_subtree(const io::ModelFile& file, int level, int k, double weight, int depth, const ShowCommand& c) {
-    const fit::Model& first = file.models.front();
+    const model::Model& first = file.models.front();
     const Eigen::MatrixXd& words = level == 1 ? first.B : file.hierarchy[static_cast<std::size_t>(level - 2)].B_words;
     std::printf("%*s%s %-3d %6.3f  %s\n", 2 * depth, "", level == 1 ? "topic" : "super", k + 1, weight,
                 top_words(words, file.vocab, k, c.top_words).c_str());
     if (level == 1) return;
-    const fit::HierarchyLevel& here = file.hierarchy[static_cast<std::size_t>(level - 2)];
+    const model::HierarchyLevel& here = file.hierarchy[static_cast<std::size_t>(level - 2)];
     const Eigen::VectorXd p = here.A.rowwise().sum() / here.A.sum();
     std::vector<std::pair<double, int>> children;
     for (Index j = 0; j < here.B.rows(); ++j) {
@@ -141,7 +141,7 @@ void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
     for (const auto& level : file.hierarchy) sizes += " -> " + std::to_string(level.topics);
     std::printf("\n== hierarchy %s: each supertopic (p(super), top words of B1 ... Bl) over its topics "
                 "(p(topic | super), top words) ==\n", sizes.c_str());
-    const fit::HierarchyLevel& top = file.hierarchy.back();
+    const model::HierarchyLevel& top = file.hierarchy.back();
     const Eigen::VectorXd p = top.A.rowwise().sum() / top.A.sum();
     std::vector<int> order(static_cast<std::size_t>(top.topics));
     for (int k = 0; k < top.topics; ++k) order[static_cast<std::size_t>(k)] = k;

@@ -112,7 +112,7 @@ const std::vector<std::string> kStageColumns = {"rectify", "enn",        "compre
                                                 "recover_A", "square_root", "anchorfree", "finish",  "metrics", "codoc"};
 
 /// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
-Options csv_row(const GridPoint& p, const fit::Model& m, const Options& options, const StageTimes& shared,
+Options csv_row(const GridPoint& p, const model::Model& m, const Options& options, const StageTimes& shared,
                 double write_seconds) {
     Options row = {{"run", std::to_string(p.index)}, {"file", p.file}, {"topics", std::to_string(p.topics)},
                    {"rectify", p.rectify}, {"solver", p.solver}};
@@ -189,7 +189,7 @@ int sweep_compressed(const SweepCommand& c, const mpi::Comm& world, const distma
     fit::FitResult result = fit::fit_compressed(source, world, options, report);
     if (!c.labels.empty()) {
         const fit::CountingCorpus counting{source.files, source.options, result.info.stats.doc_freq};
-        std::vector<fit::Model*> measured;
+        std::vector<model::Model*> measured;
         for (auto& m : result.models) measured.push_back(&m);
         fit::measure_clustering(world, measured, counting, c.labels, c.rectify.seed, report);
     }
@@ -355,15 +355,15 @@ int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::strin
             log::info("sweep: K = {}, rectify {} ({} run(s))", K, r, group.size());
             distmat::DistMatrix work = distmat::copy(C);
             Stopwatch clock;
-            const fit::RectificationTrace record = fit::rectify(work, K, rectify, report);
+            const model::RectificationTrace record = fit::rectify(work, K, rectify, report);
             const double rectify_seconds = clock.seconds();
             const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
-            std::vector<fit::Model> models;
+            std::vector<model::Model> models;
             fit::ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
             for (const auto& p : group) {
                 fit::ModelOptions model = to_options(c.model, {});
                 model.solver = fit::parse_solver(p.solver);
-                fit::Model m = fit::factorize(work, K, model, record, rectify.seed, report, nullptr,
+                model::Model m = fit::factorize(work, K, model, record, rectify.seed, report, nullptr,
                                               info.stats.doc_freq);
                 m.times.add_before("rectify", rectify_seconds, rectify_peak);
                 fit::describe(m, info.vocab, report);
@@ -372,7 +372,7 @@ int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::strin
             }
             original_projection = cache.original;
             if (!c.no_metrics) {
-                std::vector<fit::Model*> measured;
+                std::vector<model::Model*> measured;
                 for (auto& m : models) measured.push_back(&m);
                 // ClustAcc reads the same corpus: not when it turned out not to be C's.
                 const bool counted = fit::measure_coherence(world, measured, counting, N, report, /*keep_going=*/true);

@@ -96,13 +96,13 @@ std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local)
 }
 
 // One K: Y₀, ENN, LAW, and the model as the writer and the metrics expect it.
-Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
               const FitOptions& options, const Report& report) {
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
     eig.tolerance = o.eig_tolerance;
-    Model m;
+    model::Model m;
     m.num_topics = K;
 
     // Checkpoints: the root's clock decides, and any rank's stop signal (SIGUSR1, SIGTERM)
@@ -330,7 +330,7 @@ Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t
         m.times.add("metrics", clock.seconds());
         C.release_buffers();
     }
-    CompressedRecord record;
+    model::CompressedRecord record;
     record.Y = distmat::gather_rows(world, C.rows(), r.Y);
     record.eigenvalues = y0.eigenvalues;
     record.residuals = y0.residuals;
@@ -410,7 +410,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     });
 
     for (const int K : options.topics) {
-        Model m = fit_one(C, doc_freq, K, options, report);
+        model::Model m = fit_one(C, doc_freq, K, options, report);
         if (options.metrics) {
             Stopwatch metrics;
             const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
@@ -421,7 +421,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
         result.models.push_back(std::move(m));
     }
     if (options.metrics) {
-        std::vector<Model*> models;
+        std::vector<model::Model*> models;
         for (auto& m : result.models) models.push_back(&m);
         const CountingCorpus counting{corpus.files, corpus.options, stats.doc_freq};
         std::vector<std::string> notes;  // coherence writes its own note first

@@ -54,7 +54,7 @@ Entries dense_checkpoint_settings(const FitOptions& options, int K, const distma
 }
 
 void write_dense_checkpoint(const std::string& path, DenseStage stage, const distmat::DistMatrix& C,
-                            const io::CoocFileInfo& info, const Entries& settings, const RectificationTrace& trace,
+                            const io::CoocFileInfo& info, const Entries& settings, const model::RectificationTrace& trace,
                             io::CheckpointRecord record, const recover::RecoverCheckpoint* recovered) {
     const mpi::Comm world = C.grid().borrow_comm();
     io::Provenance provenance;

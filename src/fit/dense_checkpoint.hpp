@@ -29,7 +29,7 @@ Entries dense_checkpoint_settings(const FitOptions& options, int K, const distma
 /// checksum): `C` is the stage's working matrix; `trace` the rectification so far (or
 /// done), `record` its state (rectify), `recovered` the solves so far (recover).
 void write_dense_checkpoint(const std::string& path, DenseStage stage, const distmat::DistMatrix& C,
-                            const io::CoocFileInfo& info, const Entries& settings, const RectificationTrace& trace,
+                            const io::CoocFileInfo& info, const Entries& settings, const model::RectificationTrace& trace,
                             io::CheckpointRecord record, const recover::RecoverCheckpoint* recovered = nullptr);
 
 /// What a resumed dense fit starts from.
@@ -37,7 +37,7 @@ struct DenseResume {
     DenseStage stage = DenseStage::cooc;
     std::optional<distmat::DistMatrix> C;    ///< the stage's working matrix
     rectify::ProjectionState projection;      ///< stage rectify
-    RectificationTrace trace;                 ///< stage recover: the finished rectification
+    model::RectificationTrace trace;                 ///< stage recover: the finished rectification
     recover::RecoverCheckpoint recovered;     ///< stage recover
 };
 

@@ -15,7 +15,7 @@
 
 namespace jsmf::fit {
 
-void fit_alpha(const mpi::Comm& comm, Model& m) {
+void fit_alpha(const mpi::Comm& comm, model::Model& m) {
     recover::AlphaResult alpha;
     mpi::run_local_phase(comm, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
     m.has_alpha = true;
@@ -28,10 +28,10 @@ void fit_alpha(const mpi::Comm& comm, Model& m) {
 namespace {
 
 
-Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
+model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const model::RectificationTrace& rectification,
                   Seed seed, const recover::RecoverProgress* progress, const anchors::DocFreq& doc_freq) {
     const std::vector<Index>& given_anchors = c.anchor_words;
-    Model m;
+    model::Model m;
     m.num_topics = K;
     m.rectification = rectification;
     Stopwatch clock;
@@ -80,14 +80,14 @@ Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, co
     return m;
 }
 
-Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c, const RectificationTrace& rectification,
+model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c, const model::RectificationTrace& rectification,
                      Seed seed, const Report& report) {
     const mpi::Comm comm = C.grid().borrow_comm();
-    Model m;
+    model::Model m;
     m.method = to_string(c.method);
     m.num_topics = K;
     m.rectification = rectification;
-    AnchorFreeRecord& record = m.anchorfree;
+    model::AnchorFreeRecord& record = m.anchorfree;
     Stopwatch clock;
     distmat::EigOptions eig;
     eig.tolerance = 1e-10;
@@ -170,16 +170,16 @@ Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c,
 
 }  // namespace
 
-Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
+model::Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const model::RectificationTrace& trace,
                 Seed seed, const Report& report, const recover::RecoverProgress* progress,
                 const anchors::DocFreq& doc_freq) {
     if (options.method != Method::anchors) return fit_anchorfree(C, K, options, trace, seed, report);
     return fit_anchors(C, K, options, trace, seed, progress, doc_freq);
 }
 
-void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report) {
+void describe(const model::Model& m, const std::vector<std::string>& vocab, const Report& report) {
     if (m.method != "anchors") {
-        const AnchorFreeRecord& r = m.anchorfree;
+        const model::AnchorFreeRecord& r = m.anchorfree;
         std::string words;
         for (const Index s : m.anchors) words += (words.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
         say(report, Level::info, fmt::format("fit: K = {}: {}: {} {} ({} {}), {}; C* min {:.3g}{}; A {}", m.num_topics, m.method, r.iterations,
@@ -225,11 +225,11 @@ void describe(const Model& m, const std::vector<std::string>& vocab, const Repor
 // distribution of its topics, the same on every rank after the root's copy is adopted)
 // becomes a K_below × K_below co-occurrence matrix, is rectified and factorized with the
 // next K as jsmf fits any C.
-std::vector<HierarchyLevel> fit_hierarchy(const Model& first, const std::vector<int>& levels,
+std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, const std::vector<int>& levels,
                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size,
                                           const RectifyOptions& rectify_options, const ModelOptions& model_options,
                                           const Report& report) {
-    std::vector<HierarchyLevel> out;
+    std::vector<model::HierarchyLevel> out;
     if (levels.size() < 2) return out;
     Eigen::MatrixXd A_below = first.A;
     Eigen::MatrixXd B_words = first.B;
@@ -244,12 +244,12 @@ std::vector<HierarchyLevel> fit_hierarchy(const Model& first, const std::vector<
         for (Index jl = 0; jl < C.local_cols(); ++jl)
             for (Index il = 0; il < C.local_rows(); ++il) C.local()(il, jl) = C_level(C.global_row(il), C.global_col(jl));
         say(report, Level::info, fmt::format("fit: hierarchy level {}: K = {} over the {} topics below", l + 1, K, below));
-        const RectificationTrace record = rectify(C, K, rectify_options, report);
+        const model::RectificationTrace record = rectify(C, K, rectify_options, report);
         ModelOptions above = model_options;
         above.alpha = false;  // α belongs to the documents' topics, level 1
         above.anchor_words.clear();
-        Model m = factorize(C, K, above, record, rectify_options.seed, report);
-        HierarchyLevel level;
+        model::Model m = factorize(C, K, above, record, rectify_options.seed, report);
+        model::HierarchyLevel level;
         level.topics = K;
         level.B = m.B;
         level.A = m.A;

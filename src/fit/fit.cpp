@@ -94,7 +94,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     } else if (checkpoints.due()) {  // a stop while C was counted, or a long count
         checkpoints.write(
             [&] {
-                RectificationTrace not_begun;
+                model::RectificationTrace not_begun;
                 not_begun.method = to_string(resolve(options.rectify).method);
                 not_begun.num_topics = topics.front();
                 write_dense_checkpoint(checkpoints.path(), DenseStage::cooc, C, info, settings, not_begun, {});
@@ -116,7 +116,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
                             to_string(options.rectify.method), to_string(model.method)));
         const bool in_place = !measure && k + 1 == topics.size();
         distmat::DistMatrix work = resumed ? std::move(*resumed->C) : in_place ? std::move(C) : distmat::copy(C);
-        const auto write_stage = [&](DenseStage stage, const distmat::DistMatrix& M, const RectificationTrace& trace,
+        const auto write_stage = [&](DenseStage stage, const distmat::DistMatrix& M, const model::RectificationTrace& trace,
                                      io::CheckpointRecord record, const recover::RecoverCheckpoint* recovered,
                                      const std::string& what) {
             checkpoints.write(
@@ -127,7 +127,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
                 what);
         };
         Stopwatch clock;
-        RectificationTrace trace;
+        model::RectificationTrace trace;
         if (resumed && resumed->stage == DenseStage::recover) {
             trace = resumed->trace;
         } else {
@@ -159,7 +159,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
             checkpoints.stop_if_requested(fmt::format("in the recovery of B after {} of {} words", state.words_done, N));
         };
         if (resumed && resumed->stage == DenseStage::recover) progress.resume = &resumed->recovered;
-        Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress, info.stats.doc_freq);
+        model::Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress, info.stats.doc_freq);
         // The last look: a signal since the last agreement (the recovery's last round, A,
         // AnchorFree) stops here, with B's solves saved whole.
         if (stoppable && checkpoints.due()) {
@@ -187,7 +187,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         result.models.push_back(std::move(m));
     }
     if (measure) {
-        std::vector<Model*> measured;
+        std::vector<model::Model*> measured;
         for (auto& m : result.models) measured.push_back(&m);
         measure_coherence(world, measured, corpus, N, report, /*keep_going=*/true);
         if (!options.labels.empty() && !corpus.files.empty())

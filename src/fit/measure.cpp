@@ -64,7 +64,7 @@ CountingCorpus counting_corpus_of_file(const mpi::Comm& world, const std::string
     return corpus;
 }
 
-void measure_model(Model& m, const distmat::DistMatrix& C_used, const distmat::DistMatrix* C_original,
+void measure_model(model::Model& m, const distmat::DistMatrix& C_used, const distmat::DistMatrix* C_original,
                    ProjectionCache& cache) {
     Stopwatch clock;
     const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
@@ -96,7 +96,7 @@ void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus,
     });
 }
 
-bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models, const CountingCorpus& corpus,
+bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>& models, const CountingCorpus& corpus,
                        Index num_words, const Report& report, bool keep_going) {
     if (keep_going && !corpus.files.empty()) {
         try {
@@ -194,7 +194,7 @@ void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const st
     mpi::check_on_root(world, "setup", [&] { read_labels(labels_path, declared); });
 }
 
-void measure_clustering(const mpi::Comm& world, const std::vector<Model*>& models, const CountingCorpus& corpus,
+void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>& models, const CountingCorpus& corpus,
                         const std::string& labels_path, Seed seed, const Report& report) {
     Stopwatch clock;
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);

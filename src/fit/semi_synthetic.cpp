@@ -14,7 +14,7 @@ synth::SynthCorpus semi_synthetic(const std::string& path, const SemiSyntheticOp
                                   synth::SynthOptions& options, const Report& report) {
     if (options.groups > 0) throw OptionError("{groups} plants its own topics: not with {from}");
     const io::ModelFile file = io::read_model_file(path);
-    const Model& chosen = choose_model(file.models, from.topics, path);
+    const model::Model& chosen = model::choose_model(file.models, from.topics, path);
     const bool dirichlet = options.prior == synth::TopicPrior::dirichlet;
     synth::ModelPrior prior;
     if (dirichlet) {

@@ -70,8 +70,8 @@ BuiltCooc build_cooc(const CorpusSource& c, const std::shared_ptr<const distmat:
     return BuiltCooc{std::move(result.C), std::move(info), build_seconds};
 }
 
-RectificationTrace trace_of(Rectifier method, int topics, const rectify::ProjectionState& state) {
-    RectificationTrace r;
+model::RectificationTrace trace_of(Rectifier method, int topics, const rectify::ProjectionState& state) {
+    model::RectificationTrace r;
     r.method = to_string(method);
     r.num_topics = topics;
     r.iterations = state.iterations_done;
@@ -100,7 +100,7 @@ std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(c
     return named;
 }
 
-void restore_projection_state(rectify::ProjectionState& state, const RectificationTrace& saved,
+void restore_projection_state(rectify::ProjectionState& state, const model::RectificationTrace& saved,
                               const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named) {
     auto find = [&](const std::string& name) -> const Eigen::MatrixXd* {
         for (const auto& [key, M] : named)
@@ -139,7 +139,7 @@ io::CheckpointRecord checkpoint_of(const rectify::ProjectionState& state) {
     return checkpoint;
 }
 
-rectify::ProjectionState resume_state(const RectificationTrace& saved, const io::CheckpointRecord& checkpoint) {
+rectify::ProjectionState resume_state(const model::RectificationTrace& saved, const io::CheckpointRecord& checkpoint) {
     rectify::ProjectionState state;
     state.iterations_done = checkpoint.iterations_done;
     state.js_increment = checkpoint.js_increment;
@@ -153,7 +153,7 @@ rectify::ProjectionState resume_state(const RectificationTrace& saved, const io:
 rectify::ProjectionState read_resume_state(const std::string& checkpoint, const distmat::DistMatrix& C, int K,
                                            Rectifier method) {
     const mpi::Comm world = C.grid().borrow_comm();
-    RectificationTrace saved;
+    model::RectificationTrace saved;
     io::CheckpointRecord record;
     io::read_checkpoint(world, checkpoint, saved, record);
     mpi::check_on_root(world, "rectify", [&] {
@@ -199,7 +199,7 @@ std::vector<ChangedSetting> changed_settings(const Entries& saved, const Entries
     return changed;
 }
 
-RectifyWork rectify_work(const RectificationTrace& trace, Rectifier method, Index N, int K) {
+RectifyWork rectify_work(const model::RectificationTrace& trace, Rectifier method, Index N, int K) {
     RectifyWork work;
     for (const auto& it : trace.trace) {
         work.eig_rounds += it.eig_iterations;
@@ -233,7 +233,7 @@ void check_topics(rectify::ProjectionState& state, const distmat::DistMatrix& C,
     state.checked_B = model.B;
 }
 
-RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const RectifyOptions& c, const Report& report,
+model::RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const RectifyOptions& c, const Report& report,
                                   const ProjectionHook& hook, rectify::ProjectionState* resume,
                                   const anchors::Candidates& candidates) {
     rectify::ProjectionOptions options;
@@ -320,7 +320,7 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
                   it.eig_products, it.eig_residual, it.passes, per_iteration, eta));
     };
     const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume, monitor, hook);
-    RectificationTrace record = trace_of(c.method, topics, result.state);
+    model::RectificationTrace record = trace_of(c.method, topics, result.state);
     record.converged = result.converged;
     const auto unconverged = std::count_if(result.state.trace.begin(), result.state.trace.end(),
                                            [](const rectify::ProjectionIteration& it) { return !it.eig_converged; });
@@ -330,7 +330,7 @@ RectificationTrace run_projection(distmat::DistMatrix& C, int topics, const Rect
     return record;
 }
 
-RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const RectifyOptions& c, const Report& report) {
+model::RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const RectifyOptions& c, const Report& report) {
     rectify::DcOptions options;
     options.num_topics = topics;
     options.permutations = c.permutations;
@@ -345,7 +345,7 @@ RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const RectifyOptio
         say(report, Level::info, fmt::format("rectify: permutation {}/{}  {:.2f} s each  ETA {:.0f} s", done, total_count, per,
                   per * (total_count - done)));
     });
-    RectificationTrace record;
+    model::RectificationTrace record;
     record.method = to_string(c.method);
     record.num_topics = topics;
     record.iterations = result.permutations;
@@ -364,7 +364,7 @@ RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const RectifyOptio
 }
 }  // namespace
 
-RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const RectifyOptions& given,
+model::RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const RectifyOptions& given,
                                         const io::CoocFileInfo& info, const RectifyCheckpoints& o, const Report& report,
                                         rectify::ProjectionState* resume) {
     const RectifyOptions options = resolve(given);
@@ -378,7 +378,7 @@ RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const Rec
             checkpoints.write(
                 [&] {
                     const io::CheckpointRecord record = checkpoint_of(state);
-                    const RectificationTrace so_far = trace_of(options.method, K, state);
+                    const model::RectificationTrace so_far = trace_of(options.method, K, state);
                     io::write_cooc_file(o.path, current.matrix(), info, o.provenance, StageTimes{}, 0, &so_far, &record);
                 },
                 fmt::format("the rectification after {} iterations", done));
@@ -388,13 +388,13 @@ RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const Rec
     return rectify(C, K, options, report, between, resume);
 }
 
-RectificationTrace rectify(distmat::DistMatrix& C, int topics, const RectifyOptions& given, const Report& report,
+model::RectificationTrace rectify(distmat::DistMatrix& C, int topics, const RectifyOptions& given, const Report& report,
                            const ProjectionHook& hook, rectify::ProjectionState* resume,
                            const anchors::Candidates& candidates) {
     const RectifyOptions c = resolve(given);
     if (is_projection(c.method)) return run_projection(C, topics, c, report, hook, resume, candidates);
     if (c.method == Rectifier::dc) return run_dc(C, topics, c, report);
-    RectificationTrace record;  // none: the Baseline
+    model::RectificationTrace record;  // none: the Baseline
     record.method = to_string(c.method);
     record.num_topics = topics;
     record.converged = true;

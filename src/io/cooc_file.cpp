@@ -117,7 +117,7 @@ void verify_checkpoint(const std::string& path, const distmat::DistMatrix& C, co
 
 void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression,
-                     const fit::RectificationTrace* rectification, const CheckpointRecord* checkpoint) {
+                     const model::RectificationTrace* rectification, const CheckpointRecord* checkpoint) {
     const mpi::Comm comm = C.grid().borrow_comm();
     const std::string partial = path + ".partial";
     const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
@@ -309,20 +309,20 @@ void broadcast_vector(const mpi::Comm& comm, std::vector<T>& values) {
 
 /// Collective on `comm`: rank 0's rows of `table` on every rank (column by column).
 template <class Row>
-void broadcast_rows(const mpi::Comm& comm, const std::vector<fit::Column<Row>>& table, std::vector<Row>& rows) {
+void broadcast_rows(const mpi::Comm& comm, const std::vector<model::Column<Row>>& table, std::vector<Row>& rows) {
     std::vector<double> values;
     for (const auto& column : table)
-        for (const Row& row : rows) values.push_back(fit::value_of(column, row));
+        for (const Row& row : rows) values.push_back(model::value_of(column, row));
     std::int64_t n = static_cast<std::int64_t>(rows.size());
     mpi::broadcast(comm, n, 0);
     broadcast_vector(comm, values);
     rows.resize(static_cast<std::size_t>(n));
     for (std::size_t c = 0; c < table.size(); ++c)
-        for (std::size_t k = 0; k < rows.size(); ++k) fit::set_value(table[c], rows[k], values[c * rows.size() + k]);
+        for (std::size_t k = 0; k < rows.size(); ++k) model::set_value(table[c], rows[k], values[c * rows.size() + k]);
 }
 
 /// Collective on `comm`: rank 0's trace on every rank.
-void broadcast_trace(const mpi::Comm& comm, fit::RectificationTrace& r) {
+void broadcast_trace(const mpi::Comm& comm, model::RectificationTrace& r) {
     mpi::broadcast(comm, r.method, 0);
     mpi::broadcast(comm, r.stop_reason, 0);
     std::int64_t scalars[4] = {r.num_topics, r.iterations, r.converged ? 1 : 0, r.fallbacks};
@@ -331,8 +331,8 @@ void broadcast_trace(const mpi::Comm& comm, fit::RectificationTrace& r) {
     r.iterations = static_cast<int>(scalars[1]);
     r.converged = scalars[2] != 0;
     r.fallbacks = static_cast<int>(scalars[3]);
-    broadcast_rows(comm, fit::trace_columns(), r.trace);
-    broadcast_rows(comm, fit::check_columns(), r.checks);
+    broadcast_rows(comm, model::trace_columns(), r.trace);
+    broadcast_rows(comm, model::check_columns(), r.checks);
 }
 
 /// Rank 0: the replicated state of /checkpoint/state, by name (none in older files).
@@ -368,7 +368,7 @@ void broadcast_matrices(const mpi::Comm& comm, std::vector<std::pair<std::string
 }
 }  // namespace
 
-void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& r, CheckpointRecord& c) {
+void read_checkpoint(const mpi::Comm& comm, const std::string& path, model::RectificationTrace& r, CheckpointRecord& c) {
     // Rank 0 reads; the trace, the warm blocks and the state then go to every rank.
     std::int64_t iterations_done = 0;
     std::vector<double> js_and_bounds;  // js_increment, then one λ_min bound per eigensolve

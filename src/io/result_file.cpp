@@ -25,14 +25,14 @@ std::string group_name(int K) { return "K" + std::to_string(K); }
 
 std::vector<std::int64_t> as_int64(const std::vector<Index>& ids) { return {ids.begin(), ids.end()}; }
 
-void write_topics(hid_t parent, const fit::Model& m, const std::vector<std::string>& vocab, int top_words,
+void write_topics(hid_t parent, const model::Model& m, const std::vector<std::string>& vocab, int top_words,
                   const std::string& path) {
     const int T = static_cast<int>(std::min<Index>(top_words, m.B.rows()));
     std::vector<std::string> words;
     std::vector<std::int64_t> ids;
     std::vector<double> probs;
     for (int k = 0; k < m.num_topics; ++k) {
-        for (const Index i : fit::top_word_ids(m.B, k, T)) {
+        for (const Index i : model::top_word_ids(m.B, k, T)) {
             words.push_back(vocab[static_cast<std::size_t>(i)]);
             ids.push_back(i);
             probs.push_back(m.B(i, k));
@@ -45,7 +45,7 @@ void write_topics(hid_t parent, const fit::Model& m, const std::vector<std::stri
     h5::write_doubles(topics, "top_word_probs", probs.data(), dims);
 }
 
-void write_model(hid_t parent, const fit::Model& m, const std::vector<std::string>& vocab, const std::string& path) {
+void write_model(hid_t parent, const model::Model& m, const std::vector<std::string>& vocab, const std::string& path) {
     h5::Handle model = h5::create_group(parent, "model", path);
     h5::write_matrix(model, "B", m.B);
     h5::write_matrix(model, "B_breve", m.B_breve);
@@ -81,7 +81,7 @@ void write_model(hid_t parent, const fit::Model& m, const std::vector<std::strin
 }
 
 /// /K<K>/anchorfree (AnchorFree methods only).
-void write_anchorfree(hid_t parent, const fit::AnchorFreeRecord& r, const std::string& path) {
+void write_anchorfree(hid_t parent, const model::AnchorFreeRecord& r, const std::string& path) {
     h5::Handle group = h5::create_group(parent, "anchorfree", path);
     h5::write_matrix(group, "E", r.E);
     h5::write_matrix(group, "M", r.M);
@@ -96,9 +96,9 @@ void write_anchorfree(hid_t parent, const fit::AnchorFreeRecord& r, const std::s
     h5::write_attribute(group, "a_is_distribution", std::int64_t{r.a_is_distribution ? 1 : 0});
 }
 
-fit::AnchorFreeRecord read_anchorfree(hid_t parent, const std::string& path) {
+model::AnchorFreeRecord read_anchorfree(hid_t parent, const std::string& path) {
     h5::Handle group(h5::check(H5Gopen2(parent, "anchorfree", H5P_DEFAULT), path, "cannot open anchorfree"), H5Gclose);
-    fit::AnchorFreeRecord r;
+    model::AnchorFreeRecord r;
     r.E = h5::read_matrix(group, "E");
     r.M = h5::read_matrix(group, "M");
     r.eigenvalues = h5::read_vector(group, "eigenvalues");
@@ -118,7 +118,7 @@ void delete_if_present(hid_t parent, const std::string& name, const std::string&
 }
 
 /// /K<K>/metrics, projection and truth (each replaced when present).
-void write_evaluation(hid_t group, const fit::Model& m, const std::string& path) {
+void write_evaluation(hid_t group, const model::Model& m, const std::string& path) {
     if (!m.metrics.metrics.empty()) {
         delete_if_present(group, "metrics", path);
         h5::Handle metrics = h5::create_group(group, "metrics", path);
@@ -158,7 +158,7 @@ void write_evaluation(hid_t group, const fit::Model& m, const std::string& path)
     }
 }
 
-void read_evaluation(hid_t group, fit::Model& m) {
+void read_evaluation(hid_t group, model::Model& m) {
     if (h5::exists(group, "metrics")) {
         h5::Handle metrics(H5Gopen2(group, "metrics", H5P_DEFAULT), H5Gclose);
         m.metrics_note = h5::read_string_attribute(metrics, "note");
@@ -199,13 +199,13 @@ void read_evaluation(hid_t group, fit::Model& m) {
 }  // namespace
 
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
-                      const std::vector<fit::Model>& models, const Provenance& provenance, const StageTimes& times,
-                      int top_words, const CorpusDocuments* documents, const std::vector<fit::HierarchyLevel>* hierarchy) {
+                      const std::vector<model::Model>& models, const Provenance& provenance, const StageTimes& times,
+                      int top_words, const CorpusDocuments* documents, const std::vector<model::HierarchyLevel>* hierarchy) {
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
         if (hierarchy && !hierarchy->empty()) {
             h5::Handle root = h5::create_group(file, "hierarchy", partial);
             for (std::size_t l = 0; l < hierarchy->size(); ++l) {
-                const fit::HierarchyLevel& level = (*hierarchy)[l];
+                const model::HierarchyLevel& level = (*hierarchy)[l];
                 h5::Handle group = h5::create_group(root, "level" + std::to_string(l + 2), partial);
                 h5::write_attribute(group, "topics", std::int64_t{level.topics});
                 h5::write_attribute(group, "rectify_method", level.rectify_method);
@@ -251,7 +251,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
 }
 
 void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,
-                             const std::vector<fit::Model>& models) {
+                             const std::vector<model::Model>& models) {
     const std::string partial = out + ".partial";
     const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     try {
@@ -278,7 +278,7 @@ void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const
 namespace {
 // What a model promises: every array finite; B's columns distributions over words
 // (non-negative to 1e-9, summing to 1 to 1e-6, or an empty topic's 0), as jsmf writes them.
-void check_model_values(const std::string& path, const std::string& where, const fit::Model& m) {
+void check_model_values(const std::string& path, const std::string& where, const model::Model& m) {
     auto finite = [&](const Eigen::MatrixXd& M, const char* name) {
         if (!M.allFinite()) throw InputError(path, where + "/" + name + " holds non-finite entries (NaN or Inf)");
     };
@@ -341,7 +341,7 @@ ModelFile read_model_file(const std::string& path) {
         h5::Handle group(h5::check(H5Gopen2(file, group_name(K).c_str(), H5P_DEFAULT), path, "no group " + group_name(K)),
                          H5Gclose);
         h5::Handle model(h5::check(H5Gopen2(group, "model", H5P_DEFAULT), path, "no model group"), H5Gclose);
-        fit::Model m;
+        model::Model m;
         m.num_topics = K;
         m.B = h5::read_matrix(model, "B");
         m.B_breve = h5::read_matrix(model, "B_breve");
@@ -390,7 +390,7 @@ ModelFile read_model_file(const std::string& path) {
             const std::string name = "level" + std::to_string(l);
             h5::Handle group(h5::check(H5Gopen2(root, name.c_str(), H5P_DEFAULT), path, "cannot open /hierarchy/" + name),
                              H5Gclose);
-            fit::HierarchyLevel level;
+            model::HierarchyLevel level;
             level.topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
             if (H5Aexists(group, "rectify_method") > 0) {
                 level.rectify_method = h5::read_string_attribute(group, "rectify_method");

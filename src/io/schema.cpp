@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "jsmf/eval/evaluate.hpp"
-#include "jsmf/fit/model.hpp"
+#include "jsmf/model/model.hpp"
 
 namespace jsmf::io {
 namespace {
@@ -13,9 +13,9 @@ namespace {
 /// The trace's columns under `group` (from the trace tables themselves).
 template <class Row>
 void add_columns(std::vector<SchemaEntry>& schema, const std::string& group,
-                 const std::vector<fit::Column<Row>>& columns, const std::string& per, const std::string& when) {
+                 const std::vector<model::Column<Row>>& columns, const std::string& per, const std::string& when) {
     for (const auto& column : columns)
-        schema.push_back({group + "/" + column.name, fit::is_integer(column) ? "int64" : "float64", per, column.meaning,
+        schema.push_back({group + "/" + column.name, model::is_integer(column) ? "int64" : "float64", per, column.meaning,
                           when});
 }
 
@@ -158,11 +158,11 @@ std::vector<SchemaEntry> make_model_schema() {
         {"/K<K>/rectification@stop_reason", "string", "", "iterations | tolerance | quality | fixed-point",
          projection_rule + ", fit --pipeline compressed (ENN: iterations | quality | fixed-point)"},
     };
-    add_columns(s, "/K<K>/compressed/enn", fit::enn_columns(), "iterations", "fit --pipeline compressed");
-    add_columns(s, "/K<K>/rectification", fit::trace_columns(), "iterations", "");  // empty for dc and none
+    add_columns(s, "/K<K>/compressed/enn", model::enn_columns(), "iterations", "fit --pipeline compressed");
+    add_columns(s, "/K<K>/rectification", model::trace_columns(), "iterations", "");  // empty for dc and none
     s.push_back({"/K<K>/rectification/checks", "group", "", "the stopping rule's looks at the topics",
                  "fit --stop quality|fixed-point"});
-    add_columns(s, "/K<K>/rectification/checks", fit::check_columns(), "checks", "fit --stop quality|fixed-point");
+    add_columns(s, "/K<K>/rectification/checks", model::check_columns(), "checks", "fit --stop quality|fixed-point");
     const std::vector<SchemaEntry> rest = {
         {"/K<K>/topics", "group", "", "the top words of each topic", ""},
         {"/K<K>/topics/top_words", "string", "K x T", "topic k's T most probable words (fit --top-words)", ""},

@@ -56,16 +56,16 @@ namespace {
 
 /// The columns of `table` over `rows` as datasets of `group` (float64, int64 for integers).
 template <class Row>
-void write_columns(hid_t group, const std::vector<fit::Column<Row>>& table, const std::vector<Row>& rows) {
+void write_columns(hid_t group, const std::vector<model::Column<Row>>& table, const std::vector<Row>& rows) {
     const hsize_t n = rows.size();
     for (const auto& column : table) {
-        if (fit::is_integer(column)) {
+        if (model::is_integer(column)) {
             std::vector<std::int64_t> values;
-            for (const Row& row : rows) values.push_back(std::llround(fit::value_of(column, row)));
+            for (const Row& row : rows) values.push_back(std::llround(model::value_of(column, row)));
             h5::write_int64s(group, column.name, values.data(), {n});
         } else {
             std::vector<double> values;
-            for (const Row& row : rows) values.push_back(fit::value_of(column, row));
+            for (const Row& row : rows) values.push_back(model::value_of(column, row));
             h5::write_doubles(group, column.name, values.data(), {n});
         }
     }
@@ -74,13 +74,13 @@ void write_columns(hid_t group, const std::vector<fit::Column<Row>>& table, cons
 /// The rows of `table` read back from `group`; a column a file predates reads as its
 /// `missing` value; InputError when a required column is absent or the lengths differ.
 template <class Row>
-std::vector<Row> read_columns(hid_t group, const std::vector<fit::Column<Row>>& table, const std::string& where) {
+std::vector<Row> read_columns(hid_t group, const std::vector<model::Column<Row>>& table, const std::string& where) {
     std::vector<Row> rows;
     bool first = true;
     for (const auto& column : table) {
         std::vector<double> values;
         if (h5::exists(group, column.name)) {
-            if (fit::is_integer(column)) {
+            if (model::is_integer(column)) {
                 for (const std::int64_t v : h5::read_int64s(group, column.name)) values.push_back(static_cast<double>(v));
             } else {
                 values = h5::read_doubles(group, column.name);
@@ -92,7 +92,7 @@ std::vector<Row> read_columns(hid_t group, const std::vector<fit::Column<Row>>& 
         }
         if (first) rows.resize(values.size());
         if (values.size() != rows.size()) throw InputError(where + ": the columns differ in length");
-        for (std::size_t k = 0; k < rows.size(); ++k) fit::set_value(column, rows[k], values[k]);
+        for (std::size_t k = 0; k < rows.size(); ++k) model::set_value(column, rows[k], values[k]);
         first = false;
     }
     return rows;
@@ -100,21 +100,21 @@ std::vector<Row> read_columns(hid_t group, const std::vector<fit::Column<Row>>& 
 
 }  // namespace
 
-void write_rectification(hid_t parent, const fit::RectificationTrace& r, const std::string& path) {
+void write_rectification(hid_t parent, const model::RectificationTrace& r, const std::string& path) {
     h5::Handle group = h5::create_group(parent, "rectification", path);
     h5::write_attribute(group, "method", r.method);
     h5::write_attribute(group, "topics", std::int64_t{r.num_topics});
     h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
     h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
     h5::write_attribute(group, "fallbacks", std::int64_t{r.fallbacks});
-    write_columns(group, fit::trace_columns(), r.trace);
+    write_columns(group, model::trace_columns(), r.trace);
     if (!r.stop_reason.empty()) h5::write_attribute(group, "stop_reason", r.stop_reason);
     if (r.checks.empty()) return;
     h5::Handle checks = h5::create_group(group, "checks", path);
-    write_columns(checks, fit::check_columns(), r.checks);
+    write_columns(checks, model::check_columns(), r.checks);
 }
 
-void write_compressed(hid_t parent, const fit::CompressedRecord& r, const std::string& path) {
+void write_compressed(hid_t parent, const model::CompressedRecord& r, const std::string& path) {
     h5::Handle group = h5::create_group(parent, "compressed", path);
     h5::write_matrix(group, "Y", r.Y);
     h5::write_doubles(group, "eigenvalues", r.eigenvalues.data(), {static_cast<hsize_t>(r.eigenvalues.size())});
@@ -129,13 +129,13 @@ void write_compressed(hid_t parent, const fit::CompressedRecord& r, const std::s
     h5::write_attribute(group, "final_negative_entries", std::int64_t{r.final_negative_entries});
     h5::write_attribute(group, "unchecked_pairs", r.unchecked_pairs);
     h5::Handle enn = h5::create_group(group, "enn", path);
-    write_columns(enn, fit::enn_columns(), r.enn);
+    write_columns(enn, model::enn_columns(), r.enn);
 }
 
-fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path) {
+model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path) {
     const std::string where = path + ": /K" + std::to_string(K) + "/compressed";
     h5::Handle group(h5::check(H5Gopen2(parent, "compressed", H5P_DEFAULT), path, "cannot open compressed"), H5Gclose);
-    fit::CompressedRecord r;
+    model::CompressedRecord r;
     r.Y = h5::read_matrix(group, "Y");
     r.eigenvalues = h5::read_vector(group, "eigenvalues");
     r.residuals = h5::read_vector(group, "residuals");
@@ -148,7 +148,7 @@ fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::s
     r.final_negative_entries = h5::read_int_attribute(group, "final_negative_entries");
     r.unchecked_pairs = h5::read_double_attribute(group, "unchecked_pairs");
     h5::Handle enn(h5::check(H5Gopen2(group, "enn", H5P_DEFAULT), path, "cannot open compressed/enn"), H5Gclose);
-    r.enn = read_columns(enn, fit::enn_columns(), where + "/enn");
+    r.enn = read_columns(enn, model::enn_columns(), where + "/enn");
     if (r.Y.rows() != N || r.Y.cols() != K || r.eigenvalues.size() != K || r.residuals.size() != K)
         throw InputError(where + ": Y, eigenvalues or residuals disagree with N = " + std::to_string(N) +
                          " and K = " + std::to_string(K));
@@ -163,19 +163,19 @@ fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::s
     return r;
 }
 
-fit::RectificationTrace read_rectification(hid_t group) {
-    fit::RectificationTrace r;
+model::RectificationTrace read_rectification(hid_t group) {
+    model::RectificationTrace r;
     r.method = h5::read_string_attribute(group, "method");
     r.num_topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
     r.converged = h5::read_int_attribute(group, "converged") != 0;
     if (H5Aexists(group, "fallbacks") > 0) r.fallbacks = static_cast<int>(h5::read_int_attribute(group, "fallbacks"));
-    r.trace = read_columns(group, fit::trace_columns(), "/rectification");
+    r.trace = read_columns(group, model::trace_columns(), "/rectification");
     if (H5Aexists(group, "stop_reason") > 0) r.stop_reason = h5::read_string_attribute(group, "stop_reason");
     if (h5::exists(group, "checks")) {
         h5::Handle checks(h5::check(H5Gopen2(group, "checks", H5P_DEFAULT), "", "cannot open /rectification/checks"),
                           H5Gclose);
-        r.checks = read_columns(checks, fit::check_columns(), "/rectification/checks");
+        r.checks = read_columns(checks, model::check_columns(), "/rectification/checks");
     }
     return r;
 }

@@ -17,17 +17,17 @@ void write_root_attributes(hid_t file, const std::string& kind, const Provenance
 /// /vocab and /stats (unigram, doc_freq and the counts as attributes).
 void write_vocab_and_stats(hid_t file, const CoocFileInfo& info, const std::string& path);
 /// A `rectification` group under `parent`: method, topics, iterations, converged, trace.
-void write_rectification(hid_t parent, const fit::RectificationTrace& record, const std::string& path);
+void write_rectification(hid_t parent, const model::RectificationTrace& record, const std::string& path);
 /// A `timings` group under `parent`: one attribute per stage, in seconds.
 void write_timings(hid_t parent, const StageTimes& times, const std::string& path);
 /// Reads what write_rectification wrote.
-fit::RectificationTrace read_rectification(hid_t group);
+model::RectificationTrace read_rectification(hid_t group);
 /// A `compressed` group under `parent` (fit --pipeline compressed): Y, the compression's
 /// eigenpairs, E′'s triplets, ENN's trace and what it left.
-void write_compressed(hid_t parent, const fit::CompressedRecord& record, const std::string& path);
+void write_compressed(hid_t parent, const model::CompressedRecord& record, const std::string& path);
 /// Reads what write_compressed wrote; InputError naming `path` when the shapes disagree
 /// with N and K.
-fit::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
+model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
 
 /// Collective on `comm`. Creates the parallel file `partial`, runs `writes` on it (every
 /// rank) and closes it; StageFailed on every rank if any rank failed. The ranks agree on

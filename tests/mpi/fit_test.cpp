@@ -182,7 +182,7 @@ TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
     const FitResult result = fit(p.source, square_grid(world), options);
 
     ASSERT_EQ(result.models.size(), 1u);
-    const Model& m = result.models.front();
+    const model::Model& m = result.models.front();
     EXPECT_EQ(m.num_topics, K);
     EXPECT_EQ(m.B.rows(), 300);
     EXPECT_EQ(m.rectification.method, "ap");
@@ -202,7 +202,7 @@ TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
     // The same fit on one rank (every rank alone on MPI_COMM_SELF).
     const mpi::Comm self(MPI_COMM_SELF);
     const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), options);
-    const Model& a = alone.models.front();
+    const model::Model& a = alone.models.front();
     EXPECT_EQ(a.rectification.iterations, m.rectification.iterations) << "ENN stops at the same place on one rank";
     EXPECT_EQ(m.anchors, a.anchors);
     EXPECT_EQ(m.rectification.iterations, a.rectification.iterations);
@@ -235,7 +235,7 @@ TEST(Fit, EveryMethodThroughOneCall) {
     ASSERT_EQ(r.models.size(), 2u);
     EXPECT_EQ(r.models[0].num_topics, 4);
     EXPECT_EQ(r.models[1].num_topics, 6);
-    for (const Model& m : r.models) {
+    for (const model::Model& m : r.models) {
         EXPECT_EQ(m.rectification.iterations, 20);
         EXPECT_EQ(m.rectification.stop_reason, "iterations");
         EXPECT_TRUE(m.metrics.metrics.empty());
@@ -268,7 +268,7 @@ TEST(Fit, EveryMethodThroughOneCall) {
     ASSERT_EQ(h.models.size(), 1u);
     EXPECT_EQ(h.models.front().num_topics, 6);
     ASSERT_EQ(h.hierarchy.size(), 1u);
-    const HierarchyLevel& level = h.hierarchy.front();
+    const model::HierarchyLevel& level = h.hierarchy.front();
     EXPECT_EQ(level.topics, 3);
     EXPECT_EQ(level.B.rows(), 6);
     EXPECT_EQ(level.B_words.rows(), 300);
@@ -279,7 +279,7 @@ TEST(Fit, EveryMethodThroughOneCall) {
     lp.model.method = Method::anchorfree_lp;
     lp.metrics = false;
     const FitResult f = fit(p.source, grid, lp);
-    const Model& m = f.models.front();
+    const model::Model& m = f.models.front();
     EXPECT_EQ(m.method, "anchorfree-lp");
     EXPECT_EQ(m.anchor_method, "representative");
     EXPECT_TRUE(m.anchorfree.converged);
@@ -330,9 +330,9 @@ TEST(Fit, AnchorFreePdsConvergesOnALabelledRealShapedCorpusAsTheLpDoes) {
     options.labels = labels;
     const auto grid = square_grid(world);
     options.model.method = Method::anchorfree_lp;
-    const Model lp = fit(source, grid, options).models.front();
+    const model::Model lp = fit(source, grid, options).models.front();
     options.model.method = Method::anchorfree_pds;
-    const Model pds = fit(source, grid, options).models.front();
+    const model::Model pds = fit(source, grid, options).models.front();
     EXPECT_TRUE(lp.anchorfree.converged);
     EXPECT_TRUE(pds.anchorfree.converged) << "PDS stopped after " << pds.anchorfree.iterations << " outer iterations at "
                                           << pds.anchorfree.violation;
@@ -393,7 +393,7 @@ TEST(Fit, AutoPicksThePipelineByTheVocabulary) {
     ASSERT_GT(1200, dense_words_at_most(K, options.compressed.iterations));
     const Planted large = plant(world, large_dir, K, 3, 1000, 60, 1200);
     const FitResult picked = fit(large.source, square_grid(world), options);
-    const Model& m = picked.models.front();
+    const model::Model& m = picked.models.front();
     ASSERT_TRUE(m.compressed.has_value());
     EXPECT_EQ(m.rectification.method, "enn");
     options.pipeline = Pipeline::compressed;
@@ -416,8 +416,8 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     options.pipeline = Pipeline::compressed;
     options.compressed.iterations = 0;
     const FitResult result = fit(p.source, square_grid(world), options);
-    const Model& m = result.models.front();
-    const CompressedRecord& r = *m.compressed;
+    const model::Model& m = result.models.front();
+    const model::CompressedRecord& r = *m.compressed;
     ASSERT_GT(r.correction_value.size(), 0u);
     // Pairs with both words among E′'s rows S′ are a case of their own in the metrics (kept
     // replicated, not by column): this corpus has some.
@@ -465,7 +465,7 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     const BuiltCooc built = build_cooc(p.source, grid, times);
     const eval::ApproximationError original = eval::approximation_error(built.C, m.B, m.A);
     const Eigen::VectorXd recovery_original = eval::recovery_errors(built.C, m.anchors, m.B_breve);
-    const auto errors = [&](const Model& model) {
+    const auto errors = [&](const model::Model& model) {
         const Eigen::VectorXd& estimated = model.metrics.find("recovery_original")->values;
         return std::array<double, 4>{
             std::abs(model.metrics.find("approximation_original")->mean - original.total) / original.total,
@@ -527,12 +527,12 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     const FitResult whole = fit(p.source, square_grid(world), options, keep);
     MPI_Barrier(world.raw());
     ASSERT_EQ(copied, 3);
-    const Model& w = whole.models.front();
+    const model::Model& w = whole.models.front();
     FitOptions again = options;
     again.checkpoint.path.clear();
     for (const auto& [moment, copy] : moments) {
         again.checkpoint.resume = dir.file(copy);
-        const Model r = fit(p.source, square_grid(world), again).models.front();
+        const model::Model r = fit(p.source, square_grid(world), again).models.front();
         EXPECT_EQ(r.anchors, w.anchors) << moment;
         EXPECT_EQ(r.compressed->enn.size(), 12u) << moment;
         if (moment.rfind("ENN", 0) == 0 || moment == "the range finder's factor") {
@@ -548,7 +548,7 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     // At one rank, from the checkpoint the others wrote.
     const mpi::Comm self(MPI_COMM_SELF);
     again.checkpoint.resume = dir.file("ck_enn5.h5");
-    const Model one = fit(p.source, distmat::Grid::create(self, 1, 1), again).models.front();
+    const model::Model one = fit(p.source, distmat::Grid::create(self, 1, 1), again).models.front();
     EXPECT_EQ(one.anchors, w.anchors);
     EXPECT_LT(relative(one.B, w.B), 1e-9);
     MPI_Barrier(world.raw());
@@ -599,11 +599,11 @@ TEST(Fit, DenseResumesFromEveryStage) {
     const FitResult whole = fit(p.source, square_grid(world), options, keep);
     MPI_Barrier(world.raw());
     ASSERT_EQ(copied.size(), moments.size());
-    const Model& w = whole.models.front();
+    const model::Model& w = whole.models.front();
     ASSERT_EQ(w.rectification.iterations, 8);  // the cap, under --stop iterations
     FitOptions again = options;
     again.checkpoint.path.clear();
-    const auto expect_same = [&](const Model& r, const std::string& from) {
+    const auto expect_same = [&](const model::Model& r, const std::string& from) {
         EXPECT_EQ(r.anchors, w.anchors) << from;
         EXPECT_EQ(r.B, w.B) << from;
         EXPECT_EQ(r.A, w.A) << from;
@@ -683,7 +683,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     options.pipeline = Pipeline::compressed;
     const FitResult result = fit(p.source, square_grid(world), options);
     ASSERT_EQ(result.models.size(), 1u);
-    const Model& m = result.models.front();
+    const model::Model& m = result.models.front();
     EXPECT_EQ(m.rectification.method, "enn");
     // ENN's default stop: on this well-separated planted corpus every checked pair is
     // nonnegative after a few iterations, and ENN ends at that fixed point.
@@ -701,7 +701,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
 
     const mpi::Comm self(MPI_COMM_SELF);
     const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), options);
-    const Model& a = alone.models.front();
+    const model::Model& a = alone.models.front();
     EXPECT_EQ(a.rectification.iterations, m.rectification.iterations) << "ENN stops at the same place on one rank";
     EXPECT_EQ(m.anchors, a.anchors);
     EXPECT_LT(relative(m.B, a.B), 1e-9);
@@ -713,7 +713,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     // negatives in the anchors' rows, so E′ is not empty there; after ENN on the planted
     // corpus it is.
     ASSERT_TRUE(m.compressed.has_value());
-    const CompressedRecord& rec = *m.compressed;
+    const model::CompressedRecord& rec = *m.compressed;
     const Index N = static_cast<Index>(p.truth.vocab.size());
     ASSERT_EQ(rec.Y.rows(), N);
     ASSERT_EQ(rec.Y.cols(), K);
@@ -726,9 +726,9 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     FitOptions raw = options;
     raw.compressed.iterations = 0;
     raw.metrics = false;
-    const Model unrectified = fit(noisy.source, square_grid(world), raw).models.front();
-    for (const Model* model : {&m, &unrectified}) {
-        const CompressedRecord& r = *model->compressed;
+    const model::Model unrectified = fit(noisy.source, square_grid(world), raw).models.front();
+    for (const model::Model* model : {&m, &unrectified}) {
+        const model::CompressedRecord& r = *model->compressed;
         std::map<std::pair<Index, Index>, double> E;  // max(F, Fᵀ)
         for (std::size_t k = 0; k < r.correction_value.size(); ++k) {
             const Index i = r.correction_row[k], j = r.correction_col[k];
@@ -753,7 +753,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
         const io::ModelFile back = io::read_model_file(dir.file("compressed.h5"));
         ASSERT_EQ(back.models.size(), 1u);
         ASSERT_TRUE(back.models.front().compressed.has_value());
-        const CompressedRecord& b = *back.models.front().compressed;
+        const model::CompressedRecord& b = *back.models.front().compressed;
         EXPECT_EQ(b.Y, rec.Y);
         EXPECT_EQ(b.correction_row, rec.correction_row);
         EXPECT_EQ(b.correction_value, rec.correction_value);
@@ -898,7 +898,7 @@ TEST(Schema, ModelFilesHoldWhatTheTableSays) {
     tree.hierarchy = {6, 3};
     tree.model.alpha = true;
     FitResult r = fit(p.source, grid, tree);
-    Model& m = r.models.front();
+    model::Model& m = r.models.front();
     m.truth = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
     m.has_truth = true;
     m.truth_file = "truth.h5";
@@ -1059,7 +1059,7 @@ TEST(SemiSynthetic, DrawsFromTheModelFile) {
     SemiSyntheticOptions from;
     from.topics = 5;
     const synth::SynthCorpus c = semi_synthetic(dir.file("m.h5"), from, o, collect);
-    const Model& m = r.models[1];
+    const model::Model& m = r.models[1];
     EXPECT_EQ(o.num_topics, 5);
     EXPECT_EQ(o.num_words, 300);
     EXPECT_EQ(o.num_docs, r.info.stats.num_docs);  // the model corpus's M
@@ -1116,7 +1116,7 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
     o.check_every = 5;
     o.iterations = 8;
     distmat::DistMatrix straight = distmat::copy(built.C);
-    const RectificationTrace full = rectify(straight, 5, o);
+    const model::RectificationTrace full = rectify(straight, 5, o);
     ASSERT_EQ(full.iterations, 9);  // over-relaxed AP ends with one plain step
     ASSERT_EQ(full.checks.size(), 1u);
 
@@ -1126,7 +1126,7 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
                                                 const rectify::IterateView& current) {
         if (state.iterations_done != 5 && state.iterations_done != 6) return;
         const io::CheckpointRecord record = checkpoint_of(state);
-        const RectificationTrace so_far = trace_of(Rectifier::ap, 5, state);
+        const model::RectificationTrace so_far = trace_of(Rectifier::ap, 5, state);
         io::write_cooc_file(dir.file(state.iterations_done == 6 ? "ck.h5" : "ck5.h5"), current.matrix(), built.info,
                             provenance, StageTimes{}, 0, &so_far, &record);
     };
@@ -1151,7 +1151,7 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
     rectify::ProjectionState state = read_resume_state(dir.file("ck.h5"), resumed, 5, Rectifier::ap);
     EXPECT_EQ(state.iterations_done, 6);
     ASSERT_EQ(state.checks.size(), 1u);
-    const RectificationTrace rest = rectify(resumed, 5, o, {}, {}, &state);
+    const model::RectificationTrace rest = rectify(resumed, 5, o, {}, {}, &state);
     EXPECT_EQ(rest.iterations, full.iterations);
     ASSERT_EQ(rest.trace.size(), full.trace.size());
     for (std::size_t t = 0; t < full.trace.size(); ++t) EXPECT_EQ(rest.trace[t].change, full.trace[t].change) << t;
@@ -1162,7 +1162,7 @@ TEST(Rectify, ResumesFromACheckpointExactly) {
         distmat::DistMatrix at5 = io::read_cooc_file(dir.file("ck5.h5"), grid, 16, info5);
         rectify::ProjectionState state5 = read_resume_state(dir.file("ck5.h5"), at5, 5, Rectifier::ap);
         ASSERT_EQ(state5.checks.size(), 1u);
-        const RectificationTrace rest5 = rectify(at5, 5, o, {}, {}, &state5);
+        const model::RectificationTrace rest5 = rectify(at5, 5, o, {}, {}, &state5);
         EXPECT_EQ(rest5.checks.size(), full.checks.size());
         ASSERT_EQ(rest5.trace.size(), full.trace.size());
         for (std::size_t t = 0; t < full.trace.size(); ++t) EXPECT_EQ(rest5.trace[t].change, full.trace[t].change) << t;

@@ -90,7 +90,7 @@ TEST(CoocFile, SchemaAsDocumented) {
     StageTimes times;
     times.add("cooc", 1.5);
     const std::string path = dir.file("c.h5");
-    fit::RectificationTrace rectification;
+    model::RectificationTrace rectification;
     rectification.method = "ap";
     rectification.num_topics = 3;
     rectification.iterations = 2;

@@ -11,7 +11,7 @@
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/fit/measure.hpp"
-#include "jsmf/fit/model.hpp"
+#include "jsmf/model/model.hpp"
 #include "jsmf/fit/options.hpp"
 #include "jsmf/fit/report.hpp"
 #include "jsmf/fit/stages.hpp"
@@ -20,8 +20,8 @@
 namespace jsmf::fit {
 
 struct FitResult {
-    std::vector<Model> models;              ///< one per K, in the order of options.topics
-    std::vector<HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without options.hierarchy)
+    std::vector<model::Model> models;              ///< one per K, in the order of options.topics
+    std::vector<model::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without options.hierarchy)
     io::CoocFileInfo info;                  ///< the vocabulary and the statistics of C
     StageTimes times;                       ///< the shared stages (inspect, cooc) when fit built C
 };

@@ -10,7 +10,7 @@
 
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
-#include "jsmf/fit/model.hpp"
+#include "jsmf/model/model.hpp"
 #include "jsmf/fit/report.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/mpi/comm.hpp"
@@ -52,7 +52,7 @@ struct ProjectionCache {
 /// C̄'s rows (from `cache`, computed there when empty; one for both when the model's
 /// rectification is "none", C_used then being a copy of the original). Adds the stage
 /// time "metrics".
-void measure_model(Model& m, const distmat::DistMatrix& C_used, const distmat::DistMatrix* C_original,
+void measure_model(model::Model& m, const distmat::DistMatrix& C_used, const distmat::DistMatrix* C_original,
                    ProjectionCache& cache);
 
 /// Collective on `world`. One pass over `corpus` counts D1 and the co-document counts of
@@ -62,7 +62,7 @@ void measure_model(Model& m, const distmat::DistMatrix& C_used, const distmat::D
 /// built C (its D1 differs from `corpus.doc_freq`) — unless `keep_going`: then every
 /// rank warns, the models' notes say why, and the models are kept without coherence.
 /// Returns whether coherence was measured.
-bool measure_coherence(const mpi::Comm& world, const std::vector<Model*>& models, const CountingCorpus& corpus,
+bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>& models, const CountingCorpus& corpus,
                        Index num_words, const Report& report, bool keep_going = false);
 
 /// Collective on `world`. Checks, before any work, what can be checked of the counting
@@ -77,7 +77,7 @@ void check_counting_corpus(const mpi::Comm& world, const CountingCorpus& corpus,
 /// `labels_path` (one integer per document of the corpus, in order, the files
 /// concatenated). Adds "clustacc" (NNLS) and "clustacc_theta" (θ) to each model. Throws
 /// StageFailed on a bad labels file.
-void measure_clustering(const mpi::Comm& world, const std::vector<Model*>& models, const CountingCorpus& corpus,
+void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>& models, const CountingCorpus& corpus,
                         const std::string& labels_path, Seed seed, const Report& report);
 
 /// Local (rank 0 calls it). The labels file `path` (eval, fit and sweep --labels): one

@@ -15,7 +15,7 @@
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
-#include "jsmf/fit/model.hpp"
+#include "jsmf/model/model.hpp"
 #include "jsmf/fit/options.hpp"
 #include "jsmf/fit/report.hpp"
 #include "jsmf/io/cooc_file.hpp"
@@ -52,7 +52,7 @@ using ProjectionHook = std::function<void(const rectify::ProjectionState&, const
 /// (resolved first) and returns its trace. `resume` continues an AP, DR or DP run from a
 /// checkpoint's state. The quality and fixed-point rules look at the anchors the fit would
 /// find: among `candidates` (anchors::Candidates; empty: every word).
-RectificationTrace rectify(distmat::DistMatrix& C, int K, const RectifyOptions& options, const Report& report = {},
+model::RectificationTrace rectify(distmat::DistMatrix& C, int K, const RectifyOptions& options, const Report& report = {},
                            const ProjectionHook& hook = {}, rectify::ProjectionState* resume = nullptr,
                            const anchors::Candidates& candidates = {});
 
@@ -70,16 +70,16 @@ struct RectifyCheckpoints {
 /// stop, after which every rank throws stopped() together (exit code 5 when saved, else
 /// 6). A checkpoint that cannot be written is a warning; the run goes on. `info` is C's
 /// vocabulary and statistics, recorded with each checkpoint. Other rectifiers: rectify().
-RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const RectifyOptions& options,
+model::RectificationTrace rectify_checkpointed(distmat::DistMatrix& C, int K, const RectifyOptions& options,
                                         const io::CoocFileInfo& info, const RectifyCheckpoints& checkpoints,
                                         const Report& report = {}, rectify::ProjectionState* resume = nullptr);
 
 /// Local. The trace of an AP, DR or DP run so far (for checkpoints).
-RectificationTrace trace_of(Rectifier method, int K, const rectify::ProjectionState& state);
+model::RectificationTrace trace_of(Rectifier method, int K, const rectify::ProjectionState& state);
 /// Local. The replicated state a checkpoint needs beyond the warm blocks, by name, and
 /// its restoration (with the checks from the saved trace).
 std::vector<std::pair<std::string, Eigen::MatrixXd>> projection_state_matrices(const rectify::ProjectionState& state);
-void restore_projection_state(rectify::ProjectionState& state, const RectificationTrace& saved,
+void restore_projection_state(rectify::ProjectionState& state, const model::RectificationTrace& saved,
                               const std::vector<std::pair<std::string, Eigen::MatrixXd>>& named);
 
 /// Collective on C.grid(). The state to continue an AP, DR or DP run from the checkpoint
@@ -114,7 +114,7 @@ struct RectifyWork {
     double flops = 0;
 };
 /// Local. The work of the rectification `trace` of an N × N C for K topics by `method`.
-RectifyWork rectify_work(const RectificationTrace& trace, Rectifier method, Index N, int K);
+RectifyWork rectify_work(const model::RectificationTrace& trace, Rectifier method, Index N, int K);
 
 /// Local. A checkpoint of an AP, DR or DP run after state.iterations_done iterations:
 /// the warm blocks and bounds, DP's increments (pointers into `state`), the replicated
@@ -122,11 +122,11 @@ RectifyWork rectify_work(const RectificationTrace& trace, Rectifier method, Inde
 io::CheckpointRecord checkpoint_of(const rectify::ProjectionState& state);
 /// Local. The state to continue from, rebuilt from a checkpoint's trace and record (DP's
 /// N × N increments are read by the caller, collectively, into state.increments).
-rectify::ProjectionState resume_state(const RectificationTrace& saved, const io::CheckpointRecord& checkpoint);
+rectify::ProjectionState resume_state(const model::RectificationTrace& saved, const io::CheckpointRecord& checkpoint);
 
 /// Collective on `comm`. RECOVER-ALPHA (practical-jsmf Alg. 4) on m.A: m.alpha, α₀, the fit's
 /// residual; the same on every rank.
-void fit_alpha(const mpi::Comm& comm, Model& m);
+void fit_alpha(const mpi::Comm& comm, model::Model& m);
 
 /// Collective on C.grid(). Stages 3–4 on the rectified C: anchors (options.finder, or the
 /// given anchor words), B by Bayes' rule after each word's simplex-constrained least
@@ -140,17 +140,17 @@ void fit_alpha(const mpi::Comm& comm, Model& m);
 /// word-by-word solves of B (recover::RecoverProgress), and their resume. `doc_freq`
 /// (per word, the documents that contain it; C's statistics) applies
 /// options.anchor_min_df; empty: every word may be an anchor (a hierarchy's upper levels).
-Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const RectificationTrace& trace,
+model::Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const model::RectificationTrace& trace,
                 Seed seed, const Report& report = {}, const recover::RecoverProgress* progress = nullptr,
                 const anchors::DocFreq& doc_freq = anchors::DocFreq());
 
 /// Local. What was found (anchors, the solver's convergence, α), as report lines.
-void describe(const Model& m, const std::vector<std::string>& vocab, const Report& report);
+void describe(const model::Model& m, const std::vector<std::string>& vocab, const Report& report);
 
 /// Collective on `grid`. Levels 2, 3, … of a hierarchy (practical-jsmf §4: "the rectified
 /// A of one level is the co-occurrence matrix of the next") above `first`, with K =
 /// levels[1], levels[2], …; each level rectified and factorized as any C (no α).
-std::vector<HierarchyLevel> fit_hierarchy(const Model& first, const std::vector<int>& levels,
+std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, const std::vector<int>& levels,
                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size,
                                           const RectifyOptions& rectify_options, const ModelOptions& model_options,
                                           const Report& report = {});

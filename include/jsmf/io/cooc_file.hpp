@@ -9,7 +9,7 @@
 
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/timer.hpp"
-#include "jsmf/fit/model.hpp"
+#include "jsmf/model/model.hpp"
 #include "jsmf/io/provenance.hpp"
 
 namespace jsmf::io {
@@ -67,7 +67,7 @@ struct CoocFileInfo {
 /// `compression`: deflate level of /cooc/C, 0 (none) to 9.
 void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info,
                      const Provenance& provenance, const StageTimes& times, int compression = 1,
-                     const fit::RectificationTrace* rectification = nullptr, const CheckpointRecord* checkpoint = nullptr);
+                     const model::RectificationTrace* rectification = nullptr, const CheckpointRecord* checkpoint = nullptr);
 
 /// Collective on C.grid(). A checksum (64 bits, hex) of what a checkpoint holds: C, DP's
 /// increments, the warm blocks, bounds and replicated state. Independent of the layout
@@ -82,7 +82,7 @@ void verify_checkpoint(const std::string& path, const distmat::DistMatrix& C, co
 /// Collective on `comm`. Reads /rectification and /checkpoint of a checkpoint file
 /// (rank 0 reads, everyone receives). Throws StageFailed when `path` is not one, or one
 /// without a checksum (an older jsmf's).
-void read_checkpoint(const mpi::Comm& comm, const std::string& path, fit::RectificationTrace& rectification,
+void read_checkpoint(const mpi::Comm& comm, const std::string& path, model::RectificationTrace& rectification,
                      CheckpointRecord& checkpoint);
 
 /// Local (rank 0 calls it). The string attributes `names` of the file's root that exist,

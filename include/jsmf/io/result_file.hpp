@@ -65,16 +65,16 @@ struct CorpusDocuments {
 /// Collective on `comm`: rank 0 writes "<path>.partial" and renames it when complete;
 /// on failure nothing is left and every rank throws StageFailed.
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
-                      const std::vector<fit::Model>& models, const Provenance& provenance, const StageTimes& times,
+                      const std::vector<model::Model>& models, const Provenance& provenance, const StageTimes& times,
                       int top_words, const CorpusDocuments* documents = nullptr,
-                      const std::vector<fit::HierarchyLevel>* hierarchy = nullptr);
+                      const std::vector<model::HierarchyLevel>* hierarchy = nullptr);
 
 /// Collective on `comm`. Rewrites the evaluation of `models` (their metrics,
 /// projection and truth groups, replacing any there) in a copy of the model file `in`,
 /// written to "<out>.partial" and renamed to `out` (which may be `in`) when complete; on
 /// failure nothing changes and every rank throws StageFailed.
 void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,
-                             const std::vector<fit::Model>& models);
+                             const std::vector<model::Model>& models);
 
 /// What `jsmf show` and tests read back.
 struct ModelFile {
@@ -86,8 +86,8 @@ struct ModelFile {
     std::string command_line, created;
     /// The options that made the file (root attributes: corpus, min_tokens, method, …).
     std::vector<std::pair<std::string, std::string>> options;
-    std::vector<fit::Model> models;
-    std::vector<fit::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without --hierarchy)
+    std::vector<model::Model> models;
+    std::vector<model::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without --hierarchy)
 };
 /// Local. Reads a model file; throws InputError for anything else.
 ModelFile read_model_file(const std::string& path);

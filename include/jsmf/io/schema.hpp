@@ -22,7 +22,7 @@ struct SchemaEntry {
 };
 
 /// Local. The model file's schema (format_version 1), the rectification trace's columns
-/// (from fit::trace_columns() and fit::check_columns()) and the metrics (from
+/// (from model::trace_columns() and model::check_columns()) and the metrics (from
 /// eval::metric_table()) included.
 const std::vector<SchemaEntry>& model_schema();
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Small helpers on a fitted model.
-#include "jsmf/fit/model.hpp"
+#include "jsmf/model/model.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 #include "jsmf/core/error.hpp"
 
-namespace jsmf::fit {
+namespace jsmf::model {
 
 using rectify::ProjectionIteration;
 using rectify::TopicCheck;
@@ -96,4 +96,4 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
     return ids;
 }
 
-}  // namespace jsmf::fit
+}  // namespace jsmf::model

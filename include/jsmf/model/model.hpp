@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What a fit produces: the model of one K (B, A, anchors, α, the rectification trace, the
-// metrics), a hierarchy's levels. Plain values, replicated on every rank; io writes and
-// reads them (this header is the only part of fit/ that io includes).
+// metrics), a hierarchy's levels. Plain values, replicated on every rank. A layer of its
+// own, below both fit/ (which makes them) and io/ (which writes and reads them), so that
+// neither includes the other's level.
 #pragma once
 
 #include <Eigen/Core>
@@ -22,7 +23,7 @@
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
-namespace jsmf::fit {
+namespace jsmf::model {
 
 /// What a rectification did, iteration by iteration: the trace fit records in the model
 /// and jsmf rectify in the file of the rectified C (absent for a raw co-occurrence).
@@ -182,4 +183,4 @@ struct HierarchyLevel {
     bool rectify_converged = false;
 };
 
-}  // namespace jsmf::fit
+}  // namespace jsmf::model
