@@ -7,31 +7,6 @@
 
 namespace jsmf::anchors {
 
-const std::vector<std::string>& finder_names() {
-    static const std::vector<std::string> names = {"qr", "spa", "fastanchor", "snpa", "xray"};
-    return names;
-}
-
-Finder finder_from_name(const std::string& name) {
-    if (name == "qr") return Finder::qr;
-    if (name == "spa") return Finder::spa;
-    if (name == "fastanchor") return Finder::fastanchor;
-    if (name == "snpa") return Finder::snpa;
-    if (name == "xray") return Finder::xray;
-    throw OptionError("{finder}: '" + OptionError::quote(name) + "' is not one of qr, spa, fastanchor, snpa, xray");
-}
-
-std::string finder_name(Finder finder) {
-    switch (finder) {
-        case Finder::qr: return "qr";
-        case Finder::fastanchor: return "fastanchor";
-        case Finder::snpa: return "snpa";
-        case Finder::xray: return "xray";
-        case Finder::spa: return "spa";
-    }
-    return "qr";
-}
-
 AnchorResult find_anchors_by(Finder finder, const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, int num_topics,
                              const FastAnchorOptions& fast, const Candidates& candidates) {
     switch (finder) {

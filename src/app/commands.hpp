@@ -117,7 +117,7 @@ struct FitCommand {
     bool no_metrics = false;
     int block_size = 64;
     std::string grid;
-    std::string pipeline = fit::to_string(fit::FitOptions{}.pipeline);
+    std::string pipeline = name_of(fit::FitOptions{}.pipeline);
     int enn_iterations = fit::CompressedOptions{}.iterations;
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
     std::string checkpoint;      ///< --pipeline compressed: checkpoint file

@@ -146,7 +146,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
                 input.estimator = value;
             }
         // ClustAcc's NNLS sees each document as C did (tf-idf vectors for a tf-idf C).
-        input.options.estimator = input.estimator == "tfidf" ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
+        input.options.estimator = parse_name<cooc::Estimator>(input.estimator, "estimator");
     });
 
     // The filter that built C: the --cooc file's record, where it has one.

@@ -44,7 +44,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "Raw input (files or directories): jsmf prepare with its defaults writes <out>.corpus/, then the "
                     "fit reads it as --prepared (for prepare's other options, run it yourself)");
     sub->add_option("--text-format", c.text_format, "With --text: dir, lines, jsonl, brown, ratings or playlists")
-        ->check(CLI::IsMember({"dir", "lines", "jsonl", "brown", "ratings", "playlists"}))
+        ->check(CLI::IsMember(choices<prepare::Format>()))
         ->capture_default_str();
     sub->add_option("--out", c.out, "Output model file (HDF5)")->required();
     sub->add_option("--infer", c.infer_out,
@@ -59,7 +59,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "level's co-occurrence matrix with 5 topics (and so on, K decreasing); /hierarchy in the model, "
                     "jsmf show prints the tree");
     add_rectify_options(sub, c.rectify, "--rectify");
-    sub->add_option("--solver", c.model.solver, kSolverHelp)->check(CLI::IsMember(solver_names()))->capture_default_str();
+    sub->add_option("--solver", c.model.solver, kSolverHelp)->check(CLI::IsMember(choices<recover::Solver>()))->capture_default_str();
     add_model_options(sub, c.model);
     sub->add_option("--top-words", c.top_words, "Words per topic kept in /K<K>/topics")->capture_default_str();
     sub->add_flag("--no-metrics", c.no_metrics,
@@ -71,7 +71,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021); auto: "
                     "dense when an option needs it or N is small (up to 1,000 words; where the two pipelines' measured "
                     "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)")
-        ->check(CLI::IsMember(fit::pipeline_names()))
+        ->check(CLI::IsMember(choices<fit::Pipeline>()))
         ->capture_default_str();
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
@@ -151,7 +151,7 @@ double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid
     std::string parts;
     for (const auto& [name, bytes] : mine.parts) parts += fmt::format(", {} {}", mib(bytes), name);
     if (c.dry_run) {
-        log::info("plan: the {} pipeline{}", fit::to_string(options.pipeline),
+        log::info("plan: the {} pipeline{}", name_of(options.pipeline),
                   choice.reason.empty() ? std::string() : ": " + render_options(choice.reason));
         log::info("plan: N = {} words{}; {} ranks{}", plan.num_words,
                   c.cooc_file.empty() ? fmt::format(", D = {} documents, NNZ = {}", plan.num_docs, plan.nonzeros)
@@ -163,7 +163,7 @@ double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid
         for (const int K : options.topics) topics += (topics.empty() ? "" : ",") + std::to_string(K);
         log::info("plan: stages: {}; K = {}",
                   dense ? std::string(c.cooc_file.empty() ? "inspect, cooc, " : "read C, ") + "rectify (" +
-                              fit::to_string(options.rectify.method) + "), anchors, recover B and A" +
+                              name_of(options.rectify.method) + "), anchors, recover B and A" +
                               (options.metrics ? ", metrics" : "") + ", write"
                         : std::string("inspect, read the documents, compress (top-K eigenpairs), ENN, LAW") +
                               (options.metrics ? ", metrics" : "") + ", write",
@@ -178,7 +178,7 @@ double plan_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid
         if (world.is_root()) {
             std::printf("jsmf-plan pipeline=%s ranks=%d words=%lld nonzeros=%lld topics=%d estimated_bytes_per_rank=%.0f "
                         "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d\n",
-                        fit::to_string(options.pipeline).c_str(), world.size(), static_cast<long long>(plan.num_words),
+                        name_of(options.pipeline).c_str(), world.size(), static_cast<long long>(plan.num_words),
                         static_cast<long long>(plan.nonzeros),
                         *std::max_element(options.topics.begin(), options.topics.end()), mine.total(), plan.available,
                         plan.fits ? "yes" : "no", plan.ranks_needed);
@@ -236,7 +236,7 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
     Options provenance = source_provenance(c.input, "", c.block_size);
     for (const Options& more : {model_provenance(options.model, c.model.anchor_words)})
         provenance.insert(provenance.end(), more.begin(), more.end());
-    provenance.emplace_back("pipeline", fit::to_string(options.pipeline));
+    provenance.emplace_back("pipeline", name_of(options.pipeline));
     provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
     provenance.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
@@ -291,7 +291,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         });
         io::check_output_path(world, c.out, c.text);  // before <out>.corpus/ is written beside it
         prepare::PrepareOptions p;
-        mpi::run_local_phase(world, "setup", [&] { p.source.format = prepare::parse_format(c.text_format); });
+        mpi::run_local_phase(world, "setup", [&] { p.source.format = parse_name<prepare::Format>(c.text_format, "format"); });
         p.source.inputs = c.text;
         p.out_dir = c.out + ".corpus";
         p.name = "corpus";
@@ -333,7 +333,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         options.labels = c.labels;
         if (!c.labels.empty() && !c.cooc_file.empty() && c.input.corpus.empty())
             throw usage_error("--labels needs the documents (--corpus beside --cooc) for ClustAcc");
-        options.pipeline = fit::parse_pipeline(c.pipeline);
+        options.pipeline = parse_name<fit::Pipeline>(c.pipeline, "pipeline");
         // --estimator unbiased is what the compressed pipeline computes: not a dense setting.
         if (c.input.estimator == "unbiased")
             c.given.erase(std::remove(c.given.begin(), c.given.end(), "estimator"), c.given.end());
@@ -387,7 +387,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         choice = fit::choose_pipeline(corpus_source(c.input, c.block_size), world, options, c.given);
     }
     if (options.pipeline == fit::Pipeline::automatic)
-        log::info("fit: the {} pipeline: {}", fit::to_string(choice.pipeline), render_options(choice.reason));
+        log::info("fit: the {} pipeline: {}", name_of(choice.pipeline), render_options(choice.reason));
     if (!choice.warning.empty()) log::warn("fit: {}", render_options(choice.warning));
     options.pipeline = choice.pipeline;
     const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);

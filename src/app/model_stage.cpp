@@ -18,14 +18,12 @@ namespace jsmf::app {
 const char* const kSolverHelp =
     "B's simplex-constrained least squares: active-set (exact, on U = QR), expgrad (eta 50), admm (ADMM-DR, Alg. 3)";
 
-const std::vector<std::string>& solver_names() { return fit::solver_names(); }
-
 void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_option("--method", c.method,
                     "anchors: rectified anchor words; anchorfree-lp / anchorfree-pds: AnchorFree (Fu et al. 2019), "
                     "topics without anchor words by the minimum-determinant criterion (alternating LPs with Clp, or "
                     "penalty dual splitting)")
-        ->check(CLI::IsMember(fit::method_names()))
+        ->check(CLI::IsMember(choices<fit::Method>()))
         ->capture_default_str();
     sub->add_option("--lp-max-sweeps", c.lp.max_sweeps, "anchorfree-lp: sweeps over the columns of M at most")
         ->capture_default_str();
@@ -47,7 +45,7 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_option("--anchors", c.anchors,
                     "qr (= spa): sparse implicit pivoted QR (Alg. 2); fastanchor: Arora et al.; snpa: successive "
                     "nonnegative projection (Gillis); xray: fast conical hull (Kumar et al.)")
-        ->check(CLI::IsMember(anchors::finder_names()))
+        ->check(CLI::IsMember(choices<anchors::Finder>()))
         ->capture_default_str();
     sub->add_option("--projection-dim", c.projection_dim, "fastanchor: random projection dimension d")
         ->capture_default_str();
@@ -66,27 +64,27 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_option("--admm-stop", c.admm_stop,
                     "admm stopping rule: step: |y_t - y_(t-1)|_2 < tolerance (the authors'); gap: the duality "
                     "gap, as expgrad")
-        ->check(CLI::IsMember({"step", "gap"}))
+        ->check(CLI::IsMember(choices<solvers::AdmmStop>()))
         ->capture_default_str();
     sub->add_option("--recover-a", c.recover_a,
                     "diagonal: A = D^-1 C_SS D^-1 (Alg. 4); ls: least squares min |C - B A B'| (Arora et al.)")
-        ->check(CLI::IsMember({"diagonal", "ls"}))
+        ->check(CLI::IsMember(choices<fit::RecoverA>()))
         ->capture_default_str();
     sub->add_flag("--alpha", c.alpha, "Also fit a Dirichlet alpha to A (RECOVER-ALPHA, Alg. 4)");
 }
 
 fit::ModelOptions to_options(const ModelSettings& c, const std::vector<Index>& anchor_words) {
     fit::ModelOptions o;
-    o.method = fit::parse_method(c.method);
-    o.finder = anchors::finder_from_name(c.anchors);
+    o.method = parse_name<fit::Method>(c.method, "method");
+    o.finder = parse_name<anchors::Finder>(c.anchors, "finder");
     o.projection_dim = c.projection_dim;
     o.anchor_min_df = c.anchor_min_df;
     o.anchor_words = anchor_words;
-    o.solver = fit::parse_solver(c.solver);
+    o.solver = parse_name<recover::Solver>(c.solver, "solver");
     o.solver_iterations = c.solver_iterations;
     o.solver_tolerance = c.solver_tolerance;
-    o.admm_stop = fit::parse_admm_stop(c.admm_stop);
-    o.recover_a = fit::parse_recover_a(c.recover_a);
+    o.admm_stop = parse_name<solvers::AdmmStop>(c.admm_stop, "admm_stop");
+    o.recover_a = parse_name<fit::RecoverA>(c.recover_a, "recover_a");
     o.alpha = c.alpha;
     o.lp = c.lp;
     o.pds = c.pds;

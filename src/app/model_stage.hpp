@@ -19,27 +19,26 @@ namespace jsmf::app {
 struct ModelSettings {
     /// anchors: rectified anchor words (the default); anchorfree-lp | anchorfree-pds:
     /// AnchorFree's minimum-determinant factorization of the (rectified) C.
-    std::string method = fit::to_string(fit::ModelOptions{}.method);
-    std::string anchors = anchors::finder_name(fit::ModelOptions{}.finder);  ///< qr = spa (Alg. 2) | fastanchor (Arora et al.) | snpa | xray
+    std::string method = name_of(fit::ModelOptions{}.method);
+    std::string anchors = name_of(fit::ModelOptions{}.finder);  ///< qr = spa (Alg. 2) | fastanchor (Arora et al.) | snpa | xray
     anchorfree::LpOptions lp;
     anchorfree::PdsOptions pds;
     int projection_dim = fit::ModelOptions{}.projection_dim;
     std::int64_t anchor_min_df = fit::ModelOptions{}.anchor_min_df;
     std::string anchor_words;    ///< a file of anchor words, one per line
-    std::string solver = fit::to_string(fit::ModelOptions{}.solver);
+    std::string solver = name_of(fit::ModelOptions{}.solver);
     int solver_iterations = fit::ModelOptions{}.solver_iterations;
     double solver_tolerance = fit::ModelOptions{}.solver_tolerance;
-    std::string admm_stop = fit::to_string(fit::ModelOptions{}.admm_stop);  ///< step (the authors' rule) | gap
-    std::string recover_a = fit::to_string(fit::ModelOptions{}.recover_a);
+    std::string admm_stop = name_of(fit::ModelOptions{}.admm_stop);  ///< step (the authors' rule) | gap
+    std::string recover_a = name_of(fit::ModelOptions{}.recover_a);
     bool alpha = fit::ModelOptions{}.alpha;
 };
 /// Adds --method, the AnchorFree options (--lp-*, --pds-*), --anchors, --projection-dim, --anchor-words, --solver-iterations,
 /// --solver-tolerance, --admm-stop, --recover-a and --alpha (not --solver: fit takes one,
 /// sweep a list).
 void add_model_options(CLI::App* sub, ModelSettings& s);
-/// The --solver help text and its allowed values.
+/// The --solver help text.
 extern const char* const kSolverHelp;
-const std::vector<std::string>& solver_names();
 /// Local. The library's options for these flags, with the anchor words' ids (empty: found).
 fit::ModelOptions to_options(const ModelSettings& s, const std::vector<Index>& anchor_words);
 /// Local. Checks the settings' ranges and combinations (throws InputError naming flags).

@@ -20,7 +20,7 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
                     "jsonl: JSON Lines with a text field; brown: the Brown corpus's word/tag files; ratings: 'user "
                     "item rating [timestamp]' lines (a user is a document, an item repeated round(2 x rating) times); "
                     "playlists: one playlist of item ids per line")
-        ->check(CLI::IsMember({"dir", "lines", "jsonl", "brown", "ratings", "playlists"}))
+        ->check(CLI::IsMember(choices<prepare::Format>()))
         ->capture_default_str();
     sub->add_option("--out", o.out_dir, "Output directory (created if missing)")->required();
     sub->add_option("--name", o.name, "Corpus name X: docword.X.txt, vocab.X.txt, docs.X.txt, ...")->capture_default_str();
@@ -54,7 +54,7 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
     sub->add_option("--invalid-utf8", c.invalid_utf8,
                     "skip: drop a document with invalid UTF-8 and count it; replace: read each bad sequence as U+FFFD "
                     "(no token) and count the document; fail: stop at the first, with its file, line and byte")
-        ->check(CLI::IsMember({"skip", "replace", "fail"}))
+        ->check(CLI::IsMember(choices<prepare::InvalidUtf8>()))
         ->capture_default_str();
     sub->add_option("--buffer-mb", o.buffer_mb, "Per rank: word counts buffered before the ranks exchange them")
         ->capture_default_str();
@@ -62,10 +62,8 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
 }
 
 int run_prepare(PrepareCommand c, const mpi::Comm& world) {
-    c.options.source.format = prepare::parse_format(c.format);
-    c.options.invalid_utf8 = c.invalid_utf8 == "fail"      ? prepare::InvalidUtf8::fail
-                             : c.invalid_utf8 == "replace" ? prepare::InvalidUtf8::replace
-                                                           : prepare::InvalidUtf8::skip;
+    c.options.source.format = parse_name<prepare::Format>(c.format, "format");
+    c.options.invalid_utf8 = parse_name<prepare::InvalidUtf8>(c.invalid_utf8, "invalid_utf8");
     const prepare::PrepareReport r = prepare::run_prepare(world, c.options);
     if (!world.is_root()) return exit_code::ok;
     log::info("prepare: read {} files, {:.1f} MB, {} documents, {} tokens in {:.2f} s", r.files, r.bytes / 1e6,
@@ -75,7 +73,7 @@ int run_prepare(PrepareCommand c, const mpi::Comm& world) {
     log::info("prepare: kept {} documents ({} tokens, {} entries); dropped {} empty after stop words, {} shorter than "
               "{} tokens; {} with invalid UTF-8 ({}){}",
               r.docs_kept, r.tokens_kept, r.entries, r.docs_empty, r.docs_short, c.options.min_doc_tokens,
-              r.docs_invalid_utf8, c.invalid_utf8 == "replace" ? "read with U+FFFD" : "dropped",
+              r.docs_invalid_utf8, c.options.invalid_utf8 == prepare::InvalidUtf8::replace ? "read with U+FFFD" : "dropped",
               r.first_invalid.empty() ? "" : " (the first: " + r.first_invalid + ")");
     if (r.labels > 0) log::info("prepare: {} labels", r.labels);
     for (const auto& file : r.outputs) log::info("prepare: wrote {}", file);

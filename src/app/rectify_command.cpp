@@ -110,7 +110,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         if (!info.rectification.empty()) log::warn("rectify: {} was already rectified ({})", c.in, info.rectification);
     });
     log::info("rectify: C is {} x {} on a {}x{} grid, block {}; method {}, K = {}", N, N, grid->rows(), grid->cols(),
-              c.block_size, fit::to_string(r.method), c.topics);
+              c.block_size, name_of(r.method), c.topics);
 
     clock.restart();
     fit::RectifyCheckpoints checkpoints;
@@ -138,8 +138,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         std::printf("jsmf-rectify ranks=%d words=%lld topics=%d method=%s eigensolver=%s iterations=%d "
                     "rectify_seconds=%.6f seconds_per_iteration=%.6f eig_rounds_per_iteration=%.3f "
                     "eig_products_per_iteration=%.3f gflops_per_rank=%.3f total_seconds=%.6f peak_rss_bytes=%lld\n",
-                    world.size(), static_cast<long long>(N), c.topics, fit::to_string(r.method).c_str(),
-                    fit::to_string(r.eigensolver).c_str(),
+                    world.size(), static_cast<long long>(N), c.topics, name_of(r.method).c_str(),
+                    name_of(r.eigensolver).c_str(),
                     record.iterations, rectify_seconds, rectify_seconds / work.iterations,
                     work.eig_rounds / work.iterations, work.eig_products / work.iterations,
                     work.flops / world.size() / rectify_seconds / 1e9, total.seconds(), static_cast<long long>(peak));

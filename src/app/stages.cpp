@@ -2,8 +2,6 @@
 // The flags of the co-occurrence and rectification stages, and how they become the library's options.
 #include "app/stages.hpp"
 
-#include "jsmf/fit/pipeline_choice.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
@@ -15,6 +13,13 @@
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
+namespace {
+// An optional setting's choices: "auto" (unset, decided by the library) and the enum's names.
+std::vector<std::string> auto_or(std::vector<std::string> names) {
+    names.insert(names.begin(), "auto");
+    return names;
+}
+}  // namespace
 
 void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
     auto* corpus = sub->add_option("--corpus", c.corpus,
@@ -32,11 +37,11 @@ void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
     sub->add_option("--estimator", c.estimator,
                     "unbiased: Eq. 5 (NIPS'15) from word counts; tfidf: the second moment of the documents' tf-idf "
                     "vectors (h/n)·ln(M/df), scaled to sum 1, as AnchorFree (Fu et al. 2019, §6.1) uses")
-        ->check(CLI::IsMember({"unbiased", "tfidf"}))
+        ->check(CLI::IsMember(choices<cooc::Estimator>()))
         ->capture_default_str();
     sub->add_option("--buffer-mb", c.buffer_mb, "Per-rank exchange buffer in MiB (bounds memory)")->capture_default_str();
     sub->add_option("--exchange", c.exchange, "docs: ship document fragments (fast); pairs: ship (i,j,v) triplets")
-        ->check(CLI::IsMember({"docs", "pairs"}))
+        ->check(CLI::IsMember(choices<cooc::Exchange>()))
         ->capture_default_str();
 }
 
@@ -53,8 +58,8 @@ fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {
     source.vocab = c.vocab;
     source.options = c.options;
     source.options.block_size = block_size;
-    source.options.exchange = c.exchange == "docs" ? cooc::Exchange::docs : cooc::Exchange::pairs;
-    source.options.estimator = c.estimator == "tfidf" ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
+    source.options.exchange = parse_name<cooc::Exchange>(c.exchange, "exchange");
+    source.options.estimator = parse_name<cooc::Estimator>(c.estimator, "estimator");
     if (!(c.buffer_mb > 0)) throw usage_error("--buffer-mb must be positive");
     source.options.buffer_bytes = static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20)));
     return source;
@@ -120,7 +125,7 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
         sub->add_option(method_flag, c.method,
                         "ap: alternating projection; dr: Douglas-Rachford; dp: Dykstra; dc: diagonal completion; "
                         "none: Baseline (no rectification)")
-            ->check(CLI::IsMember({"ap", "dr", "dp", "dc", "none"}))
+            ->check(CLI::IsMember(choices<fit::Rectifier>()))
             ->capture_default_str();
     sub->add_option("--stop", c.stop,
                     "When AP, DR, DP stop. quality (default): once the topics' measures (anchors, B, specificity, "
@@ -128,7 +133,7 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
                     "of B moved 1e-3 in L1 over the last 6 checks); iterations: the papers' plain AP, exact eigensolves, "
                     "--iterations (150) or until --tolerance. auto: iterations when --iterations or --tolerance is "
                     "given, else quality")
-        ->check(CLI::IsMember({"auto", "quality", "fixed-point", "iterations"}))
+        ->check(CLI::IsMember(auto_or(choices<rectify::StopRule>())))
         ->capture_default_str();
     sub->add_flag("--converge", c.converge, "The same as --stop fixed-point");
     sub->add_option("--iterations", c.iterations,
@@ -145,7 +150,7 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
                     "AP: anderson (on the rank-K factor, safeguarded, from --anderson-below on) or none (auto). "
                     "Anderson reaches a fixed point of AP in far fewer iterations, but AP's fixed points form a "
                     "continuum and it lands on another one than plain AP's path leads to (see jsmf rectify --help)")
-        ->check(CLI::IsMember({"auto", "anderson", "none"}))
+        ->check(CLI::IsMember(auto_or(choices<fit::Acceleration>())))
         ->capture_default_str();
     sub->add_option("--anderson-depth", c.anderson_depth, "Anderson acceleration's history length")
         ->check(CLI::PositiveNumber)
@@ -163,7 +168,7 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
     sub->add_option("--precision", c.precision,
                     "AP: single holds the iterate in float32 and does its products in single precision (half the "
                     "memory traffic per pass; eigensolves to 1e-6 at best); double (default) reproduces the papers")
-        ->check(CLI::IsMember({"double", "single"}))
+        ->check(CLI::IsMember(choices<fit::Precision>()))
         ->capture_default_str();
     sub->add_option("--check-every", c.check_every,
                     "Iterations between the stopping rule's looks at the topics (anchors and B)")
@@ -171,7 +176,7 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
         ->capture_default_str();
     sub->add_option("--eigensolver", c.eigensolver,
                     "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
-        ->check(CLI::IsMember({"subspace", "direct"}))
+        ->check(CLI::IsMember(choices<distmat::EigMethod>()))
         ->capture_default_str();
     sub->add_option("--eig-check-steps", c.eig_check_steps,
                     "Lanczos steps of the eigensolver's check, after each solve, that no eigenvalue above the K-th "
@@ -194,28 +199,28 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
 
 fit::RectifyOptions to_options(const RectifySettings& s) {
     fit::RectifyOptions o;
-    o.method = fit::parse_rectifier(s.method);
+    o.method = parse_name<fit::Rectifier>(s.method, "rectify");
     std::string stop = s.stop;
     if (s.converge) {
         if (stop != "auto" && stop != "fixed-point")
             throw usage_error("--converge and --stop " + stop + " exclude each other");
         stop = "fixed-point";
     }
-    if (stop != "auto") o.stop = fit::parse_stop_rule(stop);
+    if (stop != "auto") o.stop = parse_name<rectify::StopRule>(stop, "stop");
     if (s.iterations != -1 && o.stop && *o.stop != rectify::StopRule::iterations)
         throw usage_error("--iterations is a count of the papers' plain iterations (--stop iterations), not a cap of "
-                         "--stop " + fit::to_string(*o.stop) + ": give --max-iterations for that");
+                         "--stop " + name_of(*o.stop) + ": give --max-iterations for that");
     if (s.iterations != -1) o.iterations = s.iterations;  // -1: not given
     if (s.max_iterations != -1) o.max_iterations = s.max_iterations;
     if (s.tolerance >= 0) o.tolerance = s.tolerance;      // negative: not given
     if (s.relaxation >= 0) o.relaxation = s.relaxation;
-    o.acceleration = s.acceleration == "anderson" ? fit::Acceleration::anderson : fit::Acceleration::none;
+    o.acceleration = s.acceleration == "auto" ? fit::Acceleration::none : parse_name<fit::Acceleration>(s.acceleration, "acceleration");
     o.anderson_depth = s.anderson_depth;
     o.anderson_below = s.anderson_below;
     if (s.eig_tolerance_factor >= 0) o.eig_tolerance_factor = s.eig_tolerance_factor;
     o.check_every = s.check_every;
-    o.precision = fit::parse_precision(s.precision);
-    o.eigensolver = fit::parse_eig_method(s.eigensolver);
+    o.precision = parse_name<fit::Precision>(s.precision, "precision");
+    o.eigensolver = parse_name<distmat::EigMethod>(s.eigensolver, "eigensolver");
     o.eig_check_steps = s.eig_check_steps;
     o.eig_check_every = s.eig_check_every;
     o.permutations = s.permutations;

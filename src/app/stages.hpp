@@ -67,7 +67,7 @@ Options cooc_provenance(const CoocSettings& s, int block_size);
 /// Stage 2: rectification flags (as text, "auto" and -1 for "decided by the stop rule"); the
 /// defaults are the library's (fit::RectifyOptions), so there is one place for them.
 struct RectifySettings {
-    std::string method = fit::to_string(fit::RectifyOptions{}.method);
+    std::string method = name_of(fit::RectifyOptions{}.method);
     /// When AP, DR, DP stop: iterations (the papers' plain runs: --iterations, or until the
     /// change is below --tolerance), quality (the default: the topics' measures have
     /// settled), fixed-point (the topics stopped moving; --converge); auto: iterations when
@@ -83,8 +83,8 @@ struct RectifySettings {
     double anderson_below = fit::RectifyOptions{}.anderson_below;       ///< Anderson starts after the change falls to this
     double eig_tolerance_factor = -1;   ///< -1: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
     int check_every = fit::RectifyOptions{}.check_every;        ///< iterations between the stopping rule's looks at the topics
-    std::string precision = fit::to_string(fit::RectifyOptions{}.precision);  ///< AP: double | single (the iterate and its products in float32)
-    std::string eigensolver = fit::to_string(fit::RectifyOptions{}.eigensolver);
+    std::string precision = name_of(fit::RectifyOptions{}.precision);  ///< AP: double | single (the iterate and its products in float32)
+    std::string eigensolver = name_of(fit::RectifyOptions{}.eigensolver);
     int eig_check_steps = fit::RectifyOptions{}.eig_check_steps;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
     int eig_check_every = fit::RectifyOptions{}.eig_check_every;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
     int permutations = fit::RectifyOptions{}.permutations;

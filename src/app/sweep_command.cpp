@@ -53,7 +53,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
                     "each fit by the compressed pipeline (C never formed: ENN, anchors by QR, the active set), one "
                     "read of the corpus for all K. Not auto, unlike fit: a sweep's grid (and --task's indices) "
                     "must not change with the corpus")
-        ->check(CLI::IsMember({"dense", "compressed"}))
+        ->check(CLI::IsMember({name_of(fit::Pipeline::dense), name_of(fit::Pipeline::compressed)}))
         ->capture_default_str();
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
@@ -261,7 +261,7 @@ int run_sweep(const SweepCommand& c, const mpi::Comm& world, const std::string& 
             refuse_settings(c.given, fit::compressed_only_settings(), "sweep {pipeline} dense",
                             "sweep with {pipeline} compressed");
             rectifiers = parse_name_list(c.rectify_methods, "--rectify", kRectifiers);
-            solvers = parse_name_list(c.solvers, "--solver", solver_names());
+            solvers = parse_name_list(c.solvers, "--solver", choices<recover::Solver>());
         }
         check_model_settings(c.model);
         if (!c.model.anchor_words.empty()) throw usage_error("--anchor-words fixes K: use jsmf fit");
@@ -349,7 +349,7 @@ int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::strin
                 if (p.rectify == r && p.topics == K && (c.task < 0 || p.index == c.task)) group.push_back(p);
             if (group.empty()) continue;
             fit::RectifyOptions rectify = to_options(c.rectify);
-            rectify.method = fit::parse_rectifier(r);
+            rectify.method = parse_name<fit::Rectifier>(r, "rectify");
             // --precision single is AP's: the other rectifiers of the sweep run in double.
             if (r != "ap") rectify.precision = fit::Precision::double_;
             log::info("sweep: K = {}, rectify {} ({} run(s))", K, r, group.size());
@@ -362,7 +362,7 @@ int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::strin
             fit::ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
             for (const auto& p : group) {
                 fit::ModelOptions model = to_options(c.model, {});
-                model.solver = fit::parse_solver(p.solver);
+                model.solver = parse_name<recover::Solver>(p.solver, "solver");
                 model::Model m = fit::factorize(work, K, model, record, rectify.seed, report, nullptr,
                                               info.stats.doc_freq);
                 m.times.add_before("rectify", rectify_seconds, rectify_peak);
@@ -384,7 +384,7 @@ int sweep_points(const SweepCommand& c, const mpi::Comm& world, const std::strin
             for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
             for (std::size_t k = 0; k < group.size(); ++k) {
                 fit::ModelOptions model = to_options(c.model, {});
-                model.solver = fit::parse_solver(group[k].solver);
+                model.solver = parse_name<recover::Solver>(group[k].solver, "solver");
                 Options options = source_provenance(c.input, c.cooc_file, c.block_size);
                 if (!c.cooc_file.empty() && !counting.files.empty()) {
                     options.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));

@@ -35,7 +35,7 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     sub->add_option("--word-concentration", o.word_concentration, "Dirichlet concentration of topic-word weights")
         ->capture_default_str();
     sub->add_option("--prior", c.prior, "Topic proportions: dirichlet or logistic-normal (correlated)")
-        ->check(CLI::IsMember({"dirichlet", "logistic-normal"}))
+        ->check(CLI::IsMember(choices<synth::TopicPrior>()))
         ->capture_default_str();
     sub->add_option("--alpha", o.alpha, "Symmetric Dirichlet parameter")->capture_default_str();
     sub->add_option("--sigma", o.sigma, "Logistic-normal scale")->capture_default_str();
@@ -300,7 +300,7 @@ void write_synth_files(const SynthCommand& c, synth::SynthOptions& options, cons
 int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& command_line) {
     Stopwatch clock;
     synth::SynthOptions options = c.options;
-    options.prior = c.prior == "dirichlet" ? synth::TopicPrior::dirichlet : synth::TopicPrior::logistic_normal;
+    options.prior = parse_name<synth::TopicPrior>(c.prior, "prior");
     if (c.stream) return run_synth_stream(c, world, command_line, options);
     std::string docword, vocab_path, truth, labels_path;
     synth::SynthCorpus corpus;

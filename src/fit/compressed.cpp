@@ -38,10 +38,10 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
         throw OptionError("{pipeline} compressed recovers A from the anchors' block only ({recover_a} diagonal)");
     if (options.model.solver != recover::Solver::active_set)
         throw OptionError("{pipeline} compressed solves for B by the active set on its K x N factor: {solver} " +
-                          to_string(options.model.solver) + " needs the dense pipeline");
+                          name_of(options.model.solver) + " needs the dense pipeline");
     if (options.model.finder != anchors::Finder::qr && options.model.finder != anchors::Finder::spa)
         throw OptionError("{pipeline} compressed finds anchors by pivoted QR on its K x N factor: {finder} " +
-                          anchors::finder_name(options.model.finder) + " needs the dense pipeline");
+                          name_of(options.model.finder) + " needs the dense pipeline");
     if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
@@ -274,7 +274,7 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.rectification.method = "enn";
     m.rectification.num_topics = K;
     m.rectification.iterations = static_cast<int>(r.trace.size());
-    m.rectification.stop_reason = rectify::to_string(r.stop_reason);
+    m.rectification.stop_reason = name_of(r.stop_reason);
     if (r.stop_reason != rectify::StopReason::iterations)
         say(report, Level::info,
             fmt::format("enn: stopped after {} of at most {} iterations: {}", r.trace.size(), o.iterations,
@@ -294,13 +294,13 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.B_breve = distmat::gather_rows(world, C.rows(), law.B_breve.transpose()).transpose();
     m.A = law.A;
     m.unigram = distmat::gather_rows(world, C.rows(), law.word_mass);
-    m.a_method = to_string(RecoverA::diagonal);
+    m.a_method = name_of(RecoverA::diagonal);
     m.anchors = law.anchors;
     m.diag_r = law.diag_r;
     m.anchor_method = "qr";
     m.anchor_min_df = options.model.anchor_min_df;
     m.anchor_excluded = law.below_threshold;
-    m.solver = to_string(recover::Solver::active_set);
+    m.solver = name_of(recover::Solver::active_set);
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
     if (options.model.alpha) fit_alpha(world, m);  // RECOVER-ALPHA on A, as the dense fit does

@@ -23,14 +23,6 @@ const Eigen::MatrixXd* find(const io::CheckpointRecord& record, const std::strin
 }
 }  // namespace
 
-const char* to_string(DenseStage stage) {
-    switch (stage) {
-        case DenseStage::cooc: return "cooc";
-        case DenseStage::rectify: return "rectify";
-        case DenseStage::recover: return "recover";
-    }
-    return "?";
-}
 
 Entries dense_checkpoint_settings(const FitOptions& options, int K, const distmat::DistMatrix& source) {
     const distmat::Grid& grid = source.grid();
@@ -62,7 +54,7 @@ void write_dense_checkpoint(const std::string& path, DenseStage stage, const dis
     provenance.mpi_ranks = world.size();
     provenance.grid = std::to_string(C.grid().rows()) + " x " + std::to_string(C.grid().cols());
     provenance.options = settings;
-    provenance.options.emplace_back("stage", to_string(stage));
+    provenance.options.emplace_back("stage", name_of(stage));
     if (stage != DenseStage::rectify) record.iterations_done = static_cast<int>(trace.trace.size());
     if (stage == DenseStage::recover) {
         // The trace's totals, under the checksum (the model reports them).

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/fit/options.hpp"
 #include "jsmf/io/cooc_file.hpp"
@@ -17,7 +18,10 @@ namespace jsmf::fit {
 /// cooc: C as counted (rectification starts afresh); rectify: an AP, DR or DP iterate and
 /// its state; recover: the rectified C, its trace, and the words of B solved so far.
 enum class DenseStage { cooc, rectify, recover };
-const char* to_string(DenseStage stage);
+inline const Names<DenseStage, 3>& names(DenseStage) {
+    static const Names<DenseStage, 3> table{{"cooc", "rectify", "recover"}};
+    return table;
+}
 
 /// Collective on source.grid(). What a checkpoint must share with the run that resumes
 /// it: K, every rectification and model setting, the metrics switch, the grid, block size

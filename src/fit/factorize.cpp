@@ -47,7 +47,7 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
         const anchors::Candidates candidates =
             counted ? anchors::candidates_by_doc_freq(doc_freq, c.anchor_min_df) : anchors::Candidates{};
         found = anchors::find_anchors_by(c.finder, C, p, K, {c.projection_dim, seed, true}, candidates);
-        m.anchor_method = anchors::finder_name(c.finder);
+        m.anchor_method = name_of(c.finder);
     }
     m.anchors = found.anchors;
     m.diag_r = found.diag_r;
@@ -62,7 +62,7 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
     options.scls.tolerance = c.solver_tolerance;
     options.scls.admm_stop = c.admm_stop;
     recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options, progress);
-    m.solver = to_string(c.solver);
+    m.solver = name_of(c.solver);
     m.words_solved = model.words_solved;
     m.words_converged = model.words_converged;
     m.solver_max_iterations = model.max_iterations_used;
@@ -84,7 +84,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
                      Seed seed, const Report& report) {
     const mpi::Comm comm = C.grid().borrow_comm();
     model::Model m;
-    m.method = to_string(c.method);
+    m.method = name_of(c.method);
     m.num_topics = K;
     m.rectification = rectification;
     model::AnchorFreeRecord& record = m.anchorfree;
@@ -161,7 +161,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
         m.diag_r(k) = m.B_breve(k, best);
     }
     m.anchor_method = "representative";
-    m.solver = to_string(c.method);
+    m.solver = name_of(c.method);
     if (c.alpha && record.a_is_distribution) fit_alpha(comm, m);
     else if (c.alpha) say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", K));
     m.times.add("finish", clock.seconds());

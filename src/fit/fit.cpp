@@ -95,7 +95,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         checkpoints.write(
             [&] {
                 model::RectificationTrace not_begun;
-                not_begun.method = to_string(resolve(options.rectify).method);
+                not_begun.method = name_of(resolve(options.rectify).method);
                 not_begun.num_topics = topics.front();
                 write_dense_checkpoint(checkpoints.path(), DenseStage::cooc, C, info, settings, not_begun, {});
             },
@@ -107,13 +107,13 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         if (model.method == Method::anchors)
             say(report, Level::info,
                 fmt::format("fit: K = {} ({} of {}): rectify {}, anchors {}, solver {}", K, k + 1, topics.size(),
-                            to_string(options.rectify.method),
-                            model.anchor_words.empty() ? anchors::finder_name(model.finder) : "words",
-                            to_string(model.solver)));
+                            name_of(options.rectify.method),
+                            model.anchor_words.empty() ? name_of(model.finder) : "words",
+                            name_of(model.solver)));
         else
             say(report, Level::info,
                 fmt::format("fit: K = {} ({} of {}): rectify {}, {}", K, k + 1, topics.size(),
-                            to_string(options.rectify.method), to_string(model.method)));
+                            name_of(options.rectify.method), name_of(model.method)));
         const bool in_place = !measure && k + 1 == topics.size();
         distmat::DistMatrix work = resumed ? std::move(*resumed->C) : in_place ? std::move(C) : distmat::copy(C);
         const auto write_stage = [&](DenseStage stage, const distmat::DistMatrix& M, const model::RectificationTrace& trace,
@@ -204,7 +204,7 @@ FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::G
     // A library caller's settings that differ from the defaults count as given.
     const PipelineChoice choice = choose_pipeline(corpus, grid->borrow_comm(), options, changed_dense_settings(options));
     if (options.pipeline == Pipeline::automatic)
-        say(report, Level::info, render_options("fit: the " + to_string(choice.pipeline) + " pipeline: " + choice.reason));
+        say(report, Level::info, render_options("fit: the " + name_of(choice.pipeline) + " pipeline: " + choice.reason));
     if (!choice.warning.empty()) say(report, Level::warning, render_options("fit: " + choice.warning));
     if (choice.pipeline == Pipeline::compressed) {
         FitOptions compressed = options;

@@ -6,82 +6,6 @@
 #include <array>
 
 namespace jsmf::fit {
-namespace {
-
-/// One enum's names, in the order of its values.
-template <class Enum, std::size_t Size>
-struct Names {
-    std::array<const char*, Size> names;
-    std::string of(Enum value) const { return names[static_cast<std::size_t>(value)]; }
-    Enum parse(const std::string& name, const std::string& option) const {
-        for (std::size_t i = 0; i < Size; ++i)
-            if (name == names[i]) return static_cast<Enum>(i);
-        std::string choices;
-        for (const char* n : names) choices += (choices.empty() ? "" : ", ") + std::string(n);
-        throw OptionError("{" + option + "}: '" + OptionError::quote(name) + "' is not one of " + choices);
-    }
-    std::vector<std::string> list() const { return {names.begin(), names.end()}; }
-};
-
-const Names<Rectifier, 5> kRectifiers{{"ap", "dr", "dp", "dc", "none"}};
-const Names<rectify::StopRule, 3> kStopRules{{"iterations", "quality", "fixed-point"}};
-const Names<Acceleration, 2> kAccelerations{{"none", "anderson"}};
-const Names<Precision, 2> kPrecisions{{"double", "single"}};
-const Names<distmat::EigMethod, 2> kEigMethods{{"subspace", "direct"}};
-const Names<Method, 3> kMethods{{"anchors", "anchorfree-lp", "anchorfree-pds"}};
-const Names<recover::Solver, 3> kSolvers{{"active-set", "expgrad", "admm"}};
-const Names<solvers::AdmmStop, 2> kAdmmStops{{"step", "gap"}};
-const Names<RecoverA, 2> kRecoverA{{"diagonal", "ls"}};
-const Names<Pipeline, 3> kPipelines{{"dense", "compressed", "auto"}};
-
-}  // namespace
-
-std::string to_string(Rectifier value) { return kRectifiers.of(value); }
-std::string to_string(rectify::StopRule value) { return kStopRules.of(value); }
-std::string to_string(Acceleration value) { return kAccelerations.of(value); }
-std::string to_string(Precision value) { return kPrecisions.of(value); }
-std::string to_string(distmat::EigMethod value) { return kEigMethods.of(value); }
-std::string to_string(Method value) { return kMethods.of(value); }
-std::string to_string(recover::Solver value) { return kSolvers.of(value); }
-std::string to_string(solvers::AdmmStop value) { return kAdmmStops.of(value); }
-std::string to_string(RecoverA value) { return kRecoverA.of(value); }
-std::string to_string(Pipeline value) { return kPipelines.of(value); }
-Pipeline parse_pipeline(const std::string& name, const std::string& option) { return kPipelines.parse(name, option); }
-const std::vector<std::string>& pipeline_names() {
-    static const std::vector<std::string> names = kPipelines.list();
-    return names;
-}
-
-Rectifier parse_rectifier(const std::string& name, const std::string& option) { return kRectifiers.parse(name, option); }
-rectify::StopRule parse_stop_rule(const std::string& name, const std::string& option) {
-    return kStopRules.parse(name, option);
-}
-Acceleration parse_acceleration(const std::string& name, const std::string& option) {
-    return kAccelerations.parse(name, option);
-}
-Precision parse_precision(const std::string& name, const std::string& option) { return kPrecisions.parse(name, option); }
-distmat::EigMethod parse_eig_method(const std::string& name, const std::string& option) {
-    return kEigMethods.parse(name, option);
-}
-Method parse_method(const std::string& name, const std::string& option) { return kMethods.parse(name, option); }
-recover::Solver parse_solver(const std::string& name, const std::string& option) { return kSolvers.parse(name, option); }
-solvers::AdmmStop parse_admm_stop(const std::string& name, const std::string& option) {
-    return kAdmmStops.parse(name, option);
-}
-RecoverA parse_recover_a(const std::string& name, const std::string& option) { return kRecoverA.parse(name, option); }
-
-const std::vector<std::string>& rectifier_names() {
-    static const std::vector<std::string> names = kRectifiers.list();
-    return names;
-}
-const std::vector<std::string>& solver_names() {
-    static const std::vector<std::string> names = kSolvers.list();
-    return names;
-}
-const std::vector<std::string>& method_names() {
-    static const std::vector<std::string> names = kMethods.list();
-    return names;
-}
 
 bool is_projection(Rectifier method) {
     return method == Rectifier::ap || method == Rectifier::dr || method == Rectifier::dp;
@@ -99,7 +23,7 @@ RectifyOptions resolve(const RectifyOptions& given) {
     if (s.max_iterations) s.iterations = s.max_iterations;
     if (s.tolerance && *s.stop != StopRule::iterations)
         throw OptionError("{tolerance} applies to {stop} iterations (the papers' plain AP), not {stop} " +
-                          to_string(*s.stop));
+                          name_of(*s.stop));
     if (s.tolerance && !(*s.tolerance >= 0)) throw OptionError("{tolerance} must be non-negative");
     if (s.iterations && *s.iterations < 0) throw OptionError("{iterations} must be non-negative");
     const bool fast = *s.stop != StopRule::iterations;
@@ -126,7 +50,7 @@ void check(const ModelOptions& c) {
     if (!(c.solver_tolerance > 0)) throw OptionError("{solver_tolerance} must be positive");
     if (c.anchor_min_df < 0) throw OptionError("{anchor_min_df} must be at least 0");
     if (!c.anchor_words.empty() && !anchors::is_pivoted_qr(c.finder))
-        throw OptionError("{anchor_words} and {finder} " + anchors::finder_name(c.finder) + " exclude each other");
+        throw OptionError("{anchor_words} and {finder} " + name_of(c.finder) + " exclude each other");
     if (c.method != Method::anchors) {
         if (!c.anchor_words.empty()) throw OptionError("{anchor_words} needs {method} anchors");
         if (c.recover_a != RecoverA::diagonal)
@@ -173,18 +97,18 @@ void check(const FitOptions& o) {
 
 Entries entries(const RectifyOptions& given) {
     const RectifyOptions c = resolve(given);
-    return {{"method", to_string(c.method)},
-            {"stop", to_string(*c.stop)},
+    return {{"method", name_of(c.method)},
+            {"stop", name_of(*c.stop)},
             {"iterations", std::to_string(*c.iterations)},
             {"tolerance", std::to_string(std::max(0.0, c.tolerance.value_or(0.0)))},
-            {"acceleration", to_string(c.acceleration)},
+            {"acceleration", name_of(c.acceleration)},
             {"anderson_depth", std::to_string(c.anderson_depth)},
             {"anderson_below", std::to_string(c.anderson_below)},
             {"relaxation", std::to_string(*c.relaxation)},
             {"eig_tolerance_factor", std::to_string(*c.eig_tolerance_factor)},
             {"check_every", std::to_string(c.check_every)},
-            {"precision", to_string(c.precision)},
-            {"eigensolver", to_string(c.eigensolver)},
+            {"precision", name_of(c.precision)},
+            {"eigensolver", name_of(c.eigensolver)},
             {"eig_check_steps", std::to_string(c.eig_check_steps)},
             {"eig_check_every", std::to_string(c.eig_check_every)},
             {"permutations", std::to_string(c.permutations)},
@@ -194,7 +118,7 @@ Entries entries(const RectifyOptions& given) {
 Entries entries(const ModelOptions& c) {
     if (c.method != Method::anchors) {
         const bool lp = c.method == Method::anchorfree_lp;
-        return {{"model_method", to_string(c.method)},
+        return {{"model_method", name_of(c.method)},
                 {"lp_max_sweeps", std::to_string(c.lp.max_sweeps)},
                 {"lp_tolerance", std::to_string(c.lp.tolerance)},
                 {"lp_screening", c.lp.screening ? "yes" : "no"},
@@ -205,15 +129,15 @@ Entries entries(const ModelOptions& c) {
                 {"alpha", c.alpha ? "yes" : "no"}};
     }
     return {{"model_method", "anchors"},
-            {"anchors", c.anchor_words.empty() ? anchors::finder_name(c.finder) : "words"},
+            {"anchors", c.anchor_words.empty() ? name_of(c.finder) : "words"},
             {"anchor_words", ""},  // the front end names where the words came from
             {"projection_dim", std::to_string(c.projection_dim)},
             {"anchor_min_df", std::to_string(c.anchor_min_df)},
-            {"solver", to_string(c.solver)},
+            {"solver", name_of(c.solver)},
             {"solver_iterations", std::to_string(c.solver_iterations)},
             {"solver_tolerance", std::to_string(c.solver_tolerance)},
-            {"admm_stop", to_string(c.admm_stop)},
-            {"recover_a", to_string(c.recover_a)},
+            {"admm_stop", name_of(c.admm_stop)},
+            {"recover_a", name_of(c.recover_a)},
             {"alpha", c.alpha ? "yes" : "no"}};
 }
 

@@ -72,13 +72,13 @@ BuiltCooc build_cooc(const CorpusSource& c, const std::shared_ptr<const distmat:
 
 model::RectificationTrace trace_of(Rectifier method, int topics, const rectify::ProjectionState& state) {
     model::RectificationTrace r;
-    r.method = to_string(method);
+    r.method = name_of(method);
     r.num_topics = topics;
     r.iterations = state.iterations_done;
     r.trace = state.trace;
     r.checks = state.checks;
     for (auto& check : r.checks) check.anchors.clear();  // not part of the trace
-    r.stop_reason = rectify::to_string(state.stop_reason);
+    r.stop_reason = name_of(state.stop_reason);
     return r;
 }
 
@@ -160,9 +160,9 @@ rectify::ProjectionState read_resume_state(const std::string& checkpoint, const 
         if (saved.num_topics != K)
             throw InputError(checkpoint, render_options("the checkpoint has K = " + std::to_string(saved.num_topics) +
                                                         ", not {topics} " + std::to_string(K)));
-        if (saved.method != to_string(method))
+        if (saved.method != name_of(method))
             throw InputError(checkpoint, render_options("the checkpoint is of {rectify} " + saved.method + ", not " +
-                                                        to_string(method)));
+                                                        name_of(method)));
     });
     rectify::ProjectionState state;
     mpi::run_local_phase(world, "read", [&] { state = resume_state(saved, record); });
@@ -274,7 +274,7 @@ model::RectificationTrace run_projection(distmat::DistMatrix& C, int topics, con
                                                      check.anchors_changed, check.b_change_median, check.b_change_max);
         say(report, Level::info, fmt::format("rectify: check at iteration {}: {}, specificity {:.4f}, dissimilarity {:.2f}{}",
                   check.iteration, change, check.specificity, check.dissimilarity,
-                  verdict == rectify::StopReason::none ? "" : std::string("; stop: ") + rectify::to_string(verdict)));
+                  verdict == rectify::StopReason::none ? "" : std::string("; stop: ") + name_of(verdict)));
         return verdict;
     };
     Stopwatch clock, since_print;
@@ -313,10 +313,10 @@ model::RectificationTrace run_projection(distmat::DistMatrix& C, int topics, con
                                 : stop.rule == rectify::StopRule::iterations
                                     ? fmt::format("ETA {:.0f} s", left)
                                     : fmt::format("at most {:.0f} s more (to the cap; the {} rule stops earlier)", left,
-                                                  to_string(stop.rule));
+                                                  name_of(stop.rule));
         say(report, Level::info, fmt::format("rectify: {} K = {} iteration {}/{}  change {:.3e}  clipped {:.2e}  eig {} rounds ({} products, "
                   "residual {:.1e}, {} passes)  {:.2f} s/it  {}",
-                  to_string(c.method), topics, done, max_iterations, it.change, it.clipped_mass, it.eig_iterations,
+                  name_of(c.method), topics, done, max_iterations, it.change, it.clipped_mass, it.eig_iterations,
                   it.eig_products, it.eig_residual, it.passes, per_iteration, eta));
     };
     const rectify::ProjectionResult result = rectify::rectify_by_projection(C, options, progress, resume, monitor, hook);
@@ -346,7 +346,7 @@ model::RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const Recti
                   per * (total_count - done)));
     });
     model::RectificationTrace record;
-    record.method = to_string(c.method);
+    record.method = name_of(c.method);
     record.num_topics = topics;
     record.iterations = result.permutations;
     record.converged = result.unconverged == 0;
@@ -395,7 +395,7 @@ model::RectificationTrace rectify(distmat::DistMatrix& C, int topics, const Rect
     if (is_projection(c.method)) return run_projection(C, topics, c, report, hook, resume, candidates);
     if (c.method == Rectifier::dc) return run_dc(C, topics, c, report);
     model::RectificationTrace record;  // none: the Baseline
-    record.method = to_string(c.method);
+    record.method = name_of(c.method);
     record.num_topics = topics;
     record.converged = true;
     return record;

@@ -815,7 +815,7 @@ nlohmann::json manifest_json(const PrepareOptions& o, const OutputPaths& out, co
     auto file_name = [](const std::string& path) { return fs::path(path).filename().string(); };
     return {{"jsmf_prepare", 1},
             {"name", o.name},
-            {"format", format_name(o.source.format)},
+            {"format", name_of(o.source.format)},
             {"docword", file_name(out.docword)},
             {"vocab", file_name(out.vocabulary)},
             {"docs", file_name(out.doc_ids)},

@@ -19,23 +19,6 @@
 namespace jsmf::prepare {
 namespace fs = std::filesystem;
 
-Format parse_format(const std::string& name) {
-    for (Format f : {Format::text_dir, Format::lines, Format::jsonl, Format::brown, Format::ratings, Format::playlists})
-        if (name == format_name(f)) return f;
-    throw OptionError("{format} must be dir, lines, jsonl, brown, ratings or playlists, got '" + OptionError::quote(name) + "'");
-}
-
-const char* format_name(Format format) {
-    switch (format) {
-        case Format::text_dir: return "dir";
-        case Format::lines: return "lines";
-        case Format::jsonl: return "jsonl";
-        case Format::brown: return "brown";
-        case Format::ratings: return "ratings";
-        case Format::playlists: return "playlists";
-    }
-    return "?";
-}
 
 bool is_text_format(Format format) { return format != Format::ratings && format != Format::playlists; }
 

@@ -355,9 +355,6 @@ void record_iteration(const mpi::Comm& comm, const Totals& local, const Stopwatc
 
 int eigensolves_per_iteration(Projection method) { return method == Projection::dr ? 2 : 1; }
 
-const char* name_of(Projection method) {
-    return method == Projection::ap ? "ap" : method == Projection::dr ? "dr" : "dp";
-}
 
 }  // namespace
 

@@ -9,17 +9,6 @@
 
 namespace jsmf::rectify {
 
-const char* to_string(StopReason reason) {
-    switch (reason) {
-        case StopReason::iterations: return "iterations";
-        case StopReason::tolerance: return "tolerance";
-        case StopReason::quality: return "quality";
-        case StopReason::fixed_point: return "fixed-point";
-        case StopReason::none: break;
-    }
-    return "none";
-}
-
 void compare_checks(const TopicCheck& previous, const Eigen::MatrixXd& B_previous, TopicCheck& next,
                     const Eigen::MatrixXd& B_next) {
     next.anchors_changed = 0;

@@ -57,7 +57,7 @@ Outcome run_method(const std::string& method, const distmat::DistMatrix& P, cons
     } else {
         const Eigen::VectorXd p = distmat::row_sums(P);
         const anchors::AnchorResult found =
-            anchors::find_anchors_by(anchors::finder_from_name(method), P, p, F, {1000, seed, true});
+            anchors::find_anchors_by(parse_name<anchors::Finder>(method, "finder"), P, p, F, {1000, seed, true});
         const recover::TopicModel model = recover::recover_topics(P, p, found.anchors, recover::RecoverOptions{});
         C_est = model.B;
         E_est = model.A;

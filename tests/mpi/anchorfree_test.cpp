@@ -77,7 +77,7 @@ TEST(AnchorFree, PaperTest1WithoutAnchorsLpAndPdsRecoverAnchorsDoNot) {
             for (const auto finder : {anchors::Finder::qr, anchors::Finder::fastanchor, anchors::Finder::snpa,
                                       anchors::Finder::xray}) {
                 const RecoveryScore score = run_anchor_words(P, truth, finder);
-                const std::string name = anchors::finder_name(finder);
+                const std::string name = name_of(finder);
                 if (F >= 10) EXPECT_FALSE(score.success()) << name << " F=" << F << " seed " << seed;
                 else EXPECT_TRUE(score.success()) << name << " F=5 (the paper: 100 %) " << score.C_error;
             }

@@ -140,8 +140,8 @@ TEST(Anchors, TheCandidateThresholdKeepsRareWordsOutForEveryFinder) {
     std::set<Index> planted;
     for (int k = 0; k < o.num_topics; ++k) planted.insert(corpus.anchors(k, 0));
     const Candidates candidates = candidates_by_doc_freq(built.stats.doc_freq, 10);
-    for (const std::string& name : finder_names()) {
-        const Finder finder = finder_from_name(name);
+    for (const std::string& name : choices<anchors::Finder>()) {
+        const Finder finder = parse_name<anchors::Finder>(name, "finder");
         const AnchorResult with = find_anchors_by(finder, built.C, built.stats.unigram, o.num_topics, {100, 1, true},
                                                   candidates);
         EXPECT_EQ(std::set<Index>(with.anchors.begin(), with.anchors.end()), planted) << name << " with the threshold";

@@ -164,10 +164,10 @@ TEST(FitOptions, ErrorsNameOptionsAndRenderAsFlags) {
     FitOptions twice;
     twice.topics = {5, 5};
     EXPECT_THROW(check(twice), OptionError);
-    EXPECT_THROW(parse_rectifier("xx"), OptionError);
-    for (const auto& name : rectifier_names()) EXPECT_EQ(to_string(parse_rectifier(name)), name);
-    for (const auto& name : solver_names()) EXPECT_EQ(to_string(parse_solver(name)), name);
-    for (const auto& name : method_names()) EXPECT_EQ(to_string(parse_method(name)), name);
+    EXPECT_THROW(parse_name<fit::Rectifier>("xx", "rectify"), OptionError);
+    for (const auto& name : choices<fit::Rectifier>()) EXPECT_EQ(name_of(parse_name<fit::Rectifier>(name, "rectify")), name);
+    for (const auto& name : choices<recover::Solver>()) EXPECT_EQ(name_of(parse_name<recover::Solver>(name, "solver")), name);
+    for (const auto& name : choices<fit::Method>()) EXPECT_EQ(name_of(parse_name<fit::Method>(name, "method")), name);
 }
 
 // The default fit recovers the planted topics: every planted anchor found, B near the

@@ -141,8 +141,8 @@ TEST(PipelineChoice, AnExplicitChoiceIsKept) {
 
 TEST(PipelineChoice, NamesRoundTrip) {
     for (const Pipeline p : {Pipeline::dense, Pipeline::compressed, Pipeline::automatic})
-        EXPECT_EQ(parse_pipeline(to_string(p)), p);
-    EXPECT_EQ(to_string(Pipeline::automatic), "auto");
+        EXPECT_EQ(parse_name<fit::Pipeline>(name_of(p), "pipeline"), p);
+    EXPECT_EQ(name_of(Pipeline::automatic), "auto");
 }
 
 }  // namespace

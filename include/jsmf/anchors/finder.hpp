@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/anchors/fast_anchor.hpp"
 #include "jsmf/anchors/pivoted_qr.hpp"
 
@@ -22,12 +23,11 @@ enum class Finder { qr, fastanchor, snpa, xray, spa };
 /// Local. Is `finder` jsmf's pivoted QR (qr, or spa by its other name)?
 inline bool is_pivoted_qr(Finder finder) { return finder == Finder::qr || finder == Finder::spa; }
 
-/// Local. "qr", "spa", "fastanchor", "snpa" or "xray"; InputError otherwise.
-Finder finder_from_name(const std::string& name);
-/// Local. The names finder_from_name accepts.
-const std::vector<std::string>& finder_names();
-/// Local. The finder's name (as finder_from_name reads it).
-std::string finder_name(Finder finder);
+/// The finders' names (core/names.hpp).
+inline const Names<Finder, 5>& names(Finder) {
+    static const Names<Finder, 5> table{{"qr", "fastanchor", "snpa", "xray", "spa"}};
+    return table;
+}
 
 /// Collective on C.grid(). The K anchors of C by `finder` (see each finder's contract;
 /// `fast` is used by fastanchor only; only `candidates` may be anchors, empty: every word).

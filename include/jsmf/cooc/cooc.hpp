@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/corpus/shard.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 
@@ -22,6 +23,10 @@ enum class Exchange {
     /// the generic distmat::ContributionRouter, kept for comparison.
     pairs,
 };
+inline const Names<Exchange, 2>& names(Exchange) {
+    static const Names<Exchange, 2> table{{"docs", "pairs"}};
+    return table;
+}
 
 /// Which second moment of the documents C estimates.
 enum class Estimator {
@@ -40,6 +45,10 @@ enum class Estimator {
     /// has no analogue.
     tfidf,
 };
+inline const Names<Estimator, 2>& names(Estimator) {
+    static const Names<Estimator, 2> table{{"unbiased", "tfidf"}};
+    return table;
+}
 
 struct CoocOptions {
     Estimator estimator = Estimator::unbiased;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/distmat/rows.hpp"
@@ -16,6 +17,10 @@ namespace jsmf::distmat {
 
 /// Which truncated eigensolver: the iterative one (default) or ScaLAPACK's direct one.
 enum class EigMethod { subspace, direct };
+inline const Names<EigMethod, 2>& names(EigMethod) {
+    static const Names<EigMethod, 2> table{{"subspace", "direct"}};
+    return table;
+}
 
 /// Where the iterative solver stands after a round (for progress lines on long solves).
 struct EigRound {

@@ -11,6 +11,7 @@
 #include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/distmat/eig.hpp"
 #include "jsmf/recover/recover.hpp"
@@ -32,30 +33,28 @@ enum class Method { anchors, anchorfree_lp, anchorfree_pds };
 /// diagonal: A = D⁻¹ C_SS D⁻¹ (Alg. 4); least_squares: min ‖C − B A Bᵀ‖ (Arora et al.).
 enum class RecoverA { diagonal, least_squares };
 
-/// The names the files, the logs and the binary's flags use; parse_* throw OptionError
-/// naming `option` for anything else.
-std::string to_string(Rectifier value);
-std::string to_string(rectify::StopRule value);
-std::string to_string(Acceleration value);
-std::string to_string(Precision value);
-std::string to_string(distmat::EigMethod value);
-std::string to_string(Method value);
-std::string to_string(recover::Solver value);
-std::string to_string(solvers::AdmmStop value);
-std::string to_string(RecoverA value);
-Rectifier parse_rectifier(const std::string& name, const std::string& option = "rectify");
-rectify::StopRule parse_stop_rule(const std::string& name, const std::string& option = "stop");
-Acceleration parse_acceleration(const std::string& name, const std::string& option = "acceleration");
-Precision parse_precision(const std::string& name, const std::string& option = "precision");
-distmat::EigMethod parse_eig_method(const std::string& name, const std::string& option = "eigensolver");
-Method parse_method(const std::string& name, const std::string& option = "method");
-recover::Solver parse_solver(const std::string& name, const std::string& option = "solver");
-solvers::AdmmStop parse_admm_stop(const std::string& name, const std::string& option = "admm_stop");
-RecoverA parse_recover_a(const std::string& name, const std::string& option = "recover_a");
-/// The accepted names, for a front end's choices.
-const std::vector<std::string>& rectifier_names();
-const std::vector<std::string>& solver_names();
-const std::vector<std::string>& method_names();
+/// Each enum's names (core/names.hpp: name_of, parse_name, choices): the files', the
+/// logs', the help's and the binary's flags' one spelling.
+inline const Names<Rectifier, 5>& names(Rectifier) {
+    static const Names<Rectifier, 5> table{{"ap", "dr", "dp", "dc", "none"}};
+    return table;
+}
+inline const Names<Acceleration, 2>& names(Acceleration) {
+    static const Names<Acceleration, 2> table{{"none", "anderson"}};
+    return table;
+}
+inline const Names<Precision, 2>& names(Precision) {
+    static const Names<Precision, 2> table{{"double", "single"}};
+    return table;
+}
+inline const Names<Method, 3>& names(Method) {
+    static const Names<Method, 3> table{{"anchors", "anchorfree-lp", "anchorfree-pds"}};
+    return table;
+}
+inline const Names<RecoverA, 2>& names(RecoverA) {
+    static const Names<RecoverA, 2> table{{"diagonal", "ls"}};
+    return table;
+}
 
 /// Stage 2. Unset optionals are decided by resolve() from the stop rule: the default
 /// (quality) stops once the topics' measures settle, capped at `max_iterations` (1,000),
@@ -122,9 +121,10 @@ void check(const ModelOptions& options);
 /// rank-K factor by ENN, anchors and topics by LAW; memory O(N·K) per rank, not O(N²)).
 /// automatic (`auto`, the default) picks one of the two per fit: choose_pipeline.
 enum class Pipeline { dense, compressed, automatic };
-std::string to_string(Pipeline value);
-Pipeline parse_pipeline(const std::string& name, const std::string& option = "pipeline");
-const std::vector<std::string>& pipeline_names();
+inline const Names<Pipeline, 3>& names(Pipeline) {
+    static const Names<Pipeline, 3> table{{"dense", "compressed", "auto"}};
+    return table;
+}
 
 /// The compressed pipeline's settings (lowrank/).
 struct CompressedOptions {

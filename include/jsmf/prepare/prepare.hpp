@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/prepare/sources.hpp"
 #include "jsmf/prepare/text.hpp"
@@ -20,6 +21,10 @@ namespace jsmf::prepare {
 /// broken file is rarely what its author wrote), read with each bad sequence as U+FFFD,
 /// which is no letter and so no token (replace, counted too), or the run stops (fail).
 enum class InvalidUtf8 { skip, replace, fail };
+inline const Names<InvalidUtf8, 3>& names(InvalidUtf8) {
+    static const Names<InvalidUtf8, 3> table{{"skip", "replace", "fail"}};
+    return table;
+}
 
 struct PrepareOptions {
     SourceOptions source;

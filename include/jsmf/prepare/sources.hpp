@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
+
 namespace jsmf::prepare {
 
 /// The input formats.
@@ -21,9 +23,10 @@ enum class Format {
     playlists,  ///< one playlist per line of item ids: a playlist is a document
 };
 
-/// Local. "dir" | "lines" | "jsonl" | "brown" | "ratings" | "playlists"; InputError otherwise.
-Format parse_format(const std::string& name);
-const char* format_name(Format format);
+inline const Names<Format, 6>& names(Format) {
+    static const Names<Format, 6> table{{"dir", "lines", "jsonl", "brown", "ratings", "playlists"}};
+    return table;
+}
 /// Does the format hold text (tokenized, stop words) rather than item ids?
 bool is_text_format(Format format);
 

@@ -8,12 +8,17 @@
 #include <functional>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/solvers/scls.hpp"
 
 namespace jsmf::recover {
 
 enum class Solver { active_set, expgrad, admm };
+inline const Names<Solver, 3>& names(Solver) {
+    static const Names<Solver, 3> table{{"active-set", "expgrad", "admm"}};
+    return table;
+}
 
 struct RecoverOptions {
     Solver solver = Solver::active_set;   ///< the authors' default, and jsmf's

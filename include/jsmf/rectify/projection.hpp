@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/distmat/eig.hpp"
 #include "jsmf/rectify/anderson.hpp"
@@ -19,6 +20,10 @@ namespace jsmf::rectify {
 
 /// ap: alternating projection; dr: cyclic Douglas–Rachford; dp: Dykstra's projection.
 enum class Projection { ap, dr, dp };
+inline const Names<Projection, 3>& names(Projection) {
+    static const Names<Projection, 3> table{{"ap", "dr", "dp"}};
+    return table;
+}
 
 struct ProjectionOptions {
     Projection method = Projection::ap;

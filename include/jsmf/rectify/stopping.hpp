@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 
 namespace jsmf::rectify {
@@ -17,10 +18,17 @@ namespace jsmf::rectify {
 /// way. quality: stop once the papers' quality measures have settled. fixed_point: stop
 /// once the topics have stopped moving.
 enum class StopRule { iterations, quality, fixed_point };
+inline const Names<StopRule, 3>& names(StopRule) {
+    static const Names<StopRule, 3> table{{"iterations", "quality", "fixed-point"}};
+    return table;
+}
 
 /// Why a run stopped, as written to /rectification (attribute stop_reason).
 enum class StopReason { none, iterations, tolerance, quality, fixed_point };
-const char* to_string(StopReason reason);
+inline const Names<StopReason, 5>& names(StopReason) {
+    static const Names<StopReason, 5> table{{"none", "iterations", "tolerance", "quality", "fixed-point"}};
+    return table;
+}
 
 /// One look at the topics of an iterate: its anchors, B (found as the fit would) and the
 /// measures the quality rule watches. Replicated.

@@ -4,6 +4,8 @@
 
 #include <Eigen/Core>
 
+#include "jsmf/core/names.hpp"
+
 namespace jsmf::solvers {
 
 /// Local. The Euclidean projection of x onto the simplex {y >= 0, Σy = 1} (sort-based,
@@ -13,6 +15,10 @@ Eigen::VectorXd project_to_simplex(const Eigen::VectorXd& x);
 /// ADMM-DR's stopping rule. `step` is the authors' (solveSCLS_admmDR.m in moontae/JSMF):
 /// ‖y_t − y_{t−1}‖₂ < tolerance. `gap`: duality_gap(G, f, y_t) < tolerance.
 enum class AdmmStop { step, gap };
+inline const Names<AdmmStop, 2>& names(AdmmStop) {
+    static const Names<AdmmStop, 2> table{{"step", "gap"}};
+    return table;
+}
 
 /// The scale convention is the authors' (moontae/JSMF, solveSCLS_expGrad.m): the objective
 /// is ‖Uy − v‖², its gradient 2(Gy − f), and the duality gap is taken on that gradient.

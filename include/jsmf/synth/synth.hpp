@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/corpus/shard.hpp"
 
@@ -18,6 +19,10 @@ enum class TopicPrior {
     dirichlet,        ///< w ~ Dirichlet(alpha·1)
     logistic_normal,  ///< w = softmax(η), η ~ N(0, Σ), Σ_kl = σ² ρ^|k−l| (correlated topics)
 };
+inline const Names<TopicPrior, 2>& names(TopicPrior) {
+    static const Names<TopicPrior, 2> table{{"dirichlet", "logistic-normal"}};
+    return table;
+}
 
 struct SynthOptions {
     Index num_docs = 2000;
