@@ -43,7 +43,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--text", c.text,
                     "Raw input (files or directories): jsmf prepare with its defaults writes <out>.corpus/, then the "
                     "fit reads it as --prepared (for prepare's other options, run it yourself)");
-    sub->add_option("--text-format", c.text_format, "With --text: dir, lines, jsonl, brown, ratings or playlists")
+    sub->add_option("--text-format", c.text_format, "With --text: dir, lines, jsonl, mallet, brown, ratings or playlists")
         ->check(CLI::IsMember(choices<prepare::Format>()))
         ->capture_default_str();
     sub->add_option("--out", c.out, "Output model file (HDF5)")->required();

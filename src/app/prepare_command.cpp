@@ -10,7 +10,7 @@ namespace jsmf::app {
 CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
     CLI::App* sub = app.add_subcommand(
         "prepare",
-        "Turn raw documents (text files, lines, JSON Lines, the Brown corpus, ratings, playlists) into the UCI "
+        "Turn raw documents (text files, lines, JSON Lines, MALLET's format, the Brown corpus, ratings, playlists) into the UCI "
         "bag-of-words files jsmf reads: docword, vocab, document ids, labels");
     auto& o = c.options;
     sub->add_option("inputs", o.source.inputs, "Input files or directories (directories are walked, files sorted)")
@@ -19,7 +19,8 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
                     "dir: one document per file (id: its path under the directory); lines: one document per line; "
                     "jsonl: JSON Lines with a text field; brown: the Brown corpus's word/tag files; ratings: 'user "
                     "item rating [timestamp]' lines (a user is a document, an item repeated round(2 x rating) times); "
-                    "playlists: one playlist of item ids per line")
+                    "playlists: one playlist of item ids per line; mallet: MALLET's import format, 'name label text' "
+                    "per line")
         ->check(CLI::IsMember(choices<prepare::Format>()))
         ->capture_default_str();
     sub->add_option("--out", o.out_dir, "Output directory (created if missing)")->required();

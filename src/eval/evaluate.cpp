@@ -57,6 +57,10 @@ const std::vector<MetricInfo>& metric_table() {
         {"dissimilarity_soft", "topic", "mean symmetric KL (bits) between b_k and the other topics", ""},
         {"coherence", "topic", "Σ over pairs of the top 20 of ln((D2 + 0.01) / D1), over the documents that built C",
          "corpus"},
+        {"npmi", "topic",
+         "mean over pairs of the top 20 of ln((P12 + 1e-12) / (P1 P2)) / −ln(P12 + 1e-12), P the share of the documents "
+         "that built C: gensim's c_npmi, each document one window",
+         "corpus"},
         {"basis_rank", "topic", "1-based rank of the anchor s_k in its topic's sorted column", ""},
         {"basis_rank_soft", "topic", "ln max_i B_ik − ln B_{s_k,k}", ""},
         {"basis_quality", "topic", "mean rank of s_k in the other topics' sorted columns", ""},
@@ -127,10 +131,12 @@ void add_matrix_metrics(MetricSet& set, const distmat::DistMatrix& C, const Mode
 }
 
 void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,
-                   const std::vector<std::int64_t>& d2) {
+                   const std::vector<std::int64_t>& d2, std::int64_t documents) {
     const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> d1_vector =
         Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(d1.data(), static_cast<Index>(d1.size()));
-    set.add("coherence", "topic", coherence(top_words(B), d1_vector, d2));
+    const Eigen::MatrixXi top = top_words(B);
+    set.add("coherence", "topic", coherence(top, d1_vector, d2));
+    set.add("npmi", "topic", npmi(top, d1_vector, d2, documents));
 }
 
 void sort_metrics(MetricSet& set) {

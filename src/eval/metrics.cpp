@@ -227,6 +227,29 @@ Eigen::VectorXd coherence(const Eigen::MatrixXi& top, const Eigen::Matrix<std::i
     return c;
 }
 
+// gensim's log_ratio_measure(normalize=True), aggregated by arithmetic_mean.
+Eigen::VectorXd npmi(const Eigen::MatrixXi& top, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& d1,
+                     const std::vector<std::int64_t>& d2, std::int64_t documents, double epsilon) {
+    const std::vector<WordPair> pairs = coherence_pairs(top);
+    require_metric(d2.size() == pairs.size(), "d2 must hold one count per coherence pair");
+    require_metric(documents >= 1, "NPMI needs at least one document");
+    for (Eigen::Index k = 0; k < top.rows(); ++k)
+        for (Eigen::Index j = 0; j < top.cols(); ++j)
+            require_metric(top(k, j) >= 0 && top(k, j) < d1.size(), "a top word id is outside d1");
+    const Eigen::Index pairs_per_topic = top.rows() > 0 ? static_cast<Eigen::Index>(pairs.size()) / top.rows() : 0;
+    const double M = static_cast<double>(documents);
+    Eigen::VectorXd sums = Eigen::VectorXd::Zero(top.rows());
+    for (std::size_t q = 0; q < pairs.size(); ++q) {
+        const double joint = static_cast<double>(d2[q]) / M + epsilon;
+        const double p_higher = static_cast<double>(d1(pairs[q].higher)) / M;
+        const double p_lower = static_cast<double>(d1(pairs[q].lower)) / M;
+        sums(static_cast<Eigen::Index>(q) / pairs_per_topic) += std::log(joint / (p_higher * p_lower)) / -std::log(joint);
+    }
+    // A topic with fewer than two top words has no pair: NaN, as a mean over nothing.
+    return pairs_per_topic > 0 ? Eigen::VectorXd(sums / static_cast<double>(pairs_per_topic))
+                               : Eigen::VectorXd::Constant(top.rows(), std::numeric_limits<double>::quiet_NaN());
+}
+
 // basisRank_hard: 1-based rank of s_k in column k sorted in decreasing order.
 Eigen::VectorXd basis_rank_hard(const Eigen::MatrixXd& B, const std::vector<Index>& anchors) {
     require_anchors(B, anchors);

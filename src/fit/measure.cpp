@@ -147,7 +147,7 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
         auto* m = models[k];
         const std::vector<std::int64_t> d2(counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k]),
                                            counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k + 1]));
-        eval::add_coherence(m->metrics, m->B, counts.d1, d2);
+        eval::add_coherence(m->metrics, m->B, counts.d1, d2, counts.num_docs);
         eval::sort_metrics(m->metrics);
         m->metrics_note = "coherence over the " + std::to_string(counts.num_docs) + " documents that built C";
         m->times.add("codoc", seconds, codoc_peak);  // one count for every K: the same peak

@@ -268,6 +268,27 @@ bool read_line(std::ifstream& in, std::int64_t& pos, std::string& line, std::int
 
 }  // namespace
 
+/// MALLET's default line regex, ^(\S*)[\s,]*(\S*)[\s,]*(.*)$: the name up to the first
+/// blank, then any blanks and commas, the label up to the next blank, blanks and commas
+/// again, and the rest (a label or text may be empty).
+MalletLine split_mallet_line(const std::string& line) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
+    const auto separator = [&](char c) { return blank(c) || c == ','; };
+    std::size_t at = 0;
+    const auto word = [&] {
+        const std::size_t from = at;
+        while (at < line.size() && !blank(line[at])) ++at;
+        std::string out = line.substr(from, at - from);
+        while (at < line.size() && separator(line[at])) ++at;
+        return out;
+    };
+    MalletLine out;
+    out.name = word();
+    out.label = word();
+    out.text = line.substr(at);
+    return out;
+}
+
 bool RawReader::open_next_piece() {
     while (piece_index_ < pieces_.size()) {
         const Piece& piece = pieces_[piece_index_++];
@@ -394,6 +415,12 @@ bool RawReader::next_line_document(RawDocument& doc) {
                 if (doc.label.empty())
                     throw InputError(where(line_start), "field '" + options_.label_field + "' must be a non-empty string or a number");
             }
+        } else if (options_.format == Format::mallet) {
+            const MalletLine fields = split_mallet_line(s.line);
+            if (fields.name.empty()) throw InputError(where(line_start), "a MALLET line must start with its instance name");
+            doc.id = fields.name;
+            if (!fields.label.empty()) doc.label = fields.label;
+            doc.text = fields.text;
         } else if (options_.format == Format::playlists) {
             doc.id = line_id(local_line);
             std::string items = s.line;

@@ -268,6 +268,39 @@ TEST(Prepare, JsonLinesAndLines) {
     }
 }
 
+// MALLET's import lines: the same three documents as JsonLinesAndLines, so the same
+// counts; the name is the id, the label the label, split as MALLET's default regex
+// ^(\S*)[\s,]*(\S*)[\s,]*(.*)$ (blanks and commas between the fields, a comma inside the
+// name or the label kept; the expected splits are what that regex gives in Python's re).
+TEST(Prepare, MalletImportLines) {
+    const auto world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    if (world.is_root())
+        test::write_text(dir.file("d.txt"),
+                         "d1 pets Cats like cats\n"
+                         "\n"
+                         "7\tpets ,  Dogs chase cats\r\n"
+                         "d3 money Stocks fall stocks\n");
+    MPI_Barrier(world.raw());
+    PrepareOptions o = base_options(dir.file("out"), Format::mallet);
+    o.source.inputs = {dir.file("d.txt")};
+    run_prepare(world, o);
+    if (world.is_root()) {
+        EXPECT_EQ(text_of(vocab_path(o.out_dir, "t")), "stocks\nchase\ndogs\nfall\nlike\ncats\n");
+        EXPECT_EQ(text_of(docword_path(o.out_dir, "t", false)), "3\n6\n7\n1 5 1\n1 6 2\n2 2 1\n2 3 1\n2 6 1\n3 1 2\n3 4 1\n");
+        EXPECT_EQ(text_of(doc_ids_path(o.out_dir, "t")), "d1\n7\nd3\n");
+        EXPECT_EQ(text_of(labels_path(o.out_dir, "t")), "2\n2\n1\n");
+    }
+    const auto split = [](const std::string& line) {
+        const MalletLine m = split_mallet_line(line);
+        return m.name + "|" + m.label + "|" + m.text;
+    };
+    EXPECT_EQ(split("a,b c, d e"), "a,b|c,|d e");  // \S* takes the commas; [\s,]* eats the blank
+    EXPECT_EQ(split("only"), "only||");
+    EXPECT_EQ(split("n  l"), "n|l|");
+    EXPECT_EQ(split("n l   text, with commas  "), "n|l|text, with commas  ");
+}
+
 TEST(Prepare, InvalidUtf8Replaced) {
     const auto world = mpi::Comm::world();
     test::SharedTempDir dir(world);

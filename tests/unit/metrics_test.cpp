@@ -367,6 +367,46 @@ TEST(Coherence, OnePairWithEpsilonZeroIsMinusLnTwo) {
     EXPECT_NEAR(coherence(top, d1, {1}, 0.0)(0), -std::log(2.0), kTol);
 }
 
+// ---- NPMI ------------------------------------------------------------------------------
+
+// Four documents: {w0 w1}, {w0 w1}, {w1 w2}, {x}. D1 = (2, 3, 1, 1), M = 4; the topic's top
+// words w0, w1, w2 give the pairs (w0,w1) 2, (w0,w2) 0, (w1,w2) 1. By hand, with
+// npmi(a, b) = ln((P_ab + ε)/(P_a P_b)) / −ln(P_ab + ε), ε = 1e-12:
+//   (w0,w1): ln((0.5 + ε)/(0.5·0.75)) / −ln(0.5 + ε)    ≈  0.41503749928
+//   (w0,w2): ln(ε/(0.5·0.25)) / −ln ε                  ≈ −0.92474250108
+//   (w1,w2): ln((0.25 + ε)/(0.75·0.25)) / −ln(0.25 + ε) ≈  0.20751874964
+// mean −0.10072875071939 (gensim 4's CoherenceModel(coherence='c_npmi', window_size=100,
+// topn=3) on these four texts prints −0.10072875071939069).
+TEST(Npmi, MeanOverPairsOfNormalizedPmiByDocuments) {
+    Eigen::MatrixXi top(1, 3);
+    top << 0, 1, 2;
+    Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> d1(4);
+    d1 << 2, 3, 1, 1;
+    const Eigen::VectorXd v = npmi(top, d1, {2, 0, 1}, 4);
+    ASSERT_EQ(v.size(), 1);
+    const double e = 1e-12;
+    const double by_hand = (std::log((0.5 + e) / 0.375) / -std::log(0.5 + e) + std::log(e / 0.125) / -std::log(e) +
+                            std::log((0.25 + e) / 0.1875) / -std::log(0.25 + e)) / 3;
+    EXPECT_NEAR(v(0), by_hand, 1e-14);
+    EXPECT_NEAR(v(0), -0.10072875071939069, 1e-14);  // gensim's
+}
+
+TEST(Npmi, BoundsAndItsInputErrors) {
+    Eigen::MatrixXi top(2, 2);
+    top << 0, 1,
+           2, 3;
+    Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> d1(4);
+    d1 << 5, 5, 3, 4;
+    // Topic 0's two words in the same five of ten documents: 1 (to ~1e-11, the ε);
+    // topic 1's never together: −1 + ln(P_a P_b)/ln ε, just above −1.
+    const Eigen::VectorXd v = npmi(top, d1, {5, 0}, 10);
+    EXPECT_NEAR(v(0), 1.0, 1e-10);
+    EXPECT_GT(v(1), -1.0);
+    EXPECT_NEAR(v(1), -1.0 + std::log(0.3 * 0.4) / std::log(1e-12), 1e-12);
+    EXPECT_THROW(npmi(top, d1, {5}, 10), InputError);         // one count per pair
+    EXPECT_THROW(npmi(top, d1, {5, 0}, 0), InputError);       // no documents
+}
+
 // ---- basis rank and quality ----------------------------------------------------------
 
 // N = 4, K = 3, anchors (2, 3, 0). Sorted columns (ties to the lower id):

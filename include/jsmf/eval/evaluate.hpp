@@ -50,7 +50,7 @@ struct MetricInfo {
 /// approximation, approximation_offdiag, approximation_original,
 /// approximation_offdiag_original, legality, validity, validity_original, dominancy,
 /// entropy, sparsity, specificity, specificity_original, dissimilarity,
-/// dissimilarity_soft, coherence, basis_rank, basis_rank_soft, basis_quality,
+/// dissimilarity_soft, coherence, npmi, basis_rank, basis_rank_soft, basis_quality,
 /// basis_quality_soft, simcount, clustacc, clustacc_theta.
 const std::vector<MetricInfo>& metric_table();
 /// Local. The table's entry for `name`; nullptr when there is none.
@@ -79,10 +79,10 @@ MetricSet model_metrics(const ModelView& m);
 /// specificity<suffix> with that C's row sums, as the authors' first evaluation line.
 void add_matrix_metrics(MetricSet& set, const distmat::DistMatrix& C, const ModelView& m, const std::string& suffix);
 
-/// Local. Adds coherence from the document counts of coherence_pairs(top_words(B)):
-/// `d2` in that order, `d1` per word.
+/// Local. Adds coherence and npmi from the document counts of coherence_pairs(top_words(B)):
+/// `d2` in that order, `d1` per word, over `documents` documents.
 void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,
-                   const std::vector<std::int64_t>& d2);
+                   const std::vector<std::int64_t>& d2, std::int64_t documents);
 
 /// Local. Sorts `set` into metric_names() order.
 void sort_metrics(MetricSet& set);

@@ -91,6 +91,18 @@ std::vector<WordPair> coherence_pairs(const Eigen::MatrixXi& top);
 Eigen::VectorXd coherence(const Eigen::MatrixXi& top, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& d1,
                           const std::vector<std::int64_t>& d2, double epsilon = 0.01);
 
+/// NPMI coherence (Bouma 2009; Lau et al. 2014), per topic: the mean over its pairs
+/// (coherence_pairs) of ln((P(x_i, x_j) + ε) / (P(x_i) P(x_j))) / −ln(P(x_i, x_j) + ε), with
+/// P(x) = d1(x) / documents and P(x_i, x_j) = d2 / documents, ε = 1e-12. That is gensim's
+/// CoherenceModel(coherence='c_npmi') over the same documents and top-n words when every
+/// document is one window (its window_size at least the longest document: a bag of words
+/// has no word order to slide over); NPMI is symmetric, so gensim's mean over ordered
+/// pairs is this mean over unordered ones. In [−1, 1]: 1 when two words always occur
+/// together, 0 when independent, about −1 when they never do. A word in no document
+/// makes its pairs +inf, as in gensim. InputError as coherence, and for documents < 1.
+Eigen::VectorXd npmi(const Eigen::MatrixXi& top, const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& d1,
+                     const std::vector<std::int64_t>& d2, std::int64_t documents, double epsilon = 1e-12);
+
 /// Basis rank (hard), per topic: the 1-based rank of anchor s_k in topic k's column
 /// sorted in decreasing order (ties: lower id first, as top_words). Anchors must be K
 /// word ids in 0 .. N−1 (InputError), for all four basis metrics.

@@ -21,12 +21,22 @@ enum class Format {
     brown,      ///< the Brown corpus's tagged files ("word/tag" tokens; tags stripped), one per file
     ratings,    ///< "user item rating [timestamp]" lines: a user is a document, an item repeated round(2 x rating) times
     playlists,  ///< one playlist per line of item ids: a playlist is a document
+    /// MALLET's one-instance-per-line import format (`mallet import-file`): "name label
+    /// text", split as MALLET's default --line-regex ^(\S*)[\s,]*(\S*)[\s,]*(.*)$ does
+    /// (name, label and the rest, each cut at the first run of blanks or commas).
+    mallet,
 };
 
-inline const Names<Format, 6>& names(Format) {
-    static const Names<Format, 6> table{{"dir", "lines", "jsonl", "brown", "ratings", "playlists"}};
+inline const Names<Format, 7>& names(Format) {
+    static const Names<Format, 7> table{{"dir", "lines", "jsonl", "brown", "ratings", "playlists", "mallet"}};
     return table;
 }
+/// One line of MALLET's import format, split as its default regex splits it.
+struct MalletLine {
+    std::string name, label, text;
+};
+/// Local. The name, label and text of a MALLET import line.
+MalletLine split_mallet_line(const std::string& line);
 /// Does the format hold text (tokenized, stop words) rather than item ids?
 bool is_text_format(Format format);
 
