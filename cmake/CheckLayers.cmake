@@ -24,10 +24,17 @@ foreach(root IN ITEMS "${SOURCE_DIR}/src" "${SOURCE_DIR}/include/jsmf")
     endif()
     file(GLOB_RECURSE files "${root}/${layer}/*.hpp" "${root}/${layer}/*.cpp" "${root}/${layer}/*.h")
     foreach(file IN LISTS files)
-      file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+[\"<]jsmf/[a-z_]+/")
+      # Public headers as "jsmf/<layer>/…", private ones (src/ is on the library's include
+      # path) as "<layer>/…": both name a layer. UTF-8, so that a multibyte character in a
+      # comment does not split a line into strings that look like includes.
+      file(STRINGS "${file}" includes ENCODING UTF-8 REGEX "^[ \t]*#[ \t]*include[ \t]+[\"<](jsmf/)?[a-z_]+/")
       foreach(line IN LISTS includes)
-        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+[\"<]jsmf/([a-z_]+)/.*$" "\\1" used "${line}")
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+[\"<](jsmf/)?([a-z_]+)/.*$" "\\2" used "${line}")
+        string(REGEX MATCH "^[ \t]*#[ \t]*include[ \t]+[\"<]jsmf/" public "${line}")
         list(FIND order "${used}" used_rank)
+        if(used_rank EQUAL -1 AND NOT public)
+          continue()  # "<folder>/…" of another library (Eigen/…, boost/…, CLI/…): not a layer
+        endif()
         if(used_rank GREATER rank OR used_rank EQUAL -1)
           file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
           string(STRIP "${line}" line)

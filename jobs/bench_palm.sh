@@ -15,7 +15,7 @@ source "$root/jobs/bench_common.sh"
 measures() { tr ' ' '\n' <<<"$1" | grep -E '^(coherence|specificity|dissimilarity)=' | tr '\n' ' '; }
 
 mpirun -np 2 "$jsmf" -q cooc --corpus "$docword" --vocab "$vocab" --out "$work/C.h5" >/dev/null
-echo "== $name, K = $K: the factor's rectifier, then the same anchors, B, A and measures"
+echo "== $name, K = $K: the factor's rectifier, then anchors, B, A (dense pipeline on the rectified C; ENN: the compressed fit's LAW) and the same measures"
 line=$(mpirun -np 2 "$jsmf" -q fit --corpus "$docword" --vocab "$vocab" --topics "$K" --pipeline compressed --out "$work/enn.h5" | grep '^jsmf-fit')
 echo "enn (compressed default, $(field enn_seconds "$line") s): $(measures "$line")"
 line=$(mpirun -np 2 "$jsmf" -q fit --cooc "$work/C.h5" --rectify none --corpus "$docword" --topics "$K" --out "$work/raw.h5" | grep '^jsmf-fit')

@@ -141,6 +141,7 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
         // C is built again as the model's was: its estimator (Eq. 5 or tf-idf) where recorded.
         for (const auto& [name, value] : file.options)
             if (name == "estimator" && !value.empty()) {
+                if (!find_name<cooc::Estimator>(value)) throw InputError(c.model, "records an unknown estimator '" + value + "'");
                 if (value != input.estimator && input.estimator != "unbiased")
                     throw InputError(c.model, "was fitted with --estimator " + value + ", not " + input.estimator);
                 input.estimator = value;

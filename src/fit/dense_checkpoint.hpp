@@ -19,7 +19,7 @@ namespace jsmf::fit {
 /// its state; recover: the rectified C, its trace, and the words of B solved so far.
 enum class DenseStage { cooc, rectify, recover };
 inline const Names<DenseStage, 3>& names(DenseStage) {
-    static const Names<DenseStage, 3> table{{"cooc", "rectify", "recover"}};
+    static const Names<DenseStage, 3> table{"cooc", "rectify", "recover"};
     return table;
 }
 

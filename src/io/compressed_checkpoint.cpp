@@ -45,10 +45,6 @@ struct Fnv {
     }
 };
 
-const char* phase_name(CompressedCheckpoint::Phase phase) {
-    return phase == CompressedCheckpoint::Phase::compress ? "compress" : "enn";
-}
-
 // The row blocks a phase keeps, by dataset name.
 std::vector<std::pair<std::string, const Eigen::MatrixXd*>> row_blocks(const CompressedCheckpoint& c) {
     if (c.phase == CompressedCheckpoint::Phase::compress) return {{"block", &c.block}, {"product", &c.product}};
@@ -111,7 +107,7 @@ std::vector<lowrank::EnnIteration> trace_of(const Eigen::MatrixXd& T) {
 // Everything but the row blocks, as bytes in a fixed order.
 std::uint64_t meta_hash(const CompressedCheckpoint& c) {
     Fnv f;
-    f.text(phase_name(c.phase));
+    f.text(name_of(c.phase));
     f.value(static_cast<std::int64_t>(c.num_topics));
     for (const auto& [name, value] : c.settings) {
         f.text(name);
@@ -190,7 +186,7 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
             h5::Handle group(h5::check(H5Gopen2(file, kGroup, H5P_DEFAULT), partial, "cannot open the group"), H5Gclose);
             h5::write_attribute(group, "format", std::string(kFormat));
             h5::write_attribute(group, "version", kVersion);
-            h5::write_attribute(group, "phase", std::string(phase_name(c.phase)));
+            h5::write_attribute(group, "phase", name_of(c.phase));
             h5::write_attribute(group, "num_topics", std::int64_t{c.num_topics});
             h5::write_attribute(group, "num_words", static_cast<std::int64_t>(rows.size()));
             h5::write_attribute(group, "round", std::int64_t{c.round});
@@ -267,8 +263,9 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
                 throw InputError(path, std::string("the checkpoint's ") + count + " is " + std::to_string(v) +
                                            ", not a count");
         const std::string phase = h5::read_string_attribute(group, "phase");
-        if (phase != "compress" && phase != "enn") throw InputError(path, "unknown checkpoint phase '" + phase + "'");
-        scalars = {phase == "compress" ? 0.0 : 1.0,
+        const std::optional<CompressedCheckpoint::Phase> known = find_name<CompressedCheckpoint::Phase>(phase);
+        if (!known) throw InputError(path, "unknown checkpoint phase '" + phase + "'");
+        scalars = {*known == CompressedCheckpoint::Phase::compress ? 0.0 : 1.0,
                    static_cast<double>(h5::read_int_attribute(group, "round")),
                    static_cast<double>(h5::read_int_attribute(group, "products")),
                    h5::read_double_attribute(group, "lower_bound"),

@@ -840,9 +840,7 @@ nlohmann::json manifest_json(const PrepareOptions& o, const OutputPaths& out, co
               {"stopwords_file", o.stopwords_file},
               {"keep_numbers", o.tokenizer.keep_numbers},
               {"min_length", o.tokenizer.min_length},
-              {"invalid_utf8", o.invalid_utf8 == InvalidUtf8::skip      ? "skip"
-                               : o.invalid_utf8 == InvalidUtf8::replace ? "replace"
-                                                                        : "fail"},
+              {"invalid_utf8", name_of(o.invalid_utf8)},
               {"tfidf", "tf(w) * ln(floor(D / df(w))), tf over the corpus (moontae/JSMF readBows.m)"}}}};
 }
 

@@ -416,7 +416,9 @@ bool RawReader::next_line_document(RawDocument& doc) {
                     throw InputError(where(line_start), "field '" + options_.label_field + "' must be a non-empty string or a number");
             }
         } else if (options_.format == Format::mallet) {
-            const MalletLine fields = split_mallet_line(s.line);
+            // Invalid UTF-8 read as U+FFFD here too, so that a bad byte in the name or the label
+            // never reaches the ids and label files (the policy on it is the caller's).
+            const MalletLine fields = split_mallet_line(doc.invalid_utf8 >= 0 ? replace_invalid_utf8(s.line) : s.line);
             if (fields.name.empty()) throw InputError(where(line_start), "a MALLET line must start with its instance name");
             doc.id = fields.name;
             if (!fields.label.empty()) doc.label = fields.label;

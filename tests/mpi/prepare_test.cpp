@@ -307,17 +307,21 @@ TEST(Prepare, InvalidUtf8Replaced) {
     if (world.is_root()) {
         test::write_text(dir.file("d.txt"), "cats dogs\nbad\xff\xfe cats cats\n");
         test::write_text(dir.file("d.jsonl"), "{\"text\": \"cats dogs\"}\n{\"text\": \"bad\xff\xfe cats cats\"}\n");
+        // MALLET: the bad bytes in the name too, which must reach the ids file as U+FFFD.
+        test::write_text(dir.file("d.mallet"), "one x cats dogs\ntw\xffo x bad\xff\xfe cats cats\n");
     }
     MPI_Barrier(world.raw());
-    for (const Format format : {Format::lines, Format::jsonl}) {
+    for (const Format format : {Format::lines, Format::jsonl, Format::mallet}) {
         PrepareOptions o = base_options(dir.file("out"), format);
-        o.source.inputs = {dir.file(format == Format::lines ? "d.txt" : "d.jsonl")};
+        o.source.inputs = {dir.file(format == Format::lines ? "d.txt" : format == Format::jsonl ? "d.jsonl" : "d.mallet")};
         o.invalid_utf8 = InvalidUtf8::replace;
         // "bad\ufffd\ufffd" is "bad" and a non-letter: tokens bad, cats, cats.
         const PrepareReport r = run_prepare(world, o);
         EXPECT_EQ(r.docs_invalid_utf8, 1);
         EXPECT_EQ(r.docs_kept, 2);
         EXPECT_EQ(r.tokens_read, 2 + 3);
+        if (format == Format::mallet && world.is_root())
+            EXPECT_EQ(text_of(doc_ids_path(o.out_dir, "t")), "one\ntw\xef\xbf\xbdo\n");  // "tw", U+FFFD, "o"
         o.invalid_utf8 = InvalidUtf8::skip;
         o.min_doc_tokens = 1;
         const PrepareReport skipped = run_prepare(world, o);

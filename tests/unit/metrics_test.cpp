@@ -375,7 +375,7 @@ TEST(Coherence, OnePairWithEpsilonZeroIsMinusLnTwo) {
 //   (w0,w1): ln((0.5 + ε)/(0.5·0.75)) / −ln(0.5 + ε)    ≈  0.41503749928
 //   (w0,w2): ln(ε/(0.5·0.25)) / −ln ε                  ≈ −0.92474250108
 //   (w1,w2): ln((0.25 + ε)/(0.75·0.25)) / −ln(0.25 + ε) ≈  0.20751874964
-// mean −0.10072875071939 (gensim 4's CoherenceModel(coherence='c_npmi', window_size=100,
+// mean −0.10072875071939 (gensim ≥ 4.1 counts every document, as here; 4.2's CoherenceModel(coherence='c_npmi', window_size=100,
 // topn=3) on these four texts prints −0.10072875071939069).
 TEST(Npmi, MeanOverPairsOfNormalizedPmiByDocuments) {
     Eigen::MatrixXi top(1, 3);

@@ -25,7 +25,7 @@ inline bool is_pivoted_qr(Finder finder) { return finder == Finder::qr || finder
 
 /// The finders' names (core/names.hpp).
 inline const Names<Finder, 5>& names(Finder) {
-    static const Names<Finder, 5> table{{"qr", "fastanchor", "snpa", "xray", "spa"}};
+    static const Names<Finder, 5> table{"qr", "fastanchor", "snpa", "xray", "spa"};
     return table;
 }
 

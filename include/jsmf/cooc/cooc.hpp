@@ -24,7 +24,7 @@ enum class Exchange {
     pairs,
 };
 inline const Names<Exchange, 2>& names(Exchange) {
-    static const Names<Exchange, 2> table{{"docs", "pairs"}};
+    static const Names<Exchange, 2> table{"docs", "pairs"};
     return table;
 }
 
@@ -46,7 +46,7 @@ enum class Estimator {
     tfidf,
 };
 inline const Names<Estimator, 2>& names(Estimator) {
-    static const Names<Estimator, 2> table{{"unbiased", "tfidf"}};
+    static const Names<Estimator, 2> table{"unbiased", "tfidf"};
     return table;
 }
 

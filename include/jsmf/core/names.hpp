@@ -22,6 +22,12 @@ template <class Enum, std::size_t Size>
 struct Names {
     std::array<const char*, Size> names;
 
+    /// Exactly one name per value: a table with a name missing does not compile.
+    template <class... Name>
+    explicit Names(Name... given) : names{given...} {
+        static_assert(sizeof...(Name) == Size, "an enum's table needs exactly one name per value");
+    }
+
     const char* of(Enum value) const {
         const auto i = static_cast<std::size_t>(value);
         if (i >= Size) throw InternalError("an enum value without a name");

@@ -18,7 +18,7 @@ namespace jsmf::distmat {
 /// Which truncated eigensolver: the iterative one (default) or ScaLAPACK's direct one.
 enum class EigMethod { subspace, direct };
 inline const Names<EigMethod, 2>& names(EigMethod) {
-    static const Names<EigMethod, 2> table{{"subspace", "direct"}};
+    static const Names<EigMethod, 2> table{"subspace", "direct"};
     return table;
 }
 

@@ -36,23 +36,23 @@ enum class RecoverA { diagonal, least_squares };
 /// Each enum's names (core/names.hpp: name_of, parse_name, choices): the files', the
 /// logs', the help's and the binary's flags' one spelling.
 inline const Names<Rectifier, 5>& names(Rectifier) {
-    static const Names<Rectifier, 5> table{{"ap", "dr", "dp", "dc", "none"}};
+    static const Names<Rectifier, 5> table{"ap", "dr", "dp", "dc", "none"};
     return table;
 }
 inline const Names<Acceleration, 2>& names(Acceleration) {
-    static const Names<Acceleration, 2> table{{"none", "anderson"}};
+    static const Names<Acceleration, 2> table{"none", "anderson"};
     return table;
 }
 inline const Names<Precision, 2>& names(Precision) {
-    static const Names<Precision, 2> table{{"double", "single"}};
+    static const Names<Precision, 2> table{"double", "single"};
     return table;
 }
 inline const Names<Method, 3>& names(Method) {
-    static const Names<Method, 3> table{{"anchors", "anchorfree-lp", "anchorfree-pds"}};
+    static const Names<Method, 3> table{"anchors", "anchorfree-lp", "anchorfree-pds"};
     return table;
 }
 inline const Names<RecoverA, 2>& names(RecoverA) {
-    static const Names<RecoverA, 2> table{{"diagonal", "ls"}};
+    static const Names<RecoverA, 2> table{"diagonal", "ls"};
     return table;
 }
 
@@ -122,7 +122,7 @@ void check(const ModelOptions& options);
 /// automatic (`auto`, the default) picks one of the two per fit: choose_pipeline.
 enum class Pipeline { dense, compressed, automatic };
 inline const Names<Pipeline, 3>& names(Pipeline) {
-    static const Names<Pipeline, 3> table{{"dense", "compressed", "auto"}};
+    static const Names<Pipeline, 3> table{"dense", "compressed", "auto"};
     return table;
 }
 

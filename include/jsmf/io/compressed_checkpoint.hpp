@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/core/names.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/mpi/comm.hpp"
 
@@ -34,6 +35,10 @@ struct CompressedCheckpoint {
     bool compress_converged = false;
     lowrank::EnnState enn;
 };
+inline const Names<CompressedCheckpoint::Phase, 2>& names(CompressedCheckpoint::Phase) {
+    static const Names<CompressedCheckpoint::Phase, 2> table{"compress", "enn"};
+    return table;
+}
 
 /// Collective on `comm`. Writes `path` atomically ("<path>.partial", renamed when whole):
 /// the row blocks collectively, the rest from rank 0, and a checksum over all of it. On

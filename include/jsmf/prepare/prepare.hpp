@@ -22,7 +22,7 @@ namespace jsmf::prepare {
 /// which is no letter and so no token (replace, counted too), or the run stops (fail).
 enum class InvalidUtf8 { skip, replace, fail };
 inline const Names<InvalidUtf8, 3>& names(InvalidUtf8) {
-    static const Names<InvalidUtf8, 3> table{{"skip", "replace", "fail"}};
+    static const Names<InvalidUtf8, 3> table{"skip", "replace", "fail"};
     return table;
 }
 

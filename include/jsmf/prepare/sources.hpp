@@ -23,12 +23,13 @@ enum class Format {
     playlists,  ///< one playlist per line of item ids: a playlist is a document
     /// MALLET's one-instance-per-line import format (`mallet import-file`): "name label
     /// text", split as MALLET's default --line-regex ^(\S*)[\s,]*(\S*)[\s,]*(.*)$ does
-    /// (name, label and the rest, each cut at the first run of blanks or commas).
+    /// (the name and the label each end at the first blank, commas inside them kept; the
+    /// blanks and commas after each are skipped; the rest is the text).
     mallet,
 };
 
 inline const Names<Format, 7>& names(Format) {
-    static const Names<Format, 7> table{{"dir", "lines", "jsonl", "brown", "ratings", "playlists", "mallet"}};
+    static const Names<Format, 7> table{"dir", "lines", "jsonl", "brown", "ratings", "playlists", "mallet"};
     return table;
 }
 /// One line of MALLET's import format, split as its default regex splits it.

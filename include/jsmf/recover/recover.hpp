@@ -16,7 +16,7 @@ namespace jsmf::recover {
 
 enum class Solver { active_set, expgrad, admm };
 inline const Names<Solver, 3>& names(Solver) {
-    static const Names<Solver, 3> table{{"active-set", "expgrad", "admm"}};
+    static const Names<Solver, 3> table{"active-set", "expgrad", "admm"};
     return table;
 }
 

@@ -21,7 +21,7 @@ namespace jsmf::rectify {
 /// ap: alternating projection; dr: cyclic Douglas–Rachford; dp: Dykstra's projection.
 enum class Projection { ap, dr, dp };
 inline const Names<Projection, 3>& names(Projection) {
-    static const Names<Projection, 3> table{{"ap", "dr", "dp"}};
+    static const Names<Projection, 3> table{"ap", "dr", "dp"};
     return table;
 }
 

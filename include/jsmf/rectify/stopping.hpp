@@ -19,14 +19,14 @@ namespace jsmf::rectify {
 /// once the topics have stopped moving.
 enum class StopRule { iterations, quality, fixed_point };
 inline const Names<StopRule, 3>& names(StopRule) {
-    static const Names<StopRule, 3> table{{"iterations", "quality", "fixed-point"}};
+    static const Names<StopRule, 3> table{"iterations", "quality", "fixed-point"};
     return table;
 }
 
 /// Why a run stopped, as written to /rectification (attribute stop_reason).
 enum class StopReason { none, iterations, tolerance, quality, fixed_point };
 inline const Names<StopReason, 5>& names(StopReason) {
-    static const Names<StopReason, 5> table{{"none", "iterations", "tolerance", "quality", "fixed-point"}};
+    static const Names<StopReason, 5> table{"none", "iterations", "tolerance", "quality", "fixed-point"};
     return table;
 }
 

@@ -16,7 +16,7 @@ Eigen::VectorXd project_to_simplex(const Eigen::VectorXd& x);
 /// ‖y_t − y_{t−1}‖₂ < tolerance. `gap`: duality_gap(G, f, y_t) < tolerance.
 enum class AdmmStop { step, gap };
 inline const Names<AdmmStop, 2>& names(AdmmStop) {
-    static const Names<AdmmStop, 2> table{{"step", "gap"}};
+    static const Names<AdmmStop, 2> table{"step", "gap"};
     return table;
 }
 

@@ -20,7 +20,7 @@ enum class TopicPrior {
     logistic_normal,  ///< w = softmax(η), η ~ N(0, Σ), Σ_kl = σ² ρ^|k−l| (correlated topics)
 };
 inline const Names<TopicPrior, 2>& names(TopicPrior) {
-    static const Names<TopicPrior, 2> table{{"dirichlet", "logistic-normal"}};
+    static const Names<TopicPrior, 2> table{"dirichlet", "logistic-normal"};
     return table;
 }
 
