@@ -16,7 +16,9 @@
 namespace jsmf::app {
 
 const char* const kSolverHelp =
-    "B's simplex-constrained least squares: active-set (exact, on U = QR), expgrad (eta 50), admm (ADMM-DR, Alg. 3)";
+    "B's per-word solver: simplex-constrained least squares by active-set (exact, on U = QR), expgrad (eta 50) or "
+    "admm (ADMM-DR, Alg. 3); or kl: Arora et al.'s RecoverKL, min KL(row of C-bar | its mixture of the anchors' rows) "
+    "by exponentiated gradient with their line search (dense pipeline)";
 
 void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_option("--method", c.method,
@@ -55,11 +57,12 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
                     "C-bar are far from all others and would be picked first without it")
         ->capture_default_str();
     sub->add_option("--anchor-words", c.anchor_words, "Use these anchor words (a file, one word per line; K = their number)");
-    sub->add_option("--solver-iterations", c.solver_iterations, "expgrad/admm: iteration limit per word")
+    sub->add_option("--solver-iterations", c.solver_iterations, "expgrad/admm/kl: iteration limit per word (kl: trials)")
         ->capture_default_str();
     sub->add_option("--solver-tolerance", c.solver_tolerance,
-                    "expgrad/admm: stop when the per-word quantity is < this: expgrad the duality gap of "
-                    "|Uy - v|^2 (gradient 2(Gy - f), the authors' scale); admm per --admm-stop")
+                    "expgrad/admm/kl: stop when the per-word quantity is < this: expgrad the duality gap of "
+                    "|Uy - v|^2 (gradient 2(Gy - f), the authors' scale); admm per --admm-stop; kl the duality gap "
+                    "of the KL divergence (or the divergence itself), as Arora et al.'s epsilon")
         ->capture_default_str();
     sub->add_option("--admm-stop", c.admm_stop,
                     "admm stopping rule: step: |y_t - y_(t-1)|_2 < tolerance (the authors'); gap: the duality "

@@ -34,7 +34,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
     sub->add_option("--topics", c.topics, "Comma-separated K values")->capture_default_str();
     sub->add_option("--rectify", c.rectify_methods, "Comma-separated rectifiers: none (Baseline), dc, ap, dr, dp")
         ->capture_default_str();
-    sub->add_option("--solver", c.solvers, "Comma-separated solvers: active-set, expgrad, admm")->capture_default_str();
+    sub->add_option("--solver", c.solvers, "Comma-separated solvers: " + join_choices<recover::Solver>())->capture_default_str();
     add_rectify_options(sub, c.rectify, "");
     add_model_options(sub, c.model);
     sub->add_option("--task", c.task,

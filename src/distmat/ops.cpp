@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <random>
 
 #include "jsmf/mpi/collectives.hpp"
@@ -158,6 +159,51 @@ Eigen::VectorXd row(const DistMatrix& A, Index i) {
         for (Index jl = 0; jl < A.local_cols(); ++jl) out(A.global_col(jl)) = A.local()(il, jl);
     }
     reduce(A, out);  // each entry has exactly one owner
+    return out;
+}
+
+Eigen::MatrixXd deal_rows(const DistMatrix& A, Index first, Index count) {
+    JSMF_REQUIRE(first >= 0 && count >= 0 && first + count <= A.rows(), "deal_rows: range out of bounds");
+    const Grid& grid = A.grid();
+    const mpi::Comm comm = comm_of(A);
+    const int P = comm.size(), me = comm.rank();
+    // The rows of [first, first + count) that rank r receives, ascending.
+    auto rows_of = [&](int r) {
+        std::vector<Index> rows;
+        for (Index i = first + ((r - first % P) % P + P) % P; i < first + count; i += P) rows.push_back(i);
+        return rows;
+    };
+    // Send: for each destination, its rows that this rank's grid row owns, each as the
+    // local columns' entries, in the order of the rows.
+    std::vector<int> send_counts(static_cast<std::size_t>(P), 0);
+    std::vector<double> send;
+    for (int r = 0; r < P; ++r)
+        for (const Index i : rows_of(r)) {
+            if (A.owner_row(i) != grid.my_row()) continue;
+            const Index il = A.local_row(i);
+            for (Index jl = 0; jl < A.local_cols(); ++jl) send.push_back(A.local()(il, jl));
+            send_counts[static_cast<std::size_t>(r)] += static_cast<int>(A.local_cols());
+        }
+    const std::vector<int> recv_counts = mpi::exchange_counts(comm, send_counts);
+    std::vector<double> recv(static_cast<std::size_t>(std::max<long long>(0, std::accumulate(recv_counts.begin(), recv_counts.end(), 0LL))));
+    mpi::exchange(comm, send.data(), send_counts, recv.data(), recv_counts);
+    // Unpack: rank s (grid position (sr, sc)) sent my rows that grid row sr owns, each with
+    // grid column sc's columns.
+    const std::vector<Index> mine = rows_of(me);
+    Eigen::MatrixXd out(A.cols(), static_cast<Index>(mine.size()));
+    std::size_t at = 0;
+    for (int s = 0; s < P; ++s) {
+        const int sr = s / grid.cols(), sc = s % grid.cols();
+        const Index local_cols = local_extent(A.cols(), A.block_cols(), sc, grid.cols());
+        for (std::size_t m = 0; m < mine.size(); ++m) {
+            if (A.owner_row(mine[m]) != sr) continue;
+            for (Index jl = 0; jl < local_cols; ++jl) {
+                const Index j = ((jl / A.block_cols()) * grid.cols() + sc) * Index{A.block_cols()} + jl % A.block_cols();
+                out(j, static_cast<Index>(m)) = recv[at++];
+            }
+        }
+    }
+    JSMF_REQUIRE(at == recv.size(), "deal_rows: the received entries do not match the rows");
     return out;
 }
 

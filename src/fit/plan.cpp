@@ -9,6 +9,7 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/corpus/uci.hpp"
+#include "jsmf/distmat/ops.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -56,6 +57,10 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
         fitting.parts.emplace_back(options.metrics ? "the original C, for the metrics" : "the original C, for the next K",
                                    local_C);
     fitting.parts.emplace_back("blocks and model (replicated)", replicated);
+    if (options.model.solver == recover::Solver::kl)
+        fitting.parts.emplace_back("RecoverKL's rows (dealt and sent) and batches",
+                                   2 * std::min(recover::kKlChunkBytes, 8 * N * N / P) +
+                                       distmat::threads() * 5 * 8 * N * static_cast<double>(recover::kl_batch_words(num_words)));
     return counting.total() >= fitting.total() ? counting : fitting;
 }
 

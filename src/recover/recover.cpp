@@ -13,6 +13,7 @@
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "jsmf/solvers/kl.hpp"
 
 namespace jsmf::recover {
 
@@ -69,17 +70,24 @@ TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p
     // works on U = QR (R and b_i = Qᵀv_i), so its errors grow with cond(U), not cond(U)².
     // Either way the right-hand sides of all words come from one distributed product:
     // W_i = (1/p_i)(C W)_i with W = U or Q.
-    const bool on_qr = options.solver == Solver::active_set;
-    Eigen::MatrixXd G, R, W;
-    if (on_qr) {
-        ThinQr factors = thin_qr_on_root(comm, U);
-        R = std::move(factors.R);
-        W = std::move(factors.Q);
+    // RecoverKL needs each word's whole row of C̄, not a projection of it: its rows are
+    // dealt out to the ranks that solve them, a round at a time (solve_kl_round below).
+    const bool on_qr = options.solver == Solver::active_set, on_kl = options.solver == Solver::kl;
+    Eigen::MatrixXd G, R, W, F;
+    std::optional<solvers::KlRecovery> kl;
+    if (on_kl) {
+        kl.emplace(U);
     } else {
-        G = U.transpose() * U;
-        W = U;
+        if (on_qr) {
+            ThinQr factors = thin_qr_on_root(comm, U);
+            R = std::move(factors.R);
+            W = std::move(factors.Q);
+        } else {
+            G = U.transpose() * U;
+            W = U;
+        }
+        F = inverse_p.asDiagonal() * distmat::multiply_block(C, W);
     }
-    const Eigen::MatrixXd F = inverse_p.asDiagonal() * distmat::multiply_block(C, W);
 
     // Each rank solves the words i ≡ rank (mod size); the rest of B̆ stays 0 and a sum
     // assembles it. Anchors and never-seen words are not solved.
@@ -119,12 +127,57 @@ TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p
     const Index rounds = std::max<Index>(1, (left + batch - 1) / batch);
     const Index mine = words_done + (comm.rank() - words_done % step + step) % step;  // my first word
     std::string error;  // an exception must not escape a thread, nor leave other ranks waiting
+    auto note_error = [&](const std::string& what) {
+#pragma omp critical(jsmf_recover_error)
+        if (error.empty()) error = what;
+    };
+    // RecoverKL on the words of [first, last) this rank solves (i ≡ rank mod size): their
+    // rows of C arrive in chunks of about kKlChunkBytes per rank (every rank deals the
+    // same chunks: the range is global), and are solved in batches of kKlBatch words.
+    auto solve_kl_round = [&](Index first, Index last) {
+        const Index kKlBatch = kl_batch_words(N);
+        const Index chunk = std::max<Index>(1, static_cast<Index>(kKlChunkBytes / (sizeof(double) * static_cast<double>(N)))) * step;
+        for (Index from = first; from < last; from += chunk) {
+            const Index to = std::min(last, from + chunk);
+            const Eigen::MatrixXd rows = distmat::deal_rows(C, from, to - from);
+            std::vector<Index> words, columns;  // the words to solve and their columns of `rows`
+            for (Index m = 0; m < rows.cols(); ++m) {
+                const Index i = from + (comm.rank() - from % step + step) % step + m * step;
+                if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
+                words.push_back(i);
+                columns.push_back(m);
+            }
+            const Index batches = (static_cast<Index>(words.size()) + kKlBatch - 1) / kKlBatch;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : solved, converged) reduction(max : most_iterations)
+            for (Index batch_index = 0; batch_index < batches; ++batch_index) {
+                const Index lo = batch_index * kKlBatch, hi = std::min<Index>(lo + kKlBatch, static_cast<Index>(words.size()));
+                try {
+                    Eigen::MatrixXd V(N, hi - lo);
+                    for (Index t = lo; t < hi; ++t)
+                        V.col(t - lo) = rows.col(columns[static_cast<std::size_t>(t)]) * inverse_p(words[static_cast<std::size_t>(t)]);
+                    const std::vector<SclsSolution> solutions = kl->solve(V, options.scls);
+                    for (Index t = lo; t < hi; ++t) {
+                        const SclsSolution& s = solutions[static_cast<std::size_t>(t - lo)];
+                        model.B_breve.col(words[static_cast<std::size_t>(t)]) = s.y;
+                        ++solved;
+                        converged += s.converged ? 1 : 0;
+                        most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
+                    }
+                } catch (const std::exception& e) {
+                    note_error("recover: words " + std::to_string(words[static_cast<std::size_t>(lo)]) + "..." +
+                               std::to_string(words[static_cast<std::size_t>(hi - 1)]) + ": " + e.what());
+                }
+            }
+        }
+    };
     for (Index round = 0; round < rounds; ++round) {
         const Index begin = mine + round * batch * step;
         const Index end = std::min<Index>(N, mine + (round + 1) * batch * step);
+        if (on_kl) solve_kl_round(std::min<Index>(N, words_done + round * batch * step),
+                                  std::min<Index>(N, words_done + (round + 1) * batch * step));
         // The words are independent and the solvers thread-safe: threads share a rank's words.
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : solved, converged) reduction(max : most_iterations)
-        for (Index i = begin; i < end; i += step) {
+        for (Index i = on_kl ? end : begin; i < end; i += step) {
             if (is_anchor[static_cast<std::size_t>(i)] || !(p(i) > 0)) continue;
             try {
                 const Eigen::VectorXd f = F.row(i).transpose();
@@ -136,8 +189,7 @@ TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p
                 converged += s.converged ? 1 : 0;
                 most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
             } catch (const std::exception& e) {
-#pragma omp critical(jsmf_recover_error)
-                if (error.empty()) error = "recover: word " + std::to_string(i) + ": " + e.what();
+                note_error("recover: word " + std::to_string(i) + ": " + e.what());
             }
         }
         if (round + 1 == rounds || !progress || !progress->due) continue;

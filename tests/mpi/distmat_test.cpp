@@ -218,6 +218,33 @@ TEST(Ops, SumsProductsAndSymmetryMatchDense) {
     }
 }
 
+TEST(Ops, DealRowsGivesEachRankItsRowsWhole) {
+    // Rank r receives the rows i ≡ r (mod P) of the range, exactly (entries are moved, not
+    // summed), for every grid shape, blocks that do not divide the sizes, and ranges that
+    // start anywhere, are empty, or are shorter than the rank count.
+    const auto world = mpi::Comm::world();
+    for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
+        const auto grid = Grid::create(world, pr, pc);
+        const Index rows = 23, cols = 17;
+        DistMatrix A(grid, rows, cols, 3, 4);
+        Eigen::MatrixXd dense(rows, cols);
+        for (Index j = 0; j < cols; ++j)
+            for (Index i = 0; i < rows; ++i) dense(i, j) = static_cast<double>(i * 100 + j) + 0.25;
+        for (Index jl = 0; jl < A.local_cols(); ++jl)
+            for (Index il = 0; il < A.local_rows(); ++il) A.local()(il, jl) = dense(A.global_row(il), A.global_col(jl));
+        for (const auto& [first, count] : std::vector<std::pair<Index, Index>>{{0, 23}, {5, 11}, {22, 1}, {7, 0}, {3, 2}}) {
+            const Eigen::MatrixXd mine = deal_rows(A, first, count);
+            std::vector<Index> expected;
+            for (Index i = first; i < first + count; ++i)
+                if (i % world.size() == world.rank()) expected.push_back(i);
+            ASSERT_EQ(mine.rows(), cols);
+            ASSERT_EQ(mine.cols(), static_cast<Index>(expected.size())) << "first " << first << " count " << count;
+            for (std::size_t m = 0; m < expected.size(); ++m)
+                EXPECT_EQ(mine.col(static_cast<Index>(m)), dense.row(expected[m]).transpose()) << "row " << expected[m];
+        }
+    }
+}
+
 // A tall block with singular values from 1 down to 1/κ (Householder-exact orthonormal
 // factors), split over the ranks by rows.
 Eigen::MatrixXd tall_block_with_condition(Index n, Index p, double kappa, Seed seed) {

@@ -320,8 +320,9 @@ TEST(Prepare, InvalidUtf8Replaced) {
         EXPECT_EQ(r.docs_invalid_utf8, 1);
         EXPECT_EQ(r.docs_kept, 2);
         EXPECT_EQ(r.tokens_read, 2 + 3);
-        if (format == Format::mallet && world.is_root())
+        if (format == Format::mallet && world.is_root()) {
             EXPECT_EQ(text_of(doc_ids_path(o.out_dir, "t")), "one\ntw\xef\xbf\xbdo\n");  // "tw", U+FFFD, "o"
+        }
         o.invalid_utf8 = InvalidUtf8::skip;
         o.min_doc_tokens = 1;
         const PrepareReport skipped = run_prepare(world, o);

@@ -15,6 +15,7 @@
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/synth/synth.hpp"
+#include "support/kl_transcription.hpp"
 #include "test_support.hpp"
 
 namespace jsmf::recover {
@@ -116,6 +117,90 @@ TEST(Recover, SolversAgree) {
         for (Index k = 0; k < exact.model.B.cols(); ++k)
             EXPECT_LT((other.model.B.col(k) - exact.model.B.col(k)).lpNorm<1>(), 0.01);
     }
+}
+
+TEST(Recover, KlRecoversPlantedTopicsAndEqualsAOneProcessTranscription) {
+    // RecoverKL (Arora et al.'s --loss KL) on a planted corpus: the topics are found as well
+    // as by least squares, and every word's mixture is the one their loop, transcribed in
+    // the test and run on one process over the gathered C, gives: the rows dealt out to the
+    // ranks arrive whole, whatever the rank count.
+    const auto o = planted(16000);
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const Fit least_squares = fit(corpus, o, Solver::active_set);
+    const Fit by_kl = fit(corpus, o, Solver::kl, 1e-7, 100000);
+    ASSERT_EQ(by_kl.anchors, least_squares.anchors);
+    EXPECT_EQ(by_kl.model.words_converged, by_kl.model.words_solved);
+    EXPECT_GT(by_kl.model.words_solved, 150);
+    const double kl_error = mean_l1(by_kl, corpus), ls_error = mean_l1(least_squares, corpus);
+    if (mpi::Comm::world().is_root()) std::printf("mean L1(B) error: kl %.4f, active set %.4f\n", kl_error, ls_error);
+    EXPECT_LT(kl_error, 0.2);  // the bound PlantedTopicsImproveWithMoreDocuments states for least squares
+    for (Index k = 0; k < by_kl.model.B.cols(); ++k) EXPECT_NEAR(by_kl.model.B.col(k).sum(), 1.0, 1e-12);
+
+    // The one-process transcription, on C as the fit rectified it.
+    const auto world = mpi::Comm::world();
+    cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 16);
+    rectify::ProjectionOptions ap;
+    ap.num_topics = o.num_topics;
+    ap.max_iterations = 30;
+    rectify::alternating_projection(built.C, ap);
+    const Eigen::MatrixXd C = distmat::gather_all(built.C);
+    const Eigen::VectorXd p = C.rowwise().sum();
+    const int K = o.num_topics;
+    Eigen::MatrixXd anchor_rows(K, C.cols());
+    for (int k = 0; k < K; ++k) {
+        const Index s = by_kl.anchors[static_cast<std::size_t>(k)];
+        anchor_rows.row(k) = C.row(s) / p(s);
+    }
+    int equal = 0, compared = 0;
+    for (Index i = 0; i < C.rows(); ++i) {
+        if (std::find(by_kl.anchors.begin(), by_kl.anchors.end(), i) != by_kl.anchors.end() || !(p(i) > 0)) continue;
+        const test::KlTranscribed theirs = test::arora_kl_solve(C.row(i).transpose() / p(i), anchor_rows, 1e-7, 100000);
+        const Eigen::VectorXd ours = by_kl.model.B_breve.col(i);
+        ++compared;
+        // The rows of a rectified C̄ sum to 1, so their loop and jsmf's see the same rows;
+        // a stopping test at rounding level may end one a step apart (scls_test).
+        if ((ours - theirs.alpha).cwiseAbs().maxCoeff() < 1e-10) ++equal;
+        else EXPECT_LT((ours - theirs.alpha).lpNorm<1>(), 1e-3) << "word " << i;
+    }
+    if (world.is_root()) std::printf("RecoverKL: %d of %d words as the one-process transcription to 1e-10\n", equal, compared);
+    EXPECT_GE(equal, compared * 95 / 100);
+}
+
+TEST(Recover, KlResumesFromASavedRoundAsIfUninterrupted) {
+    // Rounds of 7 words a rank: a save after the second round, then a run resumed from it
+    // ends with the uninterrupted run's B̆ (rounds of 7 too, as fit's are always of its
+    // recover_batch), bit for bit: the words solved in lockstep are the same.
+    const auto o = planted(2000);
+    const synth::SynthCorpus corpus = synth::generate(o);
+    const auto world = mpi::Comm::world();
+    cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 16);
+    const Eigen::VectorXd p = distmat::row_sums(built.C);
+    const std::vector<Index> S = anchors::find_anchors(built.C, p, o.num_topics).anchors;
+    RecoverOptions options;
+    options.solver = Solver::kl;
+    RecoverProgress uninterrupted;
+    uninterrupted.batch = 7;
+    uninterrupted.due = [] { return false; };
+    uninterrupted.save = [](const RecoverCheckpoint&) {};
+    const TopicModel whole = recover_topics(built.C, p, S, options, &uninterrupted);
+    int rounds_seen = 0;
+    RecoverCheckpoint saved;
+    RecoverProgress progress;
+    progress.batch = 7;
+    progress.due = [&] { return ++rounds_seen == 2; };
+    progress.save = [&](const RecoverCheckpoint& state) { saved = state; };
+    const TopicModel first = recover_topics(built.C, p, S, options, &progress);
+    EXPECT_EQ(first.B_breve, whole.B_breve);
+    ASSERT_EQ(saved.words_done, 2 * 7 * world.size());
+    RecoverProgress resumed;
+    resumed.batch = 7;
+    resumed.resume = &saved;
+    resumed.due = [] { return false; };
+    resumed.save = [](const RecoverCheckpoint&) {};
+    const TopicModel again = recover_topics(built.C, p, S, options, &resumed);
+    EXPECT_EQ(again.B_breve, whole.B_breve);
+    EXPECT_EQ(again.words_solved, whole.words_solved);
+    EXPECT_EQ(again.words_converged, whole.words_converged);
 }
 
 TEST(Recover, ActiveSetOnQrEqualsAOneProcessSolveAtAnyRankCount) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Simplex projection and the three simplex-constrained least-squares solvers.
+// Simplex projection, the three simplex-constrained least-squares solvers, and RecoverKL's
+// per-word solver (against a transcription of Arora et al.'s loop and a grid search).
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -15,8 +16,10 @@
 #include <vector>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/solvers/kl.hpp"
 #include "jsmf/solvers/scls.hpp"
 #include "support/brute_force_nnls.hpp"
+#include "support/kl_transcription.hpp"
 
 namespace jsmf::solvers {
 namespace {
@@ -570,6 +573,173 @@ TEST(Nnls, TheCapIsReportedAndAMismatchIsMisuse) {
     capped.active_set_max_iterations = free_run.iterations - 1;
     EXPECT_FALSE(solve_nnls_gram(G, U.transpose() * v, capped).converged);
     EXPECT_THROW(solve_nnls_gram(Eigen::MatrixXd::Identity(3, 3), Eigen::VectorXd::Ones(2)), InternalError);
+}
+
+
+// --- RecoverKL ------------------------------------------------------------------------
+
+// Rows of C̄ as RecoverKL meets them: the anchors' rows (U's columns) and the words' rows
+// are distributions over 50 words with some entries 0 (a word's support is not all N) and,
+// as an unrectified C has, a few slightly negative (clipped away); the words are mixtures
+// of the anchors' rows plus noise of their own.
+struct KlProblem {
+    Eigen::MatrixXd U, V;
+};
+
+KlProblem random_kl_problem(std::mt19937_64& engine, int K, int words) {
+    const Eigen::Index N = 50;
+    std::uniform_real_distribution<double> unit(0, 1);
+    auto row = [&] {
+        Eigen::VectorXd r = random_simplex_point(engine, N);
+        for (Eigen::Index j = 0; j < N; ++j) {
+            const double u = unit(engine);
+            if (u < 0.15) r(j) = 0;
+            else if (u < 0.2) r(j) = -1e-3 * unit(engine);
+        }
+        return r;
+    };
+    KlProblem p;
+    p.U.resize(N, K);
+    for (int k = 0; k < K; ++k) p.U.col(k) = row();
+    p.V.resize(N, words);
+    for (int w = 0; w < words; ++w) {
+        p.V.col(w) = 0.8 * p.U.cwiseMax(0.0) * random_simplex_point(engine, K) + 0.2 * row();
+        for (Eigen::Index j = 0; j < N; ++j)
+            if (unit(engine) < 0.1) p.V(j, w) = 0;
+    }
+    return p;
+}
+
+TEST(RecoverKl, EqualsTheTranscriptionOfAroraEtAlsLoopWordForWord) {
+    // Every trial, kept or refused, is the same decision as in their loop: the trial counts
+    // agree exactly and the mixtures to rounding, though the batch solves 25 words in lockstep.
+    std::mt19937_64 engine(7);
+    int trials_total = 0, refused_or_retried = 0, words_equal = 0, words_compared = 0;
+    for (const int K : {2, 3, 5, 8, 12}) {
+        const KlProblem p = random_kl_problem(engine, K, 25);
+        const KlRecovery kl(p.U);
+        for (const int cap : {1, 3, 20, 100000}) {
+            SclsOptions options;
+            options.tolerance = 1e-7;  // their default epsilon
+            options.max_iterations = cap;
+            const std::vector<SclsSolution> batch = kl.solve(p.V, options);
+            ASSERT_EQ(batch.size(), 25u);
+            for (int w = 0; w < 25; ++w) {
+                // Their loop on the row as jsmf hands it over, clipped and scaled to sum 1 (a
+                // rectified C̄'s rows sum to 1 already; see solvers/kl.hpp).
+                const Eigen::VectorXd clipped = p.V.col(w).cwiseMax(0.0).cwiseMin(1.0);
+                const test::KlTranscribed theirs = test::arora_kl_solve(clipped / clipped.sum(), p.U.transpose(), 1e-7, cap);
+                const SclsSolution& ours = batch[static_cast<std::size_t>(w)];
+                EXPECT_NEAR(ours.y.sum(), 1.0, 1e-12);
+                EXPECT_GE(ours.y.minCoeff(), 0.0);
+                ++words_compared;
+                if (ours.iterations == theirs.trials && ours.converged == theirs.converged &&
+                    (ours.y - theirs.alpha).cwiseAbs().maxCoeff() < 1e-10) {
+                    ++words_equal;
+                } else {
+                    // A decision taken on a comparison at rounding level (a gap at the
+                    // tolerance, an Armijo test at equality) may go the other way under
+                    // another summation order; then both must still have stopped by their
+                    // rule, at objectives the gap bound (1e-7 each) puts together.
+                    EXPECT_EQ(ours.converged, theirs.converged) << "K " << K << " word " << w << " cap " << cap;
+                    if (cap == 100000)
+                        EXPECT_LT(std::abs(kl.objective(p.V.col(w), ours.y) - kl.objective(p.V.col(w), theirs.alpha)), 2e-7)
+                            << "K " << K << " word " << w;
+                    else
+                        ADD_FAILURE() << "a capped word left the transcription's path: K " << K << " word " << w << " cap " << cap;
+                }
+                if (cap == 100000) {
+                    EXPECT_TRUE(ours.converged);
+                    trials_total += ours.iterations;
+                }
+            }
+        }
+        // The line search both halves and doubles on these words: count the words whose trials
+        // outnumber a plain loop's accepted steps (a refused or retaken trial), to show the
+        // comparison exercised those branches.
+        SclsOptions one;
+        one.tolerance = 1e-7;
+        one.max_iterations = 100000;
+        for (int w = 0; w < 25; ++w) {
+            const Eigen::VectorXd clipped = p.V.col(w).cwiseMax(0.0).cwiseMin(1.0) / p.V.col(w).cwiseMax(0.0).cwiseMin(1.0).sum();
+            const test::KlTranscribed full = test::arora_kl_solve(clipped, p.U.transpose(), 1e-7, 100000);
+            const test::KlTranscribed half = test::arora_kl_solve(clipped, p.U.transpose(), 1e-7, full.trials / 2 + 1);
+            refused_or_retried += (half.alpha - full.alpha).norm() > 0 ? 1 : 0;
+        }
+    }
+    std::printf("RecoverKL: %d trials in all for 125 words; %d of %d solves the transcription's to 1e-10\n",
+                trials_total, words_equal, words_compared);
+    EXPECT_GE(words_equal, words_compared * 95 / 100);
+    EXPECT_GT(trials_total, 125 * 3);
+    EXPECT_GT(refused_or_retried, 0);
+}
+
+TEST(RecoverKl, ReachesTheMinimumAGridSearchFinds) {
+    // K = 2 and 3: the simplex is small enough to search on a fine grid, with the objective
+    // written out here (clip, mask, +1e-9, renormalize over the mask, KL).
+    std::mt19937_64 engine(11);
+    for (const int K : {2, 3}) {
+        const KlProblem p = random_kl_problem(engine, K, 6);
+        auto f = [&](const Eigen::VectorXd& v_in, const Eigen::VectorXd& y) {
+            Eigen::VectorXd v = v_in.cwiseMax(0.0).cwiseMin(1.0);
+            v /= v.sum();
+            const Eigen::MatrixXd X = p.U.cwiseMax(0.0).cwiseMin(1.0).array() + 1e-9;
+            Eigen::VectorXd mass = Eigen::VectorXd::Zero(K);
+            for (Eigen::Index j = 0; j < v.size(); ++j)
+                if (v(j) > 0) mass += X.row(j).transpose();
+            double total = 0;
+            for (Eigen::Index j = 0; j < v.size(); ++j)
+                if (v(j) > 0) total += v(j) * std::log(v(j) / X.row(j).dot(y.cwiseQuotient(mass)));
+            return total;
+        };
+        const KlRecovery kl(p.U);
+        SclsOptions options;
+        options.tolerance = 1e-7;  // the gap: f(y) − min f <= 1e-7
+        options.max_iterations = 100000;
+        const std::vector<SclsSolution> solved = kl.solve(p.V, options);
+        const int steps = K == 2 ? 100000 : 1000;
+        for (int w = 0; w < 6; ++w) {
+            double best = std::numeric_limits<double>::infinity();
+            for (int a = 0; a <= steps; ++a)
+                for (int b = 0; b <= (K == 2 ? 0 : steps - a); ++b) {
+                    Eigen::VectorXd y(K);
+                    y(0) = static_cast<double>(a) / steps;
+                    if (K == 2) y(1) = 1 - y(0);
+                    else y(1) = static_cast<double>(b) / steps, y(2) = 1 - y(0) - y(1);
+                    best = std::min(best, f(p.V.col(w), y));
+                }
+            const SclsSolution& s = solved[static_cast<std::size_t>(w)];
+            EXPECT_TRUE(s.converged);
+            EXPECT_NEAR(kl.objective(p.V.col(w), s.y), f(p.V.col(w), s.y), 1e-13);
+            // No grid point is better than the solver's point by more than its gap bound,
+            // and the grid (spacing 1e-5 and 1e-3) comes near it.
+            EXPECT_LE(f(p.V.col(w), s.y), best + 1e-7) << "K " << K << " word " << w;
+            EXPECT_GE(f(p.V.col(w), s.y), best - 1e-4) << "K " << K << " word " << w;
+        }
+    }
+}
+
+TEST(RecoverKl, AnExactMixtureIsFoundAndAnEmptyRowIsHarmless) {
+    // v = x̃ y* (a mixture of the anchors' rows, all positive): KL is 0 at y*, and the solver
+    // gets there. A row with no positive entry has f ≡ 0 and keeps the uniform start.
+    std::mt19937_64 engine(5);
+    const int K = 4;
+    Eigen::MatrixXd U(30, K);
+    for (int k = 0; k < K; ++k) U.col(k) = random_simplex_point(engine, 30);
+    const Eigen::VectorXd truth = (Eigen::VectorXd(K) << 0.5, 0.3, 0.15, 0.05).finished();
+    Eigen::MatrixXd V(30, 2);
+    V.col(0) = U * truth;
+    V.col(1) = -Eigen::VectorXd::Ones(30) * 1e-3;
+    const KlRecovery kl(U);
+    SclsOptions options;
+    options.tolerance = 1e-12;
+    options.max_iterations = 100000;
+    const std::vector<SclsSolution> s = kl.solve(V, options);
+    EXPECT_TRUE(s[0].converged);
+    EXPECT_LT(kl.objective(V.col(0), s[0].y), 1e-12);
+    EXPECT_LT((s[0].y - truth).lpNorm<1>(), 1e-4);
+    EXPECT_TRUE(s[1].converged);
+    EXPECT_LT((s[1].y - Eigen::VectorXd::Constant(K, 0.25)).cwiseAbs().maxCoeff(), 1e-15);
 }
 
 }  // namespace

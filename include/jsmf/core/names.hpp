@@ -75,4 +75,12 @@ std::vector<std::string> choices() {
     return names(Enum{}).list();
 }
 
+/// Local. Every name, in the order of the values, joined by ", " (for help texts).
+template <class Enum>
+std::string join_choices() {
+    std::string out;
+    for (const std::string& name : choices<Enum>()) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
 }  // namespace jsmf

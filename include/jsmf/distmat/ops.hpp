@@ -28,6 +28,12 @@ double asymmetry(const DistMatrix& A, std::uint64_t seed = 12345);
 Eigen::VectorXd row_squared_norms(const DistMatrix& A);
 /// Collective on A.grid(). Row i of A as a replicated vector. Memory: cols doubles.
 Eigen::VectorXd row(const DistMatrix& A, Index i);
+/// Collective on A.grid(). The rows i of A in [first, first + count), dealt out by i mod P
+/// (P = the grid's size): rank r receives the rows i ≡ r (mod P) of that range, in
+/// ascending order, as the columns of an A.cols() × n_r block (a row contiguous). Each
+/// entry travels once, from its owner to its row's rank (one personalized exchange).
+/// Per-rank memory: its received rows plus the local pieces it sends, ~2·count·cols/P.
+Eigen::MatrixXd deal_rows(const DistMatrix& A, Index first, Index count);
 /// Collective on A.grid(). diag(A) as a replicated vector (square A).
 Eigen::VectorXd diagonal(const DistMatrix& A);
 /// Local. Sets A_ii = d_i on the ranks that own them (square A, replicated d).

@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -14,10 +15,21 @@
 
 namespace jsmf::recover {
 
-enum class Solver { active_set, expgrad, admm };
-inline const Names<Solver, 3>& names(Solver) {
-    static const Names<Solver, 3> table{"active-set", "expgrad", "admm"};
+/// B̆'s per-word solver: least squares on the simplex (active set, ExpGrad, ADMM-DR), or
+/// KL divergence (Arora et al.'s RecoverKL, solvers/kl.hpp).
+enum class Solver { active_set, expgrad, admm, kl };
+inline const Names<Solver, 4>& names(Solver) {
+    static const Names<Solver, 4> table{"active-set", "expgrad", "admm", "kl"};
     return table;
+}
+
+/// RecoverKL's working set in recover_topics: the words' rows of C arrive about
+/// kKlChunkBytes per rank at a time (and as much is sent), and each thread solves
+/// kl_batch_words(N) words at a time with five N × batch matrices (the rows, their logs,
+/// their supports, the projections, the ratios): ~32 MiB each.
+inline constexpr double kKlChunkBytes = 64.0 * (1 << 20);
+inline Index kl_batch_words(Index num_words) {
+    return std::clamp<Index>((Index{1} << 22) / std::max<Index>(1, num_words), 16, 256);
 }
 
 struct RecoverOptions {
@@ -49,7 +61,8 @@ struct RecoverCheckpoint {
 /// the same answer on every rank); when it says so, every rank calls `save` with the
 /// state so far (collective; it may throw on every rank, e.g. for a stop). `resume`
 /// continues from a saved state: the result is the uninterrupted run's, bit for bit, at
-/// the same grid and threads.
+/// the same grid and threads (for kl, and the same batch: its words are solved in lockstep
+/// within a round, and the words beside one another move the rounding).
 struct RecoverProgress {
     std::function<bool()> due;
     std::function<void(const RecoverCheckpoint&)> save;
@@ -62,9 +75,13 @@ struct RecoverProgress {
 /// depends on the data only through G = UᵀU and f_i = Uᵀv_i = (C̄ U)_i (ExpGrad, ADMM-DR, as
 /// the authors), or through R and b_i = Qᵀv_i = (C̄ Q)_i with U = QR (the active set; the QR
 /// is computed on rank 0 and broadcast): all right-hand sides come from one distributed
-/// product, every rank solves its share of the words, and the solutions are all-gathered. Anchor s_k gets e_k; words with p_i = 0 get 0. Then Bayes' rule:
-/// B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with D = diag(B_{S,:}).
-/// Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles (replicated).
+/// product, every rank solves its share of the words, and the solutions are all-gathered.
+/// RecoverKL (Solver::kl) minimizes KL(v_i ‖ U y) instead (solvers::KlRecovery), which needs
+/// all of v_i: the words' rows of C are dealt to the ranks that solve them (each entry sent
+/// once, 64 MiB of rows per rank at a time). Anchor s_k gets e_k; words with p_i = 0 get 0.
+/// Then Bayes' rule: B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with
+/// D = diag(B_{S,:}). Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles
+/// (replicated); with kl, + 64 MiB of rows and 3 × N × 64 doubles per thread.
 TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
                           const RecoverOptions& options, const RecoverProgress* progress = nullptr);
 
