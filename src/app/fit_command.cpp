@@ -256,7 +256,7 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
         for (const auto& m : result.models) {
             std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=compressed rectify=enn anchors=%s "
                         "solver=%s",
-                        world.size(), static_cast<long long>(result.info.vocab.size()), m.num_topics, m.method.c_str(),
+                        world.size(), static_cast<long long>(result.info.vocab.size()), m.num_topics, name_of(m.method).c_str(),
                         m.anchor_method.c_str(), m.solver.c_str());
             for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
             for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
@@ -456,7 +456,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
         for (const auto& m : models) {
             std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=dense rectify=%s anchors=%s solver=%s",
                         world.size(),
-                        static_cast<long long>(N), m.num_topics, m.method.c_str(), c.rectify.method.c_str(),
+                        static_cast<long long>(N), m.num_topics, name_of(m.method).c_str(), c.rectify.method.c_str(),
                         m.anchor_method.c_str(), m.solver.c_str());
             for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
             for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);

@@ -65,7 +65,7 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
     if (!r.trace.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.trace.back().change);
     // Why it stopped: the count ran out, or the stopping rule (quality, fixed-point, tolerance).
     const std::string stopped = r.stop_reason.empty() ? "" : " (stopped: " + r.stop_reason + ")";
-    if (m.method == "anchors") {
+    if (m.method == model::Method::anchors) {
         std::printf("rectification: %s, %d iterations%s%s; anchors: %s; B: %s, %lld of %lld words converged\n",
                     r.method.c_str(), r.iterations, stopped.c_str(), last_change, m.anchor_method.c_str(), m.solver.c_str(),
                     static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
@@ -80,7 +80,7 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
     } else {
         const model::AnchorFreeRecord& a = m.anchorfree;
         std::printf("rectification: %s, %d iterations%s%s; %s: %d %s, %s; A %s\n", r.method.c_str(), r.iterations,
-                    stopped.c_str(), last_change, m.method.c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
+                    stopped.c_str(), last_change, name_of(m.method).c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
                     a.converged ? "converged" : "NOT converged",
                     a.a_is_distribution ? "= E*/sum(E*)" : "= E* (has negative entries)");
     }
@@ -91,7 +91,7 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
     std::vector<int> order(static_cast<std::size_t>(K));
     for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pz(a) > pz(b); });
-    std::printf("%5s %7s  %-18s %s\n", "topic", "p(z)", m.method == "anchors" ? "anchor" : "representative", "top words");
+    std::printf("%5s %7s  %-18s %s\n", "topic", "p(z)", m.method == model::Method::anchors ? "anchor" : "representative", "top words");
     for (const int k : order) {
         const std::string anchor = file.vocab[static_cast<std::size_t>(m.anchors[static_cast<std::size_t>(k)])];
         std::printf("%5d %7.4f  %-18s %s\n", k + 1, pz(k), anchor.c_str(), words_of(m, file.vocab, k, c.top_words).c_str());

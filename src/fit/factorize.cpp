@@ -84,7 +84,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
                      Seed seed, const Report& report) {
     const mpi::Comm comm = C.grid().borrow_comm();
     model::Model m;
-    m.method = name_of(c.method);
+    m.method = c.method;
     m.num_topics = K;
     m.rectification = rectification;
     model::AnchorFreeRecord& record = m.anchorfree;
@@ -178,11 +178,11 @@ model::Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& 
 }
 
 void describe(const model::Model& m, const std::vector<std::string>& vocab, const Report& report) {
-    if (m.method != "anchors") {
+    if (m.method != Method::anchors) {
         const model::AnchorFreeRecord& r = m.anchorfree;
         std::string words;
         for (const Index s : m.anchors) words += (words.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
-        say(report, Level::info, fmt::format("fit: K = {}: {}: {} {} ({} {}), {}; C* min {:.3g}{}; A {}", m.num_topics, m.method, r.iterations,
+        say(report, Level::info, fmt::format("fit: K = {}: {}: {} {} ({} {}), {}; C* min {:.3g}{}; A {}", m.num_topics, name_of(m.method), r.iterations,
                   r.algorithm == "lp" ? "sweeps" : "outer iterations", r.inner_iterations,
                   r.algorithm == "lp" ? "Clp solves" : "inner", r.converged ? "converged" : "NOT converged", r.min_C,
                   r.algorithm == "lp" ? fmt::format(", {} working rows", r.working_rows)
@@ -190,7 +190,7 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
                   r.a_is_distribution ? "= E*/sum E*" : "= E* (not a distribution)"));
         say(report, Level::info, fmt::format("fit: K = {}: representative words: {}", m.num_topics, words));
         if (!r.converged)
-            say(report, Level::warning, fmt::format("fit: K = {}: {} stopped at its iteration limit before its stopping rule", m.num_topics, m.method));
+            say(report, Level::warning, fmt::format("fit: K = {}: {} stopped at its iteration limit before its stopping rule", m.num_topics, name_of(m.method)));
         return;
     }
     std::string anchor_list;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
         h5::write_attribute(alpha, "residual", m.alpha_residual);
         h5::write_attribute(alpha, "at_bound", std::int64_t{m.alpha_at_bound ? 1 : 0});
     }
-    h5::write_attribute(model, "method", m.method);
+    h5::write_attribute(model, "method", name_of(m.method));
     h5::write_attribute(model, "anchor_method", m.anchor_method);
     h5::write_attribute(model, "zero_rows", std::int64_t{m.zero_rows});
     h5::write_attribute(model, "anchor_min_df", std::int64_t{m.anchor_min_df});
@@ -236,7 +237,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
             h5::write_attribute(group, "topics", std::int64_t{m.num_topics});
             write_model(group, m, info.vocab, partial);
-            if (m.method != "anchors") write_anchorfree(group, m.anchorfree, partial);
+            if (m.method != model::Method::anchors) write_anchorfree(group, m.anchorfree, partial);
             write_rectification(group, m.rectification, partial);
             if (m.compressed) write_compressed(group, *m.compressed, partial);
             write_topics(group, m, info.vocab, top_words, partial);
@@ -350,8 +351,13 @@ ModelFile read_model_file(const std::string& path) {
         m.unigram = h5::read_vector(model, "unigram");
         m.diag_r = h5::read_vector(model, "diag_r");
         m.anchor_method = h5::read_string_attribute(model, "anchor_method");
-        if (H5Aexists(model, "method") > 0) m.method = h5::read_string_attribute(model, "method");
-        if (m.method != "anchors") {
+        if (H5Aexists(model, "method") > 0) {  // files before AnchorFree have none: anchors
+            const std::string method = h5::read_string_attribute(model, "method");
+            const std::optional<model::Method> known = find_name<model::Method>(method);
+            if (!known) throw InputError(path, "/" + group_name(K) + "/model: unknown method '" + method + "'");
+            m.method = *known;
+        }
+        if (m.method != model::Method::anchors) {
             m.anchorfree = read_anchorfree(group, path);
             if (m.anchorfree.E.rows() != K || m.anchorfree.E.cols() != K || m.anchorfree.M.rows() != K ||
                 m.anchorfree.M.cols() != K || m.anchorfree.eigenvalues.size() != K)

@@ -14,6 +14,7 @@
 #include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/distmat/eig.hpp"
+#include "jsmf/model/model.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
@@ -27,9 +28,8 @@ enum class Rectifier { ap, dr, dp, dc, none };
 enum class Acceleration { none, anderson };
 /// AP's arithmetic: double reproduces the papers; single halves the memory traffic.
 enum class Precision { double_, single };
-/// anchors: rectified anchor words; anchorfree_lp / anchorfree_pds: AnchorFree (Fu et al.
-/// 2019), the minimum-determinant factorization by alternating LPs or by PDS.
-enum class Method { anchors, anchorfree_lp, anchorfree_pds };
+/// How to fit (model/model.hpp: the model records it).
+using model::Method;
 /// diagonal: A = D⁻¹ C_SS D⁻¹ (Alg. 4); least_squares: min ‖C − B A Bᵀ‖ (Arora et al.).
 enum class RecoverA { diagonal, least_squares };
 
@@ -45,10 +45,6 @@ inline const Names<Acceleration, 2>& names(Acceleration) {
 }
 inline const Names<Precision, 2>& names(Precision) {
     static const Names<Precision, 2> table{"double", "single"};
-    return table;
-}
-inline const Names<Method, 3>& names(Method) {
-    static const Names<Method, 3> table{"anchors", "anchorfree-lp", "anchorfree-pds"};
     return table;
 }
 inline const Names<RecoverA, 2>& names(RecoverA) {

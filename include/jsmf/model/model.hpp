@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/eval/evaluate.hpp"
@@ -24,6 +25,15 @@
 #include "jsmf/rectify/stopping.hpp"
 
 namespace jsmf::model {
+
+/// How a model was fit. anchors: rectified anchor words; anchorfree_lp / anchorfree_pds:
+/// AnchorFree (Fu et al. 2019), the minimum-determinant factorization by alternating LPs or
+/// by PDS. (fit's options take it as fit::Method.)
+enum class Method { anchors, anchorfree_lp, anchorfree_pds };
+inline const Names<Method, 3>& names(Method) {
+    static const Names<Method, 3> table{"anchors", "anchorfree-lp", "anchorfree-pds"};
+    return table;
+}
 
 /// What a rectification did, iteration by iteration: the trace fit records in the model
 /// and jsmf rectify in the file of the rectified C (absent for a raw co-occurrence).
@@ -123,10 +133,9 @@ struct CompressedRecord {
 /// One fitted model (one K).
 struct Model {
     int num_topics = 0;
-    /// "anchors" (rectified anchor words) or "anchorfree-lp" / "anchorfree-pds"; then
-    /// `anchors` are each topic's representative word (argmax_i p(topic | word i)), not
-    /// anchors, and `anchorfree` holds the rest.
-    std::string method = "anchors";
+    /// For AnchorFree, `anchors` are each topic's representative word (argmax_i
+    /// p(topic | word i)), not anchors, and `anchorfree` holds the rest.
+    Method method = Method::anchors;
     AnchorFreeRecord anchorfree;
     Eigen::MatrixXd B;               ///< N × K, p(word | topic)
     Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
