@@ -3,12 +3,15 @@
 #include "jsmf/distmat/ops.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <random>
 
+#include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 #ifdef _OPENMP
@@ -175,18 +178,34 @@ Eigen::MatrixXd deal_rows(const DistMatrix& A, Index first, Index count) {
     };
     // Send: for each destination, its rows that this rank's grid row owns, each as the
     // local columns' entries, in the order of the rows.
-    std::vector<int> send_counts(static_cast<std::size_t>(P), 0);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(P), 0);
+    for (int r = 0; r < P; ++r)
+        for (const Index i : rows_of(r))
+            if (A.owner_row(i) == grid.my_row()) counts[static_cast<std::size_t>(r)] += A.local_cols();
+    // One MPI count per destination and one displacement per side must fit an int: a
+    // caller deals a range in chunks (recover deals ~64 MiB a rank at a time).
+    const std::int64_t total_sent = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
     std::vector<double> send;
+    mpi::run_local_phase(comm, "deal_rows", [&] {  // agreed: no rank goes on to the exchange alone
+        if (total_sent > INT_MAX) throw InternalError("deal_rows: more than INT_MAX entries from one rank: deal the range in parts");
+        send.reserve(static_cast<std::size_t>(total_sent));
+    });
+    const std::vector<int> send_counts(counts.begin(), counts.end());
     for (int r = 0; r < P; ++r)
         for (const Index i : rows_of(r)) {
             if (A.owner_row(i) != grid.my_row()) continue;
             const Index il = A.local_row(i);
             for (Index jl = 0; jl < A.local_cols(); ++jl) send.push_back(A.local()(il, jl));
-            send_counts[static_cast<std::size_t>(r)] += static_cast<int>(A.local_cols());
         }
     const std::vector<int> recv_counts = mpi::exchange_counts(comm, send_counts);
-    std::vector<double> recv(static_cast<std::size_t>(std::max<long long>(0, std::accumulate(recv_counts.begin(), recv_counts.end(), 0LL))));
+    const long long total_received = std::accumulate(recv_counts.begin(), recv_counts.end(), 0LL);
+    std::vector<double> recv;
+    mpi::run_local_phase(comm, "deal_rows", [&] {
+        if (total_received > INT_MAX) throw InternalError("deal_rows: more than INT_MAX entries to one rank: deal the range in parts");
+        recv.resize(static_cast<std::size_t>(total_received));
+    });
     mpi::exchange(comm, send.data(), send_counts, recv.data(), recv_counts);
+    std::vector<double>().swap(send);  // the peak: what was sent and received, or received and unpacked
     // Unpack: rank s (grid position (sr, sc)) sent my rows that grid row sr owns, each with
     // grid column sc's columns.
     const std::vector<Index> mine = rows_of(me);

@@ -210,8 +210,11 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
             render_options(fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use {{solver}} "
                                        "active-set",
                                        m.num_topics, m.words_solved - m.words_converged,
-                                       m.solver == "active-set"
+                                       m.solver == name_of(recover::Solver::active_set)
                                            ? "the active set reached its iteration cap"
+                                       : m.solver == name_of(recover::Solver::kl)
+                                           ? "stopped at {solver_iterations} trials, or where no step of at least 1e-6 "
+                                             "decreased the divergence, before {solver_tolerance}"
                                            : "stopped at {solver_iterations} before {solver_tolerance}")));
     if (m.has_alpha) {
         say(report, Level::info, fmt::format("fit: K = {}: alpha0 = {:.4g} (fit residual {:.3g})", m.num_topics, m.alpha0, m.alpha_residual));

@@ -58,9 +58,11 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
                                    local_C);
     fitting.parts.emplace_back("blocks and model (replicated)", replicated);
     if (options.model.solver == recover::Solver::kl)
-        fitting.parts.emplace_back("RecoverKL's rows (dealt and sent) and batches",
-                                   2 * std::min(recover::kKlChunkBytes, 8 * N * N / P) +
-                                       distmat::threads() * 5 * 8 * N * static_cast<double>(recover::kl_batch_words(num_words)));
+        fitting.parts.emplace_back("RecoverKL's rows (received and unpacked) and batches",
+                                   2 * std::min(std::max(recover::kKlChunkBytes, 8 * N * distmat::threads() *
+                                                             static_cast<double>(recover::kl_batch_words(num_words))),
+                                                8 * N * N / P) +
+                                       distmat::threads() * 6 * 8 * N * static_cast<double>(recover::kl_batch_words(num_words)));
     return counting.total() >= fitting.total() ? counting : fitting;
 }
 

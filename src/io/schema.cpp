@@ -106,7 +106,7 @@ std::vector<SchemaEntry> make_model_schema() {
         {"/K<K>/model@anchor_min_df", "int64", "",
          "the anchor-candidate threshold: only words in at least this many documents could be anchors (0: any)", ""},
         {"/K<K>/model@anchor_excluded", "int64", "", "occurring words the threshold kept from being anchors", ""},
-        {"/K<K>/model@solver", "string", "", "active-set | expgrad | admm (AnchorFree: its method)", ""},
+        {"/K<K>/model@solver", "string", "", "active-set | expgrad | admm | kl (AnchorFree: its method)", ""},
         {"/K<K>/model@words_solved", "int64", "", "per-word solves of B", ""},
         {"/K<K>/model@words_converged", "int64", "", "those that met their tolerance", ""},
         {"/K<K>/model@solver_max_iterations", "int64", "", "the most iterations any word used", ""},

@@ -135,8 +135,13 @@ TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& p
     // rows of C arrive in chunks of about kKlChunkBytes per rank (every rank deals the
     // same chunks: the range is global), and are solved in batches of kKlBatch words.
     auto solve_kl_round = [&](Index first, Index last) {
-        const Index kKlBatch = kl_batch_words(N);
-        const Index chunk = std::max<Index>(1, static_cast<Index>(kKlChunkBytes / (sizeof(double) * static_cast<double>(N)))) * step;
+        // Each rank's rows of a chunk: the bytes' worth, and at least a batch per thread
+        // (else threads would wait: at N = 2^15, 64 MiB is two batches).
+        const Index kKlBatch = options.kl_batch > 0 ? options.kl_batch : kl_batch_words(N);
+        const double chunk_bytes = options.kl_chunk_bytes > 0 ? options.kl_chunk_bytes : kKlChunkBytes;
+        const Index rows_per_rank = std::max<Index>(static_cast<Index>(chunk_bytes / (sizeof(double) * static_cast<double>(N))),
+                                                    options.kl_chunk_bytes > 0 ? 1 : distmat::threads() * kKlBatch);
+        const Index chunk = std::max<Index>(1, rows_per_rank) * step;
         for (Index from = first; from < last; from += chunk) {
             const Index to = std::min(last, from + chunk);
             const Eigen::MatrixXd rows = distmat::deal_rows(C, from, to - from);

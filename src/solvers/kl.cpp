@@ -2,6 +2,7 @@
 // RecoverKL's per-word exponentiated gradient with Arora et al.'s line search, many words in lockstep.
 #include "jsmf/solvers/kl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -159,7 +160,7 @@ std::vector<SclsSolution> KlRecovery::solve(const Eigen::MatrixXd& V_in, const S
                 const Index t = accepted_at[u];
                 const Eigen::VectorXd grad = G.col(static_cast<Index>(u));
                 if (!(grad.dot(trials.col(t) - w.y) >= kCurvature * accepted_descent[u]) && !w.decreasing) {
-                    w.step *= 2;  // too short a step: take it back, try a longer one
+                    w.step = std::min(2 * w.step, 1e300);  // too short a step: take it back, try a longer one
                     continue;
                 }
                 w.decreasing = false;

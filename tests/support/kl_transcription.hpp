@@ -15,6 +15,7 @@ struct KlTranscribed {
     Eigen::VectorXd alpha;   // the word's topic mixture
     int trials = 0;          // their `it` − 1: every step tried, kept or not
     bool converged = false;  // left by `new_obj < eps` or `gap < eps`
+    int armijo_refusals = 0, curvature_retakes = 0;  // the line search's two branches taken
 };
 
 /// y: the word's row of C̄ (N); x: the anchors' rows of C̄ (K × N). eps: their epsilon;
@@ -67,6 +68,7 @@ inline KlTranscribed arora_kl_solve(const Eigen::VectorXd& y_in, const Eigen::Ma
         }
         const double grad_dot_delta = grad.dot(alpha - old_alpha);
         if (!(new_obj <= old_obj + c1 * stepsize * grad_dot_delta)) {
+            ++r.armijo_refusals;
             stepsize /= 2.0;
             alpha = old_alpha;  // (their code breaks before this line; see above)
             log_alpha = old_log_alpha;
@@ -79,6 +81,7 @@ inline KlTranscribed arora_kl_solve(const Eigen::VectorXd& y_in, const Eigen::Ma
         const Eigen::VectorXd old_grad = grad;
         grad = -(x * y.cwiseQuotient(proj));
         if (!(grad.dot(alpha - old_alpha) >= c2 * grad_dot_delta) && !decreasing) {
+            ++r.curvature_retakes;
             stepsize *= 2.0;
             alpha = old_alpha;
             log_alpha = old_log_alpha;
@@ -96,6 +99,25 @@ inline KlTranscribed arora_kl_solve(const Eigen::VectorXd& y_in, const Eigen::Ma
     }
     r.alpha = alpha;
     return r;
+}
+
+/// Their KL(y, log_y, proj) at a given alpha, with their clipping, mask, +1e-9 and
+/// renormalization (y as given: the caller scales it as it hands it to the loop).
+inline double arora_kl_objective(const Eigen::VectorXd& y_in, const Eigen::MatrixXd& x_in, const Eigen::VectorXd& alpha) {
+    const Eigen::Index K = x_in.rows();
+    Eigen::VectorXd mass = Eigen::VectorXd::Zero(K);
+    for (Eigen::Index j = 0; j < y_in.size(); ++j)
+        if (std::min(std::max(y_in(j), 0.0), 1.0) != 0)
+            for (Eigen::Index k = 0; k < K; ++k) mass(k) += std::min(std::max(x_in(k, j), 0.0), 1.0) + 1e-9;
+    double f = 0;
+    for (Eigen::Index j = 0; j < y_in.size(); ++j) {
+        const double y = std::min(std::max(y_in(j), 0.0), 1.0);
+        if (y == 0) continue;
+        double proj = 0;
+        for (Eigen::Index k = 0; k < K; ++k) proj += alpha(k) * (std::min(std::max(x_in(k, j), 0.0), 1.0) + 1e-9) / mass(k);
+        f += y * (std::log(y) - std::log(proj));
+    }
+    return f;
 }
 
 }  // namespace jsmf::test

@@ -31,8 +31,10 @@ Eigen::VectorXd row(const DistMatrix& A, Index i);
 /// Collective on A.grid(). The rows i of A in [first, first + count), dealt out by i mod P
 /// (P = the grid's size): rank r receives the rows i ≡ r (mod P) of that range, in
 /// ascending order, as the columns of an A.cols() × n_r block (a row contiguous). Each
-/// entry travels once, from its owner to its row's rank (one personalized exchange).
-/// Per-rank memory: its received rows plus the local pieces it sends, ~2·count·cols/P.
+/// entry travels once, from its owner to its row's rank (one personalized exchange), at
+/// most INT_MAX entries from or to one rank (else an error: deal the range in parts).
+/// Per-rank memory: its received rows twice (received, then unpacked; the pieces it sent
+/// are freed between), ~2·count·cols/P doubles.
 Eigen::MatrixXd deal_rows(const DistMatrix& A, Index first, Index count);
 /// Collective on A.grid(). diag(A) as a replicated vector (square A).
 Eigen::VectorXd diagonal(const DistMatrix& A);

@@ -24,9 +24,10 @@ inline const Names<Solver, 4>& names(Solver) {
 }
 
 /// RecoverKL's working set in recover_topics: the words' rows of C arrive about
-/// kKlChunkBytes per rank at a time (and as much is sent), and each thread solves
-/// kl_batch_words(N) words at a time with five N × batch matrices (the rows, their logs,
-/// their supports, the projections, the ratios): ~32 MiB each.
+/// kKlChunkBytes per rank at a time (at least a batch per thread; received and unpacked,
+/// twice that), and each thread solves kl_batch_words(N) words at a time with six N × batch
+/// matrices (the rows as given and clipped, their logs, their supports, the projections,
+/// the ratios): ~32 MiB each.
 inline constexpr double kKlChunkBytes = 64.0 * (1 << 20);
 inline Index kl_batch_words(Index num_words) {
     return std::clamp<Index>((Index{1} << 22) / std::max<Index>(1, num_words), 16, 256);
@@ -35,6 +36,10 @@ inline Index kl_batch_words(Index num_words) {
 struct RecoverOptions {
     Solver solver = Solver::active_set;   ///< the authors' default, and jsmf's
     solvers::SclsOptions scls;
+    /// kl: words per lockstep batch and bytes of rows per rank per exchange; 0: the
+    /// defaults above (tests set them small to take many batches and exchanges).
+    Index kl_batch = 0;
+    double kl_chunk_bytes = 0;
 };
 
 struct TopicModel {
@@ -81,7 +86,8 @@ struct RecoverProgress {
 /// once, 64 MiB of rows per rank at a time). Anchor s_k gets e_k; words with p_i = 0 get 0.
 /// Then Bayes' rule: B_ik = B̆_ki p_i / Σ_i' B̆_ki' p_i', and A = D⁻¹ C_SS D⁻¹ with
 /// D = diag(B_{S,:}). Collective on C.grid(). Per-rank memory: local(C) + 3·N·K doubles
-/// (replicated); with kl, + 64 MiB of rows and 3 × N × 64 doubles per thread.
+/// (replicated); with kl, + 2 × 64 MiB of rows and 6 × N × kl_batch_words(N) doubles per
+/// thread.
 TopicModel recover_topics(const distmat::DistMatrix& C, const Eigen::VectorXd& row_sums, const std::vector<Index>& anchors,
                           const RecoverOptions& options, const RecoverProgress* progress = nullptr);
 

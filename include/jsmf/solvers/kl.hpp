@@ -25,12 +25,14 @@ namespace jsmf::solvers {
 /// word stops when f(y) < tolerance or the duality gap yᵀ(∇ − min_k ∇_k) < tolerance
 /// (converged), or after max_iterations trials (not converged). Two deliberate differences:
 /// where their code stops at η < 1e-6 it returns the refused trial, this returns y, the
-/// better point; and v is scaled to sum 1 after the clipping. Their test f < tolerance
-/// presumes f >= 0, which holds when v sums to 1 (Gibbs), as a row of a nonnegative
-/// rectified C̄ does; a row of an unrectified C̄ with clipped negative entries sums above 1,
-/// f can go negative and their loop stops at the first trial, far from the minimum. The
-/// scale does not move the minimizer (f's part that depends on y scales with it), so on
-/// rows that sum to 1 the iterates are theirs.
+/// better point; and v is scaled to sum 1 after the clipping, so that f >= 0 (x̃y sums to 1
+/// over M: Gibbs' inequality) and f < tolerance means a fit. A row of a nonnegative
+/// rectified C̄ sums to 1 already, and there the iterates are theirs. An unrectified row
+/// does not: clipping its negative entries leaves s > 1, and their tests then run on
+/// f and gaps s times larger; cutting entries above 1 can leave s < 1, where f may go
+/// negative (their KL() raises and the word falls back to the uniform mixture). The scale
+/// does not move the minimizer: f's part that depends on y scales with s, and Armijo's and
+/// the curvature test's decisions with it. The trial cap is jsmf's too (theirs has none).
 /// The words are independent: solve() runs a batch of them in lockstep so that each trial
 /// is two matrix products over the batch (x̃y for every word, x̃ᵀ(v ⊘ x̃y) for the accepted
 /// ones) instead of 2b matrix–vector products; each word's iterates are its own, as if
