@@ -222,6 +222,50 @@ void record_resources(const mpi::Comm& world, Options& provenance, double estima
     provenance.emplace_back("estimated_peak_bytes", fmt::format("{:.0f}", estimated));
 }
 
+/// What either pipeline's fit ends with (collective): the resources recorded, the model
+/// file, the training corpus's θ if asked (--infer), and on rank 0 one machine-readable
+/// line per K: "jsmf-fit ranks=… words=… topics=… method=… <pipeline_fields> anchors=…
+/// solver=…", the stages' seconds, the counts and the metrics.
+struct FitEnding {
+    Options provenance;
+    double estimated = 0;
+    StageTimes times;
+    long long words = 0;
+    std::string pipeline_fields;   ///< "pipeline=… rectify=…"
+    bool solve_seconds = false;    ///< the dense line has solve_seconds before the counts
+};
+
+int finish_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid, const std::string& command_line,
+               FitEnding e, fit::FitResult& result, const io::CorpusDocuments& documents, const std::string& doc_ids,
+               const Stopwatch& total) {
+    Stopwatch clock;
+    std::vector<model::Model>& models = result.models;
+    record_resources(world, e.provenance, e.estimated, e.times, models);
+    io::write_model_file(world, c.out, result.info, models, make_provenance(command_line, world, grid, e.provenance),
+                         e.times, c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
+    const double write_seconds = clock.seconds();
+    if (!c.infer_out.empty()) infer_training_corpus(c, world, models.front(), result.info.vocab, doc_ids, command_line);
+    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
+              total.seconds(), mib(peak));
+    if (!world.is_root()) return exit_code::ok;
+    for (const auto& m : models) {
+        std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s %s anchors=%s solver=%s", world.size(), e.words,
+                    m.num_topics, name_of(m.method).c_str(), e.pipeline_fields.c_str(), m.anchor_method.c_str(),
+                    m.solver.c_str());
+        for (const auto& [stage, seconds] : e.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
+        for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
+        if (e.solve_seconds) std::printf(" solve_seconds=%.6f", m.solve_seconds);
+        std::printf(" words_solved=%lld words_converged=%lld write_seconds=%.6f total_seconds=%.6f peak_rss_bytes=%lld",
+                    static_cast<long long>(m.words_solved), static_cast<long long>(m.words_converged), write_seconds,
+                    total.seconds(), static_cast<long long>(peak));
+        for (const auto& metric : m.metrics.metrics) std::printf(" %s=%.9g", metric.name.c_str(), metric.mean);
+        std::printf("\n");
+    }
+    std::fflush(stdout);
+    return exit_code::ok;
+}
+
 int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distmat::Grid& grid,
                        const std::string& command_line, const fit::FitOptions& options,
                        const io::CorpusDocuments& documents, const std::string& doc_ids, double estimated) {
@@ -232,43 +276,21 @@ int run_fit_compressed(const FitCommand& c, const mpi::Comm& world, const distma
         source = corpus_source(c.input, c.block_size);
     });
     fit::FitResult result = fit::fit_compressed(source, world, options, log_report());
-    Stopwatch clock;
-    Options provenance = source_provenance(c.input, "", c.block_size);
+    FitEnding e;
+    e.provenance = source_provenance(c.input, "", c.block_size);
     for (const Options& more : {model_provenance(options.model, c.model.anchor_words)})
-        provenance.insert(provenance.end(), more.begin(), more.end());
-    provenance.emplace_back("pipeline", name_of(options.pipeline));
-    provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
-    provenance.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
-    provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
-    provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
-    if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
-    StageTimes times = result.times;
-    record_resources(world, provenance, estimated, times, result.models);
-    io::write_model_file(world, c.out, result.info, result.models, make_provenance(command_line, world, grid, provenance),
-                         times, c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
-    const double write_seconds = clock.seconds();
-    if (!c.infer_out.empty())
-        infer_training_corpus(c, world, result.models.front(), result.info.vocab, doc_ids, command_line);
-    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
-              total.seconds(), mib(peak));
-    if (world.is_root()) {  // one machine-readable line per K (stdout, rank 0), as the dense pipeline's
-        for (const auto& m : result.models) {
-            std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=compressed rectify=enn anchors=%s "
-                        "solver=%s",
-                        world.size(), static_cast<long long>(result.info.vocab.size()), m.num_topics, name_of(m.method).c_str(),
-                        m.anchor_method.c_str(), m.solver.c_str());
-            for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
-            for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
-            std::printf(" words_solved=%lld words_converged=%lld write_seconds=%.6f total_seconds=%.6f peak_rss_bytes=%lld",
-                        static_cast<long long>(m.words_solved), static_cast<long long>(m.words_converged), write_seconds,
-                        total.seconds(), static_cast<long long>(peak));
-            for (const auto& metric : m.metrics.metrics) std::printf(" %s=%.9g", metric.name.c_str(), metric.mean);
-            std::printf("\n");
-        }
-        std::fflush(stdout);
-    }
-    return exit_code::ok;
+        e.provenance.insert(e.provenance.end(), more.begin(), more.end());
+    e.provenance.emplace_back("pipeline", name_of(options.pipeline));
+    e.provenance.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+    e.provenance.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
+    e.provenance.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
+    e.provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
+    if (!c.prepared.empty()) e.provenance.emplace_back("prepared", c.prepared);
+    e.estimated = estimated;
+    e.times = result.times;
+    e.words = static_cast<long long>(result.info.vocab.size());
+    e.pipeline_fields = "pipeline=compressed rectify=enn";
+    return finish_fit(c, world, grid, command_line, std::move(e), result, documents, doc_ids, total);
 }
 
 }  // namespace
@@ -404,7 +426,6 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     if (options.pipeline == fit::Pipeline::compressed)
         return run_fit_compressed(c, world, *grid, command_line, options, documents, prepared_doc_ids, estimated);
     // Stages 0–1: C, from the corpus or from a file.
-    Stopwatch clock;
     io::CoocFileInfo info;
     // A stop signal while C is counted or read is a request: fit() looks at it first thing.
     std::optional<StopScope> counting_scope(std::in_place);
@@ -431,46 +452,23 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
                         : fit::CountingCorpus{};
     counting_scope.reset();  // fit() opens its own
     fit::FitResult result = fit::fit(std::move(C), info, options, counting, log_report());
-    std::vector<model::Model>& models = result.models;
-
-    clock.restart();
-    Options provenance = source_provenance(c.input, c.cooc_file, c.block_size);
-    if (!options.hierarchy.empty()) provenance.emplace_back("hierarchy", c.hierarchy);
+    FitEnding e;
+    e.provenance = source_provenance(c.input, c.cooc_file, c.block_size);
+    if (!options.hierarchy.empty()) e.provenance.emplace_back("hierarchy", c.hierarchy);
     for (const Options& more : {rectify_provenance(options.rectify), model_provenance(options.model, c.model.anchor_words)})
-        provenance.insert(provenance.end(), more.begin(), more.end());
-    provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
+        e.provenance.insert(e.provenance.end(), more.begin(), more.end());
+    e.provenance.emplace_back("metrics", options.metrics ? "yes" : "no");
     if (!c.cooc_file.empty() && !counting.files.empty()) {  // the filter coherence counted with
-        provenance.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
-        provenance.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
+        e.provenance.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
+        e.provenance.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
     }
-    if (!c.prepared.empty()) provenance.emplace_back("prepared", c.prepared);
-    record_resources(world, provenance, estimated, times, models);
-    io::write_model_file(world, c.out, info, models, make_provenance(command_line, world, *grid, provenance), times,
-                         c.top_words, c.prepared.empty() ? nullptr : &documents, &result.hierarchy);
-    const double write_seconds = clock.seconds();
-    if (!c.infer_out.empty()) infer_training_corpus(c, world, models.front(), info.vocab, prepared_doc_ids, command_line);
-    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    log::info("fit: wrote {} in {:.2f} s; total {:.2f} s; peak memory {} per rank", c.out, write_seconds,
-              total.seconds(), mib(peak));
-    if (world.is_root()) {  // one machine-readable line per K (stdout, rank 0)
-        for (const auto& m : models) {
-            std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=dense rectify=%s anchors=%s solver=%s",
-                        world.size(),
-                        static_cast<long long>(N), m.num_topics, name_of(m.method).c_str(), c.rectify.method.c_str(),
-                        m.anchor_method.c_str(), m.solver.c_str());
-            for (const auto& [stage, seconds] : times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
-            for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
-            std::printf(" solve_seconds=%.6f words_solved=%lld words_converged=%lld write_seconds=%.6f "
-                        "total_seconds=%.6f peak_rss_bytes=%lld",
-                        m.solve_seconds, static_cast<long long>(m.words_solved),
-                        static_cast<long long>(m.words_converged), write_seconds, total.seconds(),
-                        static_cast<long long>(peak));
-            for (const auto& metric : m.metrics.metrics) std::printf(" %s=%.9g", metric.name.c_str(), metric.mean);
-            std::printf("\n");
-        }
-        std::fflush(stdout);
-    }
-    return exit_code::ok;
+    if (!c.prepared.empty()) e.provenance.emplace_back("prepared", c.prepared);
+    e.estimated = estimated;
+    e.times = times;
+    e.words = static_cast<long long>(N);
+    e.pipeline_fields = "pipeline=dense rectify=" + c.rectify.method;
+    e.solve_seconds = true;
+    return finish_fit(c, world, *grid, command_line, std::move(e), result, documents, prepared_doc_ids, total);
 }
 
 }  // namespace jsmf::app
