@@ -252,7 +252,7 @@ int finish_fit(const FitCommand& c, const mpi::Comm& world, const distmat::Grid&
     for (const auto& m : models) {
         std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s %s anchors=%s solver=%s", world.size(), e.words,
                     m.num_topics, name_of(m.method).c_str(), e.pipeline_fields.c_str(), m.anchor_method.c_str(),
-                    m.solver.c_str());
+                    model::solver_name(m).c_str());
         for (const auto& [stage, seconds] : e.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
         for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
         if (e.solve_seconds) std::printf(" solve_seconds=%.6f", m.solve_seconds);

@@ -300,7 +300,7 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.anchor_method = "qr";
     m.anchor_min_df = options.model.anchor_min_df;
     m.anchor_excluded = law.below_threshold;
-    m.solver = name_of(recover::Solver::active_set);
+    m.solver = recover::Solver::active_set;
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
     if (options.model.alpha) fit_alpha(world, m);  // RECOVER-ALPHA on A, as the dense fit does

@@ -62,7 +62,7 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
     options.scls.tolerance = c.solver_tolerance;
     options.scls.admm_stop = c.admm_stop;
     recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options, progress);
-    m.solver = name_of(c.solver);
+    m.solver = c.solver;
     m.words_solved = model.words_solved;
     m.words_converged = model.words_converged;
     m.solver_max_iterations = model.max_iterations_used;
@@ -161,7 +161,6 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
         m.diag_r(k) = m.B_breve(k, best);
     }
     m.anchor_method = "representative";
-    m.solver = name_of(c.method);
     if (c.alpha && record.a_is_distribution) fit_alpha(comm, m);
     else if (c.alpha) say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", K));
     m.times.add("finish", clock.seconds());
@@ -203,16 +202,16 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
                                        m.num_topics, m.anchor_min_df, m.anchor_excluded)));
     const double words_per_second = m.solve_seconds > 0 ? static_cast<double>(m.words_solved) / m.solve_seconds : 0;
     say(report, Level::info, fmt::format("fit: K = {}: B by {}: {} of {} words converged (most iterations {}), {:.3f} s, {:.0f} words/s",
-              m.num_topics, m.solver, m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
+              m.num_topics, model::solver_name(m), m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
               words_per_second));
     if (m.words_converged < m.words_solved)
         say(report, Level::warning,
             render_options(fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use {{solver}} "
                                        "active-set",
                                        m.num_topics, m.words_solved - m.words_converged,
-                                       m.solver == name_of(recover::Solver::active_set)
+                                       m.solver == recover::Solver::active_set
                                            ? "the active set reached its iteration cap"
-                                       : m.solver == name_of(recover::Solver::kl)
+                                       : m.solver == recover::Solver::kl
                                            ? "stopped at {solver_iterations} trials, or where no step of at least 1e-6 "
                                              "decreased the divergence, before {solver_tolerance}"
                                            : "stopped at {solver_iterations} before {solver_tolerance}")));

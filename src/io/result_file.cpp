@@ -74,7 +74,7 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
     h5::write_attribute(model, "zero_rows", std::int64_t{m.zero_rows});
     h5::write_attribute(model, "anchor_min_df", std::int64_t{m.anchor_min_df});
     h5::write_attribute(model, "anchor_excluded", std::int64_t{m.anchor_excluded});
-    h5::write_attribute(model, "solver", m.solver);
+    h5::write_attribute(model, "solver", model::solver_name(m));
     h5::write_attribute(model, "words_solved", std::int64_t{m.words_solved});
     h5::write_attribute(model, "words_converged", std::int64_t{m.words_converged});
     h5::write_attribute(model, "solver_max_iterations", std::int64_t{m.solver_max_iterations});
@@ -365,7 +365,11 @@ ModelFile read_model_file(const std::string& path) {
         }
         if (h5::exists(group, "compressed"))
             m.compressed = read_compressed(group, static_cast<Index>(m.B.rows()), K, path);
-        m.solver = h5::read_string_attribute(model, "solver");
+        if (m.method == model::Method::anchors) {  // AnchorFree's @solver is its method's name
+            const std::string solver = h5::read_string_attribute(model, "solver");
+            m.solver = find_name<recover::Solver>(solver);
+            if (!m.solver) throw InputError(path, "/" + group_name(K) + "/model: unknown solver '" + solver + "'");
+        }
         m.words_solved = h5::read_int_attribute(model, "words_solved");
         m.words_converged = h5::read_int_attribute(model, "words_converged");
         m.zero_rows = h5::read_int_attribute(model, "zero_rows");

@@ -763,28 +763,36 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
         EXPECT_EQ(b.enn.back().negative_mass, rec.enn.back().negative_mass);
         EXPECT_EQ(b.unchecked_pairs, rec.unchecked_pairs);
         EXPECT_EQ(back.models.front().method, model::Method::anchors);
-        // A method this jsmf does not know is refused, naming the file, not taken for anchors.
-        {
+        EXPECT_EQ(back.models.front().solver, recover::Solver::active_set);
+        // A method or a solver this jsmf does not know is refused, naming the file, not taken
+        // for the default.
+        auto set_attribute = [&](const char* name, const std::string& value) {
             const hid_t file = H5Fopen(dir.file("compressed.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
             const std::string group = "K" + std::to_string(back.models.front().num_topics) + "/model";
             const hid_t model_group = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
             EXPECT_GE(model_group, 0);  // (no ASSERT: the other ranks wait for this one below)
-            H5Adelete(model_group, "method");
-            const std::string bogus = "bogus";
+            H5Adelete(model_group, name);
             const hid_t type = H5Tcopy(H5T_C_S1);
-            H5Tset_size(type, bogus.size());
+            H5Tset_size(type, value.size());
             const hid_t space = H5Screate(H5S_SCALAR);
-            const hid_t attribute = H5Acreate2(model_group, "method", type, space, H5P_DEFAULT, H5P_DEFAULT);
-            H5Awrite(attribute, type, bogus.c_str());
+            const hid_t attribute = H5Acreate2(model_group, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+            H5Awrite(attribute, type, value.c_str());
             H5Aclose(attribute), H5Sclose(space), H5Tclose(type), H5Gclose(model_group), H5Fclose(file);
-        }
-        try {
-            (void)io::read_model_file(dir.file("compressed.h5"));
-            ADD_FAILURE() << "a model with method 'bogus' was read";
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find("unknown method 'bogus'"), std::string::npos) << e.what();
-            EXPECT_NE(std::string(e.what()).find("compressed.h5"), std::string::npos) << e.what();
-        }
+        };
+        auto expect_refused = [&](const std::string& message) {
+            try {
+                (void)io::read_model_file(dir.file("compressed.h5"));
+                ADD_FAILURE() << "read despite " << message;
+            } catch (const InputError& e) {
+                EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find("compressed.h5"), std::string::npos) << e.what();
+            }
+        };
+        set_attribute("method", "bogus");
+        expect_refused("unknown method 'bogus'");
+        set_attribute("method", "anchors");
+        set_attribute("solver", "bogus");
+        expect_refused("unknown solver 'bogus'");
     }
 
     FitOptions hierarchy = options;

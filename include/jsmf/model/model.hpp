@@ -21,6 +21,7 @@
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/lowrank/enn.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/projection.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
@@ -150,7 +151,7 @@ struct Model {
     /// the occurring words it kept from being anchors.
     std::int64_t anchor_min_df = 0;
     Index anchor_excluded = 0;
-    std::string solver;              ///< "active-set", "expgrad" or "admm"
+    std::optional<recover::Solver> solver;  ///< B̆'s per-word solver (anchors); none for AnchorFree
     Index words_solved = 0, words_converged = 0;
     int solver_max_iterations = 0;   ///< the most iterations any word used
     double solve_seconds = 0;
@@ -170,6 +171,10 @@ struct Model {
     eval::TruthComparison truth;
     std::string truth_file;
 };
+
+/// The solver's name as files, logs and the jsmf-fit line give it: for AnchorFree, which
+/// solves no words one by one, its method's name.
+inline std::string solver_name(const Model& m) { return m.solver ? name_of(*m.solver) : name_of(m.method); }
 
 /// Local. The model with K = `topics` among `models` (0: the first); InputError naming
 /// `file` (where they were read from) when there is none.
