@@ -286,6 +286,31 @@ TEST(Fit, EveryMethodThroughOneCall) {
     // AnchorFree and anchor words find the same planted topics on a separable corpus.
     const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
     EXPECT_LT(t.b_l1, 0.35);
+
+    // RecoverKL through fit: auto takes the dense pipeline (it needs C's rows), the model
+    // says kl, and the planted topics come out as least squares finds them.
+    FitOptions kl;
+    kl.topics = {6};
+    kl.model.solver = recover::Solver::kl;
+    kl.metrics = false;
+    lines.clear();
+    const FitResult by_kl = fit(p.source, grid, kl, collect);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines.front().find("fit: the dense pipeline: solver kl solves on C itself"), std::string::npos)
+        << lines.front();
+    const model::Model& mk = by_kl.models.front();
+    EXPECT_EQ(mk.solver, recover::Solver::kl);
+    EXPECT_EQ(mk.words_converged, mk.words_solved);
+    const eval::TruthComparison tk = eval::compare_to_truth(mk.B, mk.A, mk.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    FitOptions ls = kl;
+    ls.model.solver = recover::Solver::active_set;
+    ls.pipeline = Pipeline::dense;
+    const FitResult by_ls = fit(p.source, grid, ls);
+    const model::Model& ml = by_ls.models.front();
+    const eval::TruthComparison tl = eval::compare_to_truth(ml.B, ml.A, ml.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    if (world.is_root()) std::printf("planted B, L1 per topic: kl %.4f, active set %.4f\n", tk.b_l1, tl.b_l1);
+    EXPECT_EQ(mk.anchors, ml.anchors);
+    EXPECT_LT(tk.b_l1, tl.b_l1 + 0.02);
 }
 
 // AnchorFree's real-data setting on a labelled corpus shaped like a real one (Zipfian word
