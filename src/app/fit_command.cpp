@@ -123,14 +123,15 @@ void infer_training_corpus(const FitCommand& c, const mpi::Comm& world, const mo
     model.vocab = vocab;
     mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
     infer::InferOptions infer_options = c.infer.options;
-    if (c.infer.prior == "alpha") {
+    const infer::Prior prior = parse_name<infer::Prior>(c.infer.prior, "prior");  // CLI11 checked the name
+    if (prior == infer::Prior::alpha) {
         infer_options.alpha = fitted.alpha;
         mpi::broadcast(world, infer_options.alpha.data(), static_cast<std::size_t>(infer_options.alpha.size()), 0);
     }
     infer::CorpusInput input;
     input.corpus = c.input.corpus;
     input.doc_ids = doc_ids;
-    const InferSummary summary = run_infer_stage(world, model, input, infer_options, c.infer.prior, c.infer_out, command_line);
+    const InferSummary summary = run_infer_stage(world, model, input, infer_options, prior, c.infer_out, command_line);
     report_infer(world, summary, c.infer_out);
 }
 
@@ -383,7 +384,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
             refuse_settings(c.given, fit::compressed_only_settings(), "{pipeline} dense", "fit with {pipeline} compressed");
         if (!c.infer_out.empty() && c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
             throw usage_error("--infer needs the corpus (--corpus, --prepared or --text)");
-        if (!c.infer_out.empty() && c.infer.prior == "alpha" && !c.model.alpha)
+        if (!c.infer_out.empty() && parse_name<infer::Prior>(c.infer.prior, "prior") == infer::Prior::alpha && !c.model.alpha)
             throw usage_error("--infer with --prior alpha needs --alpha");
         if (!c.infer_out.empty()) check_infer_settings(c.infer, c.infer_out, c.out);
         if (c.top_words < 1) throw usage_error("--top-words must be at least 1");

@@ -17,7 +17,7 @@ void add_infer_options(CLI::App* sub, InferSettings& s) {
                     "none: θ maximizes the likelihood; alpha: MAP under the model's Dirichlet α (fit --alpha: the α "
                     "RECOVER-ALPHA fits to A, i.e. the topics' prevalence and concentration the model learned; "
                     "α_k < 1 count as 1, as no MAP exists below)")
-        ->check(CLI::IsMember({"none", "alpha"}))
+        ->check(CLI::IsMember(choices<infer::Prior>()))
         ->capture_default_str();
     sub->add_option("--infer-tolerance", s.options.tolerance, "EM stops when no θ_k moves more than this")
         ->capture_default_str();
@@ -50,8 +50,8 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& c) {
     return sub;
 }
 
-infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics,
-                                   const std::string& prior, infer::InferOptions& options) {
+infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
+                                   infer::InferOptions& options) {
     infer::InferModel model;
     model.file = path;
     Index N = 0;
@@ -63,7 +63,7 @@ infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& pa
         model.B = chosen->B;
         model.vocab = file.vocab;
         N = model.B.rows();
-        if (prior == "alpha") {
+        if (prior == infer::Prior::alpha) {
             if (!chosen->has_alpha) throw InputError(path, "has no alpha (fit it with jsmf fit --alpha) for --prior alpha");
             alpha = chosen->alpha;
         }
@@ -73,7 +73,7 @@ infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& pa
     model.B.resize(N, model.topics);
     mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
     mpi::broadcast(world, model.vocab, 0);
-    if (prior == "alpha") {
+    if (prior == infer::Prior::alpha) {
         alpha.resize(model.topics);
         mpi::broadcast(world, alpha.data(), static_cast<std::size_t>(alpha.size()), 0);
         options.alpha = alpha;
@@ -100,9 +100,9 @@ int run_infer(const InferCommand& command, const mpi::Comm& world, const std::st
     mpi::broadcast(world, c.input.vocab, 0);
     mpi::broadcast(world, c.input.doc_ids, 0);
     io::check_output_path(world, c.out, with(c.input.corpus, {c.input.vocab, c.input.doc_ids, c.model}));
-    const infer::InferModel model = load_infer_model(world, c.model, c.topics, c.settings.prior, c.settings.options);
-    const InferSummary summary =
-        run_infer_stage(world, model, c.input, c.settings.options, c.settings.prior, c.out, command_line);
+    const infer::Prior prior = parse_name<infer::Prior>(c.settings.prior, "prior");  // CLI11 checked the name
+    const infer::InferModel model = load_infer_model(world, c.model, c.topics, prior, c.settings.options);
+    const InferSummary summary = run_infer_stage(world, model, c.input, c.settings.options, prior, c.out, command_line);
     report_infer(world, summary, c.out);
     return exit_code::ok;
 }

@@ -12,14 +12,14 @@
 namespace jsmf::app {
 
 InferSummary run_infer_stage(const mpi::Comm& world, const infer::InferModel& model, const infer::CorpusInput& input,
-                             const infer::InferOptions& options, const std::string& prior_name,
+                             const infer::InferOptions& options, infer::Prior prior,
                              const std::string& out, const std::string& command_line) {
     Stopwatch clock;
     const infer::CorpusTopics result = infer::infer_corpus(world, model, input, options);
     const infer::CorpusSummary& s = result.summary;
     io::write_theta_file(
         world, out, s.documents, model.topics, result.local,
-        {{"model", model.file}, {"prior", prior_name}, {"command_line", command_line},
+        {{"model", model.file}, {"prior", name_of(prior)}, {"command_line", command_line},
          {"method", "EM on the mixture weights, B fixed, from the uniform theta"}},
         {{"tolerance", options.tolerance}, {"max_iterations", static_cast<double>(options.max_iterations)},
          {"prior_alpha_below_one", static_cast<double>((options.alpha.array() < 1).count())},

@@ -28,7 +28,7 @@ struct InferSummary {
 ///                     empty, tokens, oov_tokens, not_converged, per_word_log_likelihood,
 ///                     perplexity, command_line
 InferSummary run_infer_stage(const mpi::Comm& world, const infer::InferModel& model, const infer::CorpusInput& input,
-                             const infer::InferOptions& options, const std::string& prior_name,
+                             const infer::InferOptions& options, infer::Prior prior,
                              const std::string& out, const std::string& command_line);
 
 /// Local. Logs the summary (rank 0) and prints the machine-readable line.

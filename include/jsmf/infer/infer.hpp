@@ -7,10 +7,19 @@
 #include <cstdint>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/corpus/shard.hpp"
 
 namespace jsmf::infer {
+
+/// θ's prior: none (θ maximizes the likelihood) or the model's Dirichlet α (MAP; α from
+/// fit --alpha), as jsmf infer --prior and fit --infer take it.
+enum class Prior { none, alpha };
+inline const Names<Prior, 2>& names(Prior) {
+    static const Names<Prior, 2> table{"none", "alpha"};
+    return table;
+}
 
 struct InferOptions {
     /// Stop when no θ_k moved by more than this in an iteration (max norm).
