@@ -20,3 +20,21 @@ calc() { awk "BEGIN { print $1 }"; }
 echo "== machine"
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
 echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+# split_heldout: every 10th document of $docword held out: $work/docword.train.txt and
+# $work/docword.test.txt (UCI, the header's D and W kept, the NNZ of each part).
+split_heldout() {
+  /usr/bin/python3 - "$docword" "$work" <<'PY'
+import gzip, sys
+path, w = sys.argv[1], sys.argv[2]
+opener = gzip.open if path.endswith(".gz") else open
+with opener(path, "rt") as f:
+    D, W, NNZ = (int(f.readline()) for _ in range(3))
+    lines = [l for l in f if l.strip()]
+train, test = [], []
+for l in lines:
+    (test if int(l.split()[0]) % 10 == 0 else train).append(l)
+for part, rows in (("train", train), ("test", test)):
+    with open(f"{w}/docword.{part}.txt", "w") as out:
+        out.write(f"{D}\n{W}\n{len(rows)}\n"); out.writelines(rows)
+PY
+}

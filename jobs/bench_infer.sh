@@ -19,21 +19,7 @@ ranks=${RANKS:-1 2}
 topics=${TOPICS:-25 100}
 heldout_k=${HELDOUT_K:-25}
 
-"$py" - "$docword" "$work" <<'PY'
-import gzip, sys
-path, w = sys.argv[1], sys.argv[2]
-opener = gzip.open if path.endswith(".gz") else open
-with opener(path, "rt") as f:
-    D, W, NNZ = (int(f.readline()) for _ in range(3))
-    lines = [l for l in f if l.strip()]
-train, test = [], []
-for l in lines:
-    d = int(l.split()[0])
-    (test if d % 10 == 0 else train).append(l)
-for part, rows in (("train", train), ("test", test)):
-    with open(f"{w}/docword.{part}.txt", "w") as out:
-        out.write(f"{D}\n{W}\n{len(rows)}\n"); out.writelines(rows)
-PY
+split_heldout
 echo "== jsmf fit (2 ranks, --pipeline dense, default options) and jsmf infer"
 printf "%-10s %4s %6s %9s %9s %10s %13s %15s %10s\n" corpus K ranks documents tokens seconds "docs/s/rank" "tokens/s/rank" "per-word LL"
 for K in $topics; do

@@ -11,24 +11,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 corpus_dir=${1:-${JSMF_CORPUS_DIR:?give the folder of the UCI corpus (docword.NAME.txt, vocab.NAME.txt) as the first argument or JSMF_CORPUS_DIR}}
 name=${2:-kos}
 source "$root/jobs/bench_common.sh"
-py=/usr/bin/python3
 topics=${TOPICS:-10 50 100}
 ranks=${RANKS:-2}
 
-"$py" - "$docword" "$work" <<'PY'
-import gzip, sys
-path, w = sys.argv[1], sys.argv[2]
-opener = gzip.open if path.endswith(".gz") else open
-with opener(path, "rt") as f:
-    D, W, NNZ = (int(f.readline()) for _ in range(3))
-    lines = [l for l in f if l.strip()]
-train, test = [], []
-for l in lines:
-    (test if int(l.split()[0]) % 10 == 0 else train).append(l)
-for part, rows in (("train", train), ("test", test)):
-    with open(f"{w}/docword.{part}.txt", "w") as out:
-        out.write(f"{D}\n{W}\n{len(rows)}\n"); out.writelines(rows)
-PY
+split_heldout
 echo "== $name: B by least squares and by KL, the same C ($ranks ranks, dense pipeline, default AP; 90 % to fit, 10 % held out)"
 printf "%4s %-10s %9s %8s %10s %10s %12s %10s %10s %14s\n" K solver "B s" "fit s" converged coherence specificity dissim npmi "held-out LL"
 for K in $topics; do

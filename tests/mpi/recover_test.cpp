@@ -38,15 +38,30 @@ synth::SynthOptions planted(Index docs) {
     return o;
 }
 
-Fit fit(const synth::SynthCorpus& corpus, const synth::SynthOptions& o, Solver solver, double tolerance = 1e-5,
-        int max_iterations = 2000) {
-    const auto world = mpi::Comm::world();
-    const auto grid = distmat::Grid::most_square(world);
-    cooc::CoocResult built = test::build_cooc(grid, corpus.docs, o.num_words, 16);
+// C of the corpus on the most square grid, rectified by 30 AP iterations (as fit() below).
+cooc::CoocResult rectified_cooc(const synth::SynthCorpus& corpus, const synth::SynthOptions& o) {
+    cooc::CoocResult built =
+        test::build_cooc(distmat::Grid::most_square(mpi::Comm::world()), corpus.docs, o.num_words, 16);
     rectify::ProjectionOptions ap;
     ap.num_topics = o.num_topics;
     ap.max_iterations = 30;
     rectify::alternating_projection(built.C, ap);
+    return built;
+}
+
+// Progress hooks that save nothing, in rounds of `batch` words a rank (resuming `from`).
+RecoverProgress rounds_of(Index batch, const RecoverCheckpoint* from = nullptr) {
+    RecoverProgress progress;
+    progress.batch = batch;
+    progress.resume = from;
+    progress.due = [] { return false; };
+    progress.save = [](const RecoverCheckpoint&) {};
+    return progress;
+}
+
+Fit fit(const synth::SynthCorpus& corpus, const synth::SynthOptions& o, Solver solver, double tolerance = 1e-5,
+        int max_iterations = 2000) {
+    cooc::CoocResult built = rectified_cooc(corpus, o);
     const Eigen::VectorXd p = distmat::row_sums(built.C);
     Fit f;
     f.anchors = anchors::find_anchors(built.C, p, o.num_topics).anchors;
@@ -139,11 +154,7 @@ TEST(Recover, KlRecoversPlantedTopicsAndEqualsAOneProcessTranscription) {
 
     // The one-process transcription, on C as the fit rectified it.
     const auto world = mpi::Comm::world();
-    cooc::CoocResult built = test::build_cooc(distmat::Grid::most_square(world), corpus.docs, o.num_words, 16);
-    rectify::ProjectionOptions ap;
-    ap.num_topics = o.num_topics;
-    ap.max_iterations = 30;
-    rectify::alternating_projection(built.C, ap);
+    cooc::CoocResult built = rectified_cooc(corpus, o);
     const Eigen::MatrixXd C = distmat::gather_all(built.C);
     const Eigen::VectorXd p = C.rowwise().sum();
     const int K = o.num_topics;
@@ -194,10 +205,7 @@ TEST(Recover, KlResumesFromASavedRoundAsIfUninterrupted) {
     const std::vector<Index> S = anchors::find_anchors(built.C, p, o.num_topics).anchors;
     RecoverOptions options;
     options.solver = Solver::kl;
-    RecoverProgress uninterrupted;
-    uninterrupted.batch = 7;
-    uninterrupted.due = [] { return false; };
-    uninterrupted.save = [](const RecoverCheckpoint&) {};
+    const RecoverProgress uninterrupted = rounds_of(7);
     const TopicModel whole = recover_topics(built.C, p, S, options, &uninterrupted);
     int rounds_seen = 0;
     RecoverCheckpoint saved;
@@ -208,11 +216,7 @@ TEST(Recover, KlResumesFromASavedRoundAsIfUninterrupted) {
     const TopicModel first = recover_topics(built.C, p, S, options, &progress);
     EXPECT_EQ(first.B_breve, whole.B_breve);
     ASSERT_EQ(saved.words_done, 2 * 7 * world.size());
-    RecoverProgress resumed;
-    resumed.batch = 7;
-    resumed.resume = &saved;
-    resumed.due = [] { return false; };
-    resumed.save = [](const RecoverCheckpoint&) {};
+    const RecoverProgress resumed = rounds_of(7, &saved);
     const TopicModel again = recover_topics(built.C, p, S, options, &resumed);
     EXPECT_EQ(again.B_breve, whole.B_breve);
     EXPECT_EQ(again.words_solved, whole.words_solved);
