@@ -181,10 +181,6 @@ CLI::App* add_show_command(CLI::App& app, ShowCommand& command);
 /// Rank 0 reads and prints; the others wait for its verdict.
 int run_show(const ShowCommand& command, const mpi::Comm& world);
 
-/// Local. Provenance of a result made now by `world` on `grid`, with these options.
-io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
-                               std::vector<std::pair<std::string, std::string>> options);
-
 /// Local: "RxC" (or empty for the most-square shape) checked against the rank count.
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols);
 /// Rank 0 warns (distmat::long_grid_warning) when no --grid was given and the rank count

@@ -15,19 +15,6 @@
 
 namespace jsmf::app {
 
-io::Provenance make_provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
-                               std::vector<std::pair<std::string, std::string>> options) {
-    io::Provenance provenance;
-    provenance.command_line = command_line;
-    provenance.created = io::now_iso8601();
-    provenance.mpi_ranks = world.size();
-    provenance.grid = std::to_string(grid.rows()) + "x" + std::to_string(grid.cols());
-    provenance.options = std::move(options);
-    // Threads per rank split the sums of AP's trace differently (rounding only).
-    provenance.options.emplace_back("threads", std::to_string(distmat::threads()));
-    return provenance;
-}
-
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols) {
     if (shape.empty()) {
         distmat::most_square_shape(num_ranks, rows, cols);
@@ -70,12 +57,14 @@ int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& co
     warn_long_grid(c.grid, world.size());
     io::check_output_path(world, c.out, input_files(c.input));
 
-    fit::BuiltCooc outcome = run_cooc_stage(c.input, grid, c.block_size, times);
+    fit::CorpusSource source;
+    mpi::run_local_phase(world, "setup", [&] { source = corpus_source(c.input, c.block_size); });
+    fit::BuiltCooc outcome = fit::build_cooc(source, grid, times, log_report());
     Stopwatch clock;
-    Options options = cooc_provenance(c.input, c.block_size);
+    Options options = fit::source_entries(source);
     options.emplace_back("compression", std::to_string(c.compression));
     mpi::take_largest_stage_peaks(world, times);
-    io::write_cooc_file(c.out, outcome.C, outcome.info, make_provenance(command_line, world, *grid, options), times,
+    io::write_cooc_file(c.out, outcome.C, outcome.info, fit::provenance(command_line, world, *grid, options), times,
                         c.compression);
     times.add("write", clock.seconds());
 

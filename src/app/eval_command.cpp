@@ -175,7 +175,9 @@ int run_eval(const EvalCommand& c, const mpi::Comm& world, const std::string& co
     if (!c.cooc_file.empty() || build_from_corpus) {
         StageTimes times;
         io::CoocFileInfo info;
-        const distmat::DistMatrix C = load_cooc(input, c.cooc_file, grid, c.block_size, times, info);
+        fit::CorpusSource source;
+        mpi::run_local_phase(world, "setup", [&] { source = corpus_source(input, c.block_size); });
+        const distmat::DistMatrix C = fit::load_cooc(source, c.cooc_file, grid, times, info, log_report());
         mpi::check_on_root(world, "setup", [&] {
             if (C.rows() != N) throw InputError(c.cooc_file.empty() ? c.input.vocab : c.cooc_file,
                                                 "has " + std::to_string(C.rows()) + " words, the model " + std::to_string(N));

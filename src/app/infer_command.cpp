@@ -102,7 +102,7 @@ int run_infer(const InferCommand& command, const mpi::Comm& world, const std::st
     io::check_output_path(world, c.out, with(c.input.corpus, {c.input.vocab, c.input.doc_ids, c.model}));
     const infer::Prior prior = parse_name<infer::Prior>(c.settings.prior, "prior");  // CLI11 checked the name
     const infer::InferModel model = load_infer_model(world, c.model, c.topics, prior, c.settings.options);
-    const InferSummary summary = run_infer_stage(world, model, c.input, c.settings.options, prior, c.out, command_line);
+    const fit::InferSummary summary = fit::infer_to_file(world, model, c.input, c.settings.options, prior, c.out, command_line);
     report_infer(world, summary, c.out);
     return exit_code::ok;
 }

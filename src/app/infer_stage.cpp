@@ -11,27 +11,7 @@
 
 namespace jsmf::app {
 
-InferSummary run_infer_stage(const mpi::Comm& world, const infer::InferModel& model, const infer::CorpusInput& input,
-                             const infer::InferOptions& options, infer::Prior prior,
-                             const std::string& out, const std::string& command_line) {
-    Stopwatch clock;
-    const infer::CorpusTopics result = infer::infer_corpus(world, model, input, options);
-    const infer::CorpusSummary& s = result.summary;
-    io::write_theta_file(
-        world, out, s.documents, model.topics, result.local,
-        {{"model", model.file}, {"prior", name_of(prior)}, {"command_line", command_line},
-         {"method", "EM on the mixture weights, B fixed, from the uniform theta"}},
-        {{"tolerance", options.tolerance}, {"max_iterations", static_cast<double>(options.max_iterations)},
-         {"prior_alpha_below_one", static_cast<double>((options.alpha.array() < 1).count())},
-         {"documents", static_cast<double>(s.documents)}, {"inferred", static_cast<double>(s.inferred)},
-         {"empty", static_cast<double>(s.empty)}, {"tokens", static_cast<double>(s.tokens)},
-         {"oov_tokens", static_cast<double>(s.oov_tokens)}, {"not_converged", static_cast<double>(s.not_converged)},
-         {"per_word_log_likelihood", s.per_word()}, {"perplexity", std::exp(-s.per_word())}},
-        result.doc_ids, options.alpha);
-    return InferSummary{s, clock.seconds()};
-}
-
-void report_infer(const mpi::Comm& world, const InferSummary& summary, const std::string& out) {
+void report_infer(const mpi::Comm& world, const fit::InferSummary& summary, const std::string& out) {
     if (!world.is_root()) return;
     const infer::CorpusSummary& s = summary.totals;
     log::info("infer: {} documents ({} with known words, {} without), {} tokens ({} out of the model's vocabulary) in "

@@ -105,13 +105,6 @@ void check_model_settings(const ModelSettings& c) {
     fit::check(o);
 }
 
-Options model_provenance(const fit::ModelOptions& options, const std::string& anchor_file) {
-    Options entries = fit::entries(options);
-    for (auto& [name, value] : entries)
-        if (name == "anchor_words") value = anchor_file;
-    return entries;
-}
-
 namespace {
 std::vector<std::string> split_commas(const std::string& text) {
     std::vector<std::string> items;
@@ -159,19 +152,6 @@ std::vector<std::string> parse_name_list(const std::string& text, const std::str
         names.push_back(item);
     }
     return names;
-}
-
-std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
-                                     const std::vector<std::string>& vocab) {
-    std::vector<std::int64_t> ids;
-    mpi::check_on_root(world, "anchors", [&] {
-        for (const Index id : corpus::read_anchor_words(path, vocab)) ids.push_back(id);
-    });
-    std::int64_t count = static_cast<std::int64_t>(ids.size());
-    mpi::broadcast(world, count, 0);
-    ids.resize(static_cast<std::size_t>(count));
-    mpi::broadcast(world, ids.data(), ids.size(), 0);
-    return {ids.begin(), ids.end()};
 }
 
 }  // namespace jsmf::app

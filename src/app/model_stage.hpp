@@ -43,18 +43,10 @@ extern const char* const kSolverHelp;
 fit::ModelOptions to_options(const ModelSettings& s, const std::vector<Index>& anchor_words);
 /// Local. Checks the settings' ranges and combinations (throws InputError naming flags).
 void check_model_settings(const ModelSettings& s);
-/// Local. The provenance entries of the options; `anchor_file` where the anchor words came from.
-Options model_provenance(const fit::ModelOptions& options, const std::string& anchor_file);
-
 /// Local. "10" or "10,25,50" → {10, 25, 50}; InputError for anything else, K < 2 or repeats.
 std::vector<int> parse_topic_list(const std::string& text, const std::string& flag = "--topics");
 /// Local. "a,b,c" → {"a", "b", "c"}, each checked against `allowed`; InputError otherwise.
 std::vector<std::string> parse_name_list(const std::string& text, const std::string& flag,
                                          const std::vector<std::string>& allowed);
-
-/// Collective on `world`. Rank 0 reads the anchor-word file and maps it to word ids;
-/// every rank gets the ids.
-std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
-                                     const std::vector<std::string>& vocab);
 
 }  // namespace jsmf::app

@@ -83,7 +83,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     }
     times.add("read", clock.seconds());
     const Index N = C.rows();
-    Options options = rectify_provenance(r);
+    Options options = fit::entries(r);
     options.insert(options.begin(), {{"input", c.in}, {"topics", std::to_string(c.topics)}});
     options.emplace_back("block_size", std::to_string(c.block_size));
     options.emplace_back("compression", std::to_string(c.compression));
@@ -116,7 +116,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     fit::RectifyCheckpoints checkpoints;
     checkpoints.path = c.checkpoint;
     checkpoints.every = c.checkpoint_every;
-    checkpoints.provenance = make_provenance(command_line, world, *grid, options);
+    checkpoints.provenance = fit::provenance(command_line, world, *grid, options);
     const model::RectificationTrace record = fit::rectify_checkpointed(
         C, c.topics, r, info, checkpoints, log_report(), c.resume.empty() ? nullptr : &resume_state);
     times.add("rectify", clock.seconds());
@@ -124,7 +124,7 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
     cooc::measure_matrix(C, info.stats);  // the statistics of the C being written
     mpi::take_largest_stage_peaks(world, times);
     clock.restart();
-    io::write_cooc_file(c.out, C, info, make_provenance(command_line, world, *grid, options), times, c.compression,
+    io::write_cooc_file(c.out, C, info, fit::provenance(command_line, world, *grid, options), times, c.compression,
                         &record);
     times.add("write", clock.seconds());
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));

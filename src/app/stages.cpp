@@ -65,13 +65,6 @@ fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {
     return source;
 }
 
-fit::BuiltCooc run_cooc_stage(const CoocSettings& c, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
-                              StageTimes& times) {
-    fit::CorpusSource source;
-    mpi::run_local_phase(grid->borrow_comm(), "setup", [&] { source = corpus_source(c, block_size); });
-    return fit::build_cooc(source, grid, times, log_report());
-}
-
 void check_cooc_source(const CoocSettings& c, const std::string& cooc_file, bool corpus_with_file) {
     if (cooc_file.empty()) {
         if (c.corpus.empty() || c.vocab.empty())
@@ -83,41 +76,6 @@ void check_cooc_source(const CoocSettings& c, const std::string& cooc_file, bool
                          "alone may come too, for coherence's document counts)");
     if (!c.corpus.empty() && !corpus_with_file)
         throw usage_error("give either --corpus and --vocab, or --cooc (a file from jsmf cooc)");
-}
-
-distmat::DistMatrix load_cooc(const CoocSettings& c, const std::string& cooc_file,
-                           const std::shared_ptr<const distmat::Grid>& grid, int block_size, StageTimes& times,
-                           io::CoocFileInfo& info) {
-    if (cooc_file.empty()) {
-        fit::BuiltCooc outcome = run_cooc_stage(c, grid, block_size, times);
-        info = std::move(outcome.info);
-        return std::move(outcome.C);
-    }
-    Stopwatch clock;
-    distmat::DistMatrix read = io::read_cooc_file(cooc_file, grid, block_size, info);
-    io::check_cooc_values(cooc_file, read, info);
-    times.add("read", clock.seconds());
-    return read;
-}
-
-Options source_provenance(const CoocSettings& c, const std::string& cooc_file, int block_size) {
-    if (cooc_file.empty()) return cooc_provenance(c, block_size);
-    std::string corpus_list;
-    for (const auto& path : c.corpus) corpus_list += (corpus_list.empty() ? "" : ";") + path;
-    return {{"cooc", cooc_file}, {"corpus", corpus_list}, {"block_size", std::to_string(block_size)}};
-}
-
-Options cooc_provenance(const CoocSettings& c, int block_size) {
-    std::string corpus_list;
-    for (const auto& path : c.corpus) corpus_list += (corpus_list.empty() ? "" : ";") + path;
-    return {{"corpus", corpus_list},
-            {"vocab_file", c.vocab},
-            {"min_tokens", std::to_string(c.options.min_tokens)},
-            {"min_distinct", std::to_string(c.options.min_distinct)},
-            {"block_size", std::to_string(block_size)},
-            {"buffer_bytes", std::to_string(static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20))))},
-            {"exchange", c.exchange},
-            {"estimator", c.estimator}};
 }
 
 void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& method_flag) {
@@ -228,8 +186,6 @@ fit::RectifyOptions to_options(const RectifySettings& s) {
     o.progress_seconds = s.progress_seconds;
     return o;
 }
-
-Options rectify_provenance(const fit::RectifyOptions& options) { return fit::entries(options); }
 
 std::string flag_of(const std::string& option, const std::string& rectifier_flag) {
     if (option == "rectify") return rectifier_flag;

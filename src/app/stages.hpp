@@ -45,25 +45,10 @@ std::vector<std::string> with(std::vector<std::string> files, const std::vector<
 
 /// Local. The library's corpus source for these flags; InputError for a bad --buffer-mb.
 fit::CorpusSource corpus_source(const CoocSettings& s, int block_size);
-/// Collective on `grid`. Reads the corpus in shards and builds C with `block_size`
-/// blocks (fit::build_cooc, logged); adds "inspect" and "cooc" to `times`.
-fit::BuiltCooc run_cooc_stage(const CoocSettings& s, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
-                              StageTimes& times);
 /// Local. Checks that exactly one source of C is given: --corpus with --vocab, or a
 /// co-occurrence file (then --corpus alone may come too: `corpus_with_file` says whether
 /// that is allowed). Throws InputError.
 void check_cooc_source(const CoocSettings& s, const std::string& cooc_file, bool corpus_with_file);
-/// Collective on `grid`. C from the corpus (the cooc stage, when `cooc_file` is empty) or
-/// read from the file; fills `info` and adds the stage times.
-distmat::DistMatrix load_cooc(const CoocSettings& s, const std::string& cooc_file,
-                           const std::shared_ptr<const distmat::Grid>& grid, int block_size, StageTimes& times,
-                           io::CoocFileInfo& info);
-/// Local. The provenance entries of C's source (the corpus options, or the file).
-std::vector<std::pair<std::string, std::string>> source_provenance(const CoocSettings& s, const std::string& cooc_file,
-                                                                   int block_size);
-/// Local. The provenance entries of the co-occurrence options.
-Options cooc_provenance(const CoocSettings& s, int block_size);
-
 /// Stage 2: rectification flags (as text, "auto" and -1 for "decided by the stop rule"); the
 /// defaults are the library's (fit::RectifyOptions), so there is one place for them.
 struct RectifySettings {
@@ -98,9 +83,6 @@ void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& m
 /// fit::resolve to decide); InputError for --converge against another --stop, OptionError
 /// (library names) for bad values.
 fit::RectifyOptions to_options(const RectifySettings& s);
-/// Local. The provenance entries of the rectification options (resolved).
-Options rectify_provenance(const fit::RectifyOptions& options);
-
 /// Local. The flag that sets the library option `option` ("relaxation" → "--relaxation";
 /// the rectifier is --rectify in fit and sweep, --method in jsmf rectify). main() makes it
 /// OptionError's namer, so the library's errors reach users with the flags they typed.

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// A fit as a job, composed once for the jsmf binary and for library callers: where the
+// documents (or C) come from, which pipeline runs (the one asked for or auto's pick), the
+// memory plan and its refusal, the fit, the model file with its provenance, and θ of the
+// training documents. The binary's `fit` turns flags into a Job, calls run() and prints.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/grid.hpp"
+#include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/options.hpp"
+#include "jsmf/fit/pipeline_choice.hpp"
+#include "jsmf/fit/plan.hpp"
+#include "jsmf/fit/report.hpp"
+#include "jsmf/fit/stages.hpp"
+#include "jsmf/infer/corpus.hpp"
+#include "jsmf/io/provenance.hpp"
+#include "jsmf/mpi/comm.hpp"
+#include "jsmf/prepare/sources.hpp"
+
+namespace jsmf::fit {
+
+/// Named settings of a result, in order (a model file's /provenance options).
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+/// Where a job's documents come from. The corpus's reading options (block size, buffer,
+/// exchange, estimator, filter) are Job::corpus's in every case.
+namespace input {
+/// Job::corpus's files and vocabulary (UCI docword files).
+struct Corpus {};
+/// A folder written by jsmf prepare: its docword, vocabulary, document ids and labels.
+struct Prepared {
+    std::string folder;
+    std::string name;   ///< which corpus of the folder (its --name); empty: its only one
+};
+/// Raw text, prepared with prepare's defaults into <out>.corpus/ first, then read as Prepared.
+struct Text {
+    std::vector<std::string> inputs;
+    prepare::Format format = prepare::Format::text_dir;
+};
+/// C from a co-occurrence file (jsmf cooc); Job::corpus's files, when given, are the
+/// documents coherence counts over (its vocabulary is the file's).
+struct Cooc {
+    std::string file;
+};
+}  // namespace input
+using Input = std::variant<input::Corpus, input::Prepared, input::Text, input::Cooc>;
+
+/// θ of the training documents under the model just fit (one K), as jsmf infer writes it.
+struct InferRequest {
+    std::string out;
+    infer::InferOptions options;
+    infer::Prior prior = infer::Prior::none;
+};
+
+/// Everything a fit needs; the binary fills it from flags, a library caller by hand.
+struct Job {
+    Input input = input::Corpus{};
+    CorpusSource corpus;             ///< reading options always; the files for Corpus and Cooc
+    FitOptions options;              ///< options.pipeline may be automatic; model.anchor_words from anchor_words_file
+    std::string labels;              ///< document labels (ClustAcc); empty: a prepared corpus's, if any
+    std::string anchor_words_file;   ///< anchor words, one per line (K = their number); empty: found
+    bool topics_given = false;       ///< options.topics was asked for (a count of anchor words must match it)
+    int grid_rows = 0, grid_cols = 0;  ///< the dense pipeline's process grid; 0: the most square
+    bool grid_given = false;         ///< a long thin default grid is warned about
+    std::string out;                 ///< the model file
+    int top_words = 20;              ///< words per topic kept in /K<K>/topics
+    std::optional<InferRequest> infer;
+    double memory_per_rank = 0;      ///< bytes; ≤ 0: detected (the node's or its cgroup's limit shared by its ranks)
+    bool dry_run = false;            ///< plan only: read the headers, fit nothing
+    /// The settings the user gave (library names, as OptionError's braces): auto never
+    /// drops one of them, and the pipeline that would not use one refuses it.
+    std::vector<std::string> given;
+    std::string command_line;        ///< recorded in the model file
+};
+
+/// θ's totals over the ranks and the seconds of the whole stage (reading, EM, writing).
+struct InferSummary {
+    infer::CorpusSummary totals;
+    double seconds = 0;
+};
+
+/// What a job did. After a dry run only `choice` and `plan` are set.
+struct JobOutcome {
+    PipelineChoice choice;
+    MemoryPlan plan;
+    FitResult result;                ///< models, hierarchy, the vocabulary; result.times: the shared stages
+    long long words = 0;             ///< N
+    double write_seconds = 0, total_seconds = 0;
+    double peak_bytes = 0;           ///< the largest rank's peak resident memory
+    std::optional<InferSummary> infer;
+};
+
+/// Collective on `world`. Runs `job`: the text prepared, the prepared folder read, the
+/// pipeline chosen (said with its reason through `report`), the outputs checked (no input
+/// overwritten), the memory planned (a dry run returns here, having said the plan; a fit
+/// that will not fit is refused by refuse_unless_fits), then the fit, the model file (provenance: the input, every option, the resources) and
+/// θ when asked. The same outcome on every rank. Errors as one agreed failure.
+JobOutcome run(const mpi::Comm& world, Job job, const Report& report = {});
+
+/// Collective on `world`. InputError (one message: the estimate, its parts, what each rank
+/// has and the rank count that would fit) unless `plan` fits.
+void refuse_unless_fits(const mpi::Comm& world, const MemoryPlan& plan, Pipeline pipeline);
+
+/// Local. The provenance of a result made now by `world` on `grid` with these settings
+/// (and the threads per rank, which change rounding only).
+io::Provenance provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
+                          Entries settings);
+/// Local. The provenance entries of a corpus source (files, filter, layout, exchange,
+/// estimator), or of a co-occurrence file `cooc_file` (when not empty) with the corpus
+/// that coherence counts over.
+Entries source_entries(const CorpusSource& corpus, const std::string& cooc_file = {});
+/// Local. fit::entries(options) with the anchor words named by the file they came from.
+Entries model_entries(const ModelOptions& options, const std::string& anchor_file);
+
+/// Collective on `grid`. C built from `corpus` (build_cooc, said through `report`), or
+/// read from `cooc_file` when it is not empty (its values checked): `info` filled,
+/// "inspect" and "cooc" (or "read") added to `times`.
+distmat::DistMatrix load_cooc(const CorpusSource& corpus, const std::string& cooc_file,
+                              const std::shared_ptr<const distmat::Grid>& grid, StageTimes& times,
+                              io::CoocFileInfo& info, const Report& report = {});
+
+/// Collective on `world`. Rank 0 reads the anchor-word file and maps it to word ids;
+/// every rank gets the ids.
+std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
+                                     const std::vector<std::string>& vocab);
+
+/// Collective on `world`. infer::infer_corpus, then `out` (to "<out>.partial", renamed
+/// when complete) with a collective parallel-HDF5 write in corpus order (io/theta_file.hpp:
+/// θ, the dominant topic, the log-likelihood, the counts and the document ids; its
+/// attributes the model, K, the prior and the totals).
+InferSummary infer_to_file(const mpi::Comm& world, const infer::InferModel& model, const infer::CorpusInput& input,
+                           const infer::InferOptions& options, infer::Prior prior, const std::string& out,
+                           const std::string& command_line);
+
+}  // namespace jsmf::fit

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: MIT
+// A fit as a job: input → pipeline → plan → fit → model file (→ θ), composed once.
+#include "jsmf/fit/job.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <unistd.h>
+
+#include "jsmf/core/memory.hpp"
+#include "jsmf/core/stop.hpp"
+#include "jsmf/corpus/vocab.hpp"
+#include "jsmf/distmat/blas_check.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/io/theta_file.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+#include "jsmf/prepare/prepare.hpp"
+
+namespace jsmf::fit {
+
+io::Provenance provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
+                          Entries settings) {
+    io::Provenance p;
+    p.command_line = command_line;
+    p.created = io::now_iso8601();
+    p.mpi_ranks = world.size();
+    p.grid = std::to_string(grid.rows()) + "x" + std::to_string(grid.cols());
+    p.options = std::move(settings);
+    // Threads per rank split the sums of AP's trace differently (rounding only).
+    p.options.emplace_back("threads", std::to_string(distmat::threads()));
+    return p;
+}
+
+Entries source_entries(const CorpusSource& corpus, const std::string& cooc_file) {
+    std::string files;
+    for (const auto& path : corpus.files) files += (files.empty() ? "" : ";") + path;
+    const std::string block_size = std::to_string(corpus.options.block_size);
+    if (!cooc_file.empty()) return {{"cooc", cooc_file}, {"corpus", files}, {"block_size", block_size}};
+    return {{"corpus", files},
+            {"vocab_file", corpus.vocab},
+            {"min_tokens", std::to_string(corpus.options.min_tokens)},
+            {"min_distinct", std::to_string(corpus.options.min_distinct)},
+            {"block_size", block_size},
+            {"buffer_bytes", std::to_string(corpus.options.buffer_bytes)},
+            {"exchange", name_of(corpus.options.exchange)},
+            {"estimator", name_of(corpus.options.estimator)}};
+}
+
+Entries model_entries(const ModelOptions& options, const std::string& anchor_file) {
+    Entries all = entries(options);
+    for (auto& [name, value] : all)
+        if (name == "anchor_words") value = anchor_file;
+    return all;
+}
+
+distmat::DistMatrix load_cooc(const CorpusSource& corpus, const std::string& cooc_file,
+                              const std::shared_ptr<const distmat::Grid>& grid, StageTimes& times,
+                              io::CoocFileInfo& info, const Report& report) {
+    if (cooc_file.empty()) {
+        BuiltCooc built = build_cooc(corpus, grid, times, report);
+        info = std::move(built.info);
+        return std::move(built.C);
+    }
+    Stopwatch clock;
+    distmat::DistMatrix read = io::read_cooc_file(cooc_file, grid, corpus.options.block_size, info);
+    io::check_cooc_values(cooc_file, read, info);
+    times.add("read", clock.seconds());
+    return read;
+}
+
+std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
+                                     const std::vector<std::string>& vocab) {
+    std::vector<std::int64_t> ids;
+    mpi::check_on_root(world, "anchors", [&] {
+        for (const Index id : corpus::read_anchor_words(path, vocab)) ids.push_back(id);
+    });
+    std::int64_t count = static_cast<std::int64_t>(ids.size());
+    mpi::broadcast(world, count, 0);
+    ids.resize(static_cast<std::size_t>(count));
+    mpi::broadcast(world, ids.data(), ids.size(), 0);
+    return {ids.begin(), ids.end()};
+}
+
+InferSummary infer_to_file(const mpi::Comm& world, const infer::InferModel& model, const infer::CorpusInput& input,
+                           const infer::InferOptions& options, infer::Prior prior, const std::string& out,
+                           const std::string& command_line) {
+    Stopwatch clock;
+    const infer::CorpusTopics result = infer::infer_corpus(world, model, input, options);
+    const infer::CorpusSummary& s = result.summary;
+    io::write_theta_file(
+        world, out, s.documents, model.topics, result.local,
+        {{"model", model.file}, {"prior", name_of(prior)}, {"command_line", command_line},
+         {"method", "EM on the mixture weights, B fixed, from the uniform theta"}},
+        {{"tolerance", options.tolerance}, {"max_iterations", static_cast<double>(options.max_iterations)},
+         {"prior_alpha_below_one", static_cast<double>((options.alpha.array() < 1).count())},
+         {"documents", static_cast<double>(s.documents)}, {"inferred", static_cast<double>(s.inferred)},
+         {"empty", static_cast<double>(s.empty)}, {"tokens", static_cast<double>(s.tokens)},
+         {"oov_tokens", static_cast<double>(s.oov_tokens)}, {"not_converged", static_cast<double>(s.not_converged)},
+         {"per_word_log_likelihood", s.per_word()}, {"perplexity", std::exp(-s.per_word())}},
+        result.doc_ids, options.alpha);
+    return InferSummary{s, clock.seconds()};
+}
+
+namespace {
+
+/// A prepared folder as the job reads it: its files, and on rank 0 its documents.
+struct PreparedInput {
+    io::CorpusDocuments documents;  ///< rank 0
+    std::string doc_ids;            ///< rank 0: the document ids file
+};
+
+/// Collective. --text: prepare's defaults into <out>.corpus/, which the job then reads
+/// as a prepared folder.
+input::Prepared prepare_text(const mpi::Comm& world, const input::Text& text, const Job& job, const Report& report) {
+    io::check_output_path(world, job.out, text.inputs);  // before <out>.corpus/ is written beside it
+    prepare::PrepareOptions p;
+    p.source.format = text.format;
+    p.source.inputs = text.inputs;
+    p.out_dir = job.out + ".corpus";
+    p.name = "corpus";
+    const prepare::PrepareReport r = prepare::run_prepare(world, p);
+    say(report, Level::info,
+        fmt::format("fit: prepared {} documents of {} ({} words) in {}", r.docs_kept, r.docs_read, r.vocabulary, p.out_dir));
+    return {p.out_dir, p.name};
+}
+
+/// Collective. The folder's docword and vocabulary into job.corpus (every rank), its
+/// labels as job.labels unless given, its documents on rank 0.
+PreparedInput read_prepared(const mpi::Comm& world, const input::Prepared& folder, Job& job) {
+    PreparedInput read;
+    mpi::check_on_root(world, "setup", [&] {
+        const prepare::PreparedCorpus p = prepare::find_prepared(folder.folder, folder.name);
+        prepare::PreparedDocuments documents = prepare::read_prepared_documents(p);
+        read.documents = {std::move(documents.ids), std::move(documents.labels), std::move(documents.label_names)};
+        read.doc_ids = p.doc_ids;
+        if (!p.labels.empty() && job.labels.empty()) job.labels = p.labels;  // ClustAcc with the metrics
+        job.corpus.files = {p.docword};
+        job.corpus.vocab = p.vocab;
+    });
+    mpi::broadcast(world, job.corpus.vocab, 0);
+    mpi::broadcast(world, job.labels, 0);
+    std::string docword = job.corpus.files.empty() ? std::string() : job.corpus.files.front();
+    mpi::broadcast(world, docword, 0);
+    job.corpus.files = {docword};
+    return read;
+}
+
+std::string cooc_file_of(const Job& job) {
+    const auto* cooc = std::get_if<input::Cooc>(&job.input);
+    return cooc ? cooc->file : std::string();
+}
+
+std::string prepared_folder_of(const Job& job) {
+    const auto* prepared = std::get_if<input::Prepared>(&job.input);
+    return prepared ? prepared->folder : std::string();
+}
+
+/// Every file the job reads (an output must be none of them), with the raw text a Text input was prepared from.
+std::vector<std::string> inputs_of(const Job& job, const std::vector<std::string>& text_inputs) {
+    std::vector<std::string> files = job.corpus.files;
+    for (const std::string& path : {job.corpus.vocab, cooc_file_of(job), job.options.checkpoint.resume,
+                                    job.anchor_words_file, job.labels})
+        files.push_back(path);
+    files.insert(files.end(), text_inputs.begin(), text_inputs.end());
+    return files;
+}
+
+/// Local. The plan as the dry run says it.
+void say_plan(const Job& job, const mpi::Comm& world, const distmat::Grid& grid, const MemoryPlan& plan,
+              const PipelineChoice& choice, const Report& report) {
+    const FitOptions& options = job.options;
+    const MemoryEstimate& mine = plan.estimate;
+    const bool dense = options.pipeline == Pipeline::dense;
+    const bool from_file = !cooc_file_of(job).empty();
+    std::string parts;
+    for (const auto& [name, bytes] : mine.parts) parts += fmt::format(", {} {}", mib(bytes), name);
+    std::string topics;
+    for (const int K : options.topics) topics += (topics.empty() ? "" : ",") + std::to_string(K);
+    say(report, Level::info,
+        fmt::format("plan: the {} pipeline{}", name_of(options.pipeline),
+                    choice.reason.empty() ? std::string() : ": " + render_options(choice.reason)));
+    say(report, Level::info,
+        fmt::format("plan: N = {} words{}; {} ranks{}", plan.num_words,
+                    from_file ? std::string(" (C from a file)")
+                              : fmt::format(", D = {} documents, NNZ = {}", plan.num_docs, plan.nonzeros),
+                    world.size(),
+                    dense ? fmt::format(" on a {}x{} grid, block {}", grid.rows(), grid.cols(),
+                                        job.corpus.options.block_size)
+                          : std::string(", the words in row blocks")));
+    say(report, Level::info,
+        fmt::format("plan: stages: {}; K = {}",
+                    dense ? std::string(from_file ? "read C, " : "inspect, cooc, ") + "rectify (" +
+                                name_of(options.rectify.method) + "), anchors, recover B and A" +
+                                (options.metrics ? ", metrics" : "") + ", write"
+                          : std::string("inspect, read the documents, compress (top-K eigenpairs), ENN, LAW") +
+                                (options.metrics ? ", metrics" : "") + ", write",
+                    topics));
+    say(report, Level::info,
+        fmt::format("plan: memory per rank at the peak ({}): {} = {} the process{}", mine.phase, mib(mine.total()),
+                    mib(mine.base), parts));
+    const std::string source =
+        plan.available_from == "given" ? render_options("given by {memory_per_rank}") : plan.available_from;
+    if (plan.available > 0)
+        say(report, Level::info,
+            fmt::format("plan: memory available per rank: {} ({}): {}", mib(plan.available), source,
+                        plan.fits ? "the fit will fit" : "the fit will NOT fit"));
+    else
+        say(report, Level::info,
+            render_options("plan: memory available per rank: unknown (give {memory_per_rank} to check)"));
+}
+
+}  // namespace
+
+void refuse_unless_fits(const mpi::Comm& world, const MemoryPlan& plan, Pipeline pipeline) {
+    mpi::check_on_root(world, "plan", [&] {
+        if (plan.fits) return;
+        const MemoryEstimate& mine = plan.estimate;
+        std::string parts;
+        for (const auto& [name, bytes] : mine.parts) parts += fmt::format(", {} {}", mib(bytes), name);
+        const std::string source =
+            plan.available_from == "given" ? render_options("given by {memory_per_rank}") : plan.available_from;
+        throw InputError(fmt::format(
+            "the fit needs about {} per rank at its peak ({}: {} the process{}), more than the {} each rank has ({}); "
+            "{}",
+            mib(mine.total()), mine.phase, mib(mine.base), parts, mib(plan.available), source,
+            plan.ranks_needed > 0
+                ? fmt::format("it fits on {} ranks with as much memory each{}", plan.ranks_needed,
+                              pipeline == Pipeline::dense ? render_options(" (or try {pipeline} compressed)")
+                                                          : std::string())
+                : std::string("no rank count fits it")));
+    });
+}
+
+namespace {
+
+/// Collective. Each stage's peak becomes the largest rank's; the table of stages and the
+/// peak against the plan are said and recorded (peak_rss_bytes, estimated_peak_bytes).
+void record_resources(const mpi::Comm& world, Entries& settings, double estimated, StageTimes& shared,
+                      std::vector<model::Model>& models, const Report& report) {
+    mpi::take_largest_stage_peaks(world, shared);
+    for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
+    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    std::string table = "fit: stages, their seconds and peak memory per rank (the largest rank's):";
+    auto rows = [&](const StageTimes& times, const std::string& prefix) {
+        for (std::size_t i = 0; i < times.entries().size(); ++i)
+            table += fmt::format("\n  {:<24} {:>10.2f} s {:>12}", prefix + times.entries()[i].first,
+                                 times.entries()[i].second, mib(static_cast<double>(times.peak_bytes()[i])));
+    };
+    rows(shared, "");
+    for (const auto& m : models) rows(m.times, models.size() > 1 ? fmt::format("K={} ", m.num_topics) : "");
+    say(report, Level::info, table);
+    say(report, Level::info,
+        fmt::format("fit: peak memory {} per rank (the largest rank's), estimated {} ({:+.0f} %)", mib(peak),
+                    mib(estimated), 100 * (estimated / peak - 1)));
+    settings.emplace_back("peak_rss_bytes", fmt::format("{:.0f}", peak));
+    settings.emplace_back("estimated_peak_bytes", fmt::format("{:.0f}", estimated));
+}
+
+/// Collective. θ of the training corpus under the first model (--infer).
+InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const model::Model& fitted,
+                                   const std::vector<std::string>& vocab, const std::string& doc_ids) {
+    infer::InferModel model;
+    model.file = job.out;
+    model.topics = fitted.num_topics;
+    model.B = fitted.B;
+    model.vocab = vocab;
+    mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
+    infer::InferOptions options = job.infer->options;
+    if (job.infer->prior == infer::Prior::alpha) {
+        options.alpha = fitted.alpha;
+        mpi::broadcast(world, options.alpha.data(), static_cast<std::size_t>(options.alpha.size()), 0);
+    }
+    infer::CorpusInput input;
+    input.corpus = job.corpus.files;
+    input.doc_ids = doc_ids;
+    return infer_to_file(world, model, input, options, job.infer->prior, job.infer->out, job.command_line);
+}
+
+/// Collective on grid's ranks. The dense pipeline: C counted or read, the anchor words
+/// read against its vocabulary, fit(C, …) with coherence counted over the corpus. Adds
+/// its settings to `settings` and the shared stages' seconds to result.times.
+FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, Entries& settings,
+                    const Report& report) {
+    const mpi::Comm world = grid->borrow_comm();
+    const std::string cooc_file = cooc_file_of(job);
+    FitOptions& options = job.options;
+    StageTimes times;
+    io::CoocFileInfo info;
+    // A stop signal while C is counted or read is a request: fit() looks at it first thing.
+    std::optional<StopScope> counting_scope(std::in_place);
+    distmat::DistMatrix C = load_cooc(job.corpus, cooc_file, grid, times, info, report);
+    const Index N = C.rows();
+    if (!job.anchor_words_file.empty()) {
+        options.model.anchor_words = read_anchor_words(world, job.anchor_words_file, info.vocab);
+        const int K = static_cast<int>(options.model.anchor_words.size());
+        mpi::check_on_root(world, "setup", [&] {
+            if (job.topics_given && options.topics.front() != K)
+                throw InputError(job.anchor_words_file, "lists " + std::to_string(K) + " anchor words, but " +
+                                                            render_options("{topics} is ") +
+                                                            std::to_string(options.topics.front()));
+        });
+        options.topics = {K};
+    }
+    mpi::run_local_phase(world, "setup", [&] { check(options, N); });
+    if (!info.rectification.empty() && options.rectify.method != Rectifier::none)
+        say(report, Level::warning,
+            fmt::format("fit: {} holds an already rectified C ({}); it is rectified again", cooc_file,
+                        info.rectification));
+    const CountingCorpus counting =
+        options.metrics ? counting_corpus(world, job.corpus.files, job.corpus.options, cooc_file, info) : CountingCorpus{};
+    counting_scope.reset();  // fit() opens its own
+    FitResult result = fit(std::move(C), info, options, counting, report);
+    result.times = times;
+
+    settings = source_entries(job.corpus, cooc_file);
+    if (!options.hierarchy.empty()) {
+        std::string levels;
+        for (const int K : options.hierarchy) levels += (levels.empty() ? "" : ",") + std::to_string(K);
+        settings.emplace_back("hierarchy", levels);
+    }
+    for (const Entries& more : {entries(options.rectify), model_entries(options.model, job.anchor_words_file)})
+        settings.insert(settings.end(), more.begin(), more.end());
+    settings.emplace_back("metrics", options.metrics ? "yes" : "no");
+    if (!cooc_file.empty() && !counting.files.empty()) {  // the filter coherence counted with
+        settings.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
+        settings.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
+    }
+    return result;
+}
+
+/// Collective on `world`. The compressed pipeline, and its settings.
+FitResult fit_compressed_job(const Job& job, const mpi::Comm& world, Entries& settings, const Report& report) {
+    const FitOptions& options = job.options;
+    FitResult result = fit_compressed(job.corpus, world, options, report);
+    settings = source_entries(job.corpus);
+    const Entries model = model_entries(options.model, job.anchor_words_file);
+    settings.insert(settings.end(), model.begin(), model.end());
+    settings.emplace_back("pipeline", name_of(options.pipeline));
+    settings.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+    settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
+    settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
+    settings.emplace_back("metrics", options.metrics ? "yes" : "no");
+    return result;
+}
+
+}  // namespace
+
+JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
+    JobOutcome outcome;
+    mpi::run_local_phase(world, "setup", [&] { check(job.options); });
+    std::optional<PreparedInput> prepared;
+    std::vector<std::string> text_inputs;  // read too, though prepared first
+    if (const auto* text = std::get_if<input::Text>(&job.input)) {
+        text_inputs = text->inputs;
+        job.input = prepare_text(world, *text, job, report);
+    }
+    if (const auto* folder = std::get_if<input::Prepared>(&job.input)) prepared = read_prepared(world, *folder, job);
+    job.options.labels = job.labels;
+    Stopwatch total;
+
+    // Which pipeline: the one asked for, or auto's pick, said with its reason.
+    const std::string cooc_file = cooc_file_of(job);
+    PipelineChoice& choice = outcome.choice;
+    if (!cooc_file.empty()) {
+        std::vector<std::string> given = job.given;
+        given.push_back("cooc");
+        mpi::run_local_phase(world, "setup", [&] { choice = choose_pipeline(job.options, 0, world.size(), -1, given); });
+    } else {
+        choice = choose_pipeline(job.corpus, world, job.options, job.given);
+    }
+    if (job.options.pipeline == Pipeline::automatic)
+        say(report, Level::info, "fit: the " + name_of(choice.pipeline) + " pipeline: " + render_options(choice.reason));
+    if (!choice.warning.empty()) say(report, Level::warning, "fit: " + render_options(choice.warning));
+    job.options.pipeline = choice.pipeline;
+    const bool dense = choice.pipeline == Pipeline::dense;
+
+    const auto grid = distmat::Grid::create(world, job.grid_rows, job.grid_cols);
+    if (dense && !job.grid_given)  // the compressed pipeline has no grid
+        if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
+            say(report, Level::warning, warning);
+    const std::vector<std::string> inputs = inputs_of(job, text_inputs);
+    io::check_output_path(world, job.out, inputs);  // a dry run checks them too
+    if (job.infer) io::check_output_path(world, job.infer->out, inputs);
+    outcome.plan = plan_memory(world, job.corpus, cooc_file, job.options, job.memory_per_rank);
+    if (job.dry_run) {
+        say_plan(job, world, *grid, outcome.plan, choice, report);
+        return outcome;
+    }
+    refuse_unless_fits(world, outcome.plan, choice.pipeline);
+    if (!job.options.checkpoint.path.empty()) {
+        std::vector<std::string> read = job.corpus.files;
+        read.push_back(job.corpus.vocab);
+        read.push_back(cooc_file);
+        io::check_output_path(world, job.options.checkpoint.path, read);
+    }
+    if (const std::string warning = distmat::blas_warning(); !warning.empty()) say(report, Level::warning, warning);
+
+    Entries settings;
+    outcome.result = dense ? fit_dense(job, grid, settings, report) : fit_compressed_job(job, world, settings, report);
+    if (const std::string folder = prepared_folder_of(job); !folder.empty()) settings.emplace_back("prepared", folder);
+    outcome.words = static_cast<long long>(outcome.result.info.vocab.size());
+
+    // The ending both pipelines share: resources, the model file, θ.
+    Stopwatch clock;
+    std::vector<model::Model>& models = outcome.result.models;
+    record_resources(world, settings, outcome.plan.estimate.total(), outcome.result.times, models, report);
+    io::write_model_file(world, job.out, outcome.result.info, models,
+                         provenance(job.command_line, world, *grid, std::move(settings)), outcome.result.times,
+                         job.top_words, prepared ? &prepared->documents : nullptr, &outcome.result.hierarchy);
+    outcome.write_seconds = clock.seconds();
+    if (job.infer)
+        outcome.infer = infer_training_corpus(world, job, models.front(), outcome.result.info.vocab,
+                                              prepared ? prepared->doc_ids : std::string());
+    outcome.peak_bytes = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    outcome.total_seconds = total.seconds();
+    return outcome;
+}
+
+}  // namespace jsmf::fit

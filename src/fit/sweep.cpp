@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+// A sweep: one C (or one read of the corpus), many runs, a model file and a CSV row each.
+#include "jsmf/fit/sweep.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "jsmf/core/memory.hpp"
+#include "jsmf/core/stop.hpp"
+#include "jsmf/distmat/blas_check.hpp"
+#include "jsmf/distmat/ops.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/measure.hpp"
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/mpi/agree.hpp"
+
+namespace jsmf::fit {
+
+std::string rectifier_name(const SweepPoint& point) { return point.rectify ? name_of(*point.rectify) : "enn"; }
+
+std::vector<SweepPoint> sweep_points(const std::vector<Rectifier>& rectifiers, const std::vector<int>& topics,
+                                     const std::vector<recover::Solver>& solvers) {
+    std::vector<std::optional<Rectifier>> rows(rectifiers.begin(), rectifiers.end());
+    if (rows.empty()) rows.push_back(std::nullopt);
+    std::vector<SweepPoint> points;
+    for (const auto& r : rows)
+        for (const int K : topics)
+            for (const auto s : solvers) {
+                SweepPoint p{static_cast<int>(points.size()), K, r, s, ""};
+                p.file = "runs/K" + std::to_string(K) + "_" + rectifier_name(p) + "_" + name_of(s) + ".h5";
+                points.push_back(p);
+            }
+    return points;
+}
+
+std::string sweep_table_name(int task) {
+    return task >= 0 ? "sweep.task" + std::to_string(task) + ".csv" : "sweep.csv";
+}
+
+namespace {
+
+std::string csv_field(const std::string& value) {
+    if (value.find_first_of(",\"\n") == std::string::npos) return value;
+    std::string quoted = "\"";
+    for (const char ch : value) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return quoted + "\"";
+}
+
+std::string number(double value) {
+    if (std::isnan(value)) return "";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
+
+const std::vector<std::string> kStageColumns = {"rectify", "enn",        "compress", "anchors", "recover_B",
+                                                "recover_A", "square_root", "anchorfree", "finish",  "metrics", "codoc"};
+
+/// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
+Entries csv_row(const SweepPoint& p, const model::Model& m, const Entries& options, const StageTimes& shared,
+                double write_seconds) {
+    Entries row = {{"run", std::to_string(p.index)}, {"file", p.file}, {"topics", std::to_string(p.topics)},
+                   {"rectify", rectifier_name(p)}, {"solver", name_of(p.solver)}};
+    for (const auto& [name, value] : options)
+        if (name != "method" && name != "solver") row.emplace_back(name, value);
+    row.emplace_back("rectify_iterations_run", std::to_string(m.rectification.iterations));
+    row.emplace_back("rectify_converged", m.rectification.converged ? "yes" : "no");
+    row.emplace_back("words_solved", std::to_string(m.words_solved));
+    row.emplace_back("words_converged", std::to_string(m.words_converged));
+    for (const auto& name : eval::metric_names()) {
+        const eval::Metric* metric = m.metrics.find(name);
+        row.emplace_back(name, metric ? number(metric->mean) : "");
+        if (!eval::is_single_number(name)) row.emplace_back(name + "_std", metric ? number(metric->std) : "");
+    }
+    double run_seconds = write_seconds;
+    for (const auto& [stage, seconds] : shared.entries()) row.emplace_back(stage + "_seconds", number(seconds));
+    for (const auto& stage : kStageColumns) {
+        double seconds = 0;
+        for (const auto& [name, value] : m.times.entries())
+            if (name == stage) seconds += value;
+        if (stage != "codoc") run_seconds += seconds;  // codoc: one pass shared by a rectifier's solvers
+        row.emplace_back(stage + "_seconds", number(seconds));
+    }
+    row.emplace_back("write_seconds", number(write_seconds));
+    row.emplace_back("run_seconds", number(run_seconds));
+    return row;
+}
+
+/// Rank 0: the CSV so far, written whole to "<path>.partial" and renamed (complete rows only).
+void write_csv(const std::string& path, const std::vector<Entries>& rows) {
+    const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
+    {
+        std::ofstream out(partial);
+        if (!out) throw InputError(partial, "cannot write the sweep table");
+        for (std::size_t k = 0; k < rows.front().size(); ++k)
+            out << (k ? "," : "") << csv_field(rows.front()[k].first);
+        out << '\n';
+        for (const auto& row : rows) {
+            for (std::size_t k = 0; k < row.size(); ++k) out << (k ? "," : "") << csv_field(row[k].second);
+            out << '\n';
+        }
+        if (!out.flush()) throw InputError(partial, "cannot write the sweep table");
+    }
+    if (std::rename(partial.c_str(), path.c_str()) != 0) throw InputError(path, "cannot rename the sweep table into place");
+}
+
+/// The job's points to run now (all, or its task's).
+std::vector<SweepPoint> selected(const SweepJob& job) {
+    std::vector<SweepPoint> chosen;
+    for (const auto& p : job.points)
+        if (job.task < 0 || p.index == job.task) chosen.push_back(p);
+    return chosen;
+}
+
+/// Collective. One run's model file and its row (the table rewritten), said.
+void write_run(const mpi::Comm& world, const SweepJob& job, const distmat::Grid& grid, const SweepPoint& point,
+               const io::CoocFileInfo& info, const model::Model& m, const Entries& settings, const StageTimes& shared,
+               const StageTimes& largest, std::vector<Entries>& rows, const Report& report) {
+    Stopwatch clock;
+    io::write_model_file(world, job.folder + "/" + point.file, info, {m},
+                         provenance(job.command_line, world, grid, settings), largest, job.top_words);
+    rows.push_back(csv_row(point, m, settings, shared, clock.seconds()));
+    const std::string table = job.folder + "/" + sweep_table_name(job.task);
+    mpi::check_on_root(world, "write", [&] { write_csv(table, rows); });
+    say(report, Level::info,
+        fmt::format("sweep: run {} of {} done: {}/{}", point.index + 1, job.points.size(), job.folder, point.file));
+}
+
+/// The compressed pipeline: every K of the job from one read of the corpus and one
+/// operator (fit_compressed), then a model file and a row per K.
+int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat::Grid& grid, const Report& report) {
+    FitOptions options;
+    options.pipeline = Pipeline::compressed;
+    options.metrics = job.metrics;
+    options.compressed = job.compressed;
+    options.model = job.model;
+    const std::vector<SweepPoint> group = selected(job);
+    options.topics.clear();
+    for (const auto& p : group) options.topics.push_back(p.topics);
+    mpi::run_local_phase(world, "setup", [&] { check(options); });
+    if (!job.labels.empty()) check_labels(world, CountingCorpus{job.corpus.files, job.corpus.options, {}}, job.labels);
+    FitResult result = fit_compressed(job.corpus, world, options, report);
+    if (!job.labels.empty()) {
+        const CountingCorpus counting{job.corpus.files, job.corpus.options, result.info.stats.doc_freq};
+        std::vector<model::Model*> measured;
+        for (auto& m : result.models) measured.push_back(&m);
+        measure_clustering(world, measured, counting, job.labels, job.rectify.seed, report);
+    }
+    mpi::take_largest_stage_peaks(world, result.times);  // the files hold the largest rank's peaks
+    for (auto& m : result.models) mpi::take_largest_stage_peaks(world, m.times);
+    Entries settings = source_entries(job.corpus);
+    for (const Entries& more : {model_entries(options.model, "")}) settings.insert(settings.end(), more.begin(), more.end());
+    settings.emplace_back("pipeline", "compressed");
+    settings.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+    settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
+    settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
+    settings.emplace_back("metrics", job.metrics ? "yes" : "no");
+    std::vector<Entries> rows;
+    for (std::size_t k = 0; k < group.size(); ++k)
+        write_run(world, job, grid, group[k], result.info, result.models[k], settings, result.times, result.times,
+                  rows, report);
+    return static_cast<int>(rows.size());
+}
+
+/// The dense pipeline: C once; per (rectifier, K) one rectification in a copy, shared by
+/// its solvers; every run measured against the original C.
+int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_ptr<const distmat::Grid>& grid,
+                const Report& report) {
+    StageTimes shared;
+    io::CoocFileInfo info;
+    const distmat::DistMatrix C = load_cooc(job.corpus, job.cooc_file, grid, shared, info, report);
+    const Index N = C.rows();
+    std::vector<int> topics;
+    for (const auto& p : job.points)
+        if (std::find(topics.begin(), topics.end(), p.topics) == topics.end()) topics.push_back(p.topics);
+    mpi::check_on_root(world, "setup", [&] {
+        for (const int K : topics)
+            if (K >= N)
+                throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N) + ", got " +
+                                  std::to_string(K));
+    });
+    const CountingCorpus counting =
+        job.metrics ? counting_corpus(world, job.corpus.files, job.corpus.options, job.cooc_file, info) : CountingCorpus{};
+    check_counting_corpus(world, counting, N);
+    if (!job.labels.empty()) check_labels(world, counting, job.labels);
+    std::vector<Entries> rows;
+    Eigen::MatrixXd original_projection;  // C's, shared by every run
+    std::vector<Rectifier> rectifiers;
+    for (const auto& p : job.points)
+        if (p.rectify && std::find(rectifiers.begin(), rectifiers.end(), *p.rectify) == rectifiers.end())
+            rectifiers.push_back(*p.rectify);
+
+    for (const Rectifier r : rectifiers) {
+        for (const int K : topics) {
+            std::vector<SweepPoint> group;
+            for (const auto& p : selected(job))
+                if (p.rectify == r && p.topics == K) group.push_back(p);
+            if (group.empty()) continue;
+            RectifyOptions rectify = job.rectify;
+            rectify.method = r;
+            // Single precision is AP's: the other rectifiers of the sweep run in double.
+            if (r != Rectifier::ap) rectify.precision = Precision::double_;
+            say(report, Level::info, fmt::format("sweep: K = {}, rectify {} ({} run(s))", K, name_of(r), group.size()));
+            distmat::DistMatrix work = distmat::copy(C);
+            Stopwatch clock;
+            const model::RectificationTrace record = fit::rectify(work, K, rectify, report);
+            const double rectify_seconds = clock.seconds();
+            const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
+            std::vector<model::Model> models;
+            ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
+            for (const auto& p : group) {
+                ModelOptions model = job.model;
+                model.solver = p.solver;
+                model::Model m = factorize(work, K, model, record, rectify.seed, report, nullptr, info.stats.doc_freq);
+                m.times.add_before("rectify", rectify_seconds, rectify_peak);
+                describe(m, info.vocab, report);
+                if (job.metrics) measure_model(m, work, &C, cache);
+                models.push_back(std::move(m));
+            }
+            original_projection = cache.original;
+            if (job.metrics) {
+                std::vector<model::Model*> measured;
+                for (auto& m : models) measured.push_back(&m);
+                // ClustAcc reads the same corpus: not when it turned out not to be C's.
+                const bool counted = measure_coherence(world, measured, counting, N, report, /*keep_going=*/true);
+                if (counted && !job.labels.empty())
+                    measure_clustering(world, measured, counting, job.labels, job.rectify.seed, report);
+            }
+            StageTimes largest = shared;  // the files hold the largest rank's peaks
+            mpi::take_largest_stage_peaks(world, largest);
+            for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
+            for (std::size_t k = 0; k < group.size(); ++k) {
+                ModelOptions model = job.model;
+                model.solver = group[k].solver;
+                Entries settings = source_entries(job.corpus, job.cooc_file);
+                if (!job.cooc_file.empty() && !counting.files.empty()) {
+                    settings.emplace_back("min_tokens", std::to_string(counting.filter.min_tokens));
+                    settings.emplace_back("min_distinct", std::to_string(counting.filter.min_distinct));
+                }
+                for (const Entries& more : {entries(rectify), model_entries(model, "")})
+                    settings.insert(settings.end(), more.begin(), more.end());
+                settings.emplace_back("metrics", job.metrics ? "yes" : "no");
+                write_run(world, job, *grid, group[k], info, models[k], settings, shared, largest, rows, report);
+            }
+        }
+    }
+    return static_cast<int>(rows.size());
+}
+
+}  // namespace
+
+SweepOutcome sweep(const mpi::Comm& world, const SweepJob& job, const Report& report) {
+    Stopwatch total;
+    const auto grid = distmat::Grid::create(world, job.grid_rows, job.grid_cols);
+    if (!job.grid_given)
+        if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
+            say(report, Level::warning, warning);
+    if (const std::string warning = distmat::blas_warning(); !warning.empty()) say(report, Level::warning, warning);
+    SweepOutcome outcome;
+    outcome.runs = job.pipeline == Pipeline::compressed ? sweep_compressed(world, job, *grid, report)
+                                                        : sweep_dense(world, job, grid, report);
+    outcome.table = job.folder + "/" + sweep_table_name(job.task);
+    outcome.seconds = total.seconds();
+    return outcome;
+}
+
+}  // namespace jsmf::fit
