@@ -271,7 +271,7 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
                                                   "the last change, at most {:.0e} of λ₁",
                                                   enn.forcing, enn.loosest_tolerance)
                                     : std::string()));
-    m.rectification.method = "enn";
+    m.rectification.method = model::Rectification::enn;
     m.rectification.num_topics = K;
     m.rectification.iterations = static_cast<int>(r.trace.size());
     m.rectification.stop_reason = name_of(r.stop_reason);

@@ -95,7 +95,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         checkpoints.write(
             [&] {
                 model::RectificationTrace not_begun;
-                not_begun.method = name_of(resolve(options.rectify).method);
+                not_begun.method = model::recorded(resolve(options.rectify).method);
                 not_begun.num_topics = topics.front();
                 write_dense_checkpoint(checkpoints.path(), DenseStage::cooc, C, info, settings, not_begun, {});
             },

@@ -71,10 +71,10 @@ void measure_model(model::Model& m, const distmat::DistMatrix& C_used, const dis
     for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);  // others kept
     eval::add_matrix_metrics(m.metrics, C_used, view, "");
     // Without rectification C_used holds the original's entries: one projection serves both.
-    if (cache.used.size() == 0 && m.rectification.method == "none" && cache.original.size() > 0)
+    if (cache.used.size() == 0 && m.rectification.method == model::Rectification::none && cache.original.size() > 0)
         cache.used = cache.original;
     if (cache.used.size() == 0) cache.used = eval::project_rows_2d(C_used);
-    if (cache.original.size() == 0 && m.rectification.method == "none") cache.original = cache.used;
+    if (cache.original.size() == 0 && m.rectification.method == model::Rectification::none) cache.original = cache.used;
     m.projection = cache.used;
     if (C_original) {
         eval::add_matrix_metrics(m.metrics, *C_original, view, "_original");

@@ -7,10 +7,6 @@
 
 namespace jsmf::fit {
 
-bool is_projection(Rectifier method) {
-    return method == Rectifier::ap || method == Rectifier::dr || method == Rectifier::dp;
-}
-
 RectifyOptions resolve(const RectifyOptions& given) {
     using rectify::StopRule;
     RectifyOptions s = given;

@@ -72,7 +72,7 @@ BuiltCooc build_cooc(const CorpusSource& c, const std::shared_ptr<const distmat:
 
 model::RectificationTrace trace_of(Rectifier method, int topics, const rectify::ProjectionState& state) {
     model::RectificationTrace r;
-    r.method = name_of(method);
+    r.method = model::recorded(method);
     r.num_topics = topics;
     r.iterations = state.iterations_done;
     r.trace = state.trace;
@@ -160,8 +160,8 @@ rectify::ProjectionState read_resume_state(const std::string& checkpoint, const 
         if (saved.num_topics != K)
             throw InputError(checkpoint, render_options("the checkpoint has K = " + std::to_string(saved.num_topics) +
                                                         ", not {topics} " + std::to_string(K)));
-        if (saved.method != name_of(method))
-            throw InputError(checkpoint, render_options("the checkpoint is of {rectify} " + saved.method + ", not " +
+        if (saved.method != model::recorded(method))
+            throw InputError(checkpoint, render_options("the checkpoint is of {rectify} " + name_of(saved.method) + ", not " +
                                                         name_of(method)));
     });
     rectify::ProjectionState state;
@@ -237,9 +237,7 @@ model::RectificationTrace run_projection(distmat::DistMatrix& C, int topics, con
                                   const ProjectionHook& hook, rectify::ProjectionState* resume,
                                   const anchors::Candidates& candidates) {
     rectify::ProjectionOptions options;
-    options.method = c.method == Rectifier::ap   ? rectify::Projection::ap
-                     : c.method == Rectifier::dr ? rectify::Projection::dr
-                                                 : rectify::Projection::dp;
+    options.method = c.method;
     options.num_topics = topics;
     const int max_iterations = *c.iterations;
     options.max_iterations = max_iterations;
@@ -346,7 +344,7 @@ model::RectificationTrace run_dc(distmat::DistMatrix& C, int topics, const Recti
                   per * (total_count - done)));
     });
     model::RectificationTrace record;
-    record.method = name_of(c.method);
+    record.method = model::recorded(c.method);
     record.num_topics = topics;
     record.iterations = result.permutations;
     record.converged = result.unconverged == 0;
@@ -395,7 +393,7 @@ model::RectificationTrace rectify(distmat::DistMatrix& C, int topics, const Rect
     if (is_projection(c.method)) return run_projection(C, topics, c, report, hook, resume, candidates);
     if (c.method == Rectifier::dc) return run_dc(C, topics, c, report);
     model::RectificationTrace record;  // none: the Baseline
-    record.method = name_of(c.method);
+    record.method = model::recorded(c.method);
     record.num_topics = topics;
     record.converged = true;
     return record;

@@ -137,7 +137,7 @@ void write_cooc_file(const std::string& path, const distmat::DistMatrix& C, cons
         mpi::check_on_root(comm, kStage, [&] {
             h5::Handle file = h5::open_file_serial(partial, true);
             write_root_attributes(file, "cooc", provenance);
-            if (rectification) h5::write_attribute(file, "rectification", rectification->method);
+            if (rectification) h5::write_attribute(file, "rectification", name_of(rectification->method));
             write_vocab_and_stats(file, info, partial);
             if (rectification) write_rectification(file, *rectification, partial);
             if (checkpoint) {
@@ -323,10 +323,11 @@ void broadcast_rows(const mpi::Comm& comm, const std::vector<model::Column<Row>>
 
 /// Collective on `comm`: rank 0's trace on every rank.
 void broadcast_trace(const mpi::Comm& comm, model::RectificationTrace& r) {
-    mpi::broadcast(comm, r.method, 0);
     mpi::broadcast(comm, r.stop_reason, 0);
-    std::int64_t scalars[4] = {r.num_topics, r.iterations, r.converged ? 1 : 0, r.fallbacks};
-    mpi::broadcast(comm, scalars, 4, 0);
+    std::int64_t scalars[5] = {r.num_topics, r.iterations, r.converged ? 1 : 0, r.fallbacks,
+                               static_cast<std::int64_t>(r.method)};
+    mpi::broadcast(comm, scalars, 5, 0);
+    r.method = static_cast<model::Rectification>(scalars[4]);
     r.num_topics = static_cast<int>(scalars[0]);
     r.iterations = static_cast<int>(scalars[1]);
     r.converged = scalars[2] != 0;

@@ -209,7 +209,8 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                 const model::HierarchyLevel& level = (*hierarchy)[l];
                 h5::Handle group = h5::create_group(root, "level" + std::to_string(l + 2), partial);
                 h5::write_attribute(group, "topics", std::int64_t{level.topics});
-                h5::write_attribute(group, "rectify_method", level.rectify_method);
+                h5::write_attribute(group, "rectify_method",
+                                    level.rectify_method ? name_of(*level.rectify_method) : std::string());
                 h5::write_attribute(group, "rectify_iterations", std::int64_t{level.rectify_iterations});
                 h5::write_attribute(group, "rectify_converged", std::int64_t{level.rectify_converged ? 1 : 0});
                 h5::write_matrix(group, "B", level.B);
@@ -403,7 +404,10 @@ ModelFile read_model_file(const std::string& path) {
             model::HierarchyLevel level;
             level.topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
             if (H5Aexists(group, "rectify_method") > 0) {
-                level.rectify_method = h5::read_string_attribute(group, "rectify_method");
+                const std::string method = h5::read_string_attribute(group, "rectify_method");
+                level.rectify_method = find_name<model::Rectification>(method);
+                if (!level.rectify_method)
+                    throw InputError(path, "/hierarchy/" + name + ": unknown rectify_method '" + method + "'");
                 level.rectify_iterations = static_cast<int>(h5::read_int_attribute(group, "rectify_iterations"));
                 level.rectify_converged = h5::read_int_attribute(group, "rectify_converged") != 0;
             }

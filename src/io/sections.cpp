@@ -102,7 +102,7 @@ std::vector<Row> read_columns(hid_t group, const std::vector<model::Column<Row>>
 
 void write_rectification(hid_t parent, const model::RectificationTrace& r, const std::string& path) {
     h5::Handle group = h5::create_group(parent, "rectification", path);
-    h5::write_attribute(group, "method", r.method);
+    h5::write_attribute(group, "method", name_of(r.method));
     h5::write_attribute(group, "topics", std::int64_t{r.num_topics});
     h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
     h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
@@ -165,7 +165,10 @@ model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std:
 
 model::RectificationTrace read_rectification(hid_t group) {
     model::RectificationTrace r;
-    r.method = h5::read_string_attribute(group, "method");
+    const std::string method = h5::read_string_attribute(group, "method");
+    const std::optional<model::Rectification> known = find_name<model::Rectification>(method);
+    if (!known) throw InputError("/rectification: unknown method '" + method + "'");
+    r.method = *known;
     r.num_topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
     r.converged = h5::read_int_attribute(group, "converged") != 0;

@@ -79,6 +79,12 @@ const std::vector<Column<lowrank::EnnIteration>>& enn_columns() {
     return columns;
 }
 
+rectify::Rectifier dense_rectifier(Rectification method) {
+    if (method == Rectification::enn)
+        throw InputError("the model was rectified by ENN, the compressed pipeline's: no dense rectifier runs it");
+    return static_cast<rectify::Rectifier>(method);
+}
+
 const Model& choose_model(const std::vector<Model>& models, int topics, const std::string& file) {
     for (const auto& m : models)
         if (topics == 0 || m.num_topics == topics) return m;

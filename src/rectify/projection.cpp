@@ -353,7 +353,7 @@ void record_iteration(const mpi::Comm& comm, const Totals& local, const Stopwatc
     state.iterations_done = static_cast<int>(state.trace.size());
 }
 
-int eigensolves_per_iteration(Projection method) { return method == Projection::dr ? 2 : 1; }
+int eigensolves_per_iteration(Rectifier method) { return method == Rectifier::dr ? 2 : 1; }
 
 
 }  // namespace
@@ -378,14 +378,16 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
         if (C.rows() != C.cols()) throw InputError("rectify: C is not square");
         if (K < 2 || K >= N) throw OptionError("{topics} must satisfy 2 <= K < N = " + std::to_string(N) + ", got " + std::to_string(K));
         if (options.max_iterations < 0) throw OptionError("{iterations} must be non-negative");
-        if (options.single_precision && options.method != Projection::ap)
+        if (!is_projection(options.method))
+            throw OptionError("{rectify} " + name_of(options.method) + " is not a projection (ap, dr or dp)");
+        if (options.single_precision && options.method != Rectifier::ap)
             throw OptionError(std::string("single precision is for {rectify} ap, not ") + name_of(options.method));
         if (!resume || resume->iterations_done == 0) return;
         if (static_cast<int>(resume->eig.size()) != solves)
             throw OptionError(std::string("the checkpoint is not of a {rectify} ") + name_of(options.method) + " run");
         for (const auto& warm : resume->eig)
             if (warm.block.rows() != N) throw InputError("the checkpoint's eigenvectors do not match C");
-        if (options.method != Projection::dp) return;
+        if (options.method != Rectifier::dp) return;
         if (resume->increments.size() != 2) throw InputError("the checkpoint lacks Dykstra's increments");
         for (const auto& I : resume->increments)  // dp_iteration walks them with C's local layout
             if (I.rows() != N || I.cols() != N || I.block_rows() != C.block_rows() ||
@@ -398,7 +400,7 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
     state.eig.resize(static_cast<std::size_t>(solves));
     state.anderson.configure(options.anderson);
     state.stop_reason = StopReason::none;
-    if (options.method == Projection::dp && state.increments.empty()) {
+    if (options.method == Rectifier::dp && state.increments.empty()) {
         for (int k = 0; k < 2; ++k) {
             state.increments.emplace_back(C.grid_ptr(), N, N, C.block_rows(), C.block_cols());
             state.increments.back().local().setZero();
@@ -407,7 +409,7 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
     // DR's work space: |C₂| for its second eigensolve, and C₂'s signs (one byte each).
     std::optional<distmat::DistMatrix> work;
     std::vector<std::uint8_t> negative;
-    if (options.method == Projection::dr) {
+    if (options.method == Rectifier::dr) {
         work.emplace(C.grid_ptr(), N, N, C.block_rows(), C.block_cols());
         negative.assign(static_cast<std::size_t>(C.local_rows() * C.local_cols()), 0);
     }
@@ -440,8 +442,8 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
                             ? std::max(floor, options.eig_tolerance_factor * state.trace.back().change)
                             : floor;
         const Totals local = single                              ? ap_iteration(*single, eig, options, state, it)
-                             : options.method == Projection::ap ? ap_iteration(C, eig, options, state, it)
-                             : options.method == Projection::dr
+                             : options.method == Rectifier::ap ? ap_iteration(C, eig, options, state, it)
+                             : options.method == Rectifier::dr
                                  ? dr_iteration(C, *work, negative, eig, state, it)
                                  : dp_iteration(C, eig, state, it);
         record_iteration(comm, local, clock, it, state);
@@ -467,7 +469,7 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
         if (between && t + 1 < options.max_iterations) between(state, view);
     }
     if (state.stop_reason == StopReason::none) state.stop_reason = StopReason::iterations;
-    if (options.method == Projection::ap && !state.trace.empty() && state.trace.back().accelerated == 2) {
+    if (options.method == Rectifier::ap && !state.trace.empty() && state.trace.back().accelerated == 2) {
         // The last step was over-relaxed, so C may have left the non-negative set: one plain step.
         ProjectionOptions plain = options;
         plain.relaxation = 1;
@@ -489,7 +491,7 @@ ProjectionResult rectify_by_projection(distmat::DistMatrix& C, const ProjectionO
 
 ProjectionResult alternating_projection(distmat::DistMatrix& C, ProjectionOptions options,
                                         const ProjectionProgress& progress, ProjectionState* resume) {
-    options.method = Projection::ap;
+    options.method = Rectifier::ap;
     return rectify_by_projection(C, options, progress, resume);
 }
 

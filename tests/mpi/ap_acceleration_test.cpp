@@ -157,7 +157,7 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
     for (const int variant : {0, 1, 2, 3}) {  // AP, AP in single precision, DR, DP
         ProjectionOptions options = variant < 2 ? fast(planted.K, 20, 0, false) : plain(planted.K, 8, 0);
         options.single_precision = variant == 1;
-        options.method = variant == 2 ? Projection::dr : variant == 3 ? Projection::dp : Projection::ap;
+        options.method = variant == 2 ? Rectifier::dr : variant == 3 ? Rectifier::dp : Rectifier::ap;
         Eigen::MatrixXd one_thread;
         for (const int threads : {1, 3}) {
             distmat::set_threads(threads);

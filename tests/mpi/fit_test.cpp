@@ -185,7 +185,7 @@ TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
     const model::Model& m = result.models.front();
     EXPECT_EQ(m.num_topics, K);
     EXPECT_EQ(m.B.rows(), 300);
-    EXPECT_EQ(m.rectification.method, "ap");
+    EXPECT_EQ(m.rectification.method, model::Rectification::ap);
     EXPECT_EQ(m.rectification.stop_reason, "quality");
     EXPECT_TRUE(result.hierarchy.empty());
     EXPECT_EQ(result.info.vocab, p.truth.vocab);
@@ -412,7 +412,7 @@ TEST(Fit, AutoPicksThePipelineByTheVocabulary) {
     const Planted small = plant(world, small_dir, K, 3, 1000, 60);
     const FitResult dense = fit(small.source, square_grid(world), options);
     EXPECT_FALSE(dense.models.front().compressed.has_value());
-    EXPECT_EQ(dense.models.front().rectification.method, "ap");
+    EXPECT_EQ(dense.models.front().rectification.method, model::Rectification::ap);
 
     test::SharedTempDir large_dir(world);
     ASSERT_GT(1200, dense_words_at_most(K, options.compressed.iterations));
@@ -420,7 +420,7 @@ TEST(Fit, AutoPicksThePipelineByTheVocabulary) {
     const FitResult picked = fit(large.source, square_grid(world), options);
     const model::Model& m = picked.models.front();
     ASSERT_TRUE(m.compressed.has_value());
-    EXPECT_EQ(m.rectification.method, "enn");
+    EXPECT_EQ(m.rectification.method, model::Rectification::enn);
     options.pipeline = Pipeline::compressed;
     const FitResult asked = fit(large.source, square_grid(world), options);
     EXPECT_EQ(m.anchors, asked.models.front().anchors);
@@ -709,7 +709,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     const FitResult result = fit(p.source, square_grid(world), options);
     ASSERT_EQ(result.models.size(), 1u);
     const model::Model& m = result.models.front();
-    EXPECT_EQ(m.rectification.method, "enn");
+    EXPECT_EQ(m.rectification.method, model::Rectification::enn);
     // ENN's default stop: on this well-separated planted corpus every checked pair is
     // nonnegative after a few iterations, and ENN ends at that fixed point.
     EXPECT_EQ(m.rectification.stop_reason, "fixed-point");

@@ -91,7 +91,7 @@ TEST(CoocFile, SchemaAsDocumented) {
     times.add("cooc", 1.5);
     const std::string path = dir.file("c.h5");
     model::RectificationTrace rectification;
-    rectification.method = "ap";
+    rectification.method = model::Rectification::ap;
     rectification.num_topics = 3;
     rectification.iterations = 2;
     rectification.trace.resize(2);

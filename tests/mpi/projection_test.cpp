@@ -99,7 +99,7 @@ struct Fixture {
     }
 };
 
-ProjectionOptions options_for(int K, int iterations, Projection method = Projection::ap) {
+ProjectionOptions options_for(int K, int iterations, Rectifier method = Rectifier::ap) {
     ProjectionOptions options;
     options.method = method;
     options.num_topics = K;
@@ -211,7 +211,7 @@ TEST(Ap, ResumedRunEqualsUninterruptedRun) {
 // Five iterations of `method` on the distributed C equal the dense transcription at every
 // grid shape and two block sizes, with every eigensolve converged.
 template <class Dense>
-void expect_equals_dense_transcription(Projection method, Dense&& dense) {
+void expect_equals_dense_transcription(Rectifier method, Dense&& dense) {
     const auto world = mpi::Comm::world();
     const Fixture f;
     for (const auto& [pr, pc] : test::grid_shapes(world.size())) {
@@ -228,9 +228,9 @@ void expect_equals_dense_transcription(Projection method, Dense&& dense) {
     }
 }
 
-TEST(Dr, FiveIterationsMatchTheAuthorsDrForEveryLayout) { expect_equals_dense_transcription(Projection::dr, dense_dr); }
+TEST(Dr, FiveIterationsMatchTheAuthorsDrForEveryLayout) { expect_equals_dense_transcription(Rectifier::dr, dense_dr); }
 
-TEST(Dp, FiveIterationsMatchDykstraForEveryLayout) { expect_equals_dense_transcription(Projection::dp, dense_dp); }
+TEST(Dp, FiveIterationsMatchDykstraForEveryLayout) { expect_equals_dense_transcription(Rectifier::dp, dense_dp); }
 
 // A planted C₀ = B A Bᵀ (rank K, PSD, non-negative, sums to 1) plus symmetric noise that
 // breaks all three (with M Mᵀ positive, but B sparse): the fixed point each method reaches must lie in all three sets.
@@ -267,13 +267,13 @@ TEST(Projections, FixedPointsAreJointStochasticNonnegativeAndRankKPsd) {
     const int N = 40, K = 3;
     const Eigen::MatrixXd noisy = planted_noisy(N, K, 5);
     ASSERT_GT((noisy - dense_psd(noisy, K)).norm(), 1e-3 * noisy.norm()) << "the noise must break the rank";
-    for (const Projection method : {Projection::ap, Projection::dr, Projection::dp}) {
+    for (const Rectifier method : {Rectifier::ap, Rectifier::dr, Rectifier::dp}) {
         distmat::DistMatrix C(distmat::Grid::most_square(world), N, N, 8);
         test::fill(C, noisy);
         ProjectionOptions options = options_for(K, 2000, method);
         options.tolerance = 1e-12;
         const ProjectionResult result = rectify_by_projection(C, options);
-        const std::string what = std::string("method ") + (method == Projection::ap ? "ap" : method == Projection::dr ? "dr" : "dp");
+        const std::string what = std::string("method ") + (method == Rectifier::ap ? "ap" : method == Rectifier::dr ? "dr" : "dp");
         EXPECT_TRUE(result.converged) << what << " change " << result.state.trace.back().change;
         expect_in_all_three_sets(distmat::gather_all(C), K, 1e-8, what);
     }
@@ -283,7 +283,7 @@ TEST(Projections, ResumedDrAndDpEqualUninterruptedRuns) {
     const auto world = mpi::Comm::world();
     const Fixture f;
     const auto grid = distmat::Grid::most_square(world);
-    for (const Projection method : {Projection::dr, Projection::dp}) {
+    for (const Rectifier method : {Rectifier::dr, Rectifier::dp}) {
         auto straight = f.build(grid, 8);
         rectify_by_projection(straight.C, options_for(f.K, 6, method));
         auto first = f.build(grid, 8);

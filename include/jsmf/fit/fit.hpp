@@ -48,7 +48,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 /// read once into shards (each rank its pieces), C is applied from the documents
 /// (lowrank::DocumentOperator), and per K: Y₀ from its top-K eigenpairs
 /// (lowrank::compress), ENN (options.compressed.iterations), LAW. The models carry B, B̆,
-/// A, the anchors and p(word) = (YYᵀ + E′)1; rectification.method is "enn". Metrics: the
+/// A, the anchors and p(word) = (YYᵀ + E′)1; rectification.method is enn. Metrics: the
 /// model's own (specificity, dissimilarity, …), coherence from a second pass over the
 /// corpus, and those that compare with C (lowrank::factor_metrics): exact against YYᵀ + E′,
 /// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it

@@ -16,14 +16,13 @@
 #include "jsmf/distmat/eig.hpp"
 #include "jsmf/model/model.hpp"
 #include "jsmf/recover/recover.hpp"
+#include "jsmf/rectify/projection.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
 namespace jsmf::fit {
 
-/// How C is made low-rank, PSD, joint-stochastic and nonnegative (practical-jsmf §3):
-/// ap (Alg. 1), dr (Douglas–Rachford), dp (Dykstra), dc (diagonal completion, NIPS'15),
-/// none (the Baseline).
-enum class Rectifier { ap, dr, dp, dc, none };
+/// How C is rectified (rectify/projection.hpp): ap, dr, dp, dc or none.
+using rectify::Rectifier;
 /// AP's acceleration on the rank-K factor.
 enum class Acceleration { none, anderson };
 /// AP's arithmetic: double reproduces the papers; single halves the memory traffic.
@@ -35,10 +34,6 @@ enum class RecoverA { diagonal, least_squares };
 
 /// Each enum's names (core/names.hpp: name_of, parse_name, choices): the files', the
 /// logs', the help's and the binary's flags' one spelling.
-inline const Names<Rectifier, 5>& names(Rectifier) {
-    static const Names<Rectifier, 5> table{"ap", "dr", "dp", "dc", "none"};
-    return table;
-}
 inline const Names<Acceleration, 2>& names(Acceleration) {
     static const Names<Acceleration, 2> table{"none", "anderson"};
     return table;
@@ -84,8 +79,7 @@ struct RectifyOptions {
 /// Local. The options with every unset value decided (idempotent); OptionError for
 /// contradictions and values out of range.
 RectifyOptions resolve(const RectifyOptions& options);
-/// Local. Is `method` one of the projection rectifiers (ap, dr, dp)?
-bool is_projection(Rectifier method);
+using rectify::is_projection;
 
 /// Stages 3–4: anchors, B, A (and α) on the rectified C, or AnchorFree.
 struct ModelOptions {

@@ -36,10 +36,25 @@ inline const Names<Method, 3>& names(Method) {
     return table;
 }
 
+/// How a model's C was rectified: the dense pipeline's rectifiers (rectify::Rectifier:
+/// ap, dr, dp, dc, none, in that order) or the compressed pipeline's ENN (Lee et al. 2021).
+enum class Rectification { ap, dr, dp, dc, none, enn };
+inline const Names<Rectification, 6>& names(Rectification) {
+    static const Names<Rectification, 6> table{"ap", "dr", "dp", "dc", "none", "enn"};
+    return table;
+}
+/// The record of a dense rectifier (the same name).
+inline Rectification recorded(rectify::Rectifier method) { return static_cast<Rectification>(method); }
+static_assert(static_cast<int>(Rectification::none) == static_cast<int>(rectify::Rectifier::none),
+              "Rectification extends rectify::Rectifier: the same values first");
+/// The dense rectifier a record names; InputError for ENN, which only the compressed
+/// pipeline runs.
+rectify::Rectifier dense_rectifier(Rectification method);
+
 /// What a rectification did, iteration by iteration: the trace fit records in the model
 /// and jsmf rectify in the file of the rectified C (absent for a raw co-occurrence).
 struct RectificationTrace {
-    std::string method;          ///< "ap", "dr", "dp", "dc" or "none"
+    Rectification method = Rectification::none;
     int num_topics = 0;
     int iterations = 0;
     bool converged = false;
@@ -192,7 +207,7 @@ struct HierarchyLevel {
     Eigen::MatrixXd A;              ///< K × K: p(topic1, topic2) at this level
     std::vector<Index> anchors;     ///< K anchor topics of the level below (0-based)
     Eigen::MatrixXd B_words;        ///< N × K: p(word | topic here) = B₁ B₂ … B_this
-    std::string rectify_method;     ///< how the level below's A was rectified
+    std::optional<Rectification> rectify_method;  ///< how the level below's A was rectified (unset: not recorded)
     int rectify_iterations = 0;
     bool rectify_converged = false;
 };

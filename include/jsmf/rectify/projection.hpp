@@ -18,15 +18,22 @@
 
 namespace jsmf::rectify {
 
-/// ap: alternating projection; dr: cyclic Douglas–Rachford; dp: Dykstra's projection.
-enum class Projection { ap, dr, dp };
-inline const Names<Projection, 3>& names(Projection) {
-    static const Names<Projection, 3> table{"ap", "dr", "dp"};
+/// How C is made low-rank, PSD, joint-stochastic and nonnegative (practical-jsmf §3): the
+/// projections ap (Alg. 1, alternating projection), dr (cyclic Douglas–Rachford) and dp
+/// (Dykstra), which project() runs; dc (diagonal completion, NIPS'15, dc.hpp); none (the
+/// Baseline). One enum and one table of names from the flags to the files.
+enum class Rectifier { ap, dr, dp, dc, none };
+inline const Names<Rectifier, 5>& names(Rectifier) {
+    static const Names<Rectifier, 5> table{"ap", "dr", "dp", "dc", "none"};
     return table;
+}
+/// Is `method` one of the projections project() runs (ap, dr, dp)?
+inline bool is_projection(Rectifier method) {
+    return method == Rectifier::ap || method == Rectifier::dr || method == Rectifier::dp;
 }
 
 struct ProjectionOptions {
-    Projection method = Projection::ap;
+    Rectifier method = Rectifier::ap;  ///< ap, dr or dp
     int num_topics = 0;          ///< K; required, 2 <= K < N
     int max_iterations = 150;    ///< the papers' experiments run 150
     /// Stop early when ‖C_t − C_{t−1}‖_F / ‖C_t‖_F <= tolerance; 0 runs every iteration,
