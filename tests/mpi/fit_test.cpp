@@ -26,9 +26,12 @@
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/metrics.hpp"
+#include "jsmf/fit/evaluate.hpp"
 #include "jsmf/fit/fit.hpp"
+#include "jsmf/fit/job.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/semi_synthetic.hpp"
+#include "jsmf/fit/sweep.hpp"
 #include "jsmf/infer/corpus.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/schema.hpp"
@@ -694,6 +697,96 @@ TEST(Fit, DenseResumesFromEveryStage) {
     again.checkpoint.resume = dir.file("ck_damaged.h5");
     test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), again); },
                               {"ck_damaged.h5", "checksum does not match"});
+}
+
+// The commands' compositions as library calls: run() writes the model fit() returns (a
+// dry run only plans), sweep() one file per grid point with that point's model and a
+// table row each, evaluate() the metrics measured again from the file.
+TEST(Job, RunSweepAndEvaluateWriteWhatFitReturns) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 11);
+    const auto shape = test::grid_shapes(world.size())[(test::grid_shapes(world.size()).size() - 1) / 2];
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::dense;
+    options.rectify.method = Rectifier::none;  // no stopping rule: the sweep's run is fit()'s exactly
+    const FitResult direct = fit(p.source, square_grid(world), options);
+    const model::Model& d = direct.models.front();
+
+    Job job;
+    job.corpus = p.source;
+    job.options = options;
+    job.grid_rows = shape.first;
+    job.grid_cols = shape.second;
+    job.out = dir.file("job.h5");
+    Job dry = job;
+    dry.dry_run = true;
+    dry.out = dir.file("dry.h5");
+    const JobOutcome planned = run(world, dry);
+    EXPECT_EQ(planned.plan.num_words, 300);
+    EXPECT_GT(planned.plan.estimate.total(), 0);
+    EXPECT_TRUE(planned.result.models.empty());
+    EXPECT_FALSE(std::filesystem::exists(dry.out));
+    const JobOutcome outcome = run(world, job);
+    EXPECT_EQ(outcome.choice.pipeline, Pipeline::dense);
+    EXPECT_EQ(outcome.words, 300);
+    const io::ModelFile back = io::read_model_file(job.out);
+    ASSERT_EQ(back.models.size(), 1u);
+    EXPECT_EQ(back.models[0].anchors, d.anchors);
+    EXPECT_EQ(relative(back.models[0].B, d.B), 0.0);
+    EXPECT_EQ(relative(back.models[0].A, d.A), 0.0);
+    EXPECT_EQ(back.models[0].rectification.method, model::Rectification::none);
+
+    SweepJob s;
+    s.points = sweep_points({Rectifier::none, Rectifier::dc}, {K, K + 1}, {recover::Solver::active_set});
+    ASSERT_EQ(s.points.size(), 4u);
+    EXPECT_EQ(s.points[1].file, "runs/K6_none_active-set.h5");
+    EXPECT_EQ(s.points[2].file, "runs/K5_dc_active-set.h5");
+    s.task = 0;  // one point: its own table
+    s.corpus = p.source;
+    s.rectify = options.rectify;
+    s.model = options.model;
+    s.grid_rows = shape.first;
+    s.grid_cols = shape.second;
+    s.folder = dir.path();
+    if (world.is_root()) std::filesystem::create_directory(dir.file("runs"));
+    MPI_Barrier(world.raw());
+    const SweepOutcome swept = sweep(world, s);
+    EXPECT_EQ(swept.runs, 1);
+    EXPECT_EQ(swept.table, dir.file("sweep.task0.csv"));
+    const io::ModelFile run0 = io::read_model_file(dir.file(s.points[0].file));
+    ASSERT_EQ(run0.models.size(), 1u);
+    EXPECT_EQ(run0.models[0].anchors, d.anchors);
+    EXPECT_EQ(relative(run0.models[0].B, d.B), 0.0);
+    EXPECT_FALSE(std::filesystem::exists(dir.file(s.points[1].file)));  // not this task's
+    if (world.is_root()) {
+        std::ifstream table(swept.table);
+        std::string header, row, more;
+        std::getline(table, header);
+        std::getline(table, row);
+        EXPECT_EQ(header.rfind("run,file,topics,rectify,solver,", 0), 0u) << header;
+        EXPECT_EQ(row.rfind("0,runs/K5_none_active-set.h5,5,none,active-set,", 0), 0u) << row;
+        EXPECT_FALSE(std::getline(table, more));
+    }
+
+    EvalJob e;
+    e.model = job.out;
+    e.corpus = p.source;  // with the vocabulary: C built again, the errors against it measured
+    e.out = dir.file("eval.h5");
+    e.grid_rows = shape.first;
+    e.grid_cols = shape.second;
+    const std::vector<model::Model> measured = evaluate(world, e);
+    ASSERT_EQ(measured.size(), 1u);
+    for (const char* name : {"recovery", "approximation", "coherence", "specificity"}) {
+        const eval::Metric* again = measured[0].metrics.find(name);
+        const eval::Metric* fitted = d.metrics.find(name);
+        ASSERT_NE(again, nullptr) << name;
+        ASSERT_NE(fitted, nullptr) << name;
+        EXPECT_NEAR(again->mean, fitted->mean, 1e-12 * std::abs(fitted->mean)) << name;
+    }
+    EXPECT_TRUE(std::filesystem::exists(e.out));
 }
 
 // The compressed pipeline through the same call: C never formed, the planted topics
