@@ -165,17 +165,17 @@ fit::RectifyOptions to_options(const RectifySettings& s) {
         stop = "fixed-point";
     }
     if (stop != "auto") o.stop = parse_name<rectify::StopRule>(stop, "stop");
-    if (s.iterations != -1 && o.stop && *o.stop != rectify::StopRule::iterations)
+    if (s.iterations && o.stop && *o.stop != rectify::StopRule::iterations)
         throw usage_error("--iterations is a count of the papers' plain iterations (--stop iterations), not a cap of "
                          "--stop " + name_of(*o.stop) + ": give --max-iterations for that");
-    if (s.iterations != -1) o.iterations = s.iterations;  // -1: not given
-    if (s.max_iterations != -1) o.max_iterations = s.max_iterations;
-    if (s.tolerance >= 0) o.tolerance = s.tolerance;      // negative: not given
-    if (s.relaxation >= 0) o.relaxation = s.relaxation;
+    o.iterations = s.iterations;
+    o.max_iterations = s.max_iterations;
+    o.tolerance = s.tolerance;
+    o.relaxation = s.relaxation;
     o.acceleration = s.acceleration == "auto" ? fit::Acceleration::none : parse_name<fit::Acceleration>(s.acceleration, "acceleration");
     o.anderson_depth = s.anderson_depth;
     o.anderson_below = s.anderson_below;
-    if (s.eig_tolerance_factor >= 0) o.eig_tolerance_factor = s.eig_tolerance_factor;
+    o.eig_tolerance_factor = s.eig_tolerance_factor;
     o.check_every = s.check_every;
     o.precision = parse_name<fit::Precision>(s.precision, "precision");
     o.eigensolver = parse_name<distmat::EigMethod>(s.eigensolver, "eigensolver");

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,8 +50,8 @@ fit::CorpusSource corpus_source(const CoocSettings& s, int block_size);
 /// co-occurrence file (then --corpus alone may come too: `corpus_with_file` says whether
 /// that is allowed). Throws InputError.
 void check_cooc_source(const CoocSettings& s, const std::string& cooc_file, bool corpus_with_file);
-/// Stage 2: rectification flags (as text, "auto" and -1 for "decided by the stop rule"); the
-/// defaults are the library's (fit::RectifyOptions), so there is one place for them.
+/// Stage 2: rectification flags; unset (or "auto") is "decided by the stop rule", as in
+/// fit::RectifyOptions, whose defaults these are, so there is one place for them.
 struct RectifySettings {
     std::string method = name_of(fit::RectifyOptions{}.method);
     /// When AP, DR, DP stop: iterations (the papers' plain runs: --iterations, or until the
@@ -58,15 +59,15 @@ struct RectifySettings {
     /// settled), fixed-point (the topics stopped moving; --converge); auto: iterations when
     /// --tolerance is given, else quality. resolve() turns every auto into a value.
     std::string stop = "auto";
-    int iterations = -1;         ///< the count of --stop iterations (given alone, it selects them); -1: 150
-    int max_iterations = -1;     ///< the cap of --stop quality / fixed-point; -1: 1000
-    double tolerance = -1;       ///< -1: not given (0: run every iteration)
+    std::optional<int> iterations;      ///< the count of --stop iterations (given alone, it selects them); unset: 150
+    std::optional<int> max_iterations;  ///< the cap of --stop quality / fixed-point; unset: 1000
+    std::optional<double> tolerance;    ///< 0: run every iteration
     bool converge = false;       ///< --converge, the same as --stop fixed-point
-    double relaxation = -1;      ///< AP's over-relaxation ω; -1: 1.9 with --stop quality/fixed-point, 1 otherwise
+    std::optional<double> relaxation;   ///< AP's over-relaxation ω; unset: 1.9 with --stop quality/fixed-point, 1 otherwise
     std::string acceleration = "auto";  ///< anderson | none; auto: none
     int anderson_depth = fit::RectifyOptions{}.anderson_depth;
     double anderson_below = fit::RectifyOptions{}.anderson_below;       ///< Anderson starts after the change falls to this
-    double eig_tolerance_factor = -1;   ///< -1: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
+    std::optional<double> eig_tolerance_factor;  ///< unset: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
     int check_every = fit::RectifyOptions{}.check_every;        ///< iterations between the stopping rule's looks at the topics
     std::string precision = name_of(fit::RectifyOptions{}.precision);  ///< AP: double | single (the iterate and its products in float32)
     std::string eigensolver = name_of(fit::RectifyOptions{}.eigensolver);
@@ -79,7 +80,7 @@ struct RectifySettings {
 /// Adds `method_flag` (the method; none when empty), --iterations, --tolerance, --eigensolver,
 /// --permutations, --seed and --progress-seconds.
 void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& method_flag);
-/// Local. The library's options for these flags (every "auto" and -1 left for
+/// Local. The library's options for these flags (every "auto" and unset value left for
 /// fit::resolve to decide); InputError for --converge against another --stop, OptionError
 /// (library names) for bad values.
 fit::RectifyOptions to_options(const RectifySettings& s);
