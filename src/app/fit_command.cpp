@@ -1,27 +1,16 @@
 // SPDX-License-Identifier: MIT
 // `jsmf fit`: corpus (or C) → co-occurrence → rectify → anchors → B, A, α → metrics → one model file.
 #include <algorithm>
-#include <optional>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 
 #include <unistd.h>
 
 #include "app/commands.hpp"
-#include "jsmf/core/stop.hpp"
-#include "jsmf/fit/fit.hpp"
+#include "jsmf/core/log.hpp"
+#include "jsmf/fit/job.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/plan.hpp"
-#include "jsmf/io/cooc_file.hpp"
-#include "app/model_stage.hpp"
-#include "jsmf/core/log.hpp"
-#include "jsmf/core/memory.hpp"
-#include "jsmf/distmat/blas_check.hpp"
-#include "jsmf/distmat/grid.hpp"
-#include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
-#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::app {
 
@@ -118,6 +107,8 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
         if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty() || !c.prepared.empty())
             throw usage_error("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
         if (c.out.empty()) throw usage_error("--out: no output path given");
+        if (!c.prepared_name.empty() && c.prepared_name != "corpus")  // the folder --text writes holds "corpus"
+            throw usage_error("--name picks a corpus of --prepared; --text prepares one named corpus");
         job.input = fit::input::Text{c.text, parse_name<prepare::Format>(c.text_format, "format")};
     } else if (!c.prepared.empty() || !c.prepared_name.empty()) {
         if (c.prepared.empty()) throw usage_error("--name needs --prepared");

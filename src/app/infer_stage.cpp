@@ -5,9 +5,7 @@
 #include <cstdio>
 
 #include "jsmf/core/log.hpp"
-#include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/ops.hpp"
-#include "jsmf/io/theta_file.hpp"
 
 namespace jsmf::app {
 

@@ -11,10 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "jsmf/cooc/cooc.hpp"
-#include "jsmf/core/timer.hpp"
-#include "jsmf/distmat/dist_matrix.hpp"
-#include "jsmf/io/cooc_file.hpp"
 #include "jsmf/fit/stages.hpp"
 
 namespace jsmf::app {

@@ -2,20 +2,13 @@
 // `jsmf sweep`: the papers' kind of experiment — K × rectifier × solver — from one C, one
 // model file per run and one tidy CSV row per run.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "app/commands.hpp"
-#include "app/output.hpp"
-#include "jsmf/core/stop.hpp"
+#include "jsmf/core/log.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/sweep.hpp"
-#include "jsmf/core/log.hpp"
-#include "jsmf/distmat/blas_check.hpp"
-#include "jsmf/eval/evaluate.hpp"
 #include "jsmf/io/output_path.hpp"
-#include "jsmf/io/result_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
@@ -99,6 +92,7 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         if (!c.cooc_file.empty() && !c.list)
             throw InputError("sweep --pipeline compressed works from the documents: give --corpus, not --cooc");
         solvers = {recover::Solver::active_set};
+        job.rectify.seed = c.rectify.seed;  // ClustAcc's k-means
     } else {
         refuse_settings(c.given, fit::compressed_only_settings(), "sweep {pipeline} dense",
                         "sweep with {pipeline} compressed");

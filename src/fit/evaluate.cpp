@@ -54,6 +54,12 @@ double number_option(const io::ModelFile& file, const std::string& name, const s
 /// iterations as were run (any stop included), with the run's arithmetic.
 RectifyOptions recorded_rectification(const io::ModelFile& file, const model::Model& m) {
     RectifyOptions o;
+    // ENN runs on the documents' operator, not on C: there is nothing to replay (a usage
+    // error, as before the trace's method was typed).
+    if (m.rectification.method == model::Rectification::enn)
+        throw OptionError("K = " + std::to_string(m.num_topics) +
+                          ": the model was rectified by ENN (the compressed pipeline), which eval cannot run again "
+                          "on C: give no {cooc} and no {vocab}");
     o.method = model::dense_rectifier(m.rectification.method);
     o.stop = rectify::StopRule::iterations;
     int iterations = m.rectification.iterations;

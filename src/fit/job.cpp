@@ -283,8 +283,8 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
 }
 
 /// Collective on grid's ranks. The dense pipeline: C counted or read, the anchor words
-/// read against its vocabulary, fit(C, …) with coherence counted over the corpus. Adds
-/// its settings to `settings` and the shared stages' seconds to result.times.
+/// read against its vocabulary, fit(C, …) with coherence counted over the corpus. Sets
+/// `settings` to its provenance entries and result.times to the shared stages' seconds.
 FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, Entries& settings,
                     const Report& report) {
     const mpi::Comm world = grid->borrow_comm();
@@ -334,9 +334,12 @@ FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, 
     return result;
 }
 
-/// Collective on `world`. The compressed pipeline, and its settings.
+/// Collective on `world`. The compressed pipeline; sets `settings` to its provenance entries.
 FitResult fit_compressed_job(const Job& job, const mpi::Comm& world, Entries& settings, const Report& report) {
     const FitOptions& options = job.options;
+    mpi::run_local_phase(world, "setup", [&] {
+        if (job.corpus.files.empty()) throw OptionError("{pipeline} compressed needs the corpus ({corpus} and {vocab})");
+    });
     FitResult result = fit_compressed(job.corpus, world, options, report);
     settings = source_entries(job.corpus);
     const Entries model = model_entries(options.model, job.anchor_words_file);

@@ -406,7 +406,7 @@ ModelFile read_model_file(const std::string& path) {
             if (H5Aexists(group, "rectify_method") > 0) {
                 const std::string method = h5::read_string_attribute(group, "rectify_method");
                 level.rectify_method = find_name<model::Rectification>(method);
-                if (!level.rectify_method)
+                if (!level.rectify_method && !method.empty())  // empty: not recorded
                     throw InputError(path, "/hierarchy/" + name + ": unknown rectify_method '" + method + "'");
                 level.rectify_iterations = static_cast<int>(h5::read_int_attribute(group, "rectify_iterations"));
                 level.rectify_converged = h5::read_int_attribute(group, "rectify_converged") != 0;

@@ -67,7 +67,7 @@ struct Job {
     std::string labels;              ///< document labels (ClustAcc); empty: a prepared corpus's, if any
     std::string anchor_words_file;   ///< anchor words, one per line (K = their number); empty: found
     bool topics_given = false;       ///< options.topics was asked for (a count of anchor words must match it)
-    int grid_rows = 0, grid_cols = 0;  ///< the dense pipeline's process grid; 0: the most square
+    int grid_rows = 0, grid_cols = 0;  ///< the process grid (C's layout; recorded either way); 0: the most square
     bool grid_given = false;         ///< a long thin default grid is warned about
     std::string out;                 ///< the model file
     int top_words = 20;              ///< words per topic kept in /K<K>/topics

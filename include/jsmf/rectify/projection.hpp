@@ -20,14 +20,15 @@ namespace jsmf::rectify {
 
 /// How C is made low-rank, PSD, joint-stochastic and nonnegative (practical-jsmf §3): the
 /// projections ap (Alg. 1, alternating projection), dr (cyclic Douglas–Rachford) and dp
-/// (Dykstra), which project() runs; dc (diagonal completion, NIPS'15, dc.hpp); none (the
-/// Baseline). One enum and one table of names from the flags to the files.
+/// (Dykstra), which rectify_by_projection runs; dc (diagonal completion, NIPS'15, dc.hpp);
+/// none (the Baseline). One enum and one table of names for the flags, the options and the
+/// logs (a model's record, model::Rectification, extends it by the compressed pipeline's enn).
 enum class Rectifier { ap, dr, dp, dc, none };
 inline const Names<Rectifier, 5>& names(Rectifier) {
     static const Names<Rectifier, 5> table{"ap", "dr", "dp", "dc", "none"};
     return table;
 }
-/// Is `method` one of the projections project() runs (ap, dr, dp)?
+/// Is `method` one of the projections rectify_by_projection runs (ap, dr, dp)?
 inline bool is_projection(Rectifier method) {
     return method == Rectifier::ap || method == Rectifier::dr || method == Rectifier::dp;
 }
