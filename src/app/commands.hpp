@@ -78,11 +78,6 @@ void add_infer_options(CLI::App* sub, InferSettings& settings);
 /// Local. InputError for a non-positive tolerance, no iterations, or a θ file `out` that
 /// is the model file `model` (it would be overwritten).
 void check_infer_settings(const InferSettings& settings, const std::string& out, const std::string& model);
-/// Collective on `world`. Rank 0 reads K's B (and α for Prior::alpha, into options) from
-/// the model file; every rank receives them.
-infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
-                                   infer::InferOptions& options);
-
 struct InferCommand {
     std::string model;
     int topics = 0;

@@ -4,11 +4,8 @@
 
 #include "app/commands.hpp"
 #include "app/infer_stage.hpp"
-#include "jsmf/core/log.hpp"
-#include "jsmf/io/result_file.hpp"
+#include "jsmf/fit/job.hpp"
 #include "jsmf/mpi/agree.hpp"
-#include "jsmf/mpi/collectives.hpp"
-#include "jsmf/prepare/prepare.hpp"
 
 namespace jsmf::app {
 
@@ -50,60 +47,19 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& c) {
     return sub;
 }
 
-infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
-                                   infer::InferOptions& options) {
-    infer::InferModel model;
-    model.file = path;
-    Index N = 0;
-    Eigen::VectorXd alpha;
-    mpi::check_on_root(world, "setup", [&] {
-        io::ModelFile file = io::read_model_file(path);
-        const model::Model* chosen = &model::choose_model(file.models, topics, path);
-        model.topics = chosen->num_topics;
-        model.B = chosen->B;
-        model.vocab = file.vocab;
-        N = model.B.rows();
-        if (prior == infer::Prior::alpha) {
-            if (!chosen->has_alpha) throw InputError(path, "has no alpha (fit it with jsmf fit --alpha) for --prior alpha");
-            alpha = chosen->alpha;
-        }
-    });
-    mpi::broadcast(world, model.topics, 0);
-    mpi::broadcast(world, N, 0);
-    model.B.resize(N, model.topics);
-    mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
-    mpi::broadcast(world, model.vocab, 0);
-    if (prior == infer::Prior::alpha) {
-        alpha.resize(model.topics);
-        mpi::broadcast(world, alpha.data(), static_cast<std::size_t>(alpha.size()), 0);
-        options.alpha = alpha;
-    }
-    return model;
-}
-
-int run_infer(const InferCommand& command, const mpi::Comm& world, const std::string& command_line) {
-    InferCommand c = command;
-    mpi::check_on_root(world, "setup", [&] {
-        check_infer_settings(c.settings, c.out, c.model);
-        if (!c.prepared.empty()) {
-            if (!c.input.corpus.empty() || !c.input.vocab.empty())
-                throw usage_error("--prepared names the corpus: give no --corpus or --vocab with it");
-            const prepare::PreparedCorpus p = prepare::find_prepared(c.prepared, c.prepared_name);
-            c.input.corpus = {p.docword};
-            c.input.vocab = p.vocab;
-            c.input.doc_ids = p.doc_ids;
-        } else if (c.input.corpus.empty()) {
-            throw usage_error("give --corpus (or --prepared)");
-        }
-    });
-    mpi::broadcast(world, c.input.corpus, 0);
-    mpi::broadcast(world, c.input.vocab, 0);
-    mpi::broadcast(world, c.input.doc_ids, 0);
-    io::check_output_path(world, c.out, with(c.input.corpus, {c.input.vocab, c.input.doc_ids, c.model}));
-    const infer::Prior prior = parse_name<infer::Prior>(c.settings.prior, "prior");  // CLI11 checked the name
-    const infer::InferModel model = load_infer_model(world, c.model, c.topics, prior, c.settings.options);
-    const fit::InferSummary summary = fit::infer_to_file(world, model, c.input, c.settings.options, prior, c.out, command_line);
-    report_infer(world, summary, c.out);
+int run_infer(const InferCommand& c, const mpi::Comm& world, const std::string& command_line) {
+    fit::InferJob job;
+    mpi::check_on_root(world, "setup", [&] { check_infer_settings(c.settings, c.out, c.model); });
+    job.model = c.model;
+    job.topics = c.topics;
+    job.input = c.input;
+    job.prepared = c.prepared;
+    job.prepared_name = c.prepared_name;
+    job.out = c.out;
+    job.options = c.settings.options;
+    job.prior = parse_name<infer::Prior>(c.settings.prior, "prior");  // CLI11 checked the name
+    job.command_line = command_line;
+    report_infer(world, fit::infer(world, job), c.out);
     return exit_code::ok;
 }
 

@@ -107,6 +107,60 @@ InferSummary infer_to_file(const mpi::Comm& world, const infer::InferModel& mode
     return InferSummary{s, clock.seconds()};
 }
 
+infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
+                                   infer::InferOptions& options) {
+    infer::InferModel model;
+    model.file = path;
+    Index N = 0;
+    Eigen::VectorXd alpha;
+    mpi::check_on_root(world, "setup", [&] {
+        io::ModelFile file = io::read_model_file(path);
+        const model::Model* chosen = &model::choose_model(file.models, topics, path);
+        model.topics = chosen->num_topics;
+        model.B = chosen->B;
+        model.vocab = file.vocab;
+        N = model.B.rows();
+        if (prior == infer::Prior::alpha) {
+            if (!chosen->has_alpha) throw InputError(path, render_options("has no alpha (fit it with jsmf fit {alpha}) for {prior} alpha"));
+            alpha = chosen->alpha;
+        }
+    });
+    mpi::broadcast(world, model.topics, 0);
+    mpi::broadcast(world, N, 0);
+    model.B.resize(N, model.topics);
+    mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
+    mpi::broadcast(world, model.vocab, 0);
+    if (prior == infer::Prior::alpha) {
+        alpha.resize(model.topics);
+        mpi::broadcast(world, alpha.data(), static_cast<std::size_t>(alpha.size()), 0);
+        options.alpha = alpha;
+    }
+    return model;
+}
+
+InferSummary infer(const mpi::Comm& world, InferJob job) {
+    mpi::check_on_root(world, "setup", [&] {
+        if (!job.prepared.empty()) {
+            if (!job.input.corpus.empty() || !job.input.vocab.empty())
+                throw OptionError("{prepared} names the corpus: give no {corpus} or {vocab} with it");
+            const prepare::PreparedCorpus p = prepare::find_prepared(job.prepared, job.prepared_name);
+            job.input.corpus = {p.docword};
+            job.input.vocab = p.vocab;
+            job.input.doc_ids = p.doc_ids;
+        } else if (job.input.corpus.empty()) {
+            throw OptionError("give {corpus} (or {prepared})");
+        }
+    });
+    mpi::broadcast(world, job.input.corpus, 0);
+    mpi::broadcast(world, job.input.vocab, 0);
+    mpi::broadcast(world, job.input.doc_ids, 0);
+    std::vector<std::string> inputs = job.input.corpus;
+    for (const std::string& path : {job.input.vocab, job.input.doc_ids, job.model}) inputs.push_back(path);
+    io::check_output_path(world, job.out, inputs);
+    const infer::InferModel model = load_infer_model(world, job.model, job.topics, job.prior, job.options);
+    return infer_to_file(world, model, job.input, job.options, job.prior, job.out, job.command_line);
+}
+
 namespace {
 
 /// A prepared folder as the job reads it: its files, and on rank 0 its documents.

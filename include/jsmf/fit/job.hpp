@@ -131,6 +131,27 @@ distmat::DistMatrix load_cooc(const CorpusSource& corpus, const std::string& coo
 std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
                                      const std::vector<std::string>& vocab);
 
+/// `jsmf infer`: θ of a corpus under one model of a model file.
+struct InferJob {
+    std::string model;               ///< a model file (jsmf fit's)
+    int topics = 0;                  ///< which K of it (0: its only or first)
+    infer::CorpusInput input;        ///< the corpus (its words mapped by name with a vocabulary)
+    std::string prepared, prepared_name;  ///< or a folder written by jsmf prepare (and which corpus of it)
+    std::string out;
+    infer::InferOptions options;     ///< alpha: the model's, with Prior::alpha
+    infer::Prior prior = infer::Prior::none;
+    std::string command_line;
+};
+
+/// Collective on `world`. Rank 0 reads K's B (and α, for Prior::alpha: InputError when the
+/// model has none) from the model file `path`; every rank receives them.
+infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
+                                   infer::InferOptions& options);
+
+/// Collective on `world`. The job's corpus (a prepared folder's files and document ids),
+/// the output checked (no input overwritten), the model loaded, then infer_to_file.
+InferSummary infer(const mpi::Comm& world, InferJob job);
+
 /// Collective on `world`. infer::infer_corpus, then `out` (to "<out>.partial", renamed
 /// when complete) with a collective parallel-HDF5 write in corpus order (io/theta_file.hpp:
 /// θ, the dominant topic, the log-likelihood, the counts and the document ids; its
