@@ -211,7 +211,7 @@ void print_fit_lines(const mpi::Comm& world, const fit::Job& job, const fit::Job
     for (const auto& m : o.result.models) {
         std::printf("jsmf-fit ranks=%d words=%lld topics=%d method=%s pipeline=%s rectify=%s anchors=%s solver=%s",
                     world.size(), o.words, m.num_topics, name_of(m.method).c_str(), name_of(o.choice.pipeline).c_str(),
-                    rectify.c_str(), m.anchor_method.c_str(), model::solver_name(m).c_str());
+                    rectify.c_str(), name_of(m.anchor_method).c_str(), model::solver_name(m).c_str());
         for (const auto& [stage, seconds] : o.result.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
         for (const auto& [stage, seconds] : m.times.entries()) std::printf(" %s_seconds=%.6f", stage.c_str(), seconds);
         if (dense) std::printf(" solve_seconds=%.6f", m.solve_seconds);

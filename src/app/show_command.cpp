@@ -67,7 +67,7 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
     const std::string stopped = r.stop_reason.empty() ? "" : " (stopped: " + r.stop_reason + ")";
     if (m.method == model::Method::anchors) {
         std::printf("rectification: %s, %d iterations%s%s; anchors: %s; B: %s, %lld of %lld words converged\n",
-                    name_of(r.method).c_str(), r.iterations, stopped.c_str(), last_change, m.anchor_method.c_str(), model::solver_name(m).c_str(),
+                    name_of(r.method).c_str(), r.iterations, stopped.c_str(), last_change, name_of(m.anchor_method).c_str(), model::solver_name(m).c_str(),
                     static_cast<long long>(m.words_converged), static_cast<long long>(m.words_solved));
         if (m.compressed) {
             const model::CompressedRecord& z = *m.compressed;

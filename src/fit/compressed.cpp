@@ -294,10 +294,10 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.B_breve = distmat::gather_rows(world, C.rows(), law.B_breve.transpose()).transpose();
     m.A = law.A;
     m.unigram = distmat::gather_rows(world, C.rows(), law.word_mass);
-    m.a_method = name_of(RecoverA::diagonal);
+    m.a_method = model::ARecovery::diagonal;
     m.anchors = law.anchors;
     m.diag_r = law.diag_r;
-    m.anchor_method = "qr";
+    m.anchor_method = model::AnchorChoice::qr;
     m.anchor_min_df = options.model.anchor_min_df;
     m.anchor_excluded = law.below_threshold;
     m.solver = recover::Solver::active_set;

@@ -39,7 +39,7 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
     anchors::AnchorResult found;
     if (!given_anchors.empty()) {
         found = anchors::anchors_from_words(C, p, given_anchors);
-        m.anchor_method = "words";
+        m.anchor_method = model::AnchorChoice::words;
     } else {
         // The threshold needs the documents' counts (a hierarchy's level above has none).
         const bool counted = doc_freq.size() == C.rows();
@@ -47,7 +47,7 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
         const anchors::Candidates candidates =
             counted ? anchors::candidates_by_doc_freq(doc_freq, c.anchor_min_df) : anchors::Candidates{};
         found = anchors::find_anchors_by(c.finder, C, p, K, {c.projection_dim, seed, true}, candidates);
-        m.anchor_method = name_of(c.finder);
+        m.anchor_method = model::recorded(c.finder);
     }
     m.anchors = found.anchors;
     m.diag_r = found.diag_r;
@@ -70,7 +70,7 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
     m.times.add("recover_B", clock.seconds());
 
     clock.restart();
-    m.a_method = c.recover_a == RecoverA::least_squares ? "least_squares" : "diagonal";
+    m.a_method = c.recover_a == RecoverA::least_squares ? model::ARecovery::least_squares : model::ARecovery::diagonal;
     m.A = c.recover_a == RecoverA::least_squares ? recover::recover_a_least_squares(C, model.B) : model.A;
     if (c.alpha) fit_alpha(C.grid().borrow_comm(), m);
     m.unigram = p;
@@ -134,7 +134,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
     const double scale = r.E.cwiseAbs().maxCoeff();
     record.a_is_distribution = r.E.minCoeff() >= -1e-9 * scale && r.E.sum() > 0;
     m.A = record.a_is_distribution ? Eigen::MatrixXd(r.E.cwiseMax(0.0) / r.E.cwiseMax(0.0).sum()) : r.E;
-    m.a_method = "anchorfree";
+    m.a_method = model::ARecovery::anchorfree;
     if (!record.a_is_distribution)
         say(report, Level::warning, fmt::format("fit: K = {}: E* has negative entries (min {:.3g}, max {:.3g}): A is E* itself, not a joint "
                   "distribution", K, r.E.minCoeff(), r.E.maxCoeff()));
@@ -160,7 +160,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
         m.anchors.push_back(best);
         m.diag_r(k) = m.B_breve(k, best);
     }
-    m.anchor_method = "representative";
+    m.anchor_method = model::AnchorChoice::representative;
     if (c.alpha && record.a_is_distribution) fit_alpha(comm, m);
     else if (c.alpha) say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", K));
     m.times.add("finish", clock.seconds());
@@ -194,7 +194,7 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
     }
     std::string anchor_list;
     for (const Index s : m.anchors) anchor_list += (anchor_list.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
-    say(report, Level::info, fmt::format("fit: K = {}: anchors ({}): {}", m.num_topics, m.anchor_method, anchor_list));
+    say(report, Level::info, fmt::format("fit: K = {}: anchors ({}): {}", m.num_topics, name_of(m.anchor_method), anchor_list));
     if (m.anchor_min_df > 0)
         say(report, Level::info,
             render_options(fmt::format("fit: K = {}: anchor candidates: the words in at least {} documents; {} occurring "

@@ -53,7 +53,7 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
     h5::write_matrix(model, "A", m.A);
     {
         h5::Handle A(h5::check(H5Dopen2(model, "A", H5P_DEFAULT), path, "no A"), H5Dclose);
-        h5::write_attribute(A, "method", m.a_method);
+        h5::write_attribute(A, "method", name_of(m.a_method));
     }
     h5::write_doubles(model, "unigram", m.unigram.data(), {static_cast<hsize_t>(m.unigram.size())});
     const std::vector<std::int64_t> anchors = as_int64(m.anchors);
@@ -70,7 +70,7 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
         h5::write_attribute(alpha, "at_bound", std::int64_t{m.alpha_at_bound ? 1 : 0});
     }
     h5::write_attribute(model, "method", name_of(m.method));
-    h5::write_attribute(model, "anchor_method", m.anchor_method);
+    h5::write_attribute(model, "anchor_method", name_of(m.anchor_method));
     h5::write_attribute(model, "zero_rows", std::int64_t{m.zero_rows});
     h5::write_attribute(model, "anchor_min_df", std::int64_t{m.anchor_min_df});
     h5::write_attribute(model, "anchor_excluded", std::int64_t{m.anchor_excluded});
@@ -351,7 +351,11 @@ ModelFile read_model_file(const std::string& path) {
         for (const auto id : h5::read_int64s(model, "anchors")) m.anchors.push_back(id);
         m.unigram = h5::read_vector(model, "unigram");
         m.diag_r = h5::read_vector(model, "diag_r");
-        m.anchor_method = h5::read_string_attribute(model, "anchor_method");
+        const std::string anchor_method = h5::read_string_attribute(model, "anchor_method");
+        const std::optional<model::AnchorChoice> chosen = find_name<model::AnchorChoice>(anchor_method);
+        if (!chosen)
+            throw InputError(path, "/" + group_name(K) + "/model: unknown anchor_method '" + anchor_method + "'");
+        m.anchor_method = *chosen;
         if (H5Aexists(model, "method") > 0) {  // files before AnchorFree have none: anchors
             const std::string method = h5::read_string_attribute(model, "method");
             const std::optional<model::Method> known = find_name<model::Method>(method);

@@ -284,7 +284,7 @@ TEST(Fit, EveryMethodThroughOneCall) {
     const FitResult f = fit(p.source, grid, lp);
     const model::Model& m = f.models.front();
     EXPECT_EQ(m.method, Method::anchorfree_lp);
-    EXPECT_EQ(m.anchor_method, "representative");
+    EXPECT_EQ(m.anchor_method, model::AnchorChoice::representative);
     EXPECT_TRUE(m.anchorfree.converged);
     // AnchorFree and anchor words find the same planted topics on a separable corpus.
     const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);

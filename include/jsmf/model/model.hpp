@@ -18,6 +18,7 @@
 #include "jsmf/core/names.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/core/types.hpp"
+#include "jsmf/anchors/finder.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/lowrank/enn.hpp"
@@ -50,6 +51,26 @@ static_assert(static_cast<int>(Rectification::none) == static_cast<int>(rectify:
 /// The dense rectifier a record names; InputError for ENN, which only the compressed
 /// pipeline runs.
 rectify::Rectifier dense_rectifier(Rectification method);
+
+/// How a model's anchors were chosen: by a finder (anchors::Finder: qr, fastanchor, snpa,
+/// xray, spa, in that order), given as words, or AnchorFree's representative words.
+enum class AnchorChoice { qr, fastanchor, snpa, xray, spa, words, representative };
+inline const Names<AnchorChoice, 7>& names(AnchorChoice) {
+    static const Names<AnchorChoice, 7> table{"qr", "fastanchor", "snpa", "xray", "spa", "words", "representative"};
+    return table;
+}
+/// The record of a finder (the same name).
+inline AnchorChoice recorded(anchors::Finder finder) { return static_cast<AnchorChoice>(finder); }
+static_assert(static_cast<int>(AnchorChoice::spa) == static_cast<int>(anchors::Finder::spa),
+              "AnchorChoice extends anchors::Finder: the same values first");
+
+/// How A was recovered: diagonal (A = D⁻¹ C_SS D⁻¹, Alg. 4), least_squares (min ‖C − B A Bᵀ‖,
+/// Arora et al.; fit's option spells it ls), or AnchorFree's own (E*).
+enum class ARecovery { diagonal, least_squares, anchorfree };
+inline const Names<ARecovery, 3>& names(ARecovery) {
+    static const Names<ARecovery, 3> table{"diagonal", "least_squares", "anchorfree"};
+    return table;
+}
 
 /// What a rectification did, iteration by iteration: the trace fit records in the model
 /// and jsmf rectify in the file of the rectified C (absent for a raw co-occurrence).
@@ -157,10 +178,10 @@ struct Model {
     Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
     Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
     Eigen::VectorXd unigram;         ///< N, p(x = i) = row sums of the rectified C (Bayes' rule used it)
-    std::string a_method;            ///< "diagonal" (Alg. 4) or "least_squares" (Arora et al.)
+    ARecovery a_method = ARecovery::diagonal;
     std::vector<Index> anchors;      ///< K word ids
     Eigen::VectorXd diag_r;          ///< K: the anchor finder's r_k
-    std::string anchor_method;       ///< "qr", "fastanchor" or "words" (given by the user)
+    AnchorChoice anchor_method = AnchorChoice::qr;
     Index zero_rows = 0;             ///< words that never occur (B row 0, never anchors)
     /// The anchor-candidate threshold applied (ModelOptions::anchor_min_df; 0: none) and
     /// the occurring words it kept from being anchors.
