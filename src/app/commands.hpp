@@ -175,8 +175,5 @@ int run_show(const ShowCommand& command, const mpi::Comm& world);
 
 /// Local: "RxC" (or empty for the most-square shape) checked against the rank count.
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols);
-/// Rank 0 warns (distmat::long_grid_warning) when no --grid was given and the rank count
-/// lays C out long and thin.
-void warn_long_grid(const std::string& shape, int num_ranks);
 
 }  // namespace jsmf::app

@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: MIT
 // `jsmf cooc`: read a UCI corpus in shards, build C (Eq. 5) distributed, write it to HDF5.
-#include <algorithm>
 #include <cstdio>
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
-#include "jsmf/core/memory.hpp"
-#include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/grid.hpp"
-#include "jsmf/distmat/ops.hpp"
-#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/fit/job.hpp"
 #include "jsmf/mpi/agree.hpp"
-#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::app {
 
@@ -31,11 +26,6 @@ void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& c
     }
 }
 
-void warn_long_grid(const std::string& shape, int num_ranks) {
-    if (!shape.empty()) return;
-    if (const std::string warning = distmat::long_grid_warning(num_ranks); !warning.empty()) log::warn("{}", warning);
-}
-
 CLI::App* add_cooc_command(CLI::App& app, CoocCommand& c) {
     CLI::App* sub = app.add_subcommand("cooc", "Build the word co-occurrence matrix C (Eq. 5) and write it to HDF5");
     add_cooc_options(sub, c.input, true);
@@ -49,40 +39,26 @@ CLI::App* add_cooc_command(CLI::App& app, CoocCommand& c) {
 }
 
 int run_cooc(const CoocCommand& c, const mpi::Comm& world, const std::string& command_line) {
-    Stopwatch total;
-    StageTimes times;
-    int grid_rows = 0, grid_cols = 0;
-    mpi::run_local_phase(world, "setup", [&] { parse_grid_shape(c.grid, world.size(), grid_rows, grid_cols); });
-    const auto grid = distmat::Grid::create(world, grid_rows, grid_cols);  // collective (BLACS)
-    warn_long_grid(c.grid, world.size());
-    io::check_output_path(world, c.out, input_files(c.input));
-
-    fit::CorpusSource source;
-    mpi::run_local_phase(world, "setup", [&] { source = corpus_source(c.input, c.block_size); });
-    fit::BuiltCooc outcome = fit::build_cooc(source, grid, times, log_report());
-    Stopwatch clock;
-    Options options = fit::source_entries(source);
-    options.emplace_back("compression", std::to_string(c.compression));
-    mpi::take_largest_stage_peaks(world, times);
-    io::write_cooc_file(c.out, outcome.C, outcome.info, fit::provenance(command_line, world, *grid, options), times,
-                        c.compression);
-    times.add("write", clock.seconds());
-
-    const auto& s = outcome.info.stats;
-    const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    const double seconds = total.seconds();
-    log::info("cooc: total {:.3f} s (write {:.3f} s); peak memory {} per rank (max over ranks)", seconds,
-              times.entries().back().second, mib(peak));
+    fit::CoocJob job;
+    mpi::run_local_phase(world, "setup", [&] { parse_grid_shape(c.grid, world.size(), job.grid_rows, job.grid_cols); });
+    job.grid_given = !c.grid.empty();
+    mpi::run_local_phase(world, "setup", [&] { job.corpus = corpus_source(c.input, c.block_size); });
+    job.out = c.out;
+    job.compression = c.compression;
+    job.command_line = command_line;
+    const fit::CoocOutcome o = fit::write_cooc(world, job, log_report());
+    const auto& s = o.stats;
+    log::info("cooc: total {:.3f} s (write {:.3f} s); peak memory {} per rank (max over ranks)", o.total_seconds,
+              o.write_seconds, mib(o.peak_bytes));
     log::info("cooc: wrote {}", c.out);
     // One machine-readable line for scripts and benchmarks (stdout, rank 0 only).
     if (world.is_root()) {
         std::printf("jsmf-cooc ranks=%d docs=%lld used=%lld skipped=%lld words=%lld tokens=%lld pair_updates=%lld "
                     "build_seconds=%.6f total_seconds=%.6f peak_rss_bytes=%lld rounds=%lld\n",
                     world.size(), static_cast<long long>(s.num_docs_read), static_cast<long long>(s.num_docs),
-                    static_cast<long long>(s.num_docs_skipped), static_cast<long long>(outcome.C.rows()),
-                    static_cast<long long>(s.num_tokens_read), static_cast<long long>(s.pair_updates),
-                    outcome.build_seconds, seconds, static_cast<long long>(peak),
-                    static_cast<long long>(s.exchange_rounds));
+                    static_cast<long long>(s.num_docs_skipped), static_cast<long long>(o.words),
+                    static_cast<long long>(s.num_tokens_read), static_cast<long long>(s.pair_updates), o.build_seconds,
+                    o.total_seconds, static_cast<long long>(o.peak_bytes), static_cast<long long>(s.exchange_rounds));
         std::fflush(stdout);
     }
     return exit_code::ok;

@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "jsmf/anchors/finder.hpp"
-#include "jsmf/corpus/vocab.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 

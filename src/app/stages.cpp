@@ -8,8 +8,6 @@
 
 #include "jsmf/core/log.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
-#include "jsmf/corpus/uci.hpp"
-#include "jsmf/corpus/vocab.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
@@ -43,13 +41,6 @@ void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
     sub->add_option("--exchange", c.exchange, "docs: ship document fragments (fast); pairs: ship (i,j,v) triplets")
         ->check(CLI::IsMember(choices<cooc::Exchange>()))
         ->capture_default_str();
-}
-
-std::vector<std::string> input_files(const CoocSettings& s) { return with(s.corpus, {s.vocab}); }
-
-std::vector<std::string> with(std::vector<std::string> files, const std::vector<std::string>& more) {
-    files.insert(files.end(), more.begin(), more.end());
-    return files;
 }
 
 fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {

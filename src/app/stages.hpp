@@ -35,11 +35,6 @@ struct CoocSettings {
 /// --buffer-mb and --exchange.
 void add_cooc_options(CLI::App* sub, CoocSettings& s, bool required);
 
-/// Local. The files these flags name (corpus files and the vocabulary), and `files` with
-/// `more` (empty names are skipped by io::check_output_path).
-std::vector<std::string> input_files(const CoocSettings& s);
-std::vector<std::string> with(std::vector<std::string> files, const std::vector<std::string>& more);
-
 /// Local. The library's corpus source for these flags; InputError for a bad --buffer-mb.
 fit::CorpusSource corpus_source(const CoocSettings& s, int block_size);
 /// Local. Checks that exactly one source of C is given: --corpus with --vocab, or a

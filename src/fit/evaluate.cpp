@@ -111,7 +111,7 @@ std::vector<model::Model> evaluate(const mpi::Comm& world, const EvalJob& job, c
     std::vector<std::string> inputs = job.corpus.files;
     for (const std::string& path : {job.corpus.vocab, job.cooc_file, job.truth, job.labels}) inputs.push_back(path);
     io::check_output_path(world, out, inputs);  // the model may be rewritten in place
-    const auto grid = distmat::Grid::create(world, job.grid_rows, job.grid_cols);
+    const auto grid = process_grid(world, job.grid_rows, job.grid_cols);
     const auto N = static_cast<Index>(file.vocab.size());
 
     // What B, B̆, A and p alone tell; and the model's document filter (its own record, else

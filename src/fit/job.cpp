@@ -24,6 +24,10 @@
 
 namespace jsmf::fit {
 
+std::shared_ptr<const distmat::Grid> process_grid(const mpi::Comm& world, int rows, int cols) {
+    return rows > 0 && cols > 0 ? distmat::Grid::create(world, rows, cols) : distmat::Grid::most_square(world);
+}
+
 io::Provenance provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
                           Entries settings) {
     io::Provenance p;
@@ -136,6 +140,33 @@ infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& pa
         options.alpha = alpha;
     }
     return model;
+}
+
+CoocOutcome write_cooc(const mpi::Comm& world, const CoocJob& job, const Report& report) {
+    Stopwatch total;
+    StageTimes times;
+    const auto grid = process_grid(world, job.grid_rows, job.grid_cols);  // collective (BLACS)
+    if (!job.grid_given)
+        if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
+            say(report, Level::warning, warning);
+    std::vector<std::string> inputs = job.corpus.files;
+    inputs.push_back(job.corpus.vocab);
+    io::check_output_path(world, job.out, inputs);
+    BuiltCooc built = build_cooc(job.corpus, grid, times, report);
+    Stopwatch clock;
+    Entries settings = source_entries(job.corpus);
+    settings.emplace_back("compression", std::to_string(job.compression));
+    mpi::take_largest_stage_peaks(world, times);
+    io::write_cooc_file(job.out, built.C, built.info, provenance(job.command_line, world, *grid, settings), times,
+                        job.compression);
+    CoocOutcome outcome;
+    outcome.write_seconds = clock.seconds();
+    outcome.stats = built.info.stats;
+    outcome.words = built.C.rows();
+    outcome.build_seconds = built.build_seconds;
+    outcome.peak_bytes = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    outcome.total_seconds = total.seconds();
+    return outcome;
 }
 
 InferSummary infer(const mpi::Comm& world, InferJob job) {
@@ -437,7 +468,7 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     job.options.pipeline = choice.pipeline;
     const bool dense = choice.pipeline == Pipeline::dense;
 
-    const auto grid = distmat::Grid::create(world, job.grid_rows, job.grid_cols);
+    const auto grid = process_grid(world, job.grid_rows, job.grid_cols);
     if (dense && !job.grid_given)  // the compressed pipeline has no grid
         if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
             say(report, Level::warning, warning);

@@ -40,7 +40,7 @@ RectifyFileOutcome rectify_file(const mpi::Comm& world, const RectifyFileJob& c,
     RectifyFileOutcome outcome;
     RectifyOptions& r = outcome.options;
     mpi::run_local_phase(world, "setup", [&] { r = resolve(c.rectify); });
-    const auto grid = distmat::Grid::create(world, c.grid_rows, c.grid_cols);
+    const auto grid = process_grid(world, c.grid_rows, c.grid_cols);
     if (!c.grid_given)
         if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
             say(report, Level::warning, warning);

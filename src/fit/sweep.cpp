@@ -256,7 +256,7 @@ int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_p
 
 SweepOutcome sweep(const mpi::Comm& world, const SweepJob& job, const Report& report) {
     Stopwatch total;
-    const auto grid = distmat::Grid::create(world, job.grid_rows, job.grid_cols);
+    const auto grid = process_grid(world, job.grid_rows, job.grid_cols);
     if (!job.grid_given)
         if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
             say(report, Level::warning, warning);

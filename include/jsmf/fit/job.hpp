@@ -5,6 +5,7 @@
 // training documents. The binary's `fit` turns flags into a Job, calls run() and prints.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -108,6 +109,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report = {});
 /// has and the rank count that would fit) unless `plan` fits.
 void refuse_unless_fits(const mpi::Comm& world, const MemoryPlan& plan, Pipeline pipeline);
 
+/// Collective on `world`. The process grid rows × cols, or the most square one when either
+/// is 0 (the jobs' default).
+std::shared_ptr<const distmat::Grid> process_grid(const mpi::Comm& world, int rows, int cols);
+
 /// Local. The provenance of a result made now by `world` on `grid` with these settings
 /// (and the threads per rank, which change rounding only).
 io::Provenance provenance(const std::string& command_line, const mpi::Comm& world, const distmat::Grid& grid,
@@ -130,6 +135,25 @@ distmat::DistMatrix load_cooc(const CorpusSource& corpus, const std::string& coo
 /// every rank gets the ids.
 std::vector<Index> read_anchor_words(const mpi::Comm& world, const std::string& path,
                                      const std::vector<std::string>& vocab);
+
+/// `jsmf cooc`: C built from a corpus and written to a co-occurrence file.
+struct CoocJob {
+    CorpusSource corpus;
+    std::string out;
+    int grid_rows = 0, grid_cols = 0;  ///< 0: the most square grid
+    bool grid_given = false;         ///< a long thin default grid is warned about
+    int compression = 1;             ///< deflate level of C in the file
+    std::string command_line;
+};
+struct CoocOutcome {
+    cooc::CoocStats stats;
+    Index words = 0;
+    double build_seconds = 0, write_seconds = 0, total_seconds = 0;
+    double peak_bytes = 0;           ///< the largest rank's
+};
+/// Collective on `world`. Builds C (build_cooc, said through `report`) and writes it with
+/// its provenance; the output checked first (no input overwritten).
+CoocOutcome write_cooc(const mpi::Comm& world, const CoocJob& job, const Report& report = {});
 
 /// `jsmf infer`: θ of a corpus under one model of a model file.
 struct InferJob {
