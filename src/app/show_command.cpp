@@ -64,7 +64,7 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
     char last_change[48] = "";
     if (!r.trace.empty()) std::snprintf(last_change, sizeof last_change, ", last change %.1e", r.trace.back().change);
     // Why it stopped: the count ran out, or the stopping rule (quality, fixed-point, tolerance).
-    const std::string stopped = r.stop_reason.empty() ? "" : " (stopped: " + r.stop_reason + ")";
+    const std::string stopped = r.stop_reason ? " (stopped: " + name_of(*r.stop_reason) + ")" : "";
     if (m.method == model::Method::anchors) {
         std::printf("rectification: %s, %d iterations%s%s; anchors: %s; B: %s, %lld of %lld words converged\n",
                     name_of(r.method).c_str(), r.iterations, stopped.c_str(), last_change, name_of(m.anchor_method).c_str(), model::solver_name(m).c_str(),
@@ -80,7 +80,7 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
     } else {
         const model::AnchorFreeRecord& a = m.anchorfree;
         std::printf("rectification: %s, %d iterations%s%s; %s: %d %s, %s; A %s\n", name_of(r.method).c_str(), r.iterations,
-                    stopped.c_str(), last_change, name_of(m.method).c_str(), a.iterations, a.algorithm == "lp" ? "sweeps" : "outer iterations",
+                    stopped.c_str(), last_change, name_of(m.method).c_str(), a.iterations, a.algorithm == model::AnchorFreeAlgorithm::lp ? "sweeps" : "outer iterations",
                     a.converged ? "converged" : "NOT converged",
                     a.a_is_distribution ? "= E*/sum(E*)" : "= E* (has negative entries)");
     }

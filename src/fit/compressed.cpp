@@ -274,7 +274,7 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.rectification.method = model::Rectification::enn;
     m.rectification.num_topics = K;
     m.rectification.iterations = static_cast<int>(r.trace.size());
-    m.rectification.stop_reason = name_of(r.stop_reason);
+    m.rectification.stop_reason = r.stop_reason;
     if (r.stop_reason != rectify::StopReason::iterations)
         say(report, Level::info,
             fmt::format("enn: stopped after {} of at most {} iterations: {}", r.trace.size(), o.iterations,

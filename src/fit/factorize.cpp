@@ -102,7 +102,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
     if (c.method == Method::anchorfree_lp) {
         anchorfree::LpReport lp;
         M = anchorfree::anchorfree_lp(comm, root.B, c.lp, &lp);
-        record.algorithm = "lp";
+        record.algorithm = model::AnchorFreeAlgorithm::lp;
         record.iterations = lp.sweeps;
         record.inner_iterations = lp.lp_solves;
         record.converged = lp.converged;
@@ -110,7 +110,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
     } else {
         anchorfree::PdsReport pds;
         M = anchorfree::anchorfree_pds(comm, root.B, c.pds, &pds);
-        record.algorithm = "pds";
+        record.algorithm = model::AnchorFreeAlgorithm::pds;
         record.iterations = pds.outer;
         record.inner_iterations = pds.inner;
         record.converged = pds.converged;
@@ -182,9 +182,9 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
         std::string words;
         for (const Index s : m.anchors) words += (words.empty() ? "" : " ") + vocab[static_cast<std::size_t>(s)];
         say(report, Level::info, fmt::format("fit: K = {}: {}: {} {} ({} {}), {}; C* min {:.3g}{}; A {}", m.num_topics, name_of(m.method), r.iterations,
-                  r.algorithm == "lp" ? "sweeps" : "outer iterations", r.inner_iterations,
-                  r.algorithm == "lp" ? "Clp solves" : "inner", r.converged ? "converged" : "NOT converged", r.min_C,
-                  r.algorithm == "lp" ? fmt::format(", {} working rows", r.working_rows)
+                  r.algorithm == model::AnchorFreeAlgorithm::lp ? "sweeps" : "outer iterations", r.inner_iterations,
+                  r.algorithm == model::AnchorFreeAlgorithm::lp ? "Clp solves" : "inner", r.converged ? "converged" : "NOT converged", r.min_C,
+                  r.algorithm == model::AnchorFreeAlgorithm::lp ? fmt::format(", {} working rows", r.working_rows)
                                       : fmt::format(", |BM - Z|/|Z| = {:.2e}", r.violation),
                   r.a_is_distribution ? "= E*/sum E*" : "= E* (not a distribution)"));
         say(report, Level::info, fmt::format("fit: K = {}: representative words: {}", m.num_topics, words));

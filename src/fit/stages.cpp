@@ -78,7 +78,7 @@ model::RectificationTrace trace_of(Rectifier method, int topics, const rectify::
     r.trace = state.trace;
     r.checks = state.checks;
     for (auto& check : r.checks) check.anchors.clear();  // not part of the trace
-    r.stop_reason = name_of(state.stop_reason);
+    r.stop_reason = state.stop_reason;
     return r;
 }
 

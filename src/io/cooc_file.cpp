@@ -323,11 +323,12 @@ void broadcast_rows(const mpi::Comm& comm, const std::vector<model::Column<Row>>
 
 /// Collective on `comm`: rank 0's trace on every rank.
 void broadcast_trace(const mpi::Comm& comm, model::RectificationTrace& r) {
-    mpi::broadcast(comm, r.stop_reason, 0);
-    std::int64_t scalars[5] = {r.num_topics, r.iterations, r.converged ? 1 : 0, r.fallbacks,
-                               static_cast<std::int64_t>(r.method)};
-    mpi::broadcast(comm, scalars, 5, 0);
+    std::int64_t scalars[6] = {r.num_topics, r.iterations, r.converged ? 1 : 0, r.fallbacks,
+                               static_cast<std::int64_t>(r.method),
+                               r.stop_reason ? static_cast<std::int64_t>(*r.stop_reason) : -1};
+    mpi::broadcast(comm, scalars, 6, 0);
     r.method = static_cast<model::Rectification>(scalars[4]);
+    r.stop_reason = scalars[5] < 0 ? std::nullopt : std::optional(static_cast<rectify::StopReason>(scalars[5]));
     r.num_topics = static_cast<int>(scalars[0]);
     r.iterations = static_cast<int>(scalars[1]);
     r.converged = scalars[2] != 0;

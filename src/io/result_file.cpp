@@ -87,7 +87,7 @@ void write_anchorfree(hid_t parent, const model::AnchorFreeRecord& r, const std:
     h5::write_matrix(group, "E", r.E);
     h5::write_matrix(group, "M", r.M);
     h5::write_doubles(group, "eigenvalues", r.eigenvalues.data(), {static_cast<hsize_t>(r.eigenvalues.size())});
-    h5::write_attribute(group, "algorithm", r.algorithm);
+    h5::write_attribute(group, "algorithm", name_of(r.algorithm));
     h5::write_attribute(group, "iterations", std::int64_t{r.iterations});
     h5::write_attribute(group, "inner_iterations", std::int64_t{r.inner_iterations});
     h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
@@ -103,7 +103,10 @@ model::AnchorFreeRecord read_anchorfree(hid_t parent, const std::string& path) {
     r.E = h5::read_matrix(group, "E");
     r.M = h5::read_matrix(group, "M");
     r.eigenvalues = h5::read_vector(group, "eigenvalues");
-    r.algorithm = h5::read_string_attribute(group, "algorithm");
+    const std::string algorithm = h5::read_string_attribute(group, "algorithm");
+    const std::optional<model::AnchorFreeAlgorithm> known = find_name<model::AnchorFreeAlgorithm>(algorithm);
+    if (!known) throw InputError(path, "anchorfree: unknown algorithm '" + algorithm + "'");
+    r.algorithm = *known;
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
     r.inner_iterations = static_cast<int>(h5::read_int_attribute(group, "inner_iterations"));
     r.converged = h5::read_int_attribute(group, "converged") != 0;

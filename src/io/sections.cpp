@@ -108,7 +108,7 @@ void write_rectification(hid_t parent, const model::RectificationTrace& r, const
     h5::write_attribute(group, "converged", std::int64_t{r.converged ? 1 : 0});
     h5::write_attribute(group, "fallbacks", std::int64_t{r.fallbacks});
     write_columns(group, model::trace_columns(), r.trace);
-    if (!r.stop_reason.empty()) h5::write_attribute(group, "stop_reason", r.stop_reason);
+    if (r.stop_reason) h5::write_attribute(group, "stop_reason", name_of(*r.stop_reason));
     if (r.checks.empty()) return;
     h5::Handle checks = h5::create_group(group, "checks", path);
     write_columns(checks, model::check_columns(), r.checks);
@@ -174,7 +174,11 @@ model::RectificationTrace read_rectification(hid_t group) {
     r.converged = h5::read_int_attribute(group, "converged") != 0;
     if (H5Aexists(group, "fallbacks") > 0) r.fallbacks = static_cast<int>(h5::read_int_attribute(group, "fallbacks"));
     r.trace = read_columns(group, model::trace_columns(), "/rectification");
-    if (H5Aexists(group, "stop_reason") > 0) r.stop_reason = h5::read_string_attribute(group, "stop_reason");
+    if (H5Aexists(group, "stop_reason") > 0) {
+        const std::string reason = h5::read_string_attribute(group, "stop_reason");
+        r.stop_reason = find_name<rectify::StopReason>(reason);
+        if (!r.stop_reason) throw InputError("/rectification: unknown stop_reason '" + reason + "'");
+    }
     if (h5::exists(group, "checks")) {
         h5::Handle checks(h5::check(H5Gopen2(group, "checks", H5P_DEFAULT), "", "cannot open /rectification/checks"),
                           H5Gclose);

@@ -189,7 +189,7 @@ TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
     EXPECT_EQ(m.num_topics, K);
     EXPECT_EQ(m.B.rows(), 300);
     EXPECT_EQ(m.rectification.method, model::Rectification::ap);
-    EXPECT_EQ(m.rectification.stop_reason, "quality");
+    EXPECT_EQ(m.rectification.stop_reason.value_or(rectify::StopReason::none), rectify::StopReason::quality);
     EXPECT_TRUE(result.hierarchy.empty());
     EXPECT_EQ(result.info.vocab, p.truth.vocab);
     const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
@@ -240,7 +240,7 @@ TEST(Fit, EveryMethodThroughOneCall) {
     EXPECT_EQ(r.models[1].num_topics, 6);
     for (const model::Model& m : r.models) {
         EXPECT_EQ(m.rectification.iterations, 20);
-        EXPECT_EQ(m.rectification.stop_reason, "iterations");
+        EXPECT_EQ(m.rectification.stop_reason.value_or(rectify::StopReason::none), rectify::StopReason::iterations);
         EXPECT_TRUE(m.metrics.metrics.empty());
         EXPECT_TRUE(m.has_alpha);
         // A = D⁻¹ C_SS D⁻¹ (Alg. 4) of a rectified C: symmetric and nonnegative (its sum
@@ -805,7 +805,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_EQ(m.rectification.method, model::Rectification::enn);
     // ENN's default stop: on this well-separated planted corpus every checked pair is
     // nonnegative after a few iterations, and ENN ends at that fixed point.
-    EXPECT_EQ(m.rectification.stop_reason, "fixed-point");
+    EXPECT_EQ(m.rectification.stop_reason.value_or(rectify::StopReason::none), rectify::StopReason::fixed_point);
     EXPECT_LT(m.rectification.iterations, 150);
     EXPECT_EQ(result.info.vocab, p.truth.vocab);
     EXPECT_EQ(result.info.stats.num_docs, 3000);

@@ -84,7 +84,7 @@ struct RectificationTrace {
     int fallbacks = 0;
     /// One entry per iteration (AP, DR, DP): the columns of trace_columns().
     std::vector<rectify::ProjectionIteration> trace;
-    std::string stop_reason;     ///< iterations, tolerance, quality or fixed-point (empty: not recorded)
+    std::optional<rectify::StopReason> stop_reason;  ///< why it stopped (unset: not recorded)
     /// The stopping rule's looks at the topics, one entry per check: check_columns()
     /// (their anchors are not part of the trace).
     std::vector<rectify::TopicCheck> checks;
@@ -133,9 +133,16 @@ bool is_integer(const Column<Row>& column) {
     return !std::holds_alternative<double Row::*>(column.field);
 }
 
+/// AnchorFree's solver: alternating LPs (Clp) or penalty dual splitting.
+enum class AnchorFreeAlgorithm { lp, pds };
+inline const Names<AnchorFreeAlgorithm, 2>& names(AnchorFreeAlgorithm) {
+    static const Names<AnchorFreeAlgorithm, 2> table{"lp", "pds"};
+    return table;
+}
+
 /// What an AnchorFree fit (fit --method anchorfree-lp | anchorfree-pds) adds to a model.
 struct AnchorFreeRecord {
-    std::string algorithm;            ///< "lp" or "pds"
+    AnchorFreeAlgorithm algorithm = AnchorFreeAlgorithm::lp;
     Eigen::MatrixXd E;                ///< K × K, the raw E* = (C*ᵀC*)⁻¹C*ᵀPC*(C*ᵀC*)⁻¹
     Eigen::MatrixXd M;                ///< K × K, C* = B̃M
     Eigen::VectorXd eigenvalues;      ///< K, those of P that made B̃ = UΛ^{1/2}
