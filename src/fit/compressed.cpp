@@ -95,105 +95,134 @@ std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local)
     return all;
 }
 
-// One K: Y₀, ENN, LAW, and the model as the writer and the metrics expect it.
-model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
-              const FitOptions& options, const Report& report) {
-    const mpi::Comm& world = C.comm();
-    const CompressedOptions& o = options.compressed;
-    distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
-    eig.tolerance = o.eig_tolerance;
-    model::Model m;
-    m.num_topics = K;
+/// One K's checkpoints, agreed by every rank: the root's clock decides, and any rank's
+/// stop signal (SIGUSR1, SIGTERM) stops every rank; one all-reduce, asked by every rank
+/// after every round of the range finder and every ENN iteration. Holds the state a
+/// resume starts from, and the settings a checkpoint must share with its resume.
+class CompressedCheckpoints {
+public:
+    CompressedCheckpoints(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+                          const FitOptions& options, const Report& report)
+        : C_(C), K_(K), checkpoints_(C.comm(), options.checkpoint.path, options.checkpoint.seconds, report),
+          settings_(checkpoint_settings(C, doc_freq, options.compressed)) {}
 
-    // Checkpoints: the root's clock decides, and any rank's stop signal (SIGUSR1, SIGTERM)
-    // stops every rank; one all-reduce, asked by every rank after every round of the range
-    // finder and every ENN iteration, so all agree on both.
-    Checkpoints checkpoints(world, options.checkpoint.path, options.checkpoint.seconds, report);
-    const std::string& resume = options.checkpoint.resume;
-    const auto settings = checkpoint_settings(C, doc_freq, o);
-    const auto write_checkpoint = [&](const io::CompressedCheckpoint& c, const std::string& what) {
-        checkpoints.write([&] { io::write_compressed_checkpoint(world, C.rows(), checkpoints.path(), c); }, what);
-    };
-    const StopScope stoppable;  // signals from here on are requests this fit looks at
-    std::optional<io::CompressedCheckpoint> saved;
-    if (!resume.empty()) {
-        saved = io::read_compressed_checkpoint(world, C.rows(), resume, K, settings);
+    /// Collective. Reads the checkpoint to resume from (none: nothing) and says where it stands.
+    void resume_from(const std::string& resume, int enn_iterations, const Report& report) {
+        if (resume.empty()) return;
+        saved_ = io::read_compressed_checkpoint(C_.comm(), C_.rows(), resume, K_, settings_);
         say(report, Level::info,
-            saved->phase == io::CompressedCheckpoint::Phase::compress
-                ? fmt::format("resume: from {}: the range finder after {} rounds", resume, saved->round)
-                : fmt::format("resume: from {}: ENN after {} of {} iterations", resume, saved->enn.iterations_done,
-                              o.iterations));
+            saved_->phase == io::CompressedCheckpoint::Phase::compress
+                ? fmt::format("resume: from {}: the range finder after {} rounds", resume, saved_->round)
+                : fmt::format("resume: from {}: ENN after {} of {} iterations", resume, saved_->enn.iterations_done,
+                              enn_iterations));
     }
+    /// The range finder's saved state (mid-solve), or null.
+    const io::CompressedCheckpoint* range_finder() const {
+        return saved_ && saved_->phase == io::CompressedCheckpoint::Phase::compress ? &*saved_ : nullptr;
+    }
+    /// ENN's saved state with the finished range finder's record, or null.
+    const io::CompressedCheckpoint* enn() const {
+        return saved_ && saved_->phase == io::CompressedCheckpoint::Phase::enn ? &*saved_ : nullptr;
+    }
+    /// A checkpoint of this fit at `phase`, its state to be filled in.
+    io::CompressedCheckpoint blank(io::CompressedCheckpoint::Phase phase) const {
+        io::CompressedCheckpoint c;
+        c.phase = phase;
+        c.num_topics = K_;
+        c.settings = settings_;
+        return c;
+    }
+    /// Collective. Writes `c` (when checkpoints are enabled).
+    void write(const io::CompressedCheckpoint& c, const std::string& what) {
+        checkpoints_.write([&] { io::write_compressed_checkpoint(C_.comm(), C_.rows(), checkpoints_.path(), c); }, what);
+    }
+    Checkpoints& agreed() { return checkpoints_; }
 
+private:
+    const lowrank::DocumentOperator& C_;
+    int K_;
+    Checkpoints checkpoints_;
+    std::vector<std::pair<std::string, std::string>> settings_;
+    std::optional<io::CompressedCheckpoint> saved_;
+};
+
+/// Collective. Y₀: C's top-K eigenpairs from the documents (lowrank::compress), or the
+/// finished range finder's record from an ENN checkpoint; a checkpoint when due.
+lowrank::Compression compress_stage(const lowrank::DocumentOperator& C, int K, const distmat::EigOptions& eig,
+                                    const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
+    const CompressedOptions& o = options.compressed;
     lowrank::Compression y0;
-    if (saved && saved->phase == io::CompressedCheckpoint::Phase::enn) {  // the range finder's record only
+    if (const io::CompressedCheckpoint* saved = progress.enn()) {  // the range finder's record only
         y0.eigenvalues = saved->eigenvalues;
         y0.residuals = saved->residuals;
         y0.products = saved->products;
         y0.converged = saved->compress_converged;
         y0.seconds = saved->seconds;
-    } else {
-        distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
-        if (o.stop_when_settled) compress_eig.tolerance = std::max(eig.tolerance, o.range_tolerance);
-        Stopwatch compress_clock, since_print;
-        const int products_before = saved ? saved->products : 0;
-        const double seconds_before = saved ? saved->seconds : 0.0;
-        const Index operator_products = C.products();
-        compress_eig.progress = [&](const distmat::EigRound& round) {
-            if (since_print.seconds() >= options.rectify.progress_seconds) {
-                since_print.restart();
-                say(report, Level::info,
-                    fmt::format("compress: K = {}: round {}, {} products, residual {:.1e} of λ₁ (target {:.0e}), {:.1f} s",
-                                K, round.round, products_before + C.products() - operator_products, round.residual,
-                                compress_eig.tolerance, seconds_before + compress_clock.seconds()));
-            }
-            if (checkpoints.due() && checkpoints.enabled()) {
-                io::CompressedCheckpoint c;
-                c.phase = io::CompressedCheckpoint::Phase::compress;
-                c.num_topics = K;
-                c.settings = settings;
-                c.round = round.round;
-                c.products = products_before + static_cast<int>(C.products() - operator_products);
-                c.lower_bound = round.lower_bound;
-                c.block = *round.block;
-                c.product = *round.product;
-                c.seconds = seconds_before + compress_clock.seconds();
-                write_checkpoint(c, fmt::format("the range finder after {} rounds", round.round));
-            }
-            checkpoints.stop_if_requested(fmt::format("in the range finder after {} rounds", round.round));
-        };
-        if (saved) {
-            compress_eig.first_round = saved->round;
-            compress_eig.lower_bound = saved->lower_bound;
-            y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
-            y0.products += saved->products;
-            y0.seconds += saved->seconds;
-        } else {
-            y0 = lowrank::compress(C, K, compress_eig);
+        return y0;
+    }
+    const io::CompressedCheckpoint* saved = progress.range_finder();
+    distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
+    if (o.stop_when_settled) compress_eig.tolerance = std::max(eig.tolerance, o.range_tolerance);
+    Stopwatch compress_clock, since_print;
+    const int products_before = saved ? saved->products : 0;
+    const double seconds_before = saved ? saved->seconds : 0.0;
+    const Index operator_products = C.products();
+    compress_eig.progress = [&](const distmat::EigRound& round) {
+        if (since_print.seconds() >= options.rectify.progress_seconds) {
+            since_print.restart();
+            say(report, Level::info,
+                fmt::format("compress: K = {}: round {}, {} products, residual {:.1e} of λ₁ (target {:.0e}), {:.1f} s",
+                            K, round.round, products_before + C.products() - operator_products, round.residual,
+                            compress_eig.tolerance, seconds_before + compress_clock.seconds()));
         }
+        if (progress.agreed().due() && progress.agreed().enabled()) {
+            io::CompressedCheckpoint c = progress.blank(io::CompressedCheckpoint::Phase::compress);
+            c.round = round.round;
+            c.products = products_before + static_cast<int>(C.products() - operator_products);
+            c.lower_bound = round.lower_bound;
+            c.block = *round.block;
+            c.product = *round.product;
+            c.seconds = seconds_before + compress_clock.seconds();
+            progress.write(c, fmt::format("the range finder after {} rounds", round.round));
+        }
+        progress.agreed().stop_if_requested(fmt::format("in the range finder after {} rounds", round.round));
+    };
+    if (saved) {
+        compress_eig.first_round = saved->round;
+        compress_eig.lower_bound = saved->lower_bound;
+        y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
+        y0.products += saved->products;
+        y0.seconds += saved->seconds;
+    } else {
+        y0 = lowrank::compress(C, K, compress_eig);
     }
-    m.times.add("compress", y0.seconds);
-    // The stopping rule's looks at the topics (below): the l most frequent words by
-    // document frequency (integers: the same words at any rank count), ties to the lower
-    // id, and every word's mass (C's row sums: a one-column product, made before the
-    // buffers go).
-    const Index N = C.rows().size();
-    std::vector<Index> look_words;
-    Eigen::VectorXd look_mass;
-    if (o.stop_when_settled) {
-        const Index l = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);  // as ENN's
-        look_words = lowrank::most_frequent_words(world, C.rows(), doc_freq, l);
-        look_mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
-    }
-    C.release_buffers();  // ENN and LAW apply no product
-    say(report, Level::info,
-        fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
-                    "residual {:.1e} of λ₁ ({}), λ_K = {:.3e}",
-                    K, y0.seconds, y0.products, y0.residuals.maxCoeff() / std::abs(y0.eigenvalues(0)),
-                    y0.converged ? "converged" : "NOT converged", y0.eigenvalues(K - 1)));
-    if (!y0.converged)
-        say(report, Level::warning, "compress: the eigensolver did not reach its tolerance; the factor is inexact");
+    return y0;
+}
 
+/// LAW's settings, the same for the stopping rule's looks and the final model.
+lowrank::LawOptions law_options_of(const FitOptions& options) {
+    lowrank::LawOptions law;
+    law.scls.max_iterations = options.model.solver_iterations;
+    law.scls.tolerance = options.model.solver_tolerance;
+    law.min_anchor_doc_freq = options.model.anchor_min_df;
+    return law;
+}
+
+/// The stopping rule's looks at the topics: the l most frequent words by document
+/// frequency (integers: the same words at any rank count), ties to the lower id, and every
+/// word's mass (C's row sums: a one-column product, made before the buffers go).
+struct LookWords {
+    std::vector<Index> words;
+    Eigen::VectorXd mass;
+};
+
+/// Collective. ENN from Y₀ (lowrank::rectify_enn): a fixed count, or until the model's
+/// measures settle (looks at the topics on `looks`); checkpoints between iterations.
+lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+                             const lowrank::Compression& y0, const distmat::EigOptions& eig, const LookWords& looks,
+                             const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
+    const mpi::Comm& world = C.comm();
+    const CompressedOptions& o = options.compressed;
     lowrank::EnnOptions enn;
     enn.iterations = o.iterations;
     enn.checked_rows = o.checked_rows;
@@ -201,54 +230,48 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     // The settled mode's projections are inexact in the middle (EnnOptions::forcing); a
     // fixed count runs the authors' exact projections.
     if (o.stop_when_settled) enn.forcing = lowrank::kEnnForcing;
-    io::CompressedCheckpoint enn_checkpoint;  // the range finder's record, ENN's state
-    enn_checkpoint.phase = io::CompressedCheckpoint::Phase::enn;
-    enn_checkpoint.num_topics = K;
-    enn_checkpoint.settings = settings;
+    // The range finder's record, ENN's state.
+    io::CompressedCheckpoint enn_checkpoint = progress.blank(io::CompressedCheckpoint::Phase::enn);
     enn_checkpoint.products = y0.products;
     enn_checkpoint.seconds = y0.seconds;
     enn_checkpoint.eigenvalues = y0.eigenvalues;
     enn_checkpoint.residuals = y0.residuals;
     enn_checkpoint.compress_converged = y0.converged;
-    enn.checkpoint_due = [&](int) { return checkpoints.due(); };
+    enn.checkpoint_due = [&](int) { return progress.agreed().due(); };
     const lowrank::EnnCheckpoint enn_hook = [&](const lowrank::EnnState& state) {
-        if (checkpoints.enabled()) {
+        if (progress.agreed().enabled()) {
             enn_checkpoint.enn = state;
-            write_checkpoint(enn_checkpoint, fmt::format("ENN after {} iterations", state.iterations_done));
+            progress.write(enn_checkpoint, fmt::format("ENN after {} iterations", state.iterations_done));
             enn_checkpoint.enn = {};
         }
-        checkpoints.stop_if_requested(fmt::format("in ENN after {} of {} iterations", state.iterations_done, o.iterations));
+        progress.agreed().stop_if_requested(
+            fmt::format("in ENN after {} of {} iterations", state.iterations_done, o.iterations));
     };
-    if (checkpoints.enabled()) {
-        if (!saved || saved->phase == io::CompressedCheckpoint::Phase::compress) {  // the range finder done
-            enn_checkpoint.enn.Y = y0.Y;
-            enn_checkpoint.enn.warm = y0.Y;
-            enn_checkpoint.enn.lower_bound = eig.lower_bound;
-            write_checkpoint(enn_checkpoint, "the range finder's factor");
-            enn_checkpoint.enn = {};
-        }
+    if (progress.agreed().enabled() && !progress.enn()) {  // the range finder done
+        enn_checkpoint.enn.Y = y0.Y;
+        enn_checkpoint.enn.warm = y0.Y;
+        enn_checkpoint.enn.lower_bound = eig.lower_bound;
+        progress.write(enn_checkpoint, "the range finder's factor");
+        enn_checkpoint.enn = {};
     }
     // The stopping rule's looks at the topics: anchors and B as LAW finds them, B̆ solved
     // only for the l most frequent words, whose mean specificity and dissimilarity settle
     // when the whole model's do (measured: jobs/BENCHMARKS.md, "Where ENN settles"); LAW
     // without most of its small solves (KOS, K = 100: 0.4 s against 0.8 s).
-    lowrank::LawOptions law_options;
-    law_options.scls.max_iterations = options.model.solver_iterations;
-    law_options.scls.tolerance = options.model.solver_tolerance;
-    law_options.min_anchor_doc_freq = options.model.anchor_min_df;
+    const lowrank::LawOptions law_options = law_options_of(options);
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
         enn.look = [&](const Eigen::MatrixXd& Y) {
             Stopwatch clock;
-            const lowrank::EnnLook seen = lowrank::look_at_topics(world, C.rows(), Y, doc_freq, law_options, look_words, look_mass);
+            const lowrank::EnnLook seen =
+                lowrank::look_at_topics(world, C.rows(), Y, doc_freq, law_options, looks.words, looks.mass);
             say(report, Level::info,
                 fmt::format("enn: look at the topics: specificity {:.4f}, dissimilarity {:.2f} (on the {} most frequent "
-                            "words), {:.2f} s", seen.specificity, seen.dissimilarity, look_words.size(), clock.seconds()));
+                            "words), {:.2f} s", seen.specificity, seen.dissimilarity, looks.words.size(), clock.seconds()));
             return seen;
         };
     }
-    const lowrank::EnnState* resume_enn =
-        saved && saved->phase == io::CompressedCheckpoint::Phase::enn ? &saved->enn : nullptr;
+    const lowrank::EnnState* resume_enn = progress.enn() ? &progress.enn()->enn : nullptr;
     const int every = o.stop_when_settled ? 10 : std::max(1, o.iterations / 10);
     const lowrank::EnnResult r = lowrank::rectify_enn(
         world, C.rows(), y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
@@ -261,7 +284,6 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
                                 it.seconds, it.check_seconds, 100 * it.dense_share, it.imbalance));
         },
         enn_hook, resume_enn);
-    m.times.add("enn", r.seconds);
     say(report, Level::info,
         fmt::format("enn: {} iterations in {:.2f} s; l = {} checked rows; left among checked pairs: mass {:.2e} in {} "
                     "entries; {:.3g} pairs never checked (both words outside the l){}",
@@ -271,25 +293,112 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
                                                   "the last change, at most {:.0e} of λ₁",
                                                   enn.forcing, enn.loosest_tolerance)
                                     : std::string()));
-    m.rectification.method = model::Rectification::enn;
-    m.rectification.num_topics = K;
-    m.rectification.iterations = static_cast<int>(r.trace.size());
-    m.rectification.stop_reason = r.stop_reason;
     if (r.stop_reason != rectify::StopReason::iterations)
         say(report, Level::info,
             fmt::format("enn: stopped after {} of at most {} iterations: {}", r.trace.size(), o.iterations,
                         r.stop_reason == rectify::StopReason::fixed_point
                             ? "a fixed point (no negative checked pair left; the factor no longer moves)"
                             : "the model's measures settled (the last looks at the topics agree)"));
+    return r;
+}
 
-    const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options);
+/// Collective. The metrics that compare with C, from Y, E′ and the documents (C never
+/// formed; lowrank::factor_metrics), into m.metrics.
+void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const lowrank::EnnResult& r,
+                    const lowrank::LawResult& law, int probes) {
+    const mpi::Comm& world = C.comm();
+    Stopwatch clock;
+    const lowrank::FactorMetrics f =
+        lowrank::factor_metrics(C, {r.Y, law.correction, law.word_mass, law.B, law.B_breve, law.A, law.anchors}, probes);
+    const auto everywhere = [&](const Eigen::VectorXd& local) {
+        return Eigen::VectorXd(distmat::gather_rows(world, C.rows(), local).col(0));
+    };
+    m.metrics.add("recovery", "word", everywhere(f.recovery));
+    m.metrics.add_number("approximation", f.approximation);
+    m.metrics.add_number("approximation_offdiag", f.approximation_offdiag);
+    m.metrics.add("recovery_original", "word", everywhere(f.recovery_original));
+    m.metrics.add_number("approximation_original", f.approximation_original);
+    m.metrics.add_number("approximation_offdiag_original", f.approximation_offdiag_original);
+    // validity and specificity with the original C's row sums (as the dense fit's _original)
+    const Eigen::VectorXd p_original = everywhere(C.row_sums());
+    m.metrics.add_number("validity_original", eval::validity(m.B, m.A, m.B_breve, p_original));
+    m.metrics.add("specificity_original", "topic", eval::specificity(m.B, p_original));
+    m.metrics_note = fmt::format(
+        "compressed pipeline: recovery and approximation are exact against the rectified C = YYᵀ + E′ (never "
+        "formed); recovery_original and approximation_original compare with C from the documents, estimated by "
+        "{} random probes (approximation_original² within a relative standard error of {:.1e}; recovery_original "
+        "per word within about {:.1f} % (one standard error))",
+        f.probes, f.approximation_original_relative_error, 100 * std::sqrt(0.5 / f.probes));
+    m.times.add("metrics", clock.seconds());
+}
+
+/// Collective. What the model file keeps of the factor: Y, E′'s triplets, the range
+/// finder's and ENN's records (gathered on every rank).
+model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPartition& rows,
+                                  const lowrank::Compression& y0, const lowrank::EnnResult& r,
+                                  const lowrank::LawResult& law) {
+    model::CompressedRecord record;
+    record.Y = distmat::gather_rows(world, rows, r.Y);
+    record.eigenvalues = y0.eigenvalues;
+    record.residuals = y0.residuals;
+    record.products = y0.products;
+    record.correction_row = on_every_rank(world, law.correction.entry_row);
+    record.correction_col = on_every_rank(world, law.correction.entry_col);
+    record.correction_value = on_every_rank(world, law.correction.entry_value);
+    record.checked_rows = r.checked_rows;
+    record.final_negative_mass = r.final_negative_mass;
+    record.final_negative_entries = r.final_negative_entries;
+    record.unchecked_pairs = r.unchecked_pairs;
+    record.enn = r.trace;
+    return record;
+}
+
+// One K (Lee et al. 2021): Y₀ from C's top-K eigenpairs, ENN, LAW, and the model as the
+// writer and the metrics expect it.
+model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+              const FitOptions& options, const Report& report) {
+    const mpi::Comm& world = C.comm();
+    const CompressedOptions& o = options.compressed;
+    distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
+    eig.tolerance = o.eig_tolerance;
+    model::Model m;
+    m.num_topics = K;
+    CompressedCheckpoints progress(C, doc_freq, K, options, report);
+    const StopScope stoppable;  // signals from here on are requests this fit looks at
+    progress.resume_from(options.checkpoint.resume, o.iterations, report);
+
+    const lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report);
+    m.times.add("compress", y0.seconds);
+    LookWords looks;
+    if (o.stop_when_settled) {
+        const Index N = C.rows().size();
+        const Index l = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);  // as ENN's
+        looks.words = lowrank::most_frequent_words(world, C.rows(), doc_freq, l);
+        looks.mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
+    }
+    C.release_buffers();  // ENN and LAW apply no product
+    say(report, Level::info,
+        fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
+                    "residual {:.1e} of λ₁ ({}), λ_K = {:.3e}",
+                    K, y0.seconds, y0.products, y0.residuals.maxCoeff() / std::abs(y0.eigenvalues(0)),
+                    y0.converged ? "converged" : "NOT converged", y0.eigenvalues(K - 1)));
+    if (!y0.converged)
+        say(report, Level::warning, "compress: the eigensolver did not reach its tolerance; the factor is inexact");
+
+    const lowrank::EnnResult r = enn_stage(C, doc_freq, K, y0, eig, looks, options, progress, report);
+    m.times.add("enn", r.seconds);
+    m.rectification.method = model::Rectification::enn;
+    m.rectification.num_topics = K;
+    m.rectification.iterations = static_cast<int>(r.trace.size());
+    m.rectification.stop_reason = r.stop_reason;
+
+    const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options_of(options));
     m.times.add("anchors", law.seconds);
     say(report, Level::info,
         fmt::format("law: anchors, B and A in {:.2f} s; {} words barred from anchors; E′ on {} rows; {} of {} words "
                     "converged; ΣA = {:.4f}",
                     law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
                     law.words_solved, law.A.sum()));
-
     m.B = distmat::gather_rows(world, C.rows(), law.B);
     m.B_breve = distmat::gather_rows(world, C.rows(), law.B_breve.transpose()).transpose();
     m.A = law.A;
@@ -304,49 +413,13 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.words_solved = law.words_solved;
     m.words_converged = law.words_converged;
     if (options.model.alpha) fit_alpha(world, m);  // RECOVER-ALPHA on A, as the dense fit does
-    if (options.metrics) {  // those that compare with C: from Y, E′ and the documents, C never formed
-        Stopwatch clock;
-        const lowrank::FactorMetrics f = lowrank::factor_metrics(
-            C, {r.Y, law.correction, law.word_mass, law.B, law.B_breve, law.A, law.anchors}, o.metric_probes);
-        const auto everywhere = [&](const Eigen::VectorXd& local) {
-            return Eigen::VectorXd(distmat::gather_rows(world, C.rows(), local).col(0));
-        };
-        m.metrics.add("recovery", "word", everywhere(f.recovery));
-        m.metrics.add_number("approximation", f.approximation);
-        m.metrics.add_number("approximation_offdiag", f.approximation_offdiag);
-        m.metrics.add("recovery_original", "word", everywhere(f.recovery_original));
-        m.metrics.add_number("approximation_original", f.approximation_original);
-        m.metrics.add_number("approximation_offdiag_original", f.approximation_offdiag_original);
-        // validity and specificity with the original C's row sums (as the dense fit's _original)
-        const Eigen::VectorXd p_original = everywhere(C.row_sums());
-        m.metrics.add_number("validity_original", eval::validity(m.B, m.A, m.B_breve, p_original));
-        m.metrics.add("specificity_original", "topic", eval::specificity(m.B, p_original));
-        m.metrics_note = fmt::format(
-            "compressed pipeline: recovery and approximation are exact against the rectified C = YYᵀ + E′ (never "
-            "formed); recovery_original and approximation_original compare with C from the documents, estimated by "
-            "{} random probes (approximation_original² within a relative standard error of {:.1e}; recovery_original "
-            "per word within about {:.1f} % (one standard error))",
-            f.probes, f.approximation_original_relative_error, 100 * std::sqrt(0.5 / f.probes));
-        m.times.add("metrics", clock.seconds());
+    if (options.metrics) {
+        measure_factor(m, C, r, law, o.metric_probes);
         C.release_buffers();
     }
-    model::CompressedRecord record;
-    record.Y = distmat::gather_rows(world, C.rows(), r.Y);
-    record.eigenvalues = y0.eigenvalues;
-    record.residuals = y0.residuals;
-    record.products = y0.products;
-    record.correction_row = on_every_rank(world, law.correction.entry_row);
-    record.correction_col = on_every_rank(world, law.correction.entry_col);
-    record.correction_value = on_every_rank(world, law.correction.entry_value);
-    record.checked_rows = r.checked_rows;
-    record.final_negative_mass = r.final_negative_mass;
-    record.final_negative_entries = r.final_negative_entries;
-    record.unchecked_pairs = r.unchecked_pairs;
-    record.enn = r.trace;
-    m.compressed = std::move(record);
+    m.compressed = record_of(world, C.rows(), y0, r, law);
     return m;
 }
-
 }  // namespace
 
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,

@@ -675,18 +675,31 @@ TEST(RecoverKl, ReachesTheMinimumAGridSearchFinds) {
     std::mt19937_64 engine(11);
     for (const int K : {2, 3}) {
         const KlProblem p = random_kl_problem(engine, K, 6);
-        auto f = [&](const Eigen::VectorXd& v_in, const Eigen::VectorXd& y) {
-            Eigen::VectorXd v = v_in.cwiseMax(0.0).cwiseMin(1.0);
-            v /= v.sum();
-            const Eigen::MatrixXd X = p.U.cwiseMax(0.0).cwiseMin(1.0).array() + 1e-9;
-            Eigen::VectorXd mass = Eigen::VectorXd::Zero(K);
-            for (Eigen::Index j = 0; j < v.size(); ++j)
-                if (v(j) > 0) mass += X.row(j).transpose();
+        // The word's clipped, normalized v and the anchors' rows renormalized over its
+        // support depend on the word only: made once per word, not per grid point (a
+        // million points under the sanitizers).
+        const Eigen::MatrixXd X = p.U.cwiseMax(0.0).cwiseMin(1.0).array() + 1e-9;
+        struct Word {
+            Eigen::VectorXd v, mass;
+        };
+        auto word = [&](const Eigen::VectorXd& v_in) {
+            Word w{v_in.cwiseMax(0.0).cwiseMin(1.0), Eigen::VectorXd::Zero(K)};
+            w.v /= w.v.sum();
+            for (Eigen::Index j = 0; j < w.v.size(); ++j)
+                if (w.v(j) > 0) w.mass += X.row(j).transpose();
+            return w;
+        };
+        auto objective = [&](const Word& w, const Eigen::VectorXd& y) {
             double total = 0;
-            for (Eigen::Index j = 0; j < v.size(); ++j)
-                if (v(j) > 0) total += v(j) * std::log(v(j) / X.row(j).dot(y.cwiseQuotient(mass)));
+            for (Eigen::Index j = 0; j < w.v.size(); ++j) {
+                if (!(w.v(j) > 0)) continue;
+                double mixture = 0;  // X.row(j) · (y ./ mass), in plain loops: no temporaries
+                for (Eigen::Index k = 0; k < K; ++k) mixture += X(j, k) * (y(k) / w.mass(k));
+                total += w.v(j) * std::log(w.v(j) / mixture);
+            }
             return total;
         };
+        auto f = [&](const Eigen::VectorXd& v_in, const Eigen::VectorXd& y) { return objective(word(v_in), y); };
         const KlRecovery kl(p.U);
         SclsOptions options;
         options.tolerance = 1e-7;  // the gap: f(y) − min f <= 1e-7
@@ -695,13 +708,14 @@ TEST(RecoverKl, ReachesTheMinimumAGridSearchFinds) {
         const int steps = K == 2 ? 100000 : 1000;
         for (int w = 0; w < 6; ++w) {
             double best = std::numeric_limits<double>::infinity();
+            const Word this_word = word(p.V.col(w));
+            Eigen::VectorXd y(K);
             for (int a = 0; a <= steps; ++a)
                 for (int b = 0; b <= (K == 2 ? 0 : steps - a); ++b) {
-                    Eigen::VectorXd y(K);
                     y(0) = static_cast<double>(a) / steps;
                     if (K == 2) y(1) = 1 - y(0);
                     else y(1) = static_cast<double>(b) / steps, y(2) = 1 - y(0) - y(1);
-                    best = std::min(best, f(p.V.col(w), y));
+                    best = std::min(best, objective(this_word, y));
                 }
             const SclsSolution& s = solved[static_cast<std::size_t>(w)];
             EXPECT_TRUE(s.converged);
