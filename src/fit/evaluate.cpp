@@ -69,7 +69,7 @@ RectifyOptions recorded_rectification(const io::ModelFile& file, const model::Mo
     o.anderson_depth = static_cast<int>(integer_option(file, "anderson_depth", o.anderson_depth));
     o.anderson_below = number_option(file, "anderson_below", "0");
     const double relaxation = number_option(file, "relaxation", "1");
-    if (relaxation >= 0) o.relaxation = relaxation;  // negative: unset, as a flag's
+    if (relaxation >= 0) o.relaxation = relaxation;  // negative (never written): unset
     const double factor = number_option(file, "eig_tolerance_factor", "0");
     if (factor >= 0) o.eig_tolerance_factor = factor;
     o.eigensolver = parse_name<distmat::EigMethod>(option_of(file, "eigensolver", name_of(o.eigensolver)), "eigensolver");

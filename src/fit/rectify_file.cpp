@@ -52,6 +52,7 @@ RectifyFileOutcome rectify_file(const mpi::Comm& world, const RectifyFileJob& c,
         if ((!c.checkpoint.empty() || !c.resume.empty()) && !is_projection(r.method))
             throw OptionError("{checkpoint} and {resume} apply to {rectify} ap, dr and dp");
         if (c.checkpoint_every < 1) throw OptionError("{checkpoint_every} must be at least 1");
+        if (c.block_size < 1) throw OptionError("{block_size} must be at least 1");
     });
     Stopwatch clock;
     io::CoocFileInfo info;

@@ -382,7 +382,7 @@ void read_checkpoint(const mpi::Comm& comm, const std::string& path, model::Rect
             throw InputError(path, "not a jsmf checkpoint (no /checkpoint or /rectification)");
         h5::Handle group(h5::check(H5Gopen2(file, "checkpoint", H5P_DEFAULT), path, "no /checkpoint"), H5Gclose);
         h5::Handle trace(h5::check(H5Gopen2(file, "rectification", H5P_DEFAULT), path, "no /rectification"), H5Gclose);
-        r = read_rectification(trace);
+        r = read_rectification(trace, path);
         if (!h5::exists(group, "lower_bounds") || H5Aexists(group, "checksum") <= 0)
             throw InputError(path, "a checkpoint of an older jsmf (no /checkpoint/lower_bounds or checksum): start afresh");
         c.checksum = h5::read_string_attribute(group, "checksum");

@@ -351,6 +351,15 @@ ModelFile read_model_file(const std::string& path) {
         m.B = h5::read_matrix(model, "B");
         m.B_breve = h5::read_matrix(model, "B_breve");
         m.A = h5::read_matrix(model, "A");
+        {
+            h5::Handle A(h5::check(H5Dopen2(model, "A", H5P_DEFAULT), path, "no A"), H5Dclose);
+            if (H5Aexists(A, "method") > 0) {  // how A was recovered
+                const std::string method = h5::read_string_attribute(A, "method");
+                const std::optional<model::ARecovery> known = find_name<model::ARecovery>(method);
+                if (!known) throw InputError(path, "/" + group_name(K) + "/model/A: unknown method '" + method + "'");
+                m.a_method = *known;
+            }
+        }
         for (const auto id : h5::read_int64s(model, "anchors")) m.anchors.push_back(id);
         m.unigram = h5::read_vector(model, "unigram");
         m.diag_r = h5::read_vector(model, "diag_r");
@@ -389,7 +398,7 @@ ModelFile read_model_file(const std::string& path) {
             m.alpha = h5::read_vector(model, "alpha");
         }
         h5::Handle rect(h5::check(H5Gopen2(group, "rectification", H5P_DEFAULT), path, "no rectification"), H5Gclose);
-        m.rectification = read_rectification(rect);
+        m.rectification = read_rectification(rect, path);
         read_evaluation(group, m);
         const auto N = static_cast<Index>(out.vocab.size());
         if (out.doc_freq.size() != N || out.unigram.size() != N)

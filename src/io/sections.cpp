@@ -163,11 +163,11 @@ model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std:
     return r;
 }
 
-model::RectificationTrace read_rectification(hid_t group) {
+model::RectificationTrace read_rectification(hid_t group, const std::string& path) {
     model::RectificationTrace r;
     const std::string method = h5::read_string_attribute(group, "method");
     const std::optional<model::Rectification> known = find_name<model::Rectification>(method);
-    if (!known) throw InputError("/rectification: unknown method '" + method + "'");
+    if (!known) throw InputError(path, "/rectification: unknown method '" + method + "'");
     r.method = *known;
     r.num_topics = static_cast<int>(h5::read_int_attribute(group, "topics"));
     r.iterations = static_cast<int>(h5::read_int_attribute(group, "iterations"));
@@ -177,7 +177,7 @@ model::RectificationTrace read_rectification(hid_t group) {
     if (H5Aexists(group, "stop_reason") > 0) {
         const std::string reason = h5::read_string_attribute(group, "stop_reason");
         r.stop_reason = find_name<rectify::StopReason>(reason);
-        if (!r.stop_reason) throw InputError("/rectification: unknown stop_reason '" + reason + "'");
+        if (!r.stop_reason) throw InputError(path, "/rectification: unknown stop_reason '" + reason + "'");
     }
     if (h5::exists(group, "checks")) {
         h5::Handle checks(h5::check(H5Gopen2(group, "checks", H5P_DEFAULT), "", "cannot open /rectification/checks"),

@@ -21,7 +21,7 @@ void write_rectification(hid_t parent, const model::RectificationTrace& record, 
 /// A `timings` group under `parent`: one attribute per stage, in seconds.
 void write_timings(hid_t parent, const StageTimes& times, const std::string& path);
 /// Reads what write_rectification wrote.
-model::RectificationTrace read_rectification(hid_t group);
+model::RectificationTrace read_rectification(hid_t group, const std::string& path);
 /// A `compressed` group under `parent` (fit --pipeline compressed): Y, the compression's
 /// eigenpairs, E′'s triplets, ENN's trace and what it left.
 void write_compressed(hid_t parent, const model::CompressedRecord& record, const std::string& path);
