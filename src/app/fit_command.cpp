@@ -108,7 +108,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
             throw usage_error("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
         if (c.out.empty()) throw usage_error("--out: no output path given");
         if (!c.prepared_name.empty() && c.prepared_name != "corpus")  // the folder --text writes holds "corpus"
-            throw usage_error("--name picks a corpus of --prepared; --text prepares one named corpus");
+            throw InputError("--name picks a corpus of --prepared; --text prepares one named corpus");  // exit 2, as the missing corpus was
         job.input = fit::input::Text{c.text, parse_name<prepare::Format>(c.text_format, "format")};
     } else if (!c.prepared.empty() || !c.prepared_name.empty()) {
         if (c.prepared.empty()) throw usage_error("--name needs --prepared");
