@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "fit/fit_k.hpp"
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
@@ -353,10 +354,35 @@ model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPart
     return record;
 }
 
-// One K (Lee et al. 2021): Y₀ from C's top-K eigenpairs, ENN, LAW, and the model as the
-// writer and the metrics expect it.
-model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
-              const FitOptions& options, const Report& report) {
+/// LAW's topics, gathered (every rank the whole N × K).
+model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition& rows, const lowrank::LawResult& law) {
+    model::TopicsFound out;
+    out.B = distmat::gather_rows(world, rows, law.B);
+    out.B_breve = distmat::gather_rows(world, rows, law.B_breve.transpose()).transpose();
+    out.A = law.A;
+    out.unigram = distmat::gather_rows(world, rows, law.word_mass);
+    out.a_method = model::ARecovery::diagonal;
+    out.solver = recover::Solver::active_set;
+    out.words_solved = law.words_solved;
+    out.words_converged = law.words_converged;
+    return out;
+}
+
+/// LAW's anchors (pivoted QR among the candidates in at least `min_df` documents).
+model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_df) {
+    model::AnchorsFound out;
+    out.anchors = law.anchors;
+    out.diag_r = law.diag_r;
+    out.anchor_method = model::AnchorChoice::qr;
+    out.anchor_min_df = min_df;
+    out.anchor_excluded = law.below_threshold;
+    return out;
+}
+
+}  // namespace
+
+model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+                   const FitOptions& options, const Report& report) {
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
@@ -399,20 +425,9 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
                     "converged; ΣA = {:.4f}",
                     law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
                     law.words_solved, law.A.sum()));
-    m.B = distmat::gather_rows(world, C.rows(), law.B);
-    m.B_breve = distmat::gather_rows(world, C.rows(), law.B_breve.transpose()).transpose();
-    m.A = law.A;
-    m.unigram = distmat::gather_rows(world, C.rows(), law.word_mass);
-    m.a_method = model::ARecovery::diagonal;
-    m.anchors = law.anchors;
-    m.diag_r = law.diag_r;
-    m.anchor_method = model::AnchorChoice::qr;
-    m.anchor_min_df = options.model.anchor_min_df;
-    m.anchor_excluded = law.below_threshold;
-    m.solver = recover::Solver::active_set;
-    m.words_solved = law.words_solved;
-    m.words_converged = law.words_converged;
-    if (options.model.alpha) fit_alpha(world, m);  // RECOVER-ALPHA on A, as the dense fit does
+    static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law);
+    static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df);
+    if (options.model.alpha) static_cast<model::AlphaFit&>(m) = fit_alpha(world, m.A);  // RECOVER-ALPHA on A, as the dense fit does
     if (options.metrics) {
         measure_factor(m, C, r, law, o.metric_probes);
         C.release_buffers();
@@ -420,7 +435,6 @@ model::Model fit_one(const lowrank::DocumentOperator& C, const std::vector<std::
     m.compressed = record_of(world, C.rows(), y0, r, law);
     return m;
 }
-}  // namespace
 
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report) {
@@ -483,7 +497,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     });
 
     for (const int K : options.topics) {
-        model::Model m = fit_one(C, doc_freq, K, options, report);
+        model::Model m = fit_k(C, doc_freq, K, options, report);
         if (options.metrics) {
             Stopwatch metrics;
             const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};

@@ -156,4 +156,107 @@ DenseResume read_dense_checkpoint(const std::string& path, const std::shared_ptr
     return r;
 }
 
+DenseCheckpoints::DenseCheckpoints(const FitOptions& options, int K, distmat::DistMatrix& C,
+                                   const io::CoocFileInfo& info, const Report& report)
+    : options_(options), info_(info), K_(K), N_(C.rows()), method_(resolve(options.rectify).method),
+      stoppable_(std::in_place),
+      checkpoints_(C.grid().borrow_comm(), options.checkpoint.path, options.checkpoint.seconds, report) {
+    const bool resuming = !options.checkpoint.resume.empty();
+    if (checkpoints_.enabled() || resuming) settings_ = dense_checkpoint_settings(options, K, C);
+    if (resuming) {
+        const std::shared_ptr<const distmat::Grid> grid = C.grid_ptr();
+        const int block_size = C.block_rows();
+        if (!options.metrics) distmat::DistMatrix released = std::move(C);  // the checkpoint's C replaces it
+        resumed_ = read_dense_checkpoint(options.checkpoint.resume, grid, block_size, K, method_, settings_);
+        say(report, Level::info,
+            fmt::format("resume: from {}: {}", options.checkpoint.resume,
+                        resumed_->stage == DenseStage::cooc      ? std::string("C as counted")
+                        : resumed_->stage == DenseStage::rectify ? fmt::format("the rectification after {} iterations",
+                                                                               resumed_->projection.iterations_done)
+                                                                 : fmt::format("the recovery of B after {} of {} words",
+                                                                               resumed_->recovered.words_done, N_)));
+    } else if (checkpoints_.due()) {  // a stop while C was counted, or a long count
+        model::RectificationTrace not_begun;
+        not_begun.method = model::recorded(method_);
+        not_begun.num_topics = K;
+        write(DenseStage::cooc, C, not_begun, {}, nullptr, "C as counted");
+        checkpoints_.stop_if_requested("after the co-occurrence counts");
+    }
+}
+
+std::optional<distmat::DistMatrix> DenseCheckpoints::take_matrix() {
+    if (!resumed_ || !resumed_->C) return std::nullopt;
+    std::optional<distmat::DistMatrix> C = std::move(resumed_->C);
+    resumed_->C.reset();
+    return C;
+}
+
+const model::RectificationTrace* DenseCheckpoints::rectified() const {
+    return resumed_ && resumed_->stage == DenseStage::recover ? &resumed_->trace : nullptr;
+}
+
+rectify::ProjectionState* DenseCheckpoints::projection() {
+    return resumed_ && resumed_->stage == DenseStage::rectify ? &resumed_->projection : nullptr;
+}
+
+void DenseCheckpoints::write(DenseStage stage, const distmat::DistMatrix& M, const model::RectificationTrace& trace,
+                             io::CheckpointRecord record, const recover::RecoverCheckpoint* recovered,
+                             const std::string& what) {
+    checkpoints_.write(
+        [&] { write_dense_checkpoint(checkpoints_.path(), stage, M, info_, settings_, trace, std::move(record), recovered); },
+        what);
+}
+
+ProjectionHook DenseCheckpoints::rectify_hook() {
+    const int cap = *resolve(options_.rectify).iterations;
+    return [this, cap](const rectify::ProjectionState& state, const rectify::IterateView& current) {
+        if (!checkpoints_.due()) return;
+        write(DenseStage::rectify, current.matrix(), trace_of(method_, K_, state), checkpoint_of(state), nullptr,
+              fmt::format("the rectification after {} iterations", state.iterations_done));
+        checkpoints_.stop_if_requested(
+            fmt::format("in the rectification after {} of at most {} iterations", state.iterations_done, cap));
+    };
+}
+
+void DenseCheckpoints::after_rectify(const distmat::DistMatrix& work, const model::RectificationTrace& trace) {
+    if (!checkpoints_.due()) return;
+    write(DenseStage::recover, work, trace, {}, nullptr, "the rectified C");
+    checkpoints_.stop_if_requested("after the rectification");
+}
+
+recover::RecoverProgress DenseCheckpoints::recover_progress(const distmat::DistMatrix& work,
+                                                            const model::RectificationTrace& trace) {
+    recover::RecoverProgress progress;
+    progress.batch = options_.checkpoint.recover_batch;
+    progress.due = [this] { return checkpoints_.due(); };
+    progress.save = [this, &work, &trace](const recover::RecoverCheckpoint& state) {
+        write(DenseStage::recover, work, trace, {}, &state,
+              fmt::format("the recovery of B after {} of {} words", state.words_done, N_));
+        checkpoints_.stop_if_requested(fmt::format("in the recovery of B after {} of {} words", state.words_done, N_));
+    };
+    if (resumed_ && resumed_->stage == DenseStage::recover) progress.resume = &resumed_->recovered;
+    return progress;
+}
+
+void DenseCheckpoints::after_recover(const model::Model& m, const distmat::DistMatrix& work,
+                                     const model::RectificationTrace& trace) {
+    if (!stoppable_ || !checkpoints_.due()) return;
+    if (m.method == Method::anchors) {
+        recover::RecoverCheckpoint all;
+        all.words_done = N_;
+        all.anchors = m.anchors;
+        all.B_breve = m.B_breve;
+        all.solved = m.words_solved;
+        all.converged = m.words_converged;
+        all.max_iterations = m.solver_max_iterations;
+        write(DenseStage::recover, work, trace, {}, &all, "the recovery of B, done");
+    }
+    checkpoints_.stop_if_requested("after the recovery of B");
+}
+
+void DenseCheckpoints::finish() {
+    stoppable_.reset();
+    resumed_.reset();
+}
+
 }  // namespace jsmf::fit

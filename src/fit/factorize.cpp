@@ -15,67 +15,85 @@
 
 namespace jsmf::fit {
 
-void fit_alpha(const mpi::Comm& comm, model::Model& m) {
+model::AlphaFit fit_alpha(const mpi::Comm& comm, const Eigen::MatrixXd& A) {
     recover::AlphaResult alpha;
-    mpi::run_local_phase(comm, "alpha", [&] { alpha = recover::recover_alpha(m.A); });
-    m.has_alpha = true;
-    m.alpha = alpha.alpha;
-    m.alpha0 = alpha.alpha0;
-    m.alpha_residual = alpha.residual;
-    m.alpha_at_bound = alpha.at_bound;
+    mpi::run_local_phase(comm, "alpha", [&] { alpha = recover::recover_alpha(A); });
+    model::AlphaFit fitted;
+    fitted.has_alpha = true;
+    fitted.alpha = alpha.alpha;
+    fitted.alpha0 = alpha.alpha0;
+    fitted.alpha_residual = alpha.residual;
+    fitted.alpha_at_bound = alpha.at_bound;
+    return fitted;
 }
 
 namespace {
 
-
-model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const model::RectificationTrace& rectification,
-                  Seed seed, const recover::RecoverProgress* progress, const anchors::DocFreq& doc_freq) {
-    const std::vector<Index>& given_anchors = c.anchor_words;
-    model::Model m;
-    m.num_topics = K;
-    m.rectification = rectification;
-    Stopwatch clock;
-    const Eigen::VectorXd p = distmat::row_sums(C);  // p(x = i) of the rectified C
+/// Stage 3 (Alg. 2, or the user's words): the anchors of C (row sums p).
+model::AnchorsFound find_anchors_stage(const distmat::DistMatrix& C, const Eigen::VectorXd& p, int K,
+                                       const ModelOptions& c, Seed seed, const anchors::DocFreq& doc_freq) {
+    model::AnchorsFound out;
     anchors::AnchorResult found;
-    if (!given_anchors.empty()) {
-        found = anchors::anchors_from_words(C, p, given_anchors);
-        m.anchor_method = model::AnchorChoice::words;
+    if (!c.anchor_words.empty()) {
+        found = anchors::anchors_from_words(C, p, c.anchor_words);
+        out.anchor_method = model::AnchorChoice::words;
     } else {
         // The threshold needs the documents' counts (a hierarchy's level above has none).
         const bool counted = doc_freq.size() == C.rows();
-        m.anchor_min_df = counted ? c.anchor_min_df : 0;
+        out.anchor_min_df = counted ? c.anchor_min_df : 0;
         const anchors::Candidates candidates =
             counted ? anchors::candidates_by_doc_freq(doc_freq, c.anchor_min_df) : anchors::Candidates{};
         found = anchors::find_anchors_by(c.finder, C, p, K, {c.projection_dim, seed, true}, candidates);
-        m.anchor_method = model::recorded(c.finder);
+        out.anchor_method = model::recorded(c.finder);
     }
-    m.anchors = found.anchors;
-    m.diag_r = found.diag_r;
-    m.zero_rows = found.zero_rows;
-    m.anchor_excluded = found.excluded;
-    m.times.add("anchors", clock.seconds());
+    out.anchors = found.anchors;
+    out.diag_r = found.diag_r;
+    out.zero_rows = found.zero_rows;
+    out.anchor_excluded = found.excluded;
+    return out;
+}
 
-    clock.restart();
+/// Stage 4 (Alg. 3 and 4): B̆ word by word, B by Bayes' rule, A (diagonal or least squares);
+/// "recover_B" added to `times` from `clock`, which then restarts for A.
+model::TopicsFound recover_topics_stage(const distmat::DistMatrix& C, const Eigen::VectorXd& p,
+                                        const std::vector<Index>& anchors, const ModelOptions& c,
+                                        const recover::RecoverProgress* progress, StageTimes& times,
+                                        Stopwatch& clock) {
     recover::RecoverOptions options;
     options.solver = c.solver;
     options.scls.max_iterations = c.solver_iterations;
     options.scls.tolerance = c.solver_tolerance;
     options.scls.admm_stop = c.admm_stop;
-    recover::TopicModel model = recover::recover_topics(C, p, m.anchors, options, progress);
-    m.solver = c.solver;
-    m.words_solved = model.words_solved;
-    m.words_converged = model.words_converged;
-    m.solver_max_iterations = model.max_iterations_used;
-    m.solve_seconds = model.solve_seconds;
-    m.times.add("recover_B", clock.seconds());
+    recover::TopicModel model = recover::recover_topics(C, p, anchors, options, progress);
+    model::TopicsFound out;
+    out.solver = c.solver;
+    out.words_solved = model.words_solved;
+    out.words_converged = model.words_converged;
+    out.solver_max_iterations = model.max_iterations_used;
+    out.solve_seconds = model.solve_seconds;
+    times.add("recover_B", clock.seconds());
 
     clock.restart();
-    m.a_method = c.recover_a == RecoverA::least_squares ? model::ARecovery::least_squares : model::ARecovery::diagonal;
-    m.A = c.recover_a == RecoverA::least_squares ? recover::recover_a_least_squares(C, model.B) : model.A;
-    if (c.alpha) fit_alpha(C.grid().borrow_comm(), m);
-    m.unigram = p;
-    m.B = std::move(model.B);
-    m.B_breve = std::move(model.B_breve);
+    out.a_method = c.recover_a == RecoverA::least_squares ? model::ARecovery::least_squares : model::ARecovery::diagonal;
+    out.A = c.recover_a == RecoverA::least_squares ? recover::recover_a_least_squares(C, model.B) : model.A;
+    out.unigram = p;
+    out.B = std::move(model.B);
+    out.B_breve = std::move(model.B_breve);
+    return out;
+}
+
+model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions& c, const model::RectificationTrace& rectification,
+                  Seed seed, const recover::RecoverProgress* progress, const anchors::DocFreq& doc_freq) {
+    model::Model m;
+    m.num_topics = K;
+    m.rectification = rectification;
+    Stopwatch clock;
+    const Eigen::VectorXd p = distmat::row_sums(C);  // p(x = i) of the rectified C
+    static_cast<model::AnchorsFound&>(m) = find_anchors_stage(C, p, K, c, seed, doc_freq);
+    m.times.add("anchors", clock.seconds());
+    clock.restart();
+    static_cast<model::TopicsFound&>(m) = recover_topics_stage(C, p, m.anchors, c, progress, m.times, clock);
+    if (c.alpha) static_cast<model::AlphaFit&>(m) = fit_alpha(C.grid().borrow_comm(), m.A);
     m.times.add("recover_A", clock.seconds());
     return m;
 }
@@ -161,7 +179,7 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
         m.diag_r(k) = m.B_breve(k, best);
     }
     m.anchor_method = model::AnchorChoice::representative;
-    if (c.alpha && record.a_is_distribution) fit_alpha(comm, m);
+    if (c.alpha && record.a_is_distribution) static_cast<model::AlphaFit&>(m) = fit_alpha(comm, m.A);
     else if (c.alpha) say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", K));
     m.times.add("finish", clock.seconds());
     return m;

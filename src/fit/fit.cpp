@@ -6,8 +6,9 @@
 
 #include <optional>
 
-#include "fit/dense_checkpoint.hpp"
+#include "fit/fit_k.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/memory.hpp"
 #include "jsmf/core/stop.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/fit/checkpoints.hpp"
@@ -15,6 +16,44 @@
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::fit {
+
+std::vector<model::Model> fit_k(distmat::DistMatrix& work, int K, const RectifyOptions& rectify_options,
+                                const std::vector<ModelOptions>& models, DenseShared& shared,
+                                DenseCheckpoints* checkpoints, const Report& report) {
+    const ModelOptions& first = models.front();
+    const anchors::DocFreq& doc_freq = shared.info.stats.doc_freq;
+    // The stopping rule's looks at the topics find the anchors as the fit will: among the
+    // candidates by document frequency.
+    const anchors::Candidates candidates = first.method == Method::anchors && first.anchor_words.empty()
+                                               ? anchors::candidates_by_doc_freq(doc_freq, first.anchor_min_df)
+                                               : anchors::Candidates{};
+    Stopwatch clock;
+    model::RectificationTrace trace;
+    if (const model::RectificationTrace* done = checkpoints ? checkpoints->rectified() : nullptr) {
+        trace = *done;
+    } else {
+        trace = rectify(work, K, rectify_options, report, checkpoints ? checkpoints->rectify_hook() : ProjectionHook{},
+                        checkpoints ? checkpoints->projection() : nullptr, candidates);
+        if (checkpoints) checkpoints->after_rectify(work, trace);
+    }
+    const double rectify_seconds = clock.seconds();
+    const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
+    ProjectionCache cache{{}, shared.original_projection};  // the rectified C's, shared by its models
+    std::vector<model::Model> out;
+    for (const ModelOptions& options : models) {
+        std::optional<recover::RecoverProgress> progress;
+        if (checkpoints) progress = checkpoints->recover_progress(work, trace);
+        model::Model m =
+            factorize(work, K, options, trace, rectify_options.seed, report, progress ? &*progress : nullptr, doc_freq);
+        if (checkpoints) checkpoints->after_recover(m, work, trace);
+        m.times.add_before("rectify", rectify_seconds, rectify_peak);
+        describe(m, shared.info.vocab, report);
+        if (shared.original) measure_model(m, work, shared.original, cache);
+        out.push_back(std::move(m));
+    }
+    shared.original_projection = cache.original;
+    return out;
+}
 
 void check(const FitOptions& options, Index num_words) {
     check(options);
@@ -58,50 +97,22 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
     const ModelOptions& model = options.model;
     // Anchor candidates by document frequency (the finders' and the quality rule's): too
     // few for a K is said now, by every rank, not after the rectification.
-    const bool thresholded = model.method == Method::anchors && model.anchor_words.empty();
-    const anchors::Candidates candidates = thresholded ? anchors::candidates_by_doc_freq(info.stats.doc_freq, model.anchor_min_df)
-                                                       : anchors::Candidates{};
     mpi::run_local_phase(world, "setup", [&] {  // AnchorFree has no anchors: its own checks say what fails
-        if (thresholded)
+        if (model.method == Method::anchors && model.anchor_words.empty()) {
+            const anchors::Candidates candidates = anchors::candidates_by_doc_freq(info.stats.doc_freq, model.anchor_min_df);
             for (const int K : topics) anchors::count_candidates(info.stats.unigram, candidates, K);
+        }
     });
     check_counting_corpus(world, corpus, N);  // before the work, not after it
     if (measure && !options.labels.empty() && !corpus.files.empty()) check_labels(world, corpus, options.labels);
-    ProjectionCache original_projection;  // the original C's, shared by every K
     FitResult result;
     result.info = info;
     // Checkpoints (one K) and stop signals: the ranks agree between the stages, after every
     // AP, DR or DP iteration and between rounds of the recovery's solves. A stop then
     // writes the stage's checkpoint (with a checkpoint path) and ends every rank together;
-    // after the recovery a signal has its default effect.
-    Checkpoints checkpoints(world, options.checkpoint.path, options.checkpoint.seconds, report);
-    std::optional<StopScope> stoppable(std::in_place);
-    const bool resuming = !options.checkpoint.resume.empty();
-    Entries settings;
-    std::optional<DenseResume> resumed;
-    if (checkpoints.enabled() || resuming) settings = dense_checkpoint_settings(options, topics.front(), C);
-    if (resuming && !measure) distmat::DistMatrix released = std::move(C);  // the checkpoint's C replaces it
-    if (resuming) {
-        resumed = read_dense_checkpoint(options.checkpoint.resume, grid, block_size, topics.front(),
-                                        resolve(options.rectify).method, settings);
-        say(report, Level::info,
-            fmt::format("resume: from {}: {}", options.checkpoint.resume,
-                        resumed->stage == DenseStage::cooc      ? std::string("C as counted")
-                        : resumed->stage == DenseStage::rectify ? fmt::format("the rectification after {} iterations",
-                                                                              resumed->projection.iterations_done)
-                                                                : fmt::format("the recovery of B after {} of {} words",
-                                                                              resumed->recovered.words_done, N)));
-    } else if (checkpoints.due()) {  // a stop while C was counted, or a long count
-        checkpoints.write(
-            [&] {
-                model::RectificationTrace not_begun;
-                not_begun.method = model::recorded(resolve(options.rectify).method);
-                not_begun.num_topics = topics.front();
-                write_dense_checkpoint(checkpoints.path(), DenseStage::cooc, C, info, settings, not_begun, {});
-            },
-            "C as counted");
-        checkpoints.stop_if_requested("after the co-occurrence counts");
-    }
+    // after the first K's recovery a signal has its default effect.
+    DenseCheckpoints checkpoints(options, topics.front(), C, info, report);
+    DenseShared shared{info, measure ? &C : nullptr, {}};
     for (std::size_t k = 0; k < topics.size(); ++k) {
         const int K = topics[k];
         if (model.method == Method::anchors)
@@ -115,76 +126,11 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
                 fmt::format("fit: K = {} ({} of {}): rectify {}, {}", K, k + 1, topics.size(),
                             name_of(options.rectify.method), name_of(model.method)));
         const bool in_place = !measure && k + 1 == topics.size();
-        distmat::DistMatrix work = resumed ? std::move(*resumed->C) : in_place ? std::move(C) : distmat::copy(C);
-        const auto write_stage = [&](DenseStage stage, const distmat::DistMatrix& M, const model::RectificationTrace& trace,
-                                     io::CheckpointRecord record, const recover::RecoverCheckpoint* recovered,
-                                     const std::string& what) {
-            checkpoints.write(
-                [&] {
-                    write_dense_checkpoint(checkpoints.path(), stage, M, info, settings, trace, std::move(record),
-                                           recovered);
-                },
-                what);
-        };
-        Stopwatch clock;
-        model::RectificationTrace trace;
-        if (resumed && resumed->stage == DenseStage::recover) {
-            trace = resumed->trace;
-        } else {
-            const Rectifier method = resolve(options.rectify).method;
-            const int cap = *resolve(options.rectify).iterations;
-            const ProjectionHook hook = [&](const rectify::ProjectionState& state, const rectify::IterateView& current) {
-                if (!checkpoints.due()) return;
-                write_stage(DenseStage::rectify, current.matrix(), trace_of(method, K, state), checkpoint_of(state),
-                            nullptr, fmt::format("the rectification after {} iterations", state.iterations_done));
-                checkpoints.stop_if_requested(
-                    fmt::format("in the rectification after {} of at most {} iterations", state.iterations_done, cap));
-            };
-            rectify::ProjectionState* from =
-                resumed && resumed->stage == DenseStage::rectify ? &resumed->projection : nullptr;
-            trace = rectify(work, K, options.rectify, report, hook, from, candidates);
-            if (checkpoints.due()) {
-                write_stage(DenseStage::recover, work, trace, {}, nullptr, "the rectified C");
-                checkpoints.stop_if_requested("after the rectification");
-            }
-        }
-        const double rectify_seconds = clock.seconds();
-        const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
-        recover::RecoverProgress progress;
-        progress.batch = options.checkpoint.recover_batch;
-        progress.due = [&] { return checkpoints.due(); };
-        progress.save = [&](const recover::RecoverCheckpoint& state) {
-            write_stage(DenseStage::recover, work, trace, {}, &state,
-                        fmt::format("the recovery of B after {} of {} words", state.words_done, N));
-            checkpoints.stop_if_requested(fmt::format("in the recovery of B after {} of {} words", state.words_done, N));
-        };
-        if (resumed && resumed->stage == DenseStage::recover) progress.resume = &resumed->recovered;
-        model::Model m = factorize(work, K, model, trace, options.rectify.seed, report, &progress, info.stats.doc_freq);
-        // The last look: a signal since the last agreement (the recovery's last round, A,
-        // AnchorFree) stops here, with B's solves saved whole.
-        if (stoppable && checkpoints.due()) {
-            if (model.method == Method::anchors) {
-                recover::RecoverCheckpoint all;
-                all.words_done = N;
-                all.anchors = m.anchors;
-                all.B_breve = m.B_breve;
-                all.solved = m.words_solved;
-                all.converged = m.words_converged;
-                all.max_iterations = m.solver_max_iterations;
-                write_stage(DenseStage::recover, work, trace, {}, &all, "the recovery of B, done");
-            }
-            checkpoints.stop_if_requested("after the recovery of B");
-        }
-        stoppable.reset();  // from here on a signal ends jsmf as usual
-        resumed.reset();
-        m.times.add_before("rectify", rectify_seconds, rectify_peak);
-        describe(m, info.vocab, report);
-        if (measure) {
-            ProjectionCache cache{{}, original_projection.original};
-            measure_model(m, work, &C, cache);
-            original_projection.original = cache.original;
-        }
-        result.models.push_back(std::move(m));
+        std::optional<distmat::DistMatrix> resumed = checkpoints.take_matrix();
+        distmat::DistMatrix work = resumed ? std::move(*resumed) : in_place ? std::move(C) : distmat::copy(C);
+        std::vector<model::Model> models = fit_k(work, K, options.rectify, {model}, shared, &checkpoints, report);
+        checkpoints.finish();
+        result.models.push_back(std::move(models.front()));
     }
     if (measure) {
         std::vector<model::Model*> measured;

@@ -13,6 +13,7 @@
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/eval/evaluate.hpp"
+#include "fit/fit_k.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/measure.hpp"
 #include "jsmf/io/result_file.hpp"
@@ -171,9 +172,9 @@ int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat:
 /// its solvers; every run measured against the original C.
 int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_ptr<const distmat::Grid>& grid,
                 const Report& report) {
-    StageTimes shared;
+    StageTimes shared_times;
     io::CoocFileInfo info;
-    const distmat::DistMatrix C = load_cooc(job.corpus, job.cooc_file, grid, shared, info, report);
+    const distmat::DistMatrix C = load_cooc(job.corpus, job.cooc_file, grid, shared_times, info, report);
     const Index N = C.rows();
     std::vector<int> topics;
     for (const auto& p : job.points)
@@ -189,7 +190,7 @@ int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_p
     check_counting_corpus(world, counting, N);
     if (!job.labels.empty()) check_labels(world, counting, job.labels);
     std::vector<Entries> rows;
-    Eigen::MatrixXd original_projection;  // C's, shared by every run
+    DenseShared shared{info, job.metrics ? &C : nullptr, {}};  // C's projection, shared by every run
     std::vector<Rectifier> rectifiers;
     for (const auto& p : job.points)
         if (p.rectify && std::find(rectifiers.begin(), rectifiers.end(), *p.rectify) == rectifiers.end())
@@ -206,23 +207,13 @@ int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_p
             // Single precision is AP's: the other rectifiers of the sweep run in double.
             if (r != Rectifier::ap) rectify.precision = Precision::double_;
             say(report, Level::info, fmt::format("sweep: K = {}, rectify {} ({} run(s))", K, name_of(r), group.size()));
-            distmat::DistMatrix work = distmat::copy(C);
-            Stopwatch clock;
-            const model::RectificationTrace record = fit::rectify(work, K, rectify, report);
-            const double rectify_seconds = clock.seconds();
-            const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
-            std::vector<model::Model> models;
-            ProjectionCache cache{{}, original_projection};  // this rectified C's, shared by its solvers
+            std::vector<ModelOptions> solvers;
             for (const auto& p : group) {
-                ModelOptions model = job.model;
-                model.solver = p.solver;
-                model::Model m = factorize(work, K, model, record, rectify.seed, report, nullptr, info.stats.doc_freq);
-                m.times.add_before("rectify", rectify_seconds, rectify_peak);
-                describe(m, info.vocab, report);
-                if (job.metrics) measure_model(m, work, &C, cache);
-                models.push_back(std::move(m));
+                solvers.push_back(job.model);
+                solvers.back().solver = p.solver;
             }
-            original_projection = cache.original;
+            distmat::DistMatrix work = distmat::copy(C);
+            std::vector<model::Model> models = fit_k(work, K, rectify, solvers, shared, nullptr, report);
             if (job.metrics) {
                 std::vector<model::Model*> measured;
                 for (auto& m : models) measured.push_back(&m);
@@ -231,7 +222,7 @@ int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_p
                 if (counted && !job.labels.empty())
                     measure_clustering(world, measured, counting, job.labels, job.rectify.seed, report);
             }
-            StageTimes largest = shared;  // the files hold the largest rank's peaks
+            StageTimes largest = shared_times;  // the files hold the largest rank's peaks
             mpi::take_largest_stage_peaks(world, largest);
             for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
             for (std::size_t k = 0; k < group.size(); ++k) {
@@ -245,7 +236,7 @@ int sweep_dense(const mpi::Comm& world, const SweepJob& job, const std::shared_p
                 for (const Entries& more : {entries(rectify), model_entries(model, "")})
                     settings.insert(settings.end(), more.begin(), more.end());
                 settings.emplace_back("metrics", job.metrics ? "yes" : "no");
-                write_run(world, job, *grid, group[k], info, models[k], settings, shared, largest, rows, report);
+                write_run(world, job, *grid, group[k], info, models[k], settings, shared_times, largest, rows, report);
             }
         }
     }

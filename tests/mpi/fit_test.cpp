@@ -789,6 +789,47 @@ TEST(Job, RunSweepAndEvaluateWriteWhatFitReturns) {
     EXPECT_TRUE(std::filesystem::exists(e.out));
 }
 
+// A sweep's run is fit()'s also where the rectification's stopping rule looks at the
+// topics: both find those anchors among the same candidates (by document frequency), so
+// an AP run stops at the same iteration with the same model. On a sparse planted corpus
+// many words are below the threshold, and the looks differ when they are candidates.
+TEST(Job, SweepRunIsFitsWithTheQualityRule) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 17, 400, 30, 500);
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::dense;
+    options.rectify.method = Rectifier::ap;
+    options.rectify.stop = rectify::StopRule::quality;
+    options.rectify.check_every = 1;
+    options.model.anchor_min_df = 12;
+    const FitResult direct = fit(p.source, square_grid(world), options);
+    const model::Model& d = direct.models.front();
+    ASSERT_GT(d.anchor_excluded, 0);  // the threshold keeps words out
+
+    SweepJob s;
+    s.points = sweep_points({Rectifier::ap}, {K}, {recover::Solver::active_set});
+    s.corpus = p.source;
+    s.rectify = options.rectify;
+    s.model = options.model;
+    s.grid_rows = square_grid(world)->rows();  // the layout of fit()'s C: the same rounding
+    s.grid_cols = square_grid(world)->cols();
+    s.folder = dir.path();
+    if (world.is_root()) std::filesystem::create_directory(dir.file("runs"));
+    MPI_Barrier(world.raw());
+    EXPECT_EQ(sweep(world, s).runs, 1);
+    const io::ModelFile run = io::read_model_file(dir.file(s.points[0].file));
+    ASSERT_EQ(run.models.size(), 1u);
+    const model::Model& m = run.models[0];
+    EXPECT_EQ(m.rectification.iterations, d.rectification.iterations);
+    EXPECT_EQ(m.rectification.checks.size(), d.rectification.checks.size());
+    EXPECT_EQ(m.anchors, d.anchors);
+    EXPECT_EQ(relative(m.B, d.B), 0.0);
+    EXPECT_EQ(relative(m.A, d.A), 0.0);
+}
+
 // The compressed pipeline through the same call: C never formed, the planted topics
 // found, the same models on one rank, and what it cannot do yet refused on every rank.
 TEST(Fit, CompressedPipelineRecoversPlantedTopics) {

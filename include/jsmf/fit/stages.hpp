@@ -124,9 +124,9 @@ io::CheckpointRecord checkpoint_of(const rectify::ProjectionState& state);
 /// N × N increments are read by the caller, collectively, into state.increments).
 rectify::ProjectionState resume_state(const model::RectificationTrace& saved, const io::CheckpointRecord& checkpoint);
 
-/// Collective on `comm`. RECOVER-ALPHA (practical-jsmf Alg. 4) on m.A: m.alpha, α₀, the fit's
+/// Collective on `comm`. RECOVER-ALPHA (practical-jsmf Alg. 4) on A: α, α₀, the fit's
 /// residual; the same on every rank.
-void fit_alpha(const mpi::Comm& comm, model::Model& m);
+model::AlphaFit fit_alpha(const mpi::Comm& comm, const Eigen::MatrixXd& A);
 
 /// Collective on C.grid(). Stages 3–4 on the rectified C: anchors (options.finder, or the
 /// given anchor words), B by Bayes' rule after each word's simplex-constrained least

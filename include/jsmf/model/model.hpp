@@ -174,18 +174,8 @@ struct CompressedRecord {
     std::vector<lowrank::EnnIteration> enn;  ///< one per ENN iteration: enn_columns()
 };
 
-/// One fitted model (one K).
-struct Model {
-    int num_topics = 0;
-    /// For AnchorFree, `anchors` are each topic's representative word (argmax_i
-    /// p(topic | word i)), not anchors, and `anchorfree` holds the rest.
-    Method method = Method::anchors;
-    AnchorFreeRecord anchorfree;
-    Eigen::MatrixXd B;               ///< N × K, p(word | topic)
-    Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
-    Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
-    Eigen::VectorXd unigram;         ///< N, p(x = i) = row sums of the rectified C (Bayes' rule used it)
-    ARecovery a_method = ARecovery::diagonal;
+/// Stage 3's product: the K anchor words and how they were chosen.
+struct AnchorsFound {
     std::vector<Index> anchors;      ///< K word ids
     Eigen::VectorXd diag_r;          ///< K: the anchor finder's r_k
     AnchorChoice anchor_method = AnchorChoice::qr;
@@ -194,17 +184,31 @@ struct Model {
     /// the occurring words it kept from being anchors.
     std::int64_t anchor_min_df = 0;
     Index anchor_excluded = 0;
+};
+
+/// Stage 4's product: the topics and the per-word solves that made them.
+struct TopicsFound {
+    Eigen::MatrixXd B;               ///< N × K, p(word | topic)
+    Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
+    Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
+    Eigen::VectorXd unigram;         ///< N, p(x = i) = row sums of the rectified C (Bayes' rule used it)
+    ARecovery a_method = ARecovery::diagonal;
     std::optional<recover::Solver> solver;  ///< B̆'s per-word solver (anchors); none for AnchorFree
     Index words_solved = 0, words_converged = 0;
     int solver_max_iterations = 0;   ///< the most iterations any word used
     double solve_seconds = 0;
+};
+
+/// RECOVER-ALPHA's product: a Dirichlet's α fitted to A (fit --alpha).
+struct AlphaFit {
     bool has_alpha = false;
     Eigen::VectorXd alpha;           ///< K (when has_alpha)
     double alpha0 = 0, alpha_residual = 0;
     bool alpha_at_bound = false;
-    RectificationTrace rectification;
-    std::optional<CompressedRecord> compressed;  ///< fit --pipeline compressed only
-    StageTimes times;                ///< this K's stages (rectify, anchors, recover, …)
+};
+
+/// Stage 5's product: what the model was measured to be.
+struct Measures {
     eval::MetricSet metrics;         ///< empty when not measured (--no-metrics)
     std::string metrics_note;        ///< what the metrics were measured with (e.g. no coherence: no corpus)
     /// N × 2: the rows of C̄ on their two principal directions (NIPS'15 Figure 1), of
@@ -213,6 +217,20 @@ struct Model {
     bool has_truth = false;          ///< compared with a planted model (jsmf eval --truth)
     eval::TruthComparison truth;
     std::string truth_file;
+};
+
+/// One fitted model (one K): what each stage produced (its bases, each stage's own type,
+/// so a stage function returns just its part), the rectification's trace, the pipeline's
+/// own record and the times.
+struct Model : AnchorsFound, TopicsFound, AlphaFit, Measures {
+    int num_topics = 0;
+    /// For AnchorFree, `anchors` are each topic's representative word (argmax_i
+    /// p(topic | word i)), not anchors, and `anchorfree` holds the rest.
+    Method method = Method::anchors;
+    AnchorFreeRecord anchorfree;
+    RectificationTrace rectification;
+    std::optional<CompressedRecord> compressed;  ///< fit --pipeline compressed only
+    StageTimes times;                ///< this K's stages (rectify, anchors, recover, …)
 };
 
 /// The solver's name as files, logs and the jsmf-fit line give it: for AnchorFree, which

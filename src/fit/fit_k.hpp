@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// One K of a fit, from C (the dense pipeline) or from the documents' operator (the
+// compressed one): what fit::fit repeats per K and fit::sweep per grid point.
+#pragma once
+
+#include <vector>
+
+#include "fit/dense_checkpoint.hpp"
+#include "jsmf/fit/measure.hpp"
+#include "jsmf/fit/options.hpp"
+#include "jsmf/fit/report.hpp"
+#include "jsmf/io/cooc_file.hpp"
+#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/model/model.hpp"
+
+namespace jsmf::fit {
+
+/// What every K of a dense fit shares: C's vocabulary and statistics, the original C the
+/// metrics compare with (null: no metrics) and its 2-D projection, computed once.
+struct DenseShared {
+    const io::CoocFileInfo& info;
+    const distmat::DistMatrix* original = nullptr;
+    Eigen::MatrixXd original_projection;
+};
+
+/// Collective on work.grid(). One K on the dense pipeline (stages 2–5 but coherence):
+/// `work` (C, or a copy) rectified in place by `rectify` (its stopping rule looking at the
+/// anchors the first model's options would find), then one model per entry of `models`
+/// (one rectification shared by several solvers), each described and, with
+/// shared.original, measured. `checkpoints` (null: none) gives the stages their hooks.
+std::vector<model::Model> fit_k(distmat::DistMatrix& work, int K, const RectifyOptions& rectify,
+                                const std::vector<ModelOptions>& models, DenseShared& shared,
+                                DenseCheckpoints* checkpoints, const Report& report);
+
+/// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's
+/// top-K eigenpairs, ENN, LAW, and the model's own metrics and those against C (coherence
+/// aside); checkpoints and resume from options.checkpoint.
+model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+                   const FitOptions& options, const Report& report);
+
+}  // namespace jsmf::fit
