@@ -75,9 +75,6 @@ struct InferSettings {
 };
 /// Adds --prior, --infer-tolerance, --infer-iterations.
 void add_infer_options(CLI::App* sub, InferSettings& settings);
-/// Local. InputError for a non-positive tolerance, no iterations, or a θ file `out` that
-/// is the model file `model` (it would be overwritten).
-void check_infer_settings(const InferSettings& settings, const std::string& out, const std::string& model);
 struct InferCommand {
     std::string model;
     int topics = 0;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include <unistd.h>
-
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
 #include "jsmf/fit/job.hpp"
@@ -95,18 +93,13 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
 
 namespace {
 
-/// Local. The job the flags describe, checked as far as flags can be (the library checks
-/// the rest); OptionError naming the flags.
+/// Local. The job the flags describe (fit::check(Job) checks it); OptionError naming the
+/// flags for what only the flags can get wrong.
 fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     fit::Job job;
-    if (c.dry_run && !c.text.empty())
-        throw usage_error("--dry-run reads headers: give --corpus, --prepared or --cooc (jsmf prepare the --text first)");
-    if (!c.labels.empty() && c.no_metrics)
-        throw usage_error("--labels gives ClustAcc, one of the metrics: drop --no-metrics, or --labels");
     if (!c.text.empty()) {
         if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty() || !c.prepared.empty())
             throw usage_error("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
-        if (c.out.empty()) throw usage_error("--out: no output path given");
         if (!c.prepared_name.empty() && c.prepared_name != "corpus")  // the folder --text writes holds "corpus"
             throw InputError("--name picks a corpus of --prepared; --text prepares one named corpus");  // exit 2, as the missing corpus was
         job.input = fit::input::Text{c.text, parse_name<prepare::Format>(c.text_format, "format")};
@@ -119,7 +112,6 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
         check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
         if (!c.cooc_file.empty()) job.input = fit::input::Cooc{c.cooc_file};
     }
-    const bool from_documents = c.cooc_file.empty();
     parse_grid_shape(c.grid, ranks, job.grid_rows, job.grid_cols);
     job.grid_given = !c.grid.empty();
     if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
@@ -131,8 +123,6 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     job.anchor_words_file = c.model.anchor_words;
     options.metrics = !c.no_metrics;
     job.labels = c.labels;
-    if (!c.labels.empty() && !from_documents && c.input.corpus.empty())
-        throw usage_error("--labels needs the documents (--corpus beside --cooc) for ClustAcc");
     options.pipeline = parse_name<fit::Pipeline>(c.pipeline, "pipeline");
     // --estimator unbiased is what the compressed pipeline computes: not a dense setting.
     if (c.input.estimator == "unbiased")
@@ -145,48 +135,21 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     options.compressed.checked_rows = c.checked_rows;
     // --seed also starts the range finder (the result depends on it only to its tolerance); unset, its own default.
     if (given("seed")) options.compressed.seed = c.rectify.seed;
-    options.checkpoint.path = c.checkpoint;
-    options.checkpoint.seconds = c.checkpoint_seconds;
-    options.checkpoint.resume = c.resume;
-    if (!(c.checkpoint_seconds >= 0)) throw usage_error("--checkpoint-seconds must be at least 0");
-    if (!c.resume.empty() && access(c.resume.c_str(), R_OK) != 0)
-        throw InputError(c.resume, "--resume: cannot read the checkpoint");
-    if (!c.checkpoint.empty() && (c.checkpoint == c.out || c.checkpoint == c.infer_out))
-        throw InputError(c.checkpoint, "--checkpoint names an output of the fit");
-    if (!c.resume.empty() && c.resume == c.out) throw InputError(c.resume, "--resume names the output model (--out)");
-    if (options.pipeline == fit::Pipeline::compressed && !from_documents)
-        throw usage_error("--pipeline compressed works from the documents: give --corpus, --prepared or --text, not --cooc");
-    if (c.checked_rows < 0) throw usage_error("--checked-rows must be at least 0");
-    if (options.pipeline == fit::Pipeline::compressed)  // a setting it would not use is a mistake
-        refuse_settings(c.given, fit::dense_only_settings(), "{pipeline} compressed", "fit with {pipeline} dense");
-    if (options.pipeline == fit::Pipeline::dense)
-        refuse_settings(c.given, fit::compressed_only_settings(), "{pipeline} dense", "fit with {pipeline} compressed");
-    if (!c.infer_out.empty()) {
-        if (c.input.corpus.empty() && c.text.empty() && c.prepared.empty())
-            throw usage_error("--infer needs the corpus (--corpus, --prepared or --text)");
-        const infer::Prior prior = parse_name<infer::Prior>(c.infer.prior, "prior");
-        if (prior == infer::Prior::alpha && !c.model.alpha) throw usage_error("--infer with --prior alpha needs --alpha");
-        check_infer_settings(c.infer, c.infer_out, c.out);
-        job.infer = fit::InferRequest{c.infer_out, c.infer.options, prior};
-    }
-    if (c.top_words < 1) throw usage_error("--top-words must be at least 1");
+    options.checkpoint = {c.checkpoint, c.checkpoint_seconds, c.resume, options.checkpoint.recover_batch};
+    if (!c.infer_out.empty())
+        job.infer = fit::InferRequest{c.infer_out, c.infer.options, parse_name<infer::Prior>(c.infer.prior, "prior")};
     job.top_words = c.top_words;
     options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
     job.topics_given = !c.topics.empty();
     if (!c.hierarchy.empty()) {
         options.hierarchy = parse_topic_list(c.hierarchy, "--hierarchy");
-        if (!c.topics.empty() || !c.model.anchor_words.empty())
-            throw usage_error("--hierarchy sets the topics: give no --topics or --anchor-words with it");
         options.topics = {options.hierarchy.front()};
     }
-    if (!c.infer_out.empty() && options.topics.size() > 1) throw usage_error("--infer works with one --topics value");
-    if (!c.model.anchor_words.empty() && options.topics.size() > 1)
-        throw usage_error("--anchor-words fixes K: give one --topics value at most");
-    fit::check(options);
     job.out = c.out;
     if (!c.memory_per_rank.empty()) job.memory_per_rank = fit::parse_bytes(c.memory_per_rank, "--memory-per-rank");
     job.dry_run = c.dry_run;
     job.command_line = command_line;
+    fit::check(job);
     return job;
 }
 

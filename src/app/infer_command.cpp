@@ -22,14 +22,6 @@ void add_infer_options(CLI::App* sub, InferSettings& s) {
         ->capture_default_str();
 }
 
-void check_infer_settings(const InferSettings& s, const std::string& out, const std::string& model) {
-    if (s.options.tolerance <= 0) throw usage_error("--infer-tolerance must be positive");
-    if (s.options.max_iterations < 1) throw usage_error("--infer-iterations must be at least 1");
-    std::error_code ec1, ec2;
-    if (std::filesystem::weakly_canonical(out, ec1) == std::filesystem::weakly_canonical(model, ec2))
-        throw InputError(out, "is the model file: the θ file needs a path of its own");
-}
-
 CLI::App* add_infer_command(CLI::App& app, InferCommand& c) {
     CLI::App* sub = app.add_subcommand(
         "infer", "Per-document topic proportions θ of a corpus under a fitted model (B fixed), and its held-out "
@@ -49,7 +41,7 @@ CLI::App* add_infer_command(CLI::App& app, InferCommand& c) {
 
 int run_infer(const InferCommand& c, const mpi::Comm& world, const std::string& command_line) {
     fit::InferJob job;
-    mpi::check_on_root(world, "setup", [&] { check_infer_settings(c.settings, c.out, c.model); });
+    mpi::check_on_root(world, "setup", [&] { fit::check_inference(c.settings.options, c.out, c.model); });
     job.model = c.model;
     job.topics = c.topics;
     job.input = c.input;

@@ -197,16 +197,6 @@ std::vector<std::string> given_settings(const CLI::App& sub) {
     return names;
 }
 
-void refuse_settings(const std::vector<std::string>& given, const std::vector<std::string>& unused,
-                     const std::string& who, const std::string& instead) {
-    std::string list;
-    int count = 0;
-    for (const auto& name : given)
-        if (std::find(unused.begin(), unused.end(), name) != unused.end()) list += (count++ ? ", {" : "{") + name + "}";
-    if (count > 0)
-        throw OptionError(who + " does not use " + list + (count > 1 ? ": drop them, or " : ": drop it, or ") + instead);
-}
-
 fit::Report log_report() {
     return [](fit::Level level, const std::string& line) {
         if (level == fit::Level::warning)

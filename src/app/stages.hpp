@@ -82,10 +82,6 @@ std::string flag_of(const std::string& option, const std::string& rectifier_flag
 /// Local; after parsing. The settings the user gave to `sub`, as the library names them
 /// (flag_of's inverse: "--eig-check-steps" → "eig_check_steps", "--anchors" → "finder").
 std::vector<std::string> given_settings(const CLI::App& sub);
-/// Local. InputError "<who> does not use --x, --y: drop them, or <instead>" when `given`
-/// holds any of `unused` (settings the chosen pipeline would silently drop).
-void refuse_settings(const std::vector<std::string>& given, const std::vector<std::string>& unused,
-                     const std::string& who, const std::string& instead);
 /// Local. A Report that logs the library's lines (rank 0 prints).
 fit::Report log_report();
 using fit::mib;

@@ -88,13 +88,13 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         given.erase(std::remove_if(given.begin(), given.end(), said_as_done), given.end());
         std::vector<std::string> unused = fit::dense_only_settings();
         for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words"}) unused.push_back(name);
-        refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
+        fit::refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
         if (!c.cooc_file.empty() && !c.list)
             throw InputError("sweep --pipeline compressed works from the documents: give --corpus, not --cooc");
         solvers = {recover::Solver::active_set};
         job.rectify.seed = c.rectify.seed;  // ClustAcc's k-means
     } else {
-        refuse_settings(c.given, fit::compressed_only_settings(), "sweep {pipeline} dense",
+        fit::refuse_settings(c.given, fit::compressed_only_settings(), "sweep {pipeline} dense",
                         "sweep with {pipeline} compressed");
         for (const auto& name : parse_name_list(c.rectify_methods, "--rectify", choices<fit::Rectifier>()))
             rectifiers.push_back(parse_name<fit::Rectifier>(name, "rectify"));

@@ -10,6 +10,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/stop.hpp"
 #include "jsmf/corpus/vocab.hpp"
@@ -439,9 +441,56 @@ FitResult fit_compressed_job(const Job& job, const mpi::Comm& world, Entries& se
 
 }  // namespace
 
+void check_inference(const infer::InferOptions& options, const std::string& out, const std::string& model) {
+    if (!(options.tolerance > 0)) throw OptionError("{infer_tolerance} must be positive");
+    if (options.max_iterations < 1) throw OptionError("{infer_iterations} must be at least 1");
+    std::error_code ec1, ec2;
+    if (std::filesystem::weakly_canonical(out, ec1) == std::filesystem::weakly_canonical(model, ec2))
+        throw InputError(out, "is the model file: the θ file needs a path of its own");
+}
+
+void check(const Job& job) {
+    const FitOptions& o = job.options;
+    const bool text = std::holds_alternative<input::Text>(job.input);
+    const bool cooc = std::holds_alternative<input::Cooc>(job.input);
+    if (job.dry_run && text)
+        throw OptionError("{dry_run} reads headers: give {corpus}, {prepared} or {cooc} (jsmf prepare the {text} first)");
+    if (!job.labels.empty() && !o.metrics)
+        throw OptionError("{labels} gives ClustAcc, one of the metrics: drop {no_metrics}, or {labels}");
+    if (!job.labels.empty() && cooc && job.corpus.files.empty())
+        throw OptionError("{labels} needs the documents ({corpus} beside {cooc}) for ClustAcc");
+    if (job.out.empty()) throw OptionError("{out}: no output path given");
+    const CheckpointOptions& c = o.checkpoint;
+    if (!c.resume.empty() && access(c.resume.c_str(), R_OK) != 0)
+        throw InputError(c.resume, render_options("{resume}: cannot read the checkpoint"));
+    if (!c.path.empty() && (c.path == job.out || (job.infer && c.path == job.infer->out)))
+        throw InputError(c.path, render_options("{checkpoint} names an output of the fit"));
+    if (!c.resume.empty() && c.resume == job.out) throw InputError(c.resume, render_options("{resume} names the output model ({out})"));
+    if (o.pipeline == Pipeline::compressed && cooc)
+        throw OptionError("{pipeline} compressed works from the documents: give {corpus}, {prepared} or {text}, not {cooc}");
+    if (o.pipeline == Pipeline::compressed)  // a setting it would not use is a mistake
+        refuse_settings(job.given, dense_only_settings(), "{pipeline} compressed", "fit with {pipeline} dense");
+    if (o.pipeline == Pipeline::dense)
+        refuse_settings(job.given, compressed_only_settings(), "{pipeline} dense", "fit with {pipeline} compressed");
+    if (job.infer) {
+        if (cooc && job.corpus.files.empty())
+            throw OptionError("{infer} needs the corpus ({corpus}, {prepared} or {text})");
+        if (job.infer->prior == infer::Prior::alpha && !o.model.alpha)
+            throw OptionError("{infer} with {prior} alpha needs {alpha}");
+        check_inference(job.infer->options, job.infer->out, job.out);
+        if (o.topics.size() > 1) throw OptionError("{infer} works with one {topics} value");
+    }
+    if (job.top_words < 1) throw OptionError("{top_words} must be at least 1");
+    if (!o.hierarchy.empty() && (job.topics_given || !job.anchor_words_file.empty()))
+        throw OptionError("{hierarchy} sets the topics: give no {topics} or {anchor_words} with it");
+    if (!job.anchor_words_file.empty() && o.topics.size() > 1)
+        throw OptionError("{anchor_words} fixes K: give one {topics} value at most");
+    check(o);
+}
+
 JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     JobOutcome outcome;
-    mpi::run_local_phase(world, "setup", [&] { check(job.options); });
+    mpi::run_local_phase(world, "setup", [&] { check(job); });
     std::optional<PreparedInput> prepared;
     std::vector<std::string> text_inputs;  // read too, though prepared first
     if (const auto* text = std::get_if<input::Text>(&job.input)) {

@@ -87,6 +87,7 @@ void check(const FitOptions& o) {
     if ((!o.checkpoint.path.empty() || !o.checkpoint.resume.empty()) && o.topics.size() != 1)
         throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
     if (!(o.checkpoint.seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
+    if (o.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
     (void)resolve(o.rectify);
     check(o.model);
 }

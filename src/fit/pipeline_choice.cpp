@@ -174,4 +174,14 @@ std::int64_t memory_per_rank(const mpi::Comm& comm) {
     return unknown ? -1 : smallest;
 }
 
+void refuse_settings(const std::vector<std::string>& given, const std::vector<std::string>& unused,
+                     const std::string& who, const std::string& instead) {
+    std::string list;
+    int count = 0;
+    for (const auto& name : given)
+        if (std::find(unused.begin(), unused.end(), name) != unused.end()) list += (count++ ? ", {" : "{") + name + "}";
+    if (count > 0)
+        throw OptionError(who + " does not use " + list + (count > 1 ? ": drop them, or " : ": drop it, or ") + instead);
+}
+
 }  // namespace jsmf::fit

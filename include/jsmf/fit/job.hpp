@@ -87,6 +87,16 @@ struct InferSummary {
     double seconds = 0;
 };
 
+/// Local. OptionError for a non-positive tolerance or no iterations; InputError when the θ
+/// file `out` is the model file `model` (it would be overwritten).
+void check_inference(const infer::InferOptions& options, const std::string& out, const std::string& model);
+
+/// Local. Checks what can be checked of `job` before any work, besides check(job.options):
+/// the combinations of its input, outputs, θ request, labels, topics and checkpoint files,
+/// and the settings `given` that the chosen pipeline would not use. OptionError (the
+/// options in braces) or InputError naming the file.
+void check(const Job& job);
+
 /// What a job did. After a dry run only `choice` and `plan` are set.
 struct JobOutcome {
     PipelineChoice choice;

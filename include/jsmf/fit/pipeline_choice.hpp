@@ -28,6 +28,10 @@ const std::vector<std::string>& dense_only_settings();
 
 /// The settings only the compressed pipeline reads (ENN's): given, `auto` takes it.
 const std::vector<std::string>& compressed_only_settings();
+/// Local. OptionError "<who> does not use {x}, {y}: drop them, or <instead>" when `given`
+/// holds any of `unused` (settings the chosen pipeline would silently drop).
+void refuse_settings(const std::vector<std::string>& given, const std::vector<std::string>& unused,
+                     const std::string& who, const std::string& instead);
 
 /// Local. The dense-only settings in which `options` differ from the defaults (library
 /// names), for callers that cannot tell which settings a user gave: the rectifier's and
