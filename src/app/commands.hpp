@@ -21,7 +21,6 @@ struct SynthCommand {
     std::string directory = ".";
     std::string name = "synth";
     bool gzip = false;
-    std::string prior = "dirichlet";
     std::string from;        ///< a model file: draw from its B and a Dirichlet fitted to its A
     int from_topics = 0;     ///< which K of that file (0: its first)
     CLI::Option* docs_option = nullptr;    ///< to tell whether --docs was given
@@ -45,8 +44,6 @@ int run_cooc(const CoocCommand& command, const mpi::Comm& world, const std::stri
 
 struct PrepareCommand {
     prepare::PrepareOptions options;
-    std::string format = "dir";
-    std::string invalid_utf8 = "skip";
 };
 CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& command);
 /// Collective on `world`; rank 0 prints the summary.
@@ -71,7 +68,7 @@ int run_rectify(const RectifyCommand& command, const mpi::Comm& world, const std
 /// `jsmf infer`'s flags, shared with `jsmf fit --infer`.
 struct InferSettings {
     infer::InferOptions options;
-    std::string prior = "none";
+    infer::Prior prior = infer::Prior::none;
 };
 /// Adds --prior, --infer-tolerance, --infer-iterations.
 void add_infer_options(CLI::App* sub, InferSettings& settings);
@@ -95,7 +92,7 @@ struct FitCommand {
     std::vector<std::string> text;  ///< raw input: jsmf prepare with its defaults into <out>.corpus/, then fit
     std::string infer_out;       ///< --infer: θ of the training corpus under the model just fit
     InferSettings infer;
-    std::string text_format = "dir";
+    prepare::Format text_format = prepare::Format::text_dir;
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words
@@ -106,7 +103,7 @@ struct FitCommand {
     bool no_metrics = false;
     int block_size = 64;
     std::string grid;
-    std::string pipeline = name_of(fit::FitOptions{}.pipeline);
+    fit::Pipeline pipeline = fit::FitOptions{}.pipeline;
     int enn_iterations = fit::CompressedOptions{}.iterations;
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
     std::string checkpoint;      ///< --pipeline compressed: checkpoint file

@@ -30,9 +30,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--text", c.text,
                     "Raw input (files or directories): jsmf prepare with its defaults writes <out>.corpus/, then the "
                     "fit reads it as --prepared (for prepare's other options, run it yourself)");
-    sub->add_option("--text-format", c.text_format, "With --text: dir, lines, jsonl, mallet, brown, ratings or playlists")
-        ->check(CLI::IsMember(choices<prepare::Format>()))
-        ->capture_default_str();
+    add_choice(sub, "--text-format", c.text_format, "With --text: dir, lines, jsonl, mallet, brown, ratings or playlists");
     sub->add_option("--out", c.out, "Output model file (HDF5)")->required();
     sub->add_option("--infer", c.infer_out,
                     "Also infer each training document's topic proportions θ under the model (one K) into this "
@@ -46,20 +44,18 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "level's co-occurrence matrix with 5 topics (and so on, K decreasing); /hierarchy in the model, "
                     "jsmf show prints the tree");
     add_rectify_options(sub, c.rectify, "--rectify");
-    sub->add_option("--solver", c.model.solver, kSolverHelp)->check(CLI::IsMember(choices<recover::Solver>()))->capture_default_str();
+    add_choice(sub, "--solver", c.model.options.solver, kSolverHelp);
     add_model_options(sub, c.model);
     sub->add_option("--top-words", c.top_words, "Words per topic kept in /K<K>/topics")->capture_default_str();
     sub->add_flag("--no-metrics", c.no_metrics,
                   "Skip the evaluation (the papers' metrics in /K<K>/metrics; measuring keeps one more copy of C)");
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
-    sub->add_option("--pipeline", c.pipeline,
+    add_choice(sub, "--pipeline", c.pipeline,
                     "dense: form C (N x N) and rectify it (the papers); compressed: never form C — its top-K "
                     "factor from the documents, ENN rectification, low-rank anchor words (Lee et al. 2021); auto: "
                     "dense when an option needs it or N is small (up to 1,000 words; where the two pipelines' measured "
-                    "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)")
-        ->check(CLI::IsMember(choices<fit::Pipeline>()))
-        ->capture_default_str();
+                    "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)");
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
                     "150). Unset: at most 150, stopping once the model's measures have settled (looks at the topics "
@@ -102,7 +98,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
             throw usage_error("--text names the corpus: give no --corpus, --vocab, --cooc or --prepared with it");
         if (!c.prepared_name.empty() && c.prepared_name != "corpus")  // the folder --text writes holds "corpus"
             throw InputError("--name picks a corpus of --prepared; --text prepares one named corpus");  // exit 2, as the missing corpus was
-        job.input = fit::input::Text{c.text, parse_name<prepare::Format>(c.text_format, "format")};
+        job.input = fit::input::Text{c.text, c.text_format};
     } else if (!c.prepared.empty() || !c.prepared_name.empty()) {
         if (c.prepared.empty()) throw usage_error("--name needs --prepared");
         if (!c.input.corpus.empty() || !c.input.vocab.empty() || !c.cooc_file.empty())
@@ -119,13 +115,13 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     fit::FitOptions& options = job.options;
     options.rectify = fit::resolve(to_options(c.rectify));  // its errors, before any work
     check_model_settings(c.model);
-    options.model = to_options(c.model, {});
+    options.model = c.model.options;
     job.anchor_words_file = c.model.anchor_words;
     options.metrics = !c.no_metrics;
     job.labels = c.labels;
-    options.pipeline = parse_name<fit::Pipeline>(c.pipeline, "pipeline");
+    options.pipeline = c.pipeline;
     // --estimator unbiased is what the compressed pipeline computes: not a dense setting.
-    if (c.input.estimator == "unbiased")
+    if (c.input.options.estimator == cooc::Estimator::unbiased)
         c.given.erase(std::remove(c.given.begin(), c.given.end(), "estimator"), c.given.end());
     job.given = c.given;
     const auto given = [&](const char* setting) { return std::find(c.given.begin(), c.given.end(), setting) != c.given.end(); };
@@ -134,10 +130,10 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     options.compressed.stop_when_settled = !given("enn_iterations");
     options.compressed.checked_rows = c.checked_rows;
     // --seed also starts the range finder (the result depends on it only to its tolerance); unset, its own default.
-    if (given("seed")) options.compressed.seed = c.rectify.seed;
+    if (given("seed")) options.compressed.seed = c.rectify.options.seed;
     options.checkpoint = {c.checkpoint, c.checkpoint_seconds, c.resume, options.checkpoint.recover_batch};
     if (!c.infer_out.empty())
-        job.infer = fit::InferRequest{c.infer_out, c.infer.options, parse_name<infer::Prior>(c.infer.prior, "prior")};
+        job.infer = fit::InferRequest{c.infer_out, c.infer.options, c.infer.prior};
     job.top_words = c.top_words;
     options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
     job.topics_given = !c.topics.empty();

@@ -10,12 +10,10 @@
 namespace jsmf::app {
 
 void add_infer_options(CLI::App* sub, InferSettings& s) {
-    sub->add_option("--prior", s.prior,
+    add_choice(sub, "--prior", s.prior,
                     "none: θ maximizes the likelihood; alpha: MAP under the model's Dirichlet α (fit --alpha: the α "
                     "RECOVER-ALPHA fits to A, i.e. the topics' prevalence and concentration the model learned; "
-                    "α_k < 1 count as 1, as no MAP exists below)")
-        ->check(CLI::IsMember(choices<infer::Prior>()))
-        ->capture_default_str();
+                    "α_k < 1 count as 1, as no MAP exists below)");
     sub->add_option("--infer-tolerance", s.options.tolerance, "EM stops when no θ_k moves more than this")
         ->capture_default_str();
     sub->add_option("--infer-iterations", s.options.max_iterations, "EM's iteration cap per document")
@@ -49,7 +47,7 @@ int run_infer(const InferCommand& c, const mpi::Comm& world, const std::string& 
     job.prepared_name = c.prepared_name;
     job.out = c.out;
     job.options = c.settings.options;
-    job.prior = parse_name<infer::Prior>(c.settings.prior, "prior");  // CLI11 checked the name
+    job.prior = c.settings.prior;
     job.command_line = command_line;
     report_infer(world, fit::infer(world, job), c.out);
     return exit_code::ok;

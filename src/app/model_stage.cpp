@@ -8,7 +8,6 @@
 #include <fstream>
 #include <unordered_map>
 
-#include "jsmf/anchors/finder.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -19,13 +18,12 @@ const char* const kSolverHelp =
     "admm (ADMM-DR, Alg. 3); or kl: Arora et al.'s RecoverKL, min KL(row of C-bar | its mixture of the anchors' rows) "
     "by exponentiated gradient with their line search (dense pipeline)";
 
-void add_model_options(CLI::App* sub, ModelSettings& c) {
-    sub->add_option("--method", c.method,
+void add_model_options(CLI::App* sub, ModelSettings& settings) {
+    fit::ModelOptions& c = settings.options;
+    add_choice(sub, "--method", c.method,
                     "anchors: rectified anchor words; anchorfree-lp / anchorfree-pds: AnchorFree (Fu et al. 2019), "
                     "topics without anchor words by the minimum-determinant criterion (alternating LPs with Clp, or "
-                    "penalty dual splitting)")
-        ->check(CLI::IsMember(choices<fit::Method>()))
-        ->capture_default_str();
+                    "penalty dual splitting)");
     sub->add_option("--lp-max-sweeps", c.lp.max_sweeps, "anchorfree-lp: sweeps over the columns of M at most")
         ->capture_default_str();
     sub->add_option("--lp-tolerance", c.lp.tolerance,
@@ -43,11 +41,9 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
     sub->add_option("--pds-tolerance", c.pds.tolerance,
                     "anchorfree-pds: stop when |BM - Z|/|Z| and the outer step of M are below this")
         ->capture_default_str();
-    sub->add_option("--anchors", c.anchors,
+    add_choice(sub, "--anchors", c.finder,
                     "qr (= spa): sparse implicit pivoted QR (Alg. 2); fastanchor: Arora et al.; snpa: successive "
-                    "nonnegative projection (Gillis); xray: fast conical hull (Kumar et al.)")
-        ->check(CLI::IsMember(choices<anchors::Finder>()))
-        ->capture_default_str();
+                    "nonnegative projection (Gillis); xray: fast conical hull (Kumar et al.)");
     sub->add_option("--projection-dim", c.projection_dim, "fastanchor: random projection dimension d")
         ->capture_default_str();
     sub->add_option("--anchor-min-df", c.anchor_min_df,
@@ -55,7 +51,7 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
                     "documents may be anchors, as Arora et al.'s FastAnchorWords (0: every word). Rare words' rows of "
                     "C-bar are far from all others and would be picked first without it")
         ->capture_default_str();
-    sub->add_option("--anchor-words", c.anchor_words, "Use these anchor words (a file, one word per line; K = their number)");
+    sub->add_option("--anchor-words", settings.anchor_words, "Use these anchor words (a file, one word per line; K = their number)");
     sub->add_option("--solver-iterations", c.solver_iterations, "expgrad/admm/kl: iteration limit per word (kl: trials)")
         ->capture_default_str();
     sub->add_option("--solver-tolerance", c.solver_tolerance,
@@ -63,42 +59,20 @@ void add_model_options(CLI::App* sub, ModelSettings& c) {
                     "|Uy - v|^2 (gradient 2(Gy - f), the authors' scale); admm per --admm-stop; kl the duality gap "
                     "of the KL divergence (or the divergence itself), as Arora et al.'s epsilon")
         ->capture_default_str();
-    sub->add_option("--admm-stop", c.admm_stop,
+    add_choice(sub, "--admm-stop", c.admm_stop,
                     "admm stopping rule: step: |y_t - y_(t-1)|_2 < tolerance (the authors'); gap: the duality "
-                    "gap, as expgrad")
-        ->check(CLI::IsMember(choices<solvers::AdmmStop>()))
-        ->capture_default_str();
-    sub->add_option("--recover-a", c.recover_a,
-                    "diagonal: A = D^-1 C_SS D^-1 (Alg. 4); ls: least squares min |C - B A B'| (Arora et al.)")
-        ->check(CLI::IsMember(choices<fit::RecoverA>()))
-        ->capture_default_str();
+                    "gap, as expgrad");
+    add_choice(sub, "--recover-a", c.recover_a,
+                    "diagonal: A = D^-1 C_SS D^-1 (Alg. 4); ls: least squares min |C - B A B'| (Arora et al.)");
     sub->add_flag("--alpha", c.alpha, "Also fit a Dirichlet alpha to A (RECOVER-ALPHA, Alg. 4)");
 }
 
-fit::ModelOptions to_options(const ModelSettings& c, const std::vector<Index>& anchor_words) {
-    fit::ModelOptions o;
-    o.method = parse_name<fit::Method>(c.method, "method");
-    o.finder = parse_name<anchors::Finder>(c.anchors, "finder");
-    o.projection_dim = c.projection_dim;
-    o.anchor_min_df = c.anchor_min_df;
-    o.anchor_words = anchor_words;
-    o.solver = parse_name<recover::Solver>(c.solver, "solver");
-    o.solver_iterations = c.solver_iterations;
-    o.solver_tolerance = c.solver_tolerance;
-    o.admm_stop = parse_name<solvers::AdmmStop>(c.admm_stop, "admm_stop");
-    o.recover_a = parse_name<fit::RecoverA>(c.recover_a, "recover_a");
-    o.alpha = c.alpha;
-    o.lp = c.lp;
-    o.pds = c.pds;
-    return o;
-}
-
 void check_model_settings(const ModelSettings& c) {
-    fit::ModelOptions o = to_options(c, {});
+    const fit::ModelOptions& o = c.options;
     // The anchor-word file is read later (it needs the vocabulary); its combinations now.
     if (!c.anchor_words.empty()) {
         if (!anchors::is_pivoted_qr(o.finder))
-            throw usage_error("--anchor-words and --anchors " + c.anchors + " exclude each other");
+            throw usage_error("--anchor-words and --anchors " + name_of(o.finder) + " exclude each other");
         if (o.method != fit::Method::anchors) throw usage_error("--anchor-words needs --method anchors");
     }
     fit::check(o);

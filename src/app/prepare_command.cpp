@@ -15,14 +15,12 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
     auto& o = c.options;
     sub->add_option("inputs", o.source.inputs, "Input files or directories (directories are walked, files sorted)")
         ->required();
-    sub->add_option("--format", c.format,
+    add_choice(sub, "--format", o.source.format,
                     "dir: one document per file (id: its path under the directory); lines: one document per line; "
                     "jsonl: JSON Lines with a text field; brown: the Brown corpus's word/tag files; ratings: 'user "
                     "item rating [timestamp]' lines (a user is a document, an item repeated round(2 x rating) times); "
                     "playlists: one playlist of item ids per line; mallet: MALLET's import format, 'name label text' "
-                    "per line")
-        ->check(CLI::IsMember(choices<prepare::Format>()))
-        ->capture_default_str();
+                    "per line");
     sub->add_option("--out", o.out_dir, "Output directory (created if missing)")->required();
     sub->add_option("--name", o.name, "Corpus name X: docword.X.txt, vocab.X.txt, docs.X.txt, ...")->capture_default_str();
     sub->add_flag("--gzip", o.gzip, "Write docword.X.txt.gz");
@@ -52,19 +50,15 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
         ->capture_default_str();
     sub->add_option("--min-doc-tokens", o.min_doc_tokens, "Drop documents with fewer tokens after curation")
         ->capture_default_str();
-    sub->add_option("--invalid-utf8", c.invalid_utf8,
+    add_choice(sub, "--invalid-utf8", o.invalid_utf8,
                     "skip: drop a document with invalid UTF-8 and count it; replace: read each bad sequence as U+FFFD "
-                    "(no token) and count the document; fail: stop at the first, with its file, line and byte")
-        ->check(CLI::IsMember(choices<prepare::InvalidUtf8>()))
-        ->capture_default_str();
+                    "(no token) and count the document; fail: stop at the first, with its file, line and byte");
     sub->add_option("--buffer-mb", o.buffer_mb, "Per rank: word counts buffered before the ranks exchange them")
         ->capture_default_str();
     return sub;
 }
 
 int run_prepare(PrepareCommand c, const mpi::Comm& world) {
-    c.options.source.format = parse_name<prepare::Format>(c.format, "format");
-    c.options.invalid_utf8 = parse_name<prepare::InvalidUtf8>(c.invalid_utf8, "invalid_utf8");
     const prepare::PrepareReport r = prepare::run_prepare(world, c.options);
     if (!world.is_root()) return exit_code::ok;
     log::info("prepare: read {} files, {:.1f} MB, {} documents, {} tokens in {:.2f} s", r.files, r.bytes / 1e6,

@@ -11,13 +11,6 @@
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
-namespace {
-// An optional setting's choices: "auto" (unset, decided by the library) and the enum's names.
-std::vector<std::string> auto_or(std::vector<std::string> names) {
-    names.insert(names.begin(), "auto");
-    return names;
-}
-}  // namespace
 
 void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
     auto* corpus = sub->add_option("--corpus", c.corpus,
@@ -32,15 +25,11 @@ void add_cooc_options(CLI::App* sub, CoocSettings& c, bool required) {
     sub->add_option("--min-distinct", c.options.min_distinct,
                     "Skip documents with fewer distinct words (authors' code: 3)")
         ->capture_default_str();
-    sub->add_option("--estimator", c.estimator,
-                    "unbiased: Eq. 5 (NIPS'15) from word counts; tfidf: the second moment of the documents' tf-idf "
-                    "vectors (h/n)·ln(M/df), scaled to sum 1, as AnchorFree (Fu et al. 2019, §6.1) uses")
-        ->check(CLI::IsMember(choices<cooc::Estimator>()))
-        ->capture_default_str();
+    add_choice(sub, "--estimator", c.options.estimator,
+               "unbiased: Eq. 5 (NIPS'15) from word counts; tfidf: the second moment of the documents' tf-idf "
+               "vectors (h/n)·ln(M/df), scaled to sum 1, as AnchorFree (Fu et al. 2019, §6.1) uses");
     sub->add_option("--buffer-mb", c.buffer_mb, "Per-rank exchange buffer in MiB (bounds memory)")->capture_default_str();
-    sub->add_option("--exchange", c.exchange, "docs: ship document fragments (fast); pairs: ship (i,j,v) triplets")
-        ->check(CLI::IsMember(choices<cooc::Exchange>()))
-        ->capture_default_str();
+    add_choice(sub, "--exchange", c.options.exchange, "docs: ship document fragments (fast); pairs: ship (i,j,v) triplets");
 }
 
 fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {
@@ -49,8 +38,6 @@ fit::CorpusSource corpus_source(const CoocSettings& c, int block_size) {
     source.vocab = c.vocab;
     source.options = c.options;
     source.options.block_size = block_size;
-    source.options.exchange = parse_name<cooc::Exchange>(c.exchange, "exchange");
-    source.options.estimator = parse_name<cooc::Estimator>(c.estimator, "estimator");
     if (!(c.buffer_mb > 0)) throw usage_error("--buffer-mb must be positive");
     source.options.buffer_bytes = static_cast<std::size_t>(std::max(1.0, c.buffer_mb * (1 << 20)));
     return source;
@@ -69,22 +56,19 @@ void check_cooc_source(const CoocSettings& c, const std::string& cooc_file, bool
         throw usage_error("give either --corpus and --vocab, or --cooc (a file from jsmf cooc)");
 }
 
-void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& method_flag) {
+void add_rectify_options(CLI::App* sub, RectifySettings& settings, const std::string& method_flag) {
+    fit::RectifyOptions& c = settings.options;
     if (!method_flag.empty())
-        sub->add_option(method_flag, c.method,
-                        "ap: alternating projection; dr: Douglas-Rachford; dp: Dykstra; dc: diagonal completion; "
-                        "none: Baseline (no rectification)")
-            ->check(CLI::IsMember(choices<fit::Rectifier>()))
-            ->capture_default_str();
-    sub->add_option("--stop", c.stop,
+        add_choice(sub, method_flag, c.method,
+                   "ap: alternating projection; dr: Douglas-Rachford; dp: Dykstra; dc: diagonal completion; "
+                   "none: Baseline (no rectification)");
+    add_choice(sub, "--stop", c.stop,
                     "When AP, DR, DP stop. quality (default): once the topics' measures (anchors, B, specificity, "
                     "dissimilarity) have settled; fixed-point: once the topics stopped moving (anchors equal, no topic "
                     "of B moved 1e-3 in L1 over the last 6 checks); iterations: the papers' plain AP, exact eigensolves, "
                     "--iterations (150) or until --tolerance. auto: iterations when --iterations or --tolerance is "
-                    "given, else quality")
-        ->check(CLI::IsMember(auto_or(choices<rectify::StopRule>())))
-        ->capture_default_str();
-    sub->add_flag("--converge", c.converge, "The same as --stop fixed-point");
+                    "given, else quality");
+    sub->add_flag("--converge", settings.converge, "The same as --stop fixed-point");
     sub->add_option("--iterations", c.iterations,
                     "AP, DR, DP: run exactly this many iterations of the papers' plain method (--stop iterations, "
                     "default 150 as the papers; fewer only with --tolerance). To cap --stop quality or fixed-point, "
@@ -95,12 +79,11 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
     sub->add_option("--tolerance", c.tolerance,
                     "Stop AP, DR, DP when the relative change is below this (0: run every iteration); implies "
                     "--stop iterations");
-    sub->add_option("--acceleration", c.acceleration,
+    add_choice(sub, "--acceleration", c.acceleration,
                     "AP: anderson (on the rank-K factor, safeguarded, from --anderson-below on) or none (auto). "
                     "Anderson reaches a fixed point of AP in far fewer iterations, but AP's fixed points form a "
-                    "continuum and it lands on another one than plain AP's path leads to (see jsmf rectify --help)")
-        ->check(CLI::IsMember(auto_or(choices<fit::Acceleration>())))
-        ->capture_default_str();
+                    "continuum and it lands on another one than plain AP's path leads to (see jsmf rectify --help)",
+               fit::Acceleration::none);
     sub->add_option("--anderson-depth", c.anderson_depth, "Anderson acceleration's history length")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
@@ -114,19 +97,15 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
     sub->add_option("--eig-tolerance-factor", c.eig_tolerance_factor,
                     "Solve each iteration's eigenproblem to this times the last change (relative residual); 0: to "
                     "1e-9 always. Default: 0.1 with --stop quality/fixed-point, 0 with --stop iterations");
-    sub->add_option("--precision", c.precision,
+    add_choice(sub, "--precision", c.precision,
                     "AP: single holds the iterate in float32 and does its products in single precision (half the "
-                    "memory traffic per pass; eigensolves to 1e-6 at best); double (default) reproduces the papers")
-        ->check(CLI::IsMember(choices<fit::Precision>()))
-        ->capture_default_str();
+                    "memory traffic per pass; eigensolves to 1e-6 at best); double (default) reproduces the papers");
     sub->add_option("--check-every", c.check_every,
                     "Iterations between the stopping rule's looks at the topics (anchors and B)")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    sub->add_option("--eigensolver", c.eigensolver,
-                    "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))")
-        ->check(CLI::IsMember(choices<distmat::EigMethod>()))
-        ->capture_default_str();
+    add_choice(sub, "--eigensolver", c.eigensolver,
+               "subspace: Chebyshev-filtered subspace iteration (fast); direct: ScaLAPACK PDSYEVR (slow, O(N^3))");
     sub->add_option("--eig-check-steps", c.eig_check_steps,
                     "Lanczos steps of the eigensolver's check, after each solve, that no eigenvalue above the K-th "
                     "was missed (0: no check)")
@@ -147,34 +126,15 @@ void add_rectify_options(CLI::App* sub, RectifySettings& c, const std::string& m
 }
 
 fit::RectifyOptions to_options(const RectifySettings& s) {
-    fit::RectifyOptions o;
-    o.method = parse_name<fit::Rectifier>(s.method, "rectify");
-    std::string stop = s.stop;
+    fit::RectifyOptions o = s.options;
     if (s.converge) {
-        if (stop != "auto" && stop != "fixed-point")
-            throw usage_error("--converge and --stop " + stop + " exclude each other");
-        stop = "fixed-point";
+        if (o.stop && *o.stop != rectify::StopRule::fixed_point)
+            throw usage_error("--converge and --stop " + name_of(*o.stop) + " exclude each other");
+        o.stop = rectify::StopRule::fixed_point;
     }
-    if (stop != "auto") o.stop = parse_name<rectify::StopRule>(stop, "stop");
-    if (s.iterations && o.stop && *o.stop != rectify::StopRule::iterations)
+    if (o.iterations && o.stop && *o.stop != rectify::StopRule::iterations)
         throw usage_error("--iterations is a count of the papers' plain iterations (--stop iterations), not a cap of "
                          "--stop " + name_of(*o.stop) + ": give --max-iterations for that");
-    o.iterations = s.iterations;
-    o.max_iterations = s.max_iterations;
-    o.tolerance = s.tolerance;
-    o.relaxation = s.relaxation;
-    o.acceleration = s.acceleration == "auto" ? fit::Acceleration::none : parse_name<fit::Acceleration>(s.acceleration, "acceleration");
-    o.anderson_depth = s.anderson_depth;
-    o.anderson_below = s.anderson_below;
-    o.eig_tolerance_factor = s.eig_tolerance_factor;
-    o.check_every = s.check_every;
-    o.precision = parse_name<fit::Precision>(s.precision, "precision");
-    o.eigensolver = parse_name<distmat::EigMethod>(s.eigensolver, "eigensolver");
-    o.eig_check_steps = s.eig_check_steps;
-    o.eig_check_every = s.eig_check_every;
-    o.permutations = s.permutations;
-    o.seed = s.seed;
-    o.progress_seconds = s.progress_seconds;
     return o;
 }
 

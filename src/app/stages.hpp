@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,14 +23,42 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 /// out (any "{" in user text kept): an OptionError, so exit code usage (1), as CLI11's.
 inline OptionError usage_error(const std::string& text) { return OptionError(OptionError::quote(text)); }
 
-/// Stage 0–1: the corpus and the co-occurrence flags.
+/// Local. Binds `flag` to a library enum: CLI11 checks the value against the enum's names
+/// (its one table, core/names.hpp), the field takes the value, and the help shows the
+/// field's default by name. With `auto_means`, "auto" is a choice too (the default shown)
+/// and means that value.
+template <class E>
+CLI::Option* add_choice(CLI::App* sub, const std::string& flag, E& field, const std::string& help,
+                        std::optional<typename std::common_type<E>::type> auto_means = std::nullopt) {
+    std::vector<std::string> names = choices<E>();
+    if (auto_means) names.insert(names.begin(), "auto");
+    return sub
+        ->add_option_function<std::string>(
+            flag, [&field, auto_means](const std::string& v) { field = v == "auto" && auto_means ? *auto_means : *find_name<E>(v); },
+            help)
+        ->check(CLI::IsMember(names))
+        ->default_str(auto_means ? std::string("auto") : name_of(field));
+}
+/// Local. The same for a setting the library decides when it is unset: "auto" (the
+/// default) leaves it unset.
+template <class E>
+CLI::Option* add_choice(CLI::App* sub, const std::string& flag, std::optional<E>& field, const std::string& help) {
+    std::vector<std::string> names = choices<E>();
+    names.insert(names.begin(), "auto");
+    return sub
+        ->add_option_function<std::string>(
+            flag, [&field](const std::string& v) { field = v == "auto" ? std::nullopt : find_name<E>(v); }, help)
+        ->check(CLI::IsMember(names))
+        ->default_str(field ? name_of(*field) : std::string("auto"));
+}
+
+/// Stage 0–1: the corpus and the co-occurrence flags (options.exchange and .estimator
+/// bound as the library's enums).
 struct CoocSettings {
     std::vector<std::string> corpus;
     std::string vocab;
     cooc::CoocOptions options;
     double buffer_mb = 32;
-    std::string exchange = "docs";
-    std::string estimator = "unbiased";   ///< unbiased (Eq. 5) | tfidf (AnchorFree §6.1)
 };
 /// Adds --corpus, --vocab (required when `required`), --min-tokens, --min-distinct,
 /// --buffer-mb and --exchange.
@@ -41,39 +70,19 @@ fit::CorpusSource corpus_source(const CoocSettings& s, int block_size);
 /// co-occurrence file (then --corpus alone may come too: `corpus_with_file` says whether
 /// that is allowed). Throws InputError.
 void check_cooc_source(const CoocSettings& s, const std::string& cooc_file, bool corpus_with_file);
-/// Stage 2: rectification flags; unset (or "auto") is "decided by the stop rule", as in
-/// fit::RectifyOptions, whose defaults these are, so there is one place for them.
+/// Stage 2: the rectification flags, bound to the library's options (unset optionals and
+/// "auto" are decided by fit::resolve), and --converge, another spelling of --stop
+/// fixed-point.
 struct RectifySettings {
-    std::string method = name_of(fit::RectifyOptions{}.method);
-    /// When AP, DR, DP stop: iterations (the papers' plain runs: --iterations, or until the
-    /// change is below --tolerance), quality (the default: the topics' measures have
-    /// settled), fixed-point (the topics stopped moving; --converge); auto: iterations when
-    /// --tolerance is given, else quality. resolve() turns every auto into a value.
-    std::string stop = "auto";
-    std::optional<int> iterations;      ///< the count of --stop iterations (given alone, it selects them); unset: 150
-    std::optional<int> max_iterations;  ///< the cap of --stop quality / fixed-point; unset: 1000
-    std::optional<double> tolerance;    ///< 0: run every iteration
-    bool converge = false;       ///< --converge, the same as --stop fixed-point
-    std::optional<double> relaxation;   ///< AP's over-relaxation ω; unset: 1.9 with --stop quality/fixed-point, 1 otherwise
-    std::string acceleration = "auto";  ///< anderson | none; auto: none
-    int anderson_depth = fit::RectifyOptions{}.anderson_depth;
-    double anderson_below = fit::RectifyOptions{}.anderson_below;       ///< Anderson starts after the change falls to this
-    std::optional<double> eig_tolerance_factor;  ///< unset: 0.1 with --stop quality/fixed-point, 0 (exact solves) otherwise
-    int check_every = fit::RectifyOptions{}.check_every;        ///< iterations between the stopping rule's looks at the topics
-    std::string precision = name_of(fit::RectifyOptions{}.precision);  ///< AP: double | single (the iterate and its products in float32)
-    std::string eigensolver = name_of(fit::RectifyOptions{}.eigensolver);
-    int eig_check_steps = fit::RectifyOptions{}.eig_check_steps;   ///< Lanczos steps of the missed-eigenvalue check (0: off)
-    int eig_check_every = fit::RectifyOptions{}.eig_check_every;   ///< AP, DR, DP: check every this many iterations (see ProjectionOptions)
-    int permutations = fit::RectifyOptions{}.permutations;
-    Seed seed = fit::RectifyOptions{}.seed;
-    double progress_seconds = fit::RectifyOptions{}.progress_seconds;
+    fit::RectifyOptions options;
+    bool converge = false;
 };
 /// Adds `method_flag` (the method; none when empty), --iterations, --tolerance, --eigensolver,
 /// --permutations, --seed and --progress-seconds.
 void add_rectify_options(CLI::App* sub, RectifySettings& s, const std::string& method_flag);
 /// Local. The library's options for these flags (every "auto" and unset value left for
-/// fit::resolve to decide); InputError for --converge against another --stop, OptionError
-/// (library names) for bad values.
+/// fit::resolve to decide); OptionError for --converge against another --stop and for
+/// --iterations with a stop rule it does not count.
 fit::RectifyOptions to_options(const RectifySettings& s);
 /// Local. The flag that sets the library option `option` ("relaxation" → "--relaxation";
 /// the rectifier is --rectify in fit and sweep, --method in jsmf rectify). main() makes it

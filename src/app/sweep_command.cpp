@@ -80,10 +80,10 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         // What it does anyway (--solver active-set, --anchors qr, ...) may be said.
         std::vector<std::string> given = c.given;
         const auto said_as_done = [&](const std::string& name) {
-            return (name == "solver" && c.solvers == "active-set") || (name == "method" && c.model.method == "anchors") ||
-                   (name == "finder" && (c.model.anchors == "qr" || c.model.anchors == "spa")) ||
-                   (name == "estimator" && c.input.estimator == "unbiased") ||
-                   (name == "recover_a" && c.model.recover_a == "diagonal");
+            return (name == "solver" && c.solvers == "active-set") || (name == "method" && c.model.options.method == fit::Method::anchors) ||
+                   (name == "finder" && anchors::is_pivoted_qr(c.model.options.finder)) ||
+                   (name == "estimator" && c.input.options.estimator == cooc::Estimator::unbiased) ||
+                   (name == "recover_a" && c.model.options.recover_a == fit::RecoverA::diagonal);
         };
         given.erase(std::remove_if(given.begin(), given.end(), said_as_done), given.end());
         std::vector<std::string> unused = fit::dense_only_settings();
@@ -92,7 +92,7 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         if (!c.cooc_file.empty() && !c.list)
             throw InputError("sweep --pipeline compressed works from the documents: give --corpus, not --cooc");
         solvers = {recover::Solver::active_set};
-        job.rectify.seed = c.rectify.seed;  // ClustAcc's k-means
+        job.rectify.seed = c.rectify.options.seed;  // ClustAcc's k-means
     } else {
         fit::refuse_settings(c.given, fit::compressed_only_settings(), "sweep {pipeline} dense",
                         "sweep with {pipeline} compressed");
@@ -104,10 +104,10 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         (void)fit::resolve(job.rectify);      // its errors, before any work
     }
     check_model_settings(c.model);
-    job.model = to_options(c.model, {});
+    job.model = c.model.options;
     if (!c.model.anchor_words.empty()) throw usage_error("--anchor-words fixes K: use jsmf fit");
     if (job.model.method != fit::Method::anchors && solvers.size() > 1) {  // AnchorFree has no B solver to sweep
-        log::info("sweep: --method {} has no B solver: the --solver list is not swept", c.model.method);
+        log::info("sweep: --method {} has no B solver: the --solver list is not swept", name_of(job.model.method));
         solvers.resize(1);
     }
     if (c.block_size < 1) throw usage_error("--block-size must be at least 1");

@@ -21,9 +21,7 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
     sub->add_option("--anchor-mass", o.anchor_mass, "p(anchor | its topic)")->capture_default_str();
     sub->add_option("--word-concentration", o.word_concentration, "Dirichlet concentration of topic-word weights")
         ->capture_default_str();
-    sub->add_option("--prior", c.prior, "Topic proportions: dirichlet or logistic-normal (correlated)")
-        ->check(CLI::IsMember(choices<synth::TopicPrior>()))
-        ->capture_default_str();
+    add_choice(sub, "--prior", o.prior, "Topic proportions: dirichlet or logistic-normal (correlated)");
     sub->add_option("--alpha", o.alpha, "Symmetric Dirichlet parameter")->capture_default_str();
     sub->add_option("--sigma", o.sigma, "Logistic-normal scale")->capture_default_str();
     sub->add_option("--correlation", o.correlation, "Logistic-normal rho: Sigma_kl = sigma^2 rho^|k-l|")->capture_default_str();
@@ -55,7 +53,6 @@ CLI::App* add_synth_command(CLI::App& app, SynthCommand& c) {
 int run_synth(const SynthCommand& c, const mpi::Comm& world, const std::string& command_line) {
     fit::SynthJob job;
     job.options = c.options;
-    job.options.prior = parse_name<synth::TopicPrior>(c.prior, "prior");
     job.folder = c.directory;
     job.name = c.name;
     job.gzip = c.gzip;
