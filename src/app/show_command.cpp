@@ -25,27 +25,6 @@ CLI::App* add_show_command(CLI::App& app, ShowCommand& c) {
 
 namespace {
 
-struct Pair {
-    int k = 0, l = 0;
-    double correlation = 0;
-};
-
-/// Pearson correlations of the topic proportions implied by A = E[w wᵀ]:
-/// cov = A − ppᵀ with p = A1, var_k = A_kk − p_k². Pairs sorted by correlation, highest first.
-std::vector<Pair> topic_correlations(const Eigen::MatrixXd& A) {
-    const Eigen::VectorXd p = A.rowwise().sum();
-    std::vector<Pair> pairs;
-    for (int k = 0; k < A.rows(); ++k) {
-        for (int l = k + 1; l < A.cols(); ++l) {
-            const double var = (A(k, k) - p(k) * p(k)) * (A(l, l) - p(l) * p(l));
-            if (!(var > 0)) continue;
-            pairs.push_back({k, l, (A(k, l) - p(k) * p(l)) / std::sqrt(var)});
-        }
-    }
-    std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.correlation > b.correlation; });
-    return pairs;
-}
-
 /// Topic k's n most probable words under B (N × K).
 std::string top_words(const Eigen::MatrixXd& B, const std::vector<std::string>& vocab, int k, int n) {
     std::string text;
@@ -84,24 +63,18 @@ void print_model(const model::Model& m, const io::ModelFile& file, const ShowCom
                     a.converged ? "converged" : "NOT converged",
                     a.a_is_distribution ? "= E*/sum(E*)" : "= E* (has negative entries)");
     }
-    // p(z) = A1, normalized: A = D⁻¹C_SS D⁻¹ sums to 1 only when the model holds exactly.
-    // (An AnchorFree A = E* with negative entries: its row sums clipped at 0.)
-    const Eigen::VectorXd marginal = m.A.rowwise().sum().cwiseMax(0.0);
-    const Eigen::VectorXd pz = marginal.sum() > 0 ? Eigen::VectorXd(marginal / marginal.sum()) : marginal;
-    std::vector<int> order(static_cast<std::size_t>(K));
-    for (int k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pz(a) > pz(b); });
+    const Eigen::VectorXd pz = model::topic_prevalence(m.A);
     std::printf("%5s %7s  %-18s %s\n", "topic", "p(z)", m.method == model::Method::anchors ? "anchor" : "representative", "top words");
-    for (const int k : order) {
+    for (const int k : model::largest_first(pz)) {
         const std::string anchor = file.vocab[static_cast<std::size_t>(m.anchors[static_cast<std::size_t>(k)])];
         std::printf("%5d %7.4f  %-18s %s\n", k + 1, pz(k), anchor.c_str(), words_of(m, file.vocab, k, c.top_words).c_str());
     }
-    const std::vector<Pair> pairs = topic_correlations(m.A);
+    const std::vector<model::TopicPair> pairs = model::topic_correlations(m.A);
     const int shown = std::min<int>(c.pairs, static_cast<int>(pairs.size()));
     if (shown > 0) {
         std::printf("most correlated topic pairs (Pearson correlation of topic proportions, from A):\n");
         for (int n = 0; n < shown; ++n) {
-            const Pair& p = pairs[static_cast<std::size_t>(n)];
+            const model::TopicPair& p = pairs[static_cast<std::size_t>(n)];
             std::printf("  %3d ~ %-3d %+.3f   %s | %s\n", p.k + 1, p.l + 1, p.correlation,
                         words_of(m, file.vocab, p.k, 3).c_str(), words_of(m, file.vocab, p.l, 3).c_str());
         }
@@ -123,16 +96,8 @@ void print_subtree(const io::ModelFile& file, int level, int k, double weight, i
     std::printf("%*s%s %-3d %6.3f  %s\n", 2 * depth, "", level == 1 ? "topic" : "super", k + 1, weight,
                 top_words(words, file.vocab, k, c.top_words).c_str());
     if (level == 1) return;
-    const model::HierarchyLevel& here = file.hierarchy[static_cast<std::size_t>(level - 2)];
-    const Eigen::VectorXd p = here.A.rowwise().sum() / here.A.sum();
-    std::vector<std::pair<double, int>> children;
-    for (Index j = 0; j < here.B.rows(); ++j) {
-        Index best = 0;
-        (here.B.row(j).transpose().cwiseProduct(p)).maxCoeff(&best);
-        if (best == k) children.emplace_back(here.B(j, k), static_cast<int>(j));
-    }
-    std::sort(children.begin(), children.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& [w, j] : children) print_subtree(file, level - 1, j, w, depth + 1, c);
+    for (const auto& [w, j] : model::subtopics(file.hierarchy[static_cast<std::size_t>(level - 2)], k))
+        print_subtree(file, level - 1, j, w, depth + 1, c);
 }
 
 void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
@@ -143,10 +108,7 @@ void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
                 "(p(topic | super), top words) ==\n", sizes.c_str());
     const model::HierarchyLevel& top = file.hierarchy.back();
     const Eigen::VectorXd p = top.A.rowwise().sum() / top.A.sum();
-    std::vector<int> order(static_cast<std::size_t>(top.topics));
-    for (int k = 0; k < top.topics; ++k) order[static_cast<std::size_t>(k)] = k;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p(a) > p(b); });
-    for (const int k : order) print_subtree(file, levels, k, p(k), 0, c);
+    for (const int k : model::largest_first(p)) print_subtree(file, levels, k, p(k), 0, c);
 }
 
 }  // namespace

@@ -89,8 +89,6 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         std::vector<std::string> unused = fit::dense_only_settings();
         for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words"}) unused.push_back(name);
         fit::refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
-        if (!c.cooc_file.empty() && !c.list)
-            throw InputError("sweep --pipeline compressed works from the documents: give --corpus, not --cooc");
         solvers = {recover::Solver::active_set};
         job.rectify.seed = c.rectify.options.seed;  // ClustAcc's k-means
     } else {
@@ -101,29 +99,20 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         for (const auto& name : parse_name_list(c.solvers, "--solver", choices<recover::Solver>()))
             solvers.push_back(parse_name<recover::Solver>(name, "solver"));
         job.rectify = to_options(c.rectify);  // the method is each run's, and resolve() decides the rest for it
-        (void)fit::resolve(job.rectify);      // its errors, before any work
     }
+    if (!c.model.anchor_words.empty()) throw usage_error("--anchor-words fixes K: use jsmf fit");
     check_model_settings(c.model);
     job.model = c.model.options;
-    if (!c.model.anchor_words.empty()) throw usage_error("--anchor-words fixes K: use jsmf fit");
     if (job.model.method != fit::Method::anchors && solvers.size() > 1) {  // AnchorFree has no B solver to sweep
         log::info("sweep: --method {} has no B solver: the --solver list is not swept", name_of(job.model.method));
         solvers.resize(1);
     }
     if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
     job.corpus = corpus_source(c.input, c.block_size);
-    if (c.checked_rows < 0) throw usage_error("--checked-rows must be at least 0");
-    if (c.top_words < 1) throw usage_error("--top-words must be at least 1");
     job.points = fit::sweep_points(rectifiers, topics, solvers);
-    const auto count = static_cast<int>(job.points.size());
-    if (c.task >= count)
-        throw usage_error("--task " + std::to_string(c.task) + " is outside the grid of " + std::to_string(count) +
-                          " points (0.." + std::to_string(count - 1) + ")");
     if (!c.list) check_cooc_source(c.input, c.cooc_file, /*corpus_with_file=*/true);
-    if (!c.labels.empty() && (c.input.corpus.empty() || c.no_metrics))
-        throw usage_error("--labels needs the corpus (--corpus) and the metrics");
     job.task = c.task;
-    job.cooc_file = c.cooc_file;
+    if (!c.list) job.cooc_file = c.cooc_file;  // --list prints the grid, whatever the source
     job.compressed.iterations = c.enn_iterations;
     // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
     job.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
@@ -133,6 +122,7 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
     job.top_words = c.top_words;
     job.folder = c.out_dir;
     job.command_line = command_line;
+    fit::check(job);
     return job;
 }
 

@@ -38,6 +38,22 @@ std::vector<SweepPoint> sweep_points(const std::vector<Rectifier>& rectifiers, c
     return points;
 }
 
+void check(const SweepJob& job) {
+    const auto count = static_cast<int>(job.points.size());
+    if (job.task >= count)
+        throw OptionError("{task} " + std::to_string(job.task) + " is outside the grid of " + std::to_string(count) +
+                          " points (0.." + std::to_string(count - 1) + ")");
+    if (!job.labels.empty() && (job.corpus.files.empty() || !job.metrics))
+        throw OptionError("{labels} needs the corpus ({corpus}) and the metrics");
+    if (job.pipeline == Pipeline::compressed && !job.cooc_file.empty())
+        throw InputError(render_options("sweep {pipeline} compressed works from the documents: give {corpus}, not {cooc}"));
+    if (!job.model.anchor_words.empty()) throw OptionError("{anchor_words} fixes K: use jsmf fit");
+    if (job.top_words < 1) throw OptionError("{top_words} must be at least 1");
+    if (job.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
+    if (job.pipeline == Pipeline::dense) (void)resolve(job.rectify);  // the method is each point's
+    check(job.model);
+}
+
 std::string sweep_table_name(int task) {
     return task >= 0 ? "sweep.task" + std::to_string(task) + ".csv" : "sweep.csv";
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Small helpers on a fitted model.
+// Small helpers on a fitted model: its top words, its topics' prevalence and correlations, a
+// hierarchy's subtopics.
 #include "jsmf/model/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "jsmf/core/error.hpp"
@@ -100,6 +102,45 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
     });
     ids.resize(static_cast<std::size_t>(count));
     return ids;
+}
+
+std::vector<TopicPair> topic_correlations(const Eigen::MatrixXd& A) {
+    const Eigen::VectorXd p = A.rowwise().sum();
+    std::vector<TopicPair> pairs;
+    for (int k = 0; k < A.rows(); ++k) {
+        for (int l = k + 1; l < A.cols(); ++l) {
+            const double var = (A(k, k) - p(k) * p(k)) * (A(l, l) - p(l) * p(l));
+            if (!(var > 0)) continue;
+            pairs.push_back({k, l, (A(k, l) - p(k) * p(l)) / std::sqrt(var)});
+        }
+    }
+    std::sort(pairs.begin(), pairs.end(),
+              [](const TopicPair& a, const TopicPair& b) { return a.correlation > b.correlation; });
+    return pairs;
+}
+
+Eigen::VectorXd topic_prevalence(const Eigen::MatrixXd& A) {
+    const Eigen::VectorXd marginal = A.rowwise().sum().cwiseMax(0.0);
+    return marginal.sum() > 0 ? Eigen::VectorXd(marginal / marginal.sum()) : marginal;
+}
+
+std::vector<int> largest_first(const Eigen::VectorXd& weight) {
+    std::vector<int> order(static_cast<std::size_t>(weight.size()));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight(a) > weight(b); });
+    return order;
+}
+
+std::vector<std::pair<double, int>> subtopics(const HierarchyLevel& level, int k) {
+    const Eigen::VectorXd p = level.A.rowwise().sum() / level.A.sum();
+    std::vector<std::pair<double, int>> children;
+    for (Index j = 0; j < level.B.rows(); ++j) {
+        Index best = 0;
+        (level.B.row(j).transpose().cwiseProduct(p)).maxCoeff(&best);
+        if (best == k) children.emplace_back(level.B(j, k), static_cast<int>(j));
+    }
+    std::sort(children.begin(), children.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    return children;
 }
 
 }  // namespace jsmf::model

@@ -50,6 +50,12 @@ struct SweepJob {
     std::string command_line;
 };
 
+/// Local. Checks what can be checked of `job` before any work: its task inside the grid,
+/// labels with the documents and the metrics, the compressed pipeline from documents,
+/// the model's and rectification's options (the method each point's, the solver too).
+/// OptionError (options in braces) or InputError.
+void check(const SweepJob& job);
+
 /// The table's name in the folder: sweep.csv, or sweep.task<I>.csv for one task.
 std::string sweep_table_name(int task);
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -245,6 +246,21 @@ const Model& choose_model(const std::vector<Model>& models, int topics, const st
 /// (ties by word id).
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 
+/// Two topics (0-based) and the Pearson correlation of their proportions.
+struct TopicPair {
+    int k = 0, l = 0;
+    double correlation = 0;
+};
+/// Local. The Pearson correlations of the topic proportions implied by A = E[w wᵀ]:
+/// cov = A − ppᵀ with p = A1, var_k = A_kk − p_k²; every pair k < l whose variances are
+/// both positive, sorted by correlation, highest first (jsmf show --pairs).
+std::vector<TopicPair> topic_correlations(const Eigen::MatrixXd& A);
+/// Local. p(z) = A1, normalized (A = D⁻¹C_SS D⁻¹ sums to 1 only when the model holds
+/// exactly); negative row sums (an AnchorFree E*) clipped at 0.
+Eigen::VectorXd topic_prevalence(const Eigen::MatrixXd& A);
+/// Local. 0, 1, …, n − 1 ordered by `weight`, largest first (ties in index order).
+std::vector<int> largest_first(const Eigen::VectorXd& weight);
+
 /// One level above the first of a topic hierarchy (fit --hierarchy): the rectified A of
 /// the level below factorized as a co-occurrence matrix of its K_below topics.
 struct HierarchyLevel {
@@ -257,5 +273,10 @@ struct HierarchyLevel {
     int rectify_iterations = 0;
     bool rectify_converged = false;
 };
+
+/// Local. The topics of the level below that belong to topic k of `level`: j belongs to
+/// the k maximizing p(k | j) ∝ B(j, k) p(k), p = A1 / ΣA; each with its weight
+/// p(j | k) = B(j, k), heaviest first.
+std::vector<std::pair<double, int>> subtopics(const HierarchyLevel& level, int k);
 
 }  // namespace jsmf::model
