@@ -11,8 +11,9 @@
 #include "app/model_stage.hpp"
 #include "app/stages.hpp"
 #include "jsmf/mpi/comm.hpp"
-#include "jsmf/prepare/prepare.hpp"
-#include "jsmf/synth/synth.hpp"
+#include "jsmf/fit/job.hpp"
+#include "jsmf/fit/synthetic_files.hpp"
+#include "jsmf/prepare/prepare.hpp"  // prepare composes itself: run_prepare
 
 namespace jsmf::app {
 
@@ -167,7 +168,7 @@ CLI::App* add_show_command(CLI::App& app, ShowCommand& command);
 /// Rank 0 reads and prints; the others wait for its verdict.
 int run_show(const ShowCommand& command, const mpi::Comm& world);
 
-/// Local: "RxC" (or empty for the most-square shape) checked against the rank count.
+/// Local: "RxC" checked against the rank count; empty: 0 x 0, the most square grid.
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols);
 
 }  // namespace jsmf::app

@@ -4,17 +4,14 @@
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
-#include "jsmf/distmat/grid.hpp"
 #include "jsmf/fit/job.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
 
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols) {
-    if (shape.empty()) {
-        distmat::most_square_shape(num_ranks, rows, cols);
-        return;
-    }
+    rows = cols = 0;  // the library's most square grid
+    if (shape.empty()) return;
     char x = 0, extra = 0;
     if (std::sscanf(shape.c_str(), "%d%c%d%c", &rows, &x, &cols, &extra) != 3 || (x != 'x' && x != 'X') || rows < 1 ||
         cols < 1) {

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "jsmf/core/log.hpp"
-#include "jsmf/distmat/ops.hpp"
 
 namespace jsmf::app {
 
@@ -20,7 +19,7 @@ void report_infer(const mpi::Comm& world, const fit::InferSummary& summary, cons
     std::printf("jsmf-infer ranks=%d threads=%d documents=%lld inferred=%lld empty=%lld tokens=%lld oov_tokens=%lld "
                 "not_converged=%lld per_word_log_likelihood=%.9g perplexity=%.6g seconds=%.6f "
                 "documents_per_second_per_rank=%.1f tokens_per_second_per_rank=%.0f\n",
-                world.size(), distmat::threads(), static_cast<long long>(s.documents), static_cast<long long>(s.inferred),
+                world.size(), summary.threads, static_cast<long long>(s.documents), static_cast<long long>(s.inferred),
                 static_cast<long long>(s.empty), static_cast<long long>(s.tokens), static_cast<long long>(s.oov_tokens),
                 static_cast<long long>(s.not_converged), s.per_word(), std::exp(-s.per_word()), summary.seconds,
                 s.inferred / summary.seconds / world.size(), s.tokens / summary.seconds / world.size());

@@ -110,7 +110,7 @@ InferSummary infer_to_file(const mpi::Comm& world, const infer::InferModel& mode
          {"oov_tokens", static_cast<double>(s.oov_tokens)}, {"not_converged", static_cast<double>(s.not_converged)},
          {"per_word_log_likelihood", s.per_word()}, {"perplexity", std::exp(-s.per_word())}},
         result.doc_ids, options.alpha);
-    return InferSummary{s, clock.seconds()};
+    return InferSummary{s, clock.seconds(), distmat::threads()};
 }
 
 infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,

@@ -85,6 +85,7 @@ struct Job {
 struct InferSummary {
     infer::CorpusSummary totals;
     double seconds = 0;
+    int threads = 1;                 ///< per rank (BLAS and OpenMP)
 };
 
 /// Local. OptionError for a non-positive tolerance or no iterations; InputError when the θ
