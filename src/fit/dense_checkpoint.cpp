@@ -240,7 +240,17 @@ recover::RecoverProgress DenseCheckpoints::recover_progress(const distmat::DistM
 
 void DenseCheckpoints::after_recover(const model::Model& m, const distmat::DistMatrix& work,
                                      const model::RectificationTrace& trace) {
-    if (!stoppable_ || !checkpoints_.due()) return;
+    if (!stoppable_) return;
+    // From here on (A's measures, the writes) a signal has its default effect, and nothing
+    // is resumed: whatever happens, the scope ends with this look.
+    struct EndOfScope {
+        DenseCheckpoints& self;
+        ~EndOfScope() {
+            self.stoppable_.reset();
+            self.resumed_.reset();
+        }
+    } end_of_scope{*this};
+    if (!checkpoints_.due()) return;
     if (m.method == Method::anchors) {
         recover::RecoverCheckpoint all;
         all.words_done = N_;
@@ -254,9 +264,5 @@ void DenseCheckpoints::after_recover(const model::Model& m, const distmat::DistM
     checkpoints_.stop_if_requested("after the recovery of B");
 }
 
-void DenseCheckpoints::finish() {
-    stoppable_.reset();
-    resumed_.reset();
-}
 
 }  // namespace jsmf::fit

@@ -59,7 +59,7 @@ DenseResume read_dense_checkpoint(const std::string& path, const std::shared_ptr
 /// CompressedCheckpoints, both on Checkpoints). The stages ask it for their hooks, so the
 /// stage functions carry no checkpoint code: rectify's hook between iterations, a look
 /// after the rectification, the recovery's progress between rounds of solves and a last
-/// look after it. Stop signals are requests from construction until finish(); the ranks
+/// look after it. Stop signals are requests from construction until that look; the ranks
 /// agree on them at every hook (each hook is collective: every rank calls it at the same
 /// point).
 class DenseCheckpoints {
@@ -87,11 +87,11 @@ public:
     /// The recovery's rounds: the solves so far when due, then any agreed stop; resumed
     /// from the checkpoint's solves. `work` and `trace` must outlive the recovery.
     recover::RecoverProgress recover_progress(const distmat::DistMatrix& work, const model::RectificationTrace& trace);
-    /// Collective (until finish()). The last look, for a signal since the last agreement:
-    /// B's solves saved whole, then the agreed stop.
+    /// Collective, after the first model's recovery only (later calls do nothing). The last
+    /// look, for a signal since the last agreement: B's solves saved whole, then the agreed
+    /// stop. From then on a signal ends jsmf as usual (its next agreement stops every rank,
+    /// exit code 6), and nothing is resumed.
     void after_recover(const model::Model& m, const distmat::DistMatrix& work, const model::RectificationTrace& trace);
-    /// From here on a signal ends jsmf as usual, and nothing is resumed.
-    void finish();
 
 private:
     void write(DenseStage stage, const distmat::DistMatrix& M, const model::RectificationTrace& trace,

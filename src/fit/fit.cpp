@@ -129,7 +129,6 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
         std::optional<distmat::DistMatrix> resumed = checkpoints.take_matrix();
         distmat::DistMatrix work = resumed ? std::move(*resumed) : in_place ? std::move(C) : distmat::copy(C);
         std::vector<model::Model> models = fit_k(work, K, options.rectify, {model}, shared, &checkpoints, report);
-        checkpoints.finish();
         result.models.push_back(std::move(models.front()));
     }
     if (measure) {

@@ -461,6 +461,9 @@ void check(const Job& job) {
         throw OptionError("{labels} needs the documents ({corpus} beside {cooc}) for ClustAcc");
     if (job.out.empty()) throw OptionError("{out}: no output path given");
     const CheckpointOptions& c = o.checkpoint;
+    // check(o) repeats these two; a usage error is said before any file's, as the CLI did.
+    if (!(c.seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
+    if (o.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
     if (!c.resume.empty() && access(c.resume.c_str(), R_OK) != 0)
         throw InputError(c.resume, render_options("{resume}: cannot read the checkpoint"));
     if (!c.path.empty() && (c.path == job.out || (job.infer && c.path == job.infer->out)))
