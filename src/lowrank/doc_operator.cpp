@@ -66,15 +66,6 @@ void to_column_major(const RowBlock& R, Eigen::MatrixXd& out) {
     }
 }
 
-std::vector<int> scaled(const std::vector<int>& counts, Index p) {
-    std::vector<int> out(counts.size());
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-        const Index n = counts[r] * p;
-        JSMF_REQUIRE(n <= INT_MAX, "DocumentOperator: an exchange exceeds 2^31 doubles per rank pair");
-        out[r] = static_cast<int>(n);
-    }
-    return out;
-}
 }  // namespace
 
 DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const corpus::Shard& docs,
@@ -238,16 +229,14 @@ DocumentOperator::RowView DocumentOperator::fetch_rows(const RowView& X) const {
     RowView send = send_.view(static_cast<Index>(serve_rows_.size()), p);
     for (std::size_t k = 0; k < serve_rows_.size(); ++k) send.row(static_cast<Index>(k)) = X.row(serve_rows_[k]);
     RowView received = xv_.view(static_cast<Index>(vocab_.size()), p);
-    const std::vector<int> send_counts = scaled(serve_counts_, p), recv_counts = scaled(fetch_counts_, p);
-    mpi::exchange(*comm_, send.data(), send_counts, received.data(), recv_counts);
+    mpi::exchange_rows(*comm_, send.data(), serve_counts_, received.data(), fetch_counts_, p);
     return received;
 }
 
 void DocumentOperator::return_rows(const RowView& send, RowView& out) const {
     const Index p = send.cols();
     RowView received = back_.view(static_cast<Index>(serve_rows_.size()), p);
-    const std::vector<int> send_counts = scaled(fetch_counts_, p), recv_counts = scaled(serve_counts_, p);
-    mpi::exchange(*comm_, send.data(), send_counts, received.data(), recv_counts);
+    mpi::exchange_rows(*comm_, send.data(), fetch_counts_, received.data(), serve_counts_, p);
     // Summed in the order of the sending ranks: the same order on every run.
     for (std::size_t k = 0; k < serve_rows_.size(); ++k) out.row(serve_rows_[k]) += received.row(static_cast<Index>(k));
 }

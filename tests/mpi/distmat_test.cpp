@@ -323,6 +323,26 @@ TEST(Collectives, BlocksGatheredAndSummedToTheirOwners) {
     EXPECT_EQ(mine.back(), -7.0);
 }
 
+// Pieces of uneven sizes (one empty) gathered whole on a root, in one call and in rounds
+// of a few elements (the path of pieces past an MPI count), each equal to the expected
+// concatenation; the other ranks get nothing.
+TEST(Collectives, GatherConcatInOneCallAndInRounds) {
+    const mpi::Comm world = mpi::Comm::world();
+    const int P = world.size(), me = world.rank();
+    const auto size_of = [](int r) { return r == 1 ? 0 : 3 * r + 5; };
+    std::vector<std::int64_t> local;
+    for (int i = 0; i < size_of(me); ++i) local.push_back(1000 * me + i);
+    std::vector<std::int64_t> expected;
+    for (int r = 0; r < P; ++r)
+        for (int i = 0; i < size_of(r); ++i) expected.push_back(1000 * r + i);
+    for (const int root : {0, P - 1})
+        for (const std::size_t chunk : {mpi::max_chunk, std::size_t{1}, std::size_t{4}, std::size_t{7}}) {
+            const std::vector<std::int64_t> all = mpi::gather_concat(world, local, root, chunk);
+            if (me == root) EXPECT_EQ(all, expected) << "root " << root << ", chunk " << chunk;
+            else EXPECT_TRUE(all.empty());
+        }
+}
+
 // gram (dsyrk) against the dense AᵀA: exactly symmetric, the same on every rank, within
 // rounding of the formed product; with rows on some ranks only (n < P) too.
 TEST(TallBlocks, GramIsTheDenseAtA) {

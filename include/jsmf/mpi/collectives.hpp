@@ -33,22 +33,50 @@ MPI_Datatype datatype() {
 /// Largest count passed to one MPI call; larger arrays go in pieces.
 inline constexpr std::size_t max_chunk = static_cast<std::size_t>(INT_MAX) / 2;
 
-/// Collective on `comm`. Every rank's `local` concatenated in rank order on `root`
-/// (empty elsewhere). Each rank's piece must hold fewer than 2^31 elements.
+/// Collective on `comm`. Every rank's `local` concatenated in rank order on `root` (empty
+/// elsewhere), of any size: the counts are 64-bit (every rank learns all of them, so all
+/// take the same path); one MPI_Gatherv when the whole is at most `chunk` elements, else
+/// rounds of at most `chunk` in all (chunk / P per rank) through a buffer on the root, so
+/// no MPI count or displacement exceeds an int. Memory on the root: the whole plus
+/// `chunk` elements at most. (`chunk` is a parameter for the tests of the rounds.)
 template <class T>
-std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int root) {
-    const int count = static_cast<int>(local.size());
-    std::vector<int> counts(comm.rank() == root ? static_cast<std::size_t>(comm.size()) : 0);
-    JSMF_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm.raw()));
-    std::vector<int> offsets(counts.size(), 0);
-    std::size_t total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-        offsets[r] = static_cast<int>(total);
-        total += static_cast<std::size_t>(counts[r]);
+std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int root, std::size_t chunk = max_chunk) {
+    const auto P = static_cast<std::size_t>(comm.size());
+    const auto mine = static_cast<std::int64_t>(local.size());
+    std::vector<std::int64_t> counts(P, 0), starts(P + 1, 0);
+    JSMF_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm.raw()));
+    for (std::size_t r = 0; r < P; ++r) starts[r + 1] = starts[r] + counts[r];
+    const bool is_root = comm.rank() == root;
+    std::vector<T> all(is_root ? static_cast<std::size_t>(starts[P]) : 0);
+    chunk = std::min(std::max<std::size_t>(chunk, P), max_chunk);
+    if (static_cast<std::size_t>(starts[P]) <= chunk) {  // one call
+        std::vector<int> n(P), at(P);
+        for (std::size_t r = 0; r < P; ++r) {
+            n[r] = static_cast<int>(counts[r]);
+            at[r] = static_cast<int>(starts[r]);
+        }
+        JSMF_MPI_CHECK(MPI_Gatherv(local.data(), static_cast<int>(mine), datatype<T>(), all.data(), n.data(), at.data(),
+                                   datatype<T>(), root, comm.raw()));
+        return all;
     }
-    std::vector<T> all(total);
-    JSMF_MPI_CHECK(MPI_Gatherv(local.data(), count, datatype<T>(), all.data(), counts.data(), offsets.data(),
-                               datatype<T>(), root, comm.raw()));
+    const auto share = static_cast<std::int64_t>(chunk / P);  // per rank and round
+    const std::int64_t largest = *std::max_element(counts.begin(), counts.end());
+    std::vector<T> buffer(is_root ? chunk : 0);
+    for (std::int64_t first = 0; first < largest; first += share) {
+        std::vector<int> n(P), at(P);
+        int total = 0;
+        for (std::size_t r = 0; r < P; ++r) {
+            n[r] = static_cast<int>(std::clamp<std::int64_t>(counts[r] - first, 0, share));
+            at[r] = total;
+            total += n[r];
+        }
+        const auto me = static_cast<std::size_t>(comm.rank());
+        JSMF_MPI_CHECK(MPI_Gatherv(local.data() + std::min(first, mine), n[me], datatype<T>(), buffer.data(), n.data(),
+                                   at.data(), datatype<T>(), root, comm.raw()));
+        if (is_root)
+            for (std::size_t r = 0; r < P; ++r)
+                std::copy_n(buffer.begin() + at[r], n[r], all.begin() + (starts[r] + first));
+    }
     return all;
 }
 
@@ -137,10 +165,16 @@ void sum_to_owners(const Comm& comm, const T* data, T* mine, const std::vector<s
     JSMF_MPI_CHECK(MPI_Reduce_scatter(data, mine, counts.data(), datatype<T>(), MPI_SUM, comm.raw()));
 }
 
-/// Local. The displacements of consecutive blocks of `counts` elements.
+/// Local. The displacements of consecutive blocks of `counts` elements; InternalError
+/// when they pass an MPI count (2^31 − 1), where an int would wrap around silently.
 inline std::vector<int> displacements(const std::vector<int>& counts) {
     std::vector<int> displs(counts.size(), 0);
-    for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    std::int64_t at = 0;
+    for (std::size_t r = 1; r < counts.size(); ++r) {
+        at += counts[r - 1];
+        JSMF_REQUIRE(at <= INT_MAX, "displacements: the blocks pass 2^31 elements: exchange them in parts or by rows");
+        displs[r] = static_cast<int>(at);
+    }
     return displs;
 }
 
@@ -164,6 +198,22 @@ void exchange(const Comm& comm, const T* send, const std::vector<int>& send_coun
     JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<T*>(send), send_counts.data(), displacements(send_counts).data(),
                                  datatype<T>(), recv, recv_counts.data(), displacements(recv_counts).data(),
                                  datatype<T>(), comm.raw()));
+}
+
+/// Collective on `comm`. exchange() of rows of `width` elements each, contiguous: the
+/// counts are rows (an MPI type of one row), so they stay within an int up to 2^31 rows
+/// whatever the width.
+template <class T>
+void exchange_rows(const Comm& comm, const T* send, const std::vector<int>& send_rows, T* recv,
+                   const std::vector<int>& recv_rows, std::int64_t width) {
+    JSMF_REQUIRE(width >= 1 && width <= INT_MAX, "exchange_rows: a row of 1 to 2^31 - 1 elements");
+    MPI_Datatype row = MPI_DATATYPE_NULL;
+    JSMF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(width), datatype<T>(), &row));
+    JSMF_MPI_CHECK(MPI_Type_commit(&row));
+    const int rc = MPI_Alltoallv(const_cast<T*>(send), send_rows.data(), displacements(send_rows).data(), row, recv,
+                                 recv_rows.data(), displacements(recv_rows).data(), row, comm.raw());
+    MPI_Type_free(&row);
+    JSMF_MPI_CHECK(rc);
 }
 
 /// Collective on `comm`. Every rank's `count` elements of `mine`, concatenated in rank order
