@@ -33,8 +33,6 @@ void refuse_what_it_cannot_do(const FitOptions& options) {
     if (!options.hierarchy.empty()) throw OptionError("{pipeline} compressed does not fit hierarchies yet");
     if (options.model.method != Method::anchors)
         throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
-    if (!options.model.anchor_words.empty())
-        throw OptionError("{pipeline} compressed finds its anchors: {anchor_words} needs the dense pipeline");
     if (options.model.recover_a != RecoverA::diagonal)
         throw OptionError("{pipeline} compressed recovers A from the anchors' block only ({recover_a} diagonal)");
     if (options.model.solver != recover::Solver::active_set)
@@ -206,6 +204,7 @@ lowrank::LawOptions law_options_of(const FitOptions& options) {
     law.scls.max_iterations = options.model.solver_iterations;
     law.scls.tolerance = options.model.solver_tolerance;
     law.min_anchor_doc_freq = options.model.anchor_min_df;
+    law.anchors = options.model.anchor_words;
     return law;
 }
 
@@ -368,14 +367,15 @@ model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition
     return out;
 }
 
-/// LAW's anchors (pivoted QR among the candidates in at least `min_df` documents).
-model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_df) {
+/// LAW's anchors: pivoted QR among the candidates in at least `min_df` documents, or the
+/// user's words (no candidates then, as the dense pipeline's).
+model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_df, bool given) {
     model::AnchorsFound out;
     out.anchors = law.anchors;
     out.diag_r = law.diag_r;
-    out.anchor_method = model::AnchorChoice::qr;
-    out.anchor_min_df = min_df;
-    out.anchor_excluded = law.below_threshold;
+    out.anchor_method = given ? model::AnchorChoice::words : model::AnchorChoice::qr;
+    out.anchor_min_df = given ? 0 : min_df;
+    out.anchor_excluded = given ? 0 : law.below_threshold;
     return out;
 }
 
@@ -426,7 +426,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
                     law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
                     law.words_solved, law.A.sum()));
     static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law);
-    static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df);
+    static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df, !options.model.anchor_words.empty());
     if (options.model.alpha) static_cast<model::AlphaFit&>(m) = fit_alpha(world, m.A);  // RECOVER-ALPHA on A, as the dense fit does
     if (options.metrics) {
         measure_factor(m, C, r, law, o.metric_probes);

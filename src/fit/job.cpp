@@ -4,16 +4,16 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
-#include <cmath>
-#include <optional>
-
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/stop.hpp"
+#include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/distmat/ops.hpp"
@@ -369,6 +369,23 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
     return infer_to_file(world, model, input, options, job.infer->prior, job.infer->out, job.command_line);
 }
 
+/// Collective on `world`. The job's anchor words file (if any) read against `vocab` into
+/// job.options.model.anchor_words, and K set to their number (InputError when a given
+/// {topics} differs).
+void take_anchor_words(const mpi::Comm& world, Job& job, const std::vector<std::string>& vocab) {
+    if (job.anchor_words_file.empty()) return;
+    FitOptions& options = job.options;
+    options.model.anchor_words = read_anchor_words(world, job.anchor_words_file, vocab);
+    const int K = static_cast<int>(options.model.anchor_words.size());
+    mpi::check_on_root(world, "setup", [&] {
+        if (job.topics_given && options.topics.front() != K)
+            throw InputError(job.anchor_words_file, "lists " + std::to_string(K) + " anchor words, but " +
+                                                        render_options("{topics} is ") +
+                                                        std::to_string(options.topics.front()));
+    });
+    options.topics = {K};
+}
+
 /// Collective on grid's ranks. The dense pipeline: C counted or read, the anchor words
 /// read against its vocabulary, fit(C, …) with coherence counted over the corpus. Sets
 /// `settings` to its provenance entries and result.times to the shared stages' seconds.
@@ -383,17 +400,7 @@ FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, 
     std::optional<StopScope> counting_scope(std::in_place);
     distmat::DistMatrix C = load_cooc(job.corpus, cooc_file, grid, times, info, report);
     const Index N = C.rows();
-    if (!job.anchor_words_file.empty()) {
-        options.model.anchor_words = read_anchor_words(world, job.anchor_words_file, info.vocab);
-        const int K = static_cast<int>(options.model.anchor_words.size());
-        mpi::check_on_root(world, "setup", [&] {
-            if (job.topics_given && options.topics.front() != K)
-                throw InputError(job.anchor_words_file, "lists " + std::to_string(K) + " anchor words, but " +
-                                                            render_options("{topics} is ") +
-                                                            std::to_string(options.topics.front()));
-        });
-        options.topics = {K};
-    }
+    take_anchor_words(world, job, info.vocab);
     mpi::run_local_phase(world, "setup", [&] { check(options, N); });
     if (!info.rectification.empty() && options.rectify.method != Rectifier::none)
         say(report, Level::warning,
@@ -422,11 +429,15 @@ FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, 
 }
 
 /// Collective on `world`. The compressed pipeline; sets `settings` to its provenance entries.
-FitResult fit_compressed_job(const Job& job, const mpi::Comm& world, Entries& settings, const Report& report) {
+FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings, const Report& report) {
     const FitOptions& options = job.options;
     mpi::run_local_phase(world, "setup", [&] {
         if (job.corpus.files.empty()) throw OptionError("{pipeline} compressed needs the corpus ({corpus} and {vocab})");
     });
+    if (!job.anchor_words_file.empty()) {  // the words against the vocabulary (the fit reads it again: a few MB)
+        const Index N = corpus::inspect_uci_files(world, job.corpus.files).front().header.num_words;
+        take_anchor_words(world, job, corpus::load_vocab(world, job.corpus.vocab, N));
+    }
     FitResult result = fit_compressed(job.corpus, world, options, report);
     settings = source_entries(job.corpus);
     const Entries model = model_entries(options.model, job.anchor_words_file);

@@ -33,32 +33,40 @@ Eigen::MatrixXd listed_rows(const mpi::Comm& comm, const distmat::RowPartition& 
 // columns are spread over the ranks; `allowed` marks candidate columns. Every rank sees
 // the largest residual norm, then the lowest word whose norm is within kPivotTie of it:
 // every rank picks the same one, and its owner broadcasts the column.
+// With `given` (global word ids, K of them), those words are the pivots, in their order
+// (the user's anchor words): no search, no candidates; a given word whose residual norm is
+// not positive (a zero row, or one that depends on the words before it) is an InputError.
 void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen::MatrixXd work,
-                const std::vector<char>& allowed, int K, LawResult& out) {
+                const std::vector<char>& allowed, int K, const std::vector<Index>& given, LawResult& out) {
     const Index local = work.cols(), begin = rows.begin(comm.rank());
     std::vector<char> open(allowed);
     Eigen::VectorXd norms = work.colwise().squaredNorm().transpose();
     out.diag_r.resize(K);
     for (int k = 0; k < K; ++k) {
-        double largest = -1.0;
-        for (Index j = 0; j < local; ++j)
-            if (open[static_cast<std::size_t>(j)]) largest = std::max(largest, norms(j));
-        largest = mpi::allreduce_max(comm, largest);
-        // Words tied to rounding go to the lowest id (exact as a double below 2^53).
-        double word = std::numeric_limits<double>::infinity();
-        for (Index j = 0; j < local && largest > 0; ++j)
-            if (open[static_cast<std::size_t>(j)] && norms(j) >= (1 - kPivotTie) * largest) {
-                word = static_cast<double>(begin + j);
-                break;
-            }
-        word = mpi::allreduce_min(comm, word);
-        const double value = largest > 0 ? largest : -1.0;
-        mpi::run_local_phase(comm, "anchors", [&] {
-            if (!(value > 0))
-                throw InputError("only " + std::to_string(k) + " words can be anchors (a positive row sum, enough "
-                                 "documents, independent of the anchors before): fewer topics or a lower threshold");
-        });
-        const auto chosen = static_cast<Index>(word);
+        Index chosen = 0;
+        if (given.empty()) {
+            double largest = -1.0;
+            for (Index j = 0; j < local; ++j)
+                if (open[static_cast<std::size_t>(j)]) largest = std::max(largest, norms(j));
+            largest = mpi::allreduce_max(comm, largest);
+            // Words tied to rounding go to the lowest id (exact as a double below 2^53).
+            double word = std::numeric_limits<double>::infinity();
+            for (Index j = 0; j < local && largest > 0; ++j)
+                if (open[static_cast<std::size_t>(j)] && norms(j) >= (1 - kPivotTie) * largest) {
+                    word = static_cast<double>(begin + j);
+                    break;
+                }
+            word = mpi::allreduce_min(comm, word);
+            const double value = largest > 0 ? largest : -1.0;
+            mpi::run_local_phase(comm, "anchors", [&] {
+                if (!(value > 0))
+                    throw InputError("only " + std::to_string(k) + " words can be anchors (a positive row sum, enough "
+                                     "documents, independent of the anchors before): fewer topics or a lower threshold");
+            });
+            chosen = static_cast<Index>(word);
+        } else {
+            chosen = given[static_cast<std::size_t>(k)];
+        }
         const int owner = rows.owner(chosen);
         // The chosen column and its own squared norm (not the largest: within the tie they
         // differ), one broadcast from its owner.
@@ -69,6 +77,12 @@ void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen:
             open[static_cast<std::size_t>(chosen - begin)] = 0;
         }
         mpi::broadcast(comm, column.data(), static_cast<std::size_t>(column.size()), owner);
+        if (!given.empty())
+            mpi::run_local_phase(comm, "anchors", [&] {  // the broadcast norm: the same on every rank
+                if (!(column(work.rows()) > 0))
+                    throw InputError("anchor word " + std::to_string(k + 1) + " (word id " + std::to_string(chosen) +
+                                     ") depends on the anchor words before it: its row of the factor is in their span");
+            });
         const double r = std::sqrt(column(work.rows()));
         const Eigen::VectorXd q = column.head(work.rows()) / r;
         out.anchors.push_back(chosen);
@@ -77,6 +91,28 @@ void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen:
         work -= q * projections;
         norms = work.colwise().squaredNorm().transpose();
     }
+}
+
+// Collective. The user's anchor words: K of them, each a word id in range, given once, and
+// occurring (a positive row sum of YYᵀ, in some document: checked by the word's owner).
+void check_given_anchors(const mpi::Comm& comm, const distmat::RowPartition& rows, const std::vector<Index>& given,
+                         const Eigen::VectorXd& d0, const std::vector<std::int64_t>& doc_freq, Index K) {
+    const Index begin = rows.begin(comm.rank()), end = rows.end(comm.rank());
+    mpi::run_local_phase(comm, "anchors", [&] {
+        if (static_cast<Index>(given.size()) != K)
+            throw InputError("LAW: " + std::to_string(given.size()) + " anchor words for K = " + std::to_string(K));
+        std::vector<Index> sorted(given);
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t k = 0; k < sorted.size(); ++k) {
+            if (sorted[k] < 0 || sorted[k] >= rows.size())
+                throw InputError("anchors: word id " + std::to_string(sorted[k]) + " is out of range");
+            if (k > 0 && sorted[k] == sorted[k - 1])
+                throw InputError("anchors: word id " + std::to_string(sorted[k]) + " is given twice");
+        }
+        for (const Index s : given)
+            if (s >= begin && s < end && !(d0(s - begin) > 0 && doc_freq[static_cast<std::size_t>(s - begin)] > 0))
+                throw InputError("anchors: word id " + std::to_string(s) + " never occurs in the used documents");
+    });
 }
 
 }  // namespace
@@ -110,7 +146,8 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     mpi::allreduce_inplace(comm, excluded, 2, MPI_SUM);
     out.excluded_candidates = excluded[0];
     out.below_threshold = excluded[1];
-    pivoted_qr(comm, rows, P0, allowed, static_cast<int>(K), out);
+    if (!options.anchors.empty()) check_given_anchors(comm, rows, options.anchors, d0, doc_freq, K);
+    pivoted_qr(comm, rows, P0, allowed, static_cast<int>(K), options.anchors, out);
 
     // S′ = S ∪ {j : d₀_j < 0}, and F_js = −min(y_j·y_s, 0) for every local j, s ∈ S′.
     std::vector<std::int64_t> negative;

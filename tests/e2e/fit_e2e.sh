@@ -113,6 +113,17 @@ if run_quiet 2 fit "${corpus[@]}" --anchor-words "$work/anchors.txt" --iteration
 else
   fail "fit --anchor-words: $(cat "$work/err")"
 fi
+# The compressed pipeline takes them too (LAW's pivots), in their order.
+if run_quiet 2 fit "${corpus[@]}" --pipeline compressed --anchor-words "$work/anchors.txt" --out "$work/given_c.h5" \
+     >/dev/null 2>"$work/err"; then
+  words=$(h5dump -d /K5/model/anchor_words "$work/given_c.h5" | grep -o 'anchor[0-9]_0' | tr '\n' ' ')
+  [[ $words == "anchor4_0 anchor3_0 anchor2_0 anchor1_0 anchor0_0 " ]] && ok "compressed: given anchors kept in order" ||
+    fail "compressed given anchors: '$words'"
+  "$checker" "$work/given_c.h5" 5 "$truth" $b_bound $a_bound && ok "compressed model from given anchors" ||
+    fail "compressed model from given anchors"
+else
+  fail "fit --pipeline compressed --anchor-words: $(cat "$work/err")"
+fi
 
 # jsmf show: the anchors and topics, readable; a non-model file is refused.
 if run 2 show "$work/m1.h5" --top-words 5 >"$work/show.txt" 2>&1 && grep -q '== K = 5 ==' "$work/show.txt" &&

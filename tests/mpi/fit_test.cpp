@@ -961,6 +961,45 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
                               {"pipeline compressed does not fit hierarchies yet"});
 }
 
+// The user's anchor words on the compressed pipeline: LAW takes them as its pivots (in
+// their order, no candidate threshold), so the planted anchors give the planted topics, the
+// same on one rank, and the record says "words"; words it cannot take are refused on every
+// rank, naming the word.
+TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 11);
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::compressed;
+    options.metrics = false;
+    for (int k = K - 1; k >= 0; --k) options.model.anchor_words.push_back(p.truth.anchors(k, 0));  // not ascending
+    const FitResult result = fit(p.source, square_grid(world), options);
+    const model::Model& m = result.models.front();
+    EXPECT_EQ(m.anchors, options.model.anchor_words);
+    EXPECT_EQ(m.anchor_method, model::AnchorChoice::words);
+    EXPECT_EQ(m.anchor_min_df, 0);
+    const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    EXPECT_EQ(t.anchor_hits, K);
+    EXPECT_LT(t.b_l1, 0.1);  // the bounds of the found anchors' fit (the test above)
+    EXPECT_LT(t.a_l1, 0.1);
+    const mpi::Comm self(MPI_COMM_SELF);
+    const model::Model alone = fit(p.source, distmat::Grid::create(self, 1, 1), options).models.front();
+    EXPECT_EQ(alone.anchors, m.anchors);
+    EXPECT_LT(relative(m.B, alone.B), 1e-9);
+    EXPECT_LT(relative(m.A, alone.A), 1e-9);
+
+    FitOptions twice = options;
+    twice.model.anchor_words.back() = twice.model.anchor_words.front();
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), twice); },
+                              {"word id " + std::to_string(twice.model.anchor_words.front()) + " is given twice"});
+    FitOptions outside = options;
+    outside.model.anchor_words.back() = 300;
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), outside); },
+                              {"word id 300 is out of range"});
+}
+
 /// What a file holds, as the schema names it: path (placeholders for what repeats; each
 /// metric by its name, as the metric table puts it in the schema) →
 /// (type, rank), read with the plain HDF5 C API.

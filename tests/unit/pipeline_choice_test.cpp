@@ -65,8 +65,8 @@ TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     o.model.method = Method::anchorfree_lp;
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
     o = automatic();
-    o.model.anchor_words = {1, 2, 3};
-    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o.model.anchor_words = {1, 2, 3};  // both pipelines take them: the size decides
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
     o = automatic();
     o.model.recover_a = RecoverA::least_squares;
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);

@@ -43,6 +43,10 @@ struct LawOptions {
     /// normalized over the solved words and the anchors. A cheap look at the topics (ENN's
     /// checks solve a few thousand words, not N). Empty: every word.
     std::vector<char> solve_only;
+    /// The anchors, given (the user's anchor words, global ids, K of them, in the order of
+    /// the topics): the pivoted QR takes them as its pivots instead of searching, with no
+    /// candidate threshold. Empty: LAW finds them.
+    std::vector<Index> anchors;
 };
 
 struct LawResult {
@@ -66,7 +70,9 @@ struct LawResult {
 /// go to the lower word). Then E′ (Correction), d = d₀ + E′1, P = (R Yᵀ + Qᵀ E′) diag(d)⁻¹,
 /// B̆_j = argmin_{b ∈ Δ} ‖P_S b − P_j‖ per word (K-dimensional, over ranks and threads),
 /// B by Bayes' rule, A from the anchors' block. Words with d_j <= 0 get B̆_j = 0.
-/// `doc_freq` (this rank's rows) is used for options.min_anchor_doc_freq.
+/// `doc_freq` (this rank's rows) is used for options.min_anchor_doc_freq. With
+/// options.anchors, S is those words in their order (InputError on every rank for an id out
+/// of range, given twice, never occurring, or in the span of the ones before it).
 /// Per-rank memory: Y, Q, P (N/P × K each); communication: 2K scalar all-reductions and K broadcasts of K
 /// doubles for the pivots, a P·K² TSQR, and |S′|·K-sized reductions for E′.
 LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
