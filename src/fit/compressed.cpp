@@ -30,7 +30,6 @@ namespace jsmf::fit {
 namespace {
 
 void refuse_what_it_cannot_do(const FitOptions& options) {
-    if (!options.hierarchy.empty()) throw OptionError("{pipeline} compressed does not fit hierarchies yet");
     if (options.model.method != Method::anchors)
         throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
     if (options.model.recover_a != RecoverA::diagonal)
@@ -492,6 +491,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     // Too few anchor candidates for a K: said now by every rank (replicated counts), not
     // in LAW after the compression and ENN.
     mpi::run_local_phase(world, "setup", [&] {
+        if (!options.model.anchor_words.empty()) return;  // given: no candidates
         const anchors::Candidates candidates = anchors::candidates_by_doc_freq(stats.doc_freq, options.model.anchor_min_df);
         for (const int K : options.topics) anchors::count_candidates(stats.unigram, candidates, K);
     });
@@ -519,6 +519,11 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
         if (!options.labels.empty())
             measure_clustering(world, models, counting, options.labels, options.compressed.seed, report);
     }
+    // The levels above the first work on its A (K × K) alone: as the dense pipeline's, on
+    // a most square grid of the same ranks.
+    if (!options.hierarchy.empty())
+        result.hierarchy = fit_hierarchy(result.models.front(), options.hierarchy, distmat::Grid::most_square(world),
+                                         corpus.options.block_size, options.rectify, options.model, report);
     return result;
 }
 

@@ -116,7 +116,6 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
         return {Pipeline::dense, why, fits ? std::string() : short_of_memory + ": the dense fit may run out of memory"};
     };
     const ModelOptions& m = options.model;
-    if (!options.hierarchy.empty()) return dense("{hierarchy} factorizes C's topics again, a dense fit");
     if (m.method != Method::anchors) return dense("{method} " + name_of(m.method) + " works on C itself");
     if (m.recover_a != RecoverA::diagonal) return dense("{recover_a} " + name_of(m.recover_a) + " fits A to C itself");
     if (m.solver != recover::Solver::active_set) return dense("{solver} " + name_of(m.solver) + " solves on C itself");

@@ -59,8 +59,8 @@ TEST(PipelineChoice, TheBoundaryLiesWhereTheMeasuredCostsCross) {
 TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     const Index N = 100000;
     FitOptions o = automatic();
-    o.hierarchy = {10, 3};
-    EXPECT_TRUE(mentions(choose_pipeline(o, N, 2, kPlenty), "{hierarchy}"));
+    o.hierarchy = {10, 3};  // both pipelines fit hierarchies: the size decides
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
     o = automatic();
     o.model.method = Method::anchorfree_lp;
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
@@ -91,9 +91,9 @@ TEST(PipelineChoice, EnnSettingsAskForCompressedAndClashWithDenseOnes) {
     EXPECT_EQ(c.pipeline, Pipeline::compressed);
     EXPECT_TRUE(mentions(c, "{enn_iterations}")) << c.reason;
     EXPECT_THROW(choose_pipeline(automatic(), 300, 2, kPlenty, {"enn_iterations", "rectify"}), OptionError);
-    FitOptions tree = automatic();
-    tree.hierarchy = {10, 3};
-    EXPECT_THROW(choose_pipeline(tree, 300, 2, kPlenty, {"checked_rows"}), OptionError);
+    FitOptions anchorfree = automatic();
+    anchorfree.model.method = Method::anchorfree_lp;
+    EXPECT_THROW(choose_pipeline(anchorfree, 300, 2, kPlenty, {"checked_rows"}), OptionError);
 }
 
 TEST(PipelineChoice, ALibraryCallersChangedSettingsCountAsGiven) {
@@ -111,13 +111,13 @@ TEST(PipelineChoice, ALibraryCallersChangedSettingsCountAsGiven) {
 }
 
 TEST(PipelineChoice, ANeededDenseFitThatMayNotFitWarns) {
-    FitOptions tree = automatic();
-    tree.hierarchy = {10, 3};
+    FitOptions anchorfree = automatic();
+    anchorfree.model.method = Method::anchorfree_lp;
     const Index N = 100000;
-    const PipelineChoice c = choose_pipeline(tree, N, 2, std::int64_t{1} << 30);
+    const PipelineChoice c = choose_pipeline(anchorfree, N, 2, std::int64_t{1} << 30);
     EXPECT_EQ(c.pipeline, Pipeline::dense);
     EXPECT_NE(c.warning.find("may run out of memory"), std::string::npos) << c.warning;
-    EXPECT_TRUE(choose_pipeline(tree, N, 2, kPlenty * 1024).warning.empty());
+    EXPECT_TRUE(choose_pipeline(anchorfree, N, 2, kPlenty * 1024).warning.empty());
 }
 
 TEST(PipelineChoice, CThatWouldNotFitIsCompressed) {
