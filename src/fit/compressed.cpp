@@ -32,8 +32,6 @@ namespace {
 void refuse_what_it_cannot_do(const FitOptions& options) {
     if (options.model.method != Method::anchors)
         throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
-    if (options.model.recover_a != RecoverA::diagonal)
-        throw OptionError("{pipeline} compressed recovers A from the anchors' block only ({recover_a} diagonal)");
     if (options.model.solver != recover::Solver::active_set)
         throw OptionError("{pipeline} compressed solves for B by the active set on its K x N factor: {solver} " +
                           name_of(options.model.solver) + " needs the dense pipeline");
@@ -308,7 +306,7 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     const mpi::Comm& world = C.comm();
     Stopwatch clock;
     const lowrank::FactorMetrics f =
-        lowrank::factor_metrics(C, {r.Y, law.correction, law.word_mass, law.B, law.B_breve, law.A, law.anchors}, probes);
+        lowrank::factor_metrics(C, {r.Y, law.correction, law.word_mass, law.B, law.B_breve, m.A, law.anchors}, probes);
     const auto everywhere = [&](const Eigen::VectorXd& local) {
         return Eigen::VectorXd(distmat::gather_rows(world, C.rows(), local).col(0));
     };
@@ -425,6 +423,10 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
                     law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
                     law.words_solved, law.A.sum()));
     static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law);
+    if (options.model.recover_a == RecoverA::least_squares) {  // Arora et al.'s A, against YYᵀ + E′
+        m.A = lowrank::least_squares_a(world, C.rows(), r.Y, law.correction, law.B);
+        m.a_method = model::ARecovery::least_squares;
+    }
     static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df, !options.model.anchor_words.empty());
     if (options.model.alpha) static_cast<model::AlphaFit&>(m) = fit_alpha(world, m.A);  // RECOVER-ALPHA on A, as the dense fit does
     if (options.metrics) {

@@ -117,7 +117,6 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
     };
     const ModelOptions& m = options.model;
     if (m.method != Method::anchors) return dense("{method} " + name_of(m.method) + " works on C itself");
-    if (m.recover_a != RecoverA::diagonal) return dense("{recover_a} " + name_of(m.recover_a) + " fits A to C itself");
     if (m.solver != recover::Solver::active_set) return dense("{solver} " + name_of(m.solver) + " solves on C itself");
     if (m.finder != anchors::Finder::qr && m.finder != anchors::Finder::spa)
         return dense("{finder} " + name_of(m.finder) + " searches C itself");

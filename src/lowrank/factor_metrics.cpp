@@ -3,6 +3,8 @@
 // Gram matrices plus E′'s few entries), estimated against the documents' C by probes.
 #include "jsmf/lowrank/factor_metrics.hpp"
 
+#include <Eigen/Cholesky>
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -238,6 +240,51 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     out.approximation_original_relative_error = mean > 0 ? spread / std::sqrt(probes) / mean : 0.0;
     out.recovery_original = (word_squares / probes).cwiseSqrt();
     return out;
+}
+
+Eigen::MatrixXd least_squares_a(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                                const Correction& E, const Eigen::MatrixXd& B) {
+    const Index K = B.cols(), begin = rows.begin(comm.rank());
+    mpi::run_local_phase(comm, "recover", [&] {
+        if (Y.rows() != B.rows() || Y.cols() != K || B.rows() != rows.rows(comm.rank()))
+            throw InternalError("least_squares_a: Y or B does not match the partition");
+    });
+    // BᵀB and BᵀY, K × K each, summed over the ranks' rows.
+    Eigen::MatrixXd grams(K, 2 * K);
+    grams.leftCols(K) = B.transpose() * B;
+    grams.rightCols(K) = B.transpose() * Y;
+    distmat::sum_on_all_ranks(comm, grams.data(), static_cast<std::size_t>(grams.size()));
+    // BᵀE′B with E′ = max(F, Fᵀ): a triplet (s, j, F_js) whose word j is outside S′ is
+    // E′_js = E′_sj = F_js; the S′ × S′ block (both triplets, on their words' owners) is
+    // summed into one replicated |S′| × |S′| matrix first, then maxed with its transpose.
+    const std::vector<Index>& S = E.rows;
+    const auto s1 = static_cast<Index>(S.size());
+    const Eigen::MatrixXd B_S = rows_everywhere(comm, rows, B, S);
+    const auto position = [&](Index word) {
+        const auto at = std::lower_bound(S.begin(), S.end(), word);
+        return at != S.end() && *at == word ? static_cast<Index>(at - S.begin()) : Index{-1};
+    };
+    Eigen::MatrixXd BEB = Eigen::MatrixXd::Zero(K, K), block = Eigen::MatrixXd::Zero(s1, s1);
+    for (std::size_t t = 0; t < E.entry_value.size(); ++t) {
+        const Index s = position(E.entry_row[t]), j = E.entry_col[t], at_j = position(j);
+        const double v = E.entry_value[t];
+        if (at_j >= 0) {
+            block(s, at_j) = v;
+        } else {
+            const Eigen::VectorXd outer = v * B_S.row(s).transpose();
+            BEB.noalias() += outer * B.row(j - begin);
+        }
+    }
+    BEB += BEB.transpose().eval();  // the mirrored entries E′_sj
+    distmat::sum_on_all_ranks(comm, BEB.data(), static_cast<std::size_t>(BEB.size()));
+    distmat::sum_on_all_ranks(comm, block.data(), static_cast<std::size_t>(block.size()));  // one owner per entry: exact
+    BEB += B_S.transpose() * block.cwiseMax(block.transpose()) * B_S;
+    const Eigen::MatrixXd BtY = grams.rightCols(K);
+    const Eigen::MatrixXd BtCB = BtY * BtY.transpose() + BEB;
+    const Eigen::LDLT<Eigen::MatrixXd> BtB(grams.leftCols(K));
+    const Eigen::MatrixXd left = BtB.solve(BtCB);                        // (BᵀB)⁻¹ Bᵀ Ĉ B
+    const Eigen::MatrixXd A = BtB.solve(left.transpose()).transpose();  // … (BᵀB)⁻¹
+    return 0.5 * (A + A.transpose());                                   // symmetric up to rounding; made exact
 }
 
 }  // namespace jsmf::lowrank

@@ -2,6 +2,8 @@
 // The pipeline as a library call: jsmf::fit::fit at any rank count recovers a planted
 // model, equals the same fit on one rank, and refuses bad options on every rank at once.
 #include <gtest/gtest.h>
+
+#include <Eigen/Dense>
 #include <hdf5.h>
 
 #include <filesystem>
@@ -1014,6 +1016,41 @@ TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
     outside.model.anchor_words.back() = 300;
     test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), outside); },
                               {"word id 300 is out of range"});
+}
+
+// Arora et al.'s least-squares A on the compressed pipeline: B⁺ Ĉ B⁺ᵀ against the rectified
+// Ĉ = YYᵀ + E′ formed here from the model's own record (Y and E′'s triplets), by dense
+// algebra; the same at any rank count; α and the metrics use it.
+TEST(Fit, CompressedPipelineFitsALeastSquaresA) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 11, 400, 15);  // few short documents: E′ not empty
+    FitOptions options;
+    options.topics = {K};
+    options.pipeline = Pipeline::compressed;
+    options.compressed.iterations = 0;
+    options.compressed.stop_when_settled = false;
+    options.model.recover_a = RecoverA::least_squares;
+    const model::Model m = fit(p.source, square_grid(world), options).models.front();
+    EXPECT_EQ(m.a_method, model::ARecovery::least_squares);
+    const model::CompressedRecord& r = *m.compressed;
+    ASSERT_GT(r.correction_value.size(), 0u);
+    const Index N = r.Y.rows();
+    Eigen::MatrixXd C = r.Y * r.Y.transpose();
+    Eigen::MatrixXd E = Eigen::MatrixXd::Zero(N, N);
+    for (std::size_t k = 0; k < r.correction_value.size(); ++k) {
+        const Index i = r.correction_row[k], j = r.correction_col[k];
+        E(i, j) = std::max(E(i, j), r.correction_value[k]);
+        E(j, i) = std::max(E(j, i), r.correction_value[k]);
+    }
+    C += E;
+    const Eigen::MatrixXd pinv = m.B.completeOrthogonalDecomposition().pseudoInverse();  // B⁺, by another route
+    EXPECT_LT(relative(m.A, pinv * C * pinv.transpose()), 1e-10);
+    EXPECT_GT(relative(m.A, pinv * (C - E) * pinv.transpose()), 1e-6);  // E′ counts: without it A is another matrix
+    const mpi::Comm self(MPI_COMM_SELF);
+    const model::Model alone = fit(p.source, distmat::Grid::create(self, 1, 1), options).models.front();
+    EXPECT_LT(relative(m.A, alone.A), 1e-9);
 }
 
 /// What a file holds, as the schema names it: path (placeholders for what repeats; each

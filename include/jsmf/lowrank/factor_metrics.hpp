@@ -50,4 +50,13 @@ struct FactorMetrics {
 /// + the product).
 FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
 
+/// Collective on `comm`. Arora et al.'s A on the compressed pipeline (fit --recover-a ls):
+/// argmin_A ‖Ĉ − B A Bᵀ‖_F = B⁺ Ĉ B⁺ᵀ, B⁺ = (BᵀB)⁻¹Bᵀ, with the rectified Ĉ = YYᵀ + E′,
+/// E′ = max(F, Fᵀ) from LAW's triplets, never formed: BᵀĈB = (BᵀY)(BᵀY)ᵀ + BᵀE′B. `Y`, `B`:
+/// this rank's rows of `rows`; `E`: this rank's triplets (LAW's). Replicated K × K, symmetric.
+/// Per-rank memory: |S′| × (K + |S′|) replicated; communication: 2K² + K² + |S′|·K + |S′|²
+/// doubles in all-reductions.
+Eigen::MatrixXd least_squares_a(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,
+                                const Correction& E, const Eigen::MatrixXd& B);
+
 }  // namespace jsmf::lowrank
