@@ -150,13 +150,13 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
 }
 
 /// Rank 0: the plan's machine-readable line.
-void print_plan(const mpi::Comm& world, const fit::Job& job, const fit::JobOutcome& o) {
+void print_plan(const mpi::Comm& world, const fit::JobOutcome& o) {
     if (!world.is_root()) return;
     std::printf("jsmf-plan pipeline=%s ranks=%d words=%lld nonzeros=%lld topics=%d estimated_bytes_per_rank=%.0f "
                 "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d\n",
                 name_of(o.choice.pipeline).c_str(), world.size(), static_cast<long long>(o.plan.num_words),
                 static_cast<long long>(o.plan.nonzeros),
-                *std::max_element(job.options.topics.begin(), job.options.topics.end()), o.plan.estimate.total(),
+                *std::max_element(o.topics.begin(), o.topics.end()), o.plan.estimate.total(),
                 o.plan.available, o.plan.fits ? "yes" : "no", o.plan.ranks_needed);
     std::fflush(stdout);
 }
@@ -190,7 +190,7 @@ int run_fit(const FitCommand& command, const mpi::Comm& world, const std::string
     mpi::run_local_phase(world, "setup", [&] { job = job_of(command, world.size(), command_line); });
     const fit::JobOutcome outcome = fit::run(world, job, log_report());
     if (job.dry_run) {
-        print_plan(world, job, outcome);
+        print_plan(world, outcome);
         fit::refuse_unless_fits(world, outcome.plan, outcome.choice.pipeline);
         return exit_code::ok;
     }

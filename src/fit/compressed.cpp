@@ -255,7 +255,10 @@ lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vect
     // only for the l most frequent words, whose mean specificity and dissimilarity settle
     // when the whole model's do (measured: jobs/BENCHMARKS.md, "Where ENN settles"); LAW
     // without most of its small solves (KOS, K = 100: 0.4 s against 0.8 s).
-    const lowrank::LawOptions law_options = law_options_of(options);
+    // With the user's anchor words too, the looks find their own anchors: they measure how
+    // the factor settles, and a given word may not be representable by every iterate.
+    lowrank::LawOptions law_options = law_options_of(options);
+    law_options.anchors.clear();
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
         enn.look = [&](const Eigen::MatrixXd& Y) {
@@ -490,15 +493,18 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const Eigen::MatrixXd df = distmat::gather_rows(world, C.rows(), df_local);
     stats.doc_freq = df.col(0).unaryExpr([](double v) { return static_cast<std::int64_t>(std::llround(v)); });
     stats.sum = unigram.sum();
+    // The K to fit: a hierarchy's first level is its first K (as the dense fit's).
+    const std::vector<int> topics = options.hierarchy.empty() ? options.topics
+                                                              : std::vector<int>{options.hierarchy.front()};
     // Too few anchor candidates for a K: said now by every rank (replicated counts), not
     // in LAW after the compression and ENN.
     mpi::run_local_phase(world, "setup", [&] {
         if (!options.model.anchor_words.empty()) return;  // given: no candidates
         const anchors::Candidates candidates = anchors::candidates_by_doc_freq(stats.doc_freq, options.model.anchor_min_df);
-        for (const int K : options.topics) anchors::count_candidates(stats.unigram, candidates, K);
+        for (const int K : topics) anchors::count_candidates(stats.unigram, candidates, K);
     });
 
-    for (const int K : options.topics) {
+    for (const int K : topics) {
         model::Model m = fit_k(C, doc_freq, K, options, report);
         if (options.metrics) {
             Stopwatch metrics;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "jsmf/core/memory.hpp"
@@ -369,6 +370,29 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
     return infer_to_file(world, model, input, options, job.infer->prior, job.infer->out, job.command_line);
 }
 
+/// Local. A hierarchy's levels as its provenance entry: "25,5".
+std::string hierarchy_entry(const std::vector<int>& levels) {
+    std::string text;
+    for (const int K : levels) text += (text.empty() ? "" : ",") + std::to_string(K);
+    return text;
+}
+
+/// Collective on `world`. The number of words `path` lists (lines neither blank nor a #
+/// comment), read on the root; InputError naming the file when it cannot be read.
+int count_anchor_words(const mpi::Comm& world, const std::string& path) {
+    std::int64_t count = 0;
+    mpi::check_on_root(world, "setup", [&] {
+        std::ifstream in(path);
+        if (!in) throw InputError(path, "cannot open the anchor-word file");
+        for (std::string line; std::getline(in, line);) {
+            const auto first = line.find_first_not_of(" \t\r");
+            if (first != std::string::npos && line[first] != '#') ++count;
+        }
+    });
+    mpi::broadcast(world, count, 0);
+    return static_cast<int>(count);
+}
+
 /// Collective on `world`. The job's anchor words file (if any) read against `vocab` into
 /// job.options.model.anchor_words, and K set to their number (InputError when a given
 /// {topics} differs).
@@ -413,11 +437,7 @@ FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, 
     result.times = times;
 
     settings = source_entries(job.corpus, cooc_file);
-    if (!options.hierarchy.empty()) {
-        std::string levels;
-        for (const int K : options.hierarchy) levels += (levels.empty() ? "" : ",") + std::to_string(K);
-        settings.emplace_back("hierarchy", levels);
-    }
+    if (!options.hierarchy.empty()) settings.emplace_back("hierarchy", hierarchy_entry(options.hierarchy));
     for (const Entries& more : {entries(options.rectify), model_entries(options.model, job.anchor_words_file)})
         settings.insert(settings.end(), more.begin(), more.end());
     settings.emplace_back("metrics", options.metrics ? "yes" : "no");
@@ -440,6 +460,7 @@ FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings
     }
     FitResult result = fit_compressed(job.corpus, world, options, report);
     settings = source_entries(job.corpus);
+    if (!options.hierarchy.empty()) settings.emplace_back("hierarchy", hierarchy_entry(options.hierarchy));
     const Entries model = model_entries(options.model, job.anchor_words_file);
     settings.insert(settings.end(), model.begin(), model.end());
     settings.emplace_back("pipeline", name_of(options.pipeline));
@@ -515,6 +536,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     job.options.labels = job.labels;
     Stopwatch total;
 
+    // K is the number of anchor words, when they are given: known before the pipeline is
+    // chosen and the memory planned (the words are checked against the vocabulary later).
+    if (!job.anchor_words_file.empty() && !job.topics_given) job.options.topics = {count_anchor_words(world, job.anchor_words_file)};
+    outcome.topics = job.options.hierarchy.empty() ? job.options.topics : job.options.hierarchy;
     // Which pipeline: the one asked for, or auto's pick, said with its reason.
     const std::string cooc_file = cooc_file_of(job);
     PipelineChoice& choice = outcome.choice;

@@ -69,7 +69,8 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
 MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
                                           double base) {
     const double N = static_cast<double>(num_words), P = std::max(1, ranks);
-    const double K = options.topics.empty() ? 1 : *std::max_element(options.topics.begin(), options.topics.end());
+    const auto& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
+    const double K = topics.empty() ? 1 : *std::max_element(topics.begin(), topics.end());
     const Index checked_rows = options.compressed.checked_rows;
     const double l = checked_rows > 0 ? std::min<double>(N, static_cast<double>(checked_rows))
                                       : std::min(N, 10 * K + 1000);

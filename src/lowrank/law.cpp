@@ -18,6 +18,10 @@
 namespace jsmf::lowrank {
 namespace {
 
+// A given anchor's squared residual norm at or below this share of its own squared norm
+// is rounding: the word is in the span of those before it (relative residual 1e-10).
+constexpr double kGivenAnchorResidual = 1e-20;
+
 // The listed rows (ascending global ids) of a row-distributed block, on every rank.
 Eigen::MatrixXd listed_rows(const mpi::Comm& comm, const distmat::RowPartition& rows, const std::vector<Index>& listed,
                             const Eigen::MatrixXd& X) {
@@ -41,6 +45,7 @@ void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen:
     const Index local = work.cols(), begin = rows.begin(comm.rank());
     std::vector<char> open(allowed);
     Eigen::VectorXd norms = work.colwise().squaredNorm().transpose();
+    const Eigen::VectorXd original = norms;
     out.diag_r.resize(K);
     for (int k = 0; k < K; ++k) {
         Index chosen = 0;
@@ -70,19 +75,24 @@ void pivoted_qr(const mpi::Comm& comm, const distmat::RowPartition& rows, Eigen:
         const int owner = rows.owner(chosen);
         // The chosen column and its own squared norm (not the largest: within the tie they
         // differ), one broadcast from its owner.
-        Eigen::VectorXd column(work.rows() + 1);
+        Eigen::VectorXd column(work.rows() + 2);
         if (comm.rank() == owner) {
             column.head(work.rows()) = work.col(chosen - begin);
             column(work.rows()) = norms(chosen - begin);
+            column(work.rows() + 1) = original(chosen - begin);
             open[static_cast<std::size_t>(chosen - begin)] = 0;
         }
         mpi::broadcast(comm, column.data(), static_cast<std::size_t>(column.size()), owner);
+        // A given word in the span of those before it leaves a residual of rounding only
+        // (two words with the same documents have equal columns): refused, relative to its
+        // own norm, on every rank alike (the broadcast values).
         if (!given.empty())
-            mpi::run_local_phase(comm, "anchors", [&] {  // the broadcast norm: the same on every rank
-                if (!(column(work.rows()) > 0))
+            mpi::run_local_phase(comm, "anchors", [&] {
+                if (!(column(work.rows()) > kGivenAnchorResidual * column(work.rows() + 1)))
                     throw InputError("anchor word " + std::to_string(k + 1) + " (word id " + std::to_string(chosen) +
-                                     ") depends on the anchor words before it: its row of the factor is in their span");
+                                     ") depends on the anchor words before it: its row of C-bar is in their span");
             });
+        column.conservativeResize(work.rows() + 1);
         const double r = std::sqrt(column(work.rows()));
         const Eigen::VectorXd q = column.head(work.rows()) / r;
         out.anchors.push_back(chosen);
@@ -109,9 +119,15 @@ void check_given_anchors(const mpi::Comm& comm, const distmat::RowPartition& row
             if (k > 0 && sorted[k] == sorted[k - 1])
                 throw InputError("anchors: word id " + std::to_string(sorted[k]) + " is given twice");
         }
-        for (const Index s : given)
-            if (s >= begin && s < end && !(d0(s - begin) > 0 && doc_freq[static_cast<std::size_t>(s - begin)] > 0))
+        for (const Index s : given) {
+            if (s < begin || s >= end) continue;
+            if (!(doc_freq[static_cast<std::size_t>(s - begin)] > 0))
                 throw InputError("anchors: word id " + std::to_string(s) + " never occurs in the used documents");
+            if (!(d0(s - begin) > 0))  // its row of C̄ = diag(d₀)⁻¹YYᵀ is undefined
+                throw InputError("anchors: word id " + std::to_string(s) + " is too rare for the rank-K factor: its "
+                                 "row of YYᵀ sums to " + std::to_string(d0(s - begin)) +
+                                 " (the factor cannot represent it; the dense pipeline can)");
+        }
     });
 }
 

@@ -113,6 +113,10 @@ if run_quiet 2 fit "${corpus[@]}" --anchor-words "$work/anchors.txt" --iteration
 else
   fail "fit --anchor-words: $(cat "$work/err")"
 fi
+# K is their number before the pipeline is chosen and the memory planned.
+plan=$(run_quiet 2 fit "${corpus[@]}" --anchor-words "$work/anchors.txt" --dry-run --out "$work/plan.h5" 2>/dev/null |
+  grep -o 'topics=[0-9]*')
+[[ $plan == "topics=5" ]] && ok "the dry run plans K = the anchor words' number" || fail "dry run with anchor words: '$plan'"
 # The compressed pipeline takes them too (LAW's pivots), in their order.
 if run_quiet 2 fit "${corpus[@]}" --pipeline compressed --anchor-words "$work/anchors.txt" --out "$work/given_c.h5" \
      >/dev/null 2>"$work/err"; then

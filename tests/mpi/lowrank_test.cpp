@@ -760,6 +760,41 @@ TEST(CompressedFit, TiedAnchorsGoToTheLowerWord) {
               std::vector<Index>(f.law.anchors.begin() + 1, f.law.anchors.end()));
 }
 
+// Given anchors: LAW's own anchors given back, in its order, give its model to the bit
+// (the same pivots, the same arithmetic); a word whose row of the factor is a multiple of
+// an earlier given word's (equal columns of P₀) is refused on every rank, as is a word
+// that never occurs.
+TEST(CompressedFit, GivenAnchorsArePivotsAndDependentOnesAreRefused) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = planted(5, 11);
+    const corpus::Shard mine = deal(truth.docs, world);
+    const CompressedFit f = fit_compressed(world, mine, 300, 5, 1, 20);
+    const DocumentOperator op(world, 300, mine, cooc::CoocOptions{});
+    LawOptions given;
+    given.anchors = f.law.anchors;
+    const LawResult same = factorize_low_rank(world, op.rows(), f.enn.Y, op.doc_freq(), given);
+    EXPECT_EQ(same.anchors, f.law.anchors);
+    EXPECT_EQ(same.diag_r, f.law.diag_r);
+    EXPECT_EQ(same.A, f.law.A);
+    EXPECT_EQ(same.B, f.law.B);
+
+    Eigen::MatrixXd Y = distmat::gather_rows(world, op.rows(), f.enn.Y);
+    const Index s = f.law.anchors.front();
+    Index w = 0;
+    while (std::find(f.law.anchors.begin(), f.law.anchors.end(), w) != f.law.anchors.end()) ++w;
+    Y.row(w) = 2.0 * Y.row(s);  // y_w = 2 y_s: P₀'s columns w and s are equal
+    LawOptions dependent;
+    dependent.anchors = f.law.anchors;
+    dependent.anchors.back() = w;
+    test::expect_stage_failed(
+        world,
+        [&] {
+            (void)factorize_low_rank(world, op.rows(), distmat::local_rows(op.rows(), world.rank(), Y), op.doc_freq(),
+                                     dependent);
+        },
+        {"(word id " + std::to_string(w) + ") depends on the anchor words before it"});
+}
+
 // A broken E′ on one rank only (an entry whose row is outside S′, on the last rank) stops
 // every rank with the agreed failure, before any collective that rank would skip: no rank
 // waits alone.

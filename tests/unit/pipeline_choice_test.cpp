@@ -68,8 +68,8 @@ TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     o.model.anchor_words = {1, 2, 3};  // both pipelines take them: the size decides
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
     o = automatic();
-    o.model.recover_a = RecoverA::least_squares;
-    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o.model.recover_a = RecoverA::least_squares;  // both pipelines fit it: the size decides
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
     o = automatic();
     o.model.solver = recover::Solver::admm;
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);

@@ -104,6 +104,7 @@ struct JobOutcome {
     MemoryPlan plan;
     FitResult result;                ///< models, hierarchy, the vocabulary; result.times: the shared stages
     long long words = 0;             ///< N
+    std::vector<int> topics;         ///< the K fit or planned (with anchor words: their number)
     double write_seconds = 0, total_seconds = 0;
     double peak_bytes = 0;           ///< the largest rank's peak resident memory
     std::optional<InferSummary> infer;

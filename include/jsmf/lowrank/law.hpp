@@ -72,7 +72,8 @@ struct LawResult {
 /// B by Bayes' rule, A from the anchors' block. Words with d_j <= 0 get B̆_j = 0.
 /// `doc_freq` (this rank's rows) is used for options.min_anchor_doc_freq. With
 /// options.anchors, S is those words in their order (InputError on every rank for an id out
-/// of range, given twice, never occurring, or in the span of the ones before it).
+/// of range, given twice, never occurring, with a row of YYᵀ that does not sum above 0, or
+/// in the span of the ones before it to a relative residual of 1e-10).
 /// Per-rank memory: Y, Q, P (N/P × K each); communication: 2K scalar all-reductions and K broadcasts of K
 /// doubles for the pivots, a P·K² TSQR, and |S′|·K-sized reductions for E′.
 LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y,

@@ -37,8 +37,8 @@ inline constexpr std::size_t max_chunk = static_cast<std::size_t>(INT_MAX) / 2;
 /// elsewhere), of any size: the counts are 64-bit (every rank learns all of them, so all
 /// take the same path); one MPI_Gatherv when the whole is at most `chunk` elements, else
 /// rounds of at most `chunk` in all (chunk / P per rank) through a buffer on the root, so
-/// no MPI count or displacement exceeds an int. Memory on the root: the whole plus
-/// `chunk` elements at most. (`chunk` is a parameter for the tests of the rounds.)
+/// no MPI count or displacement exceeds an int. Memory on the root: the whole plus one
+/// round (at most `chunk` elements). (`chunk` is a parameter for the tests of the rounds.)
 template <class T>
 std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int root, std::size_t chunk = max_chunk) {
     const auto P = static_cast<std::size_t>(comm.size());
@@ -61,7 +61,9 @@ std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int 
     }
     const auto share = static_cast<std::int64_t>(chunk / P);  // per rank and round
     const std::int64_t largest = *std::max_element(counts.begin(), counts.end());
-    std::vector<T> buffer(is_root ? chunk : 0);
+    std::int64_t first_round = 0;  // the largest round: the first
+    for (const std::int64_t n : counts) first_round += std::min(n, share);
+    std::vector<T> buffer(is_root ? static_cast<std::size_t>(first_round) : 0);
     for (std::int64_t first = 0; first < largest; first += share) {
         std::vector<int> n(P), at(P);
         int total = 0;
@@ -187,17 +189,37 @@ inline std::vector<int> exchange_counts(const Comm& comm, const std::vector<int>
     return recv_counts;
 }
 
+/// Collective on `comm`. MPI_Alltoallv of `type` elements with the counts and their
+/// displacements checked first and agreed (one all-reduce): a rank whose blocks pass an
+/// MPI count stops every rank with an InternalError instead of leaving them in the exchange.
+template <class T>
+void exchange_with_type(const Comm& comm, const T* send, const std::vector<int>& send_counts, T* recv,
+                        const std::vector<int>& recv_counts, MPI_Datatype type) {
+    std::vector<int> send_at, recv_at;
+    int fits = 1;
+    try {
+        JSMF_REQUIRE(send_counts.size() == static_cast<std::size_t>(comm.size()) && recv_counts.size() == send_counts.size(),
+                     "exchange: one count per rank each way");
+        send_at = displacements(send_counts);
+        recv_at = displacements(recv_counts);
+    } catch (const InternalError&) {
+        fits = 0;
+    }
+    JSMF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm.raw()));
+    if (!fits)
+        throw InternalError("exchange: a rank's counts or blocks pass 2^31 elements (or are not one per rank): exchange "
+                            "in parts or by rows");
+    JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<T*>(send), send_counts.data(), send_at.data(), type, recv,
+                                 recv_counts.data(), recv_at.data(), type, comm.raw()));
+}
+
 /// Collective on `comm`. Personalized exchange: send_counts[r] elements of `send` (in rank
 /// order) to rank r, recv_counts[r] from rank r into `recv` (in rank order; the counts as
 /// exchange_counts gives them; each side within one MPI count).
 template <class T>
 void exchange(const Comm& comm, const T* send, const std::vector<int>& send_counts, T* recv,
               const std::vector<int>& recv_counts) {
-    JSMF_REQUIRE(send_counts.size() == static_cast<std::size_t>(comm.size()) && recv_counts.size() == send_counts.size(),
-                 "exchange: one count per rank each way");
-    JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<T*>(send), send_counts.data(), displacements(send_counts).data(),
-                                 datatype<T>(), recv, recv_counts.data(), displacements(recv_counts).data(),
-                                 datatype<T>(), comm.raw()));
+    exchange_with_type(comm, send, send_counts, recv, recv_counts, datatype<T>());
 }
 
 /// Collective on `comm`. exchange() of rows of `width` elements each, contiguous: the
@@ -207,13 +229,15 @@ template <class T>
 void exchange_rows(const Comm& comm, const T* send, const std::vector<int>& send_rows, T* recv,
                    const std::vector<int>& recv_rows, std::int64_t width) {
     JSMF_REQUIRE(width >= 1 && width <= INT_MAX, "exchange_rows: a row of 1 to 2^31 - 1 elements");
-    MPI_Datatype row = MPI_DATATYPE_NULL;
-    JSMF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(width), datatype<T>(), &row));
-    JSMF_MPI_CHECK(MPI_Type_commit(&row));
-    const int rc = MPI_Alltoallv(const_cast<T*>(send), send_rows.data(), displacements(send_rows).data(), row, recv,
-                                 recv_rows.data(), displacements(recv_rows).data(), row, comm.raw());
-    MPI_Type_free(&row);
-    JSMF_MPI_CHECK(rc);
+    struct RowType {  // freed on every path
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        ~RowType() {
+            if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+        }
+    } row;
+    JSMF_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(width), datatype<T>(), &row.type));
+    JSMF_MPI_CHECK(MPI_Type_commit(&row.type));
+    exchange_with_type(comm, send, send_rows, recv, recv_rows, row.type);
 }
 
 /// Collective on `comm`. Every rank's `count` elements of `mine`, concatenated in rank order
