@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 
 #include "jsmf/core/types.hpp"
 
@@ -18,15 +17,5 @@ namespace jsmf::lowrank::detail {
 /// out_rows[r] instead (calls that run at once must write distinct out rows).
 void csr_gather(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
                 const double* X, Index p, double* out, std::int64_t ahead = 8, const std::uint32_t* out_rows = nullptr);
-
-/// Local. For rows r in [begin, end) of the CSR matrix with keep[r] != 0 (all rows when
-/// keep is null): out row cols[k] += values[k] · X row r (the transpose's product, each
-/// row of X read once; out takes scattered writes, so it should be small enough to stay
-/// in cache). Only the entries with cols[k] in [col_begin, col_end) when these are given
-/// (then each row's columns must ascend): calls on disjoint column ranges write disjoint
-/// out rows, each summed over r in ascending order, whatever the split.
-void csr_scatter(const std::int64_t* offsets, const std::uint32_t* cols, const double* values, Index begin, Index end,
-                 const char* keep, const double* X, Index p, double* out, std::uint32_t col_begin = 0,
-                 std::uint32_t col_end = std::numeric_limits<std::uint32_t>::max());
 
 }  // namespace jsmf::lowrank::detail

@@ -184,6 +184,64 @@ BENCHMARK(BM_DocumentProduct)
     ->Args({4096, 1000000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
+
+// ENN's correction F (src/lowrank/enn.cpp) at KOS's shape at K = 100 on one of 2 ranks: 3,453
+// local rows, l = 2,000 checked columns, p = 105, a given share of the pairs negative (late
+// iterations ~2.5 %, early ones ~20 %). Two products: F X_L (a gather from the l × p block,
+// which stays in cache; with and without the prefetch) and Fᵀ X as a gather over F's
+// transpose (CSC, as ENN keeps it). Args: local rows, negative pairs per mille, mode (0
+// gather, 1 gather without prefetch, 2 transposed gather).
+void BM_EnnCorrection(benchmark::State& state) {
+    const Index rows = state.range(0), l = 2000, p = 105;
+    const double density = static_cast<double>(state.range(1)) / 1000.0;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(0, 1);
+    Csr F;
+    for (Index i = 0; i < rows; ++i) {
+        for (Index j = 0; j < l; ++j)
+            if (u(rng) < density) {
+                F.cols.push_back(static_cast<std::uint32_t>(j));
+                F.values.push_back(1e-4 * u(rng));
+            }
+        F.offsets.push_back(static_cast<std::int64_t>(F.cols.size()));
+    }
+    Csr Ft;  // the transpose: l rows, columns = local rows ascending
+    Ft.offsets.assign(static_cast<std::size_t>(l) + 1, 0);
+    for (const auto c : F.cols) ++Ft.offsets[c + 1];
+    for (Index j = 0; j < l; ++j) Ft.offsets[static_cast<std::size_t>(j) + 1] += Ft.offsets[static_cast<std::size_t>(j)];
+    Ft.cols.resize(F.cols.size());
+    Ft.values.resize(F.cols.size());
+    {
+        std::vector<std::int64_t> at(Ft.offsets.begin(), Ft.offsets.end() - 1);
+        for (Index i = 0; i < rows; ++i)
+            for (auto k = F.offsets[static_cast<std::size_t>(i)]; k < F.offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+                const auto slot = static_cast<std::size_t>(at[F.cols[static_cast<std::size_t>(k)]]++);
+                Ft.cols[slot] = static_cast<std::uint32_t>(i);
+                Ft.values[slot] = F.values[static_cast<std::size_t>(k)];
+            }
+    }
+    std::vector<double> X(static_cast<std::size_t>(rows * p)), XL(static_cast<std::size_t>(l * p));
+    for (auto& v : X) v = u(rng);
+    for (auto& v : XL) v = u(rng);
+    std::vector<double> out(static_cast<std::size_t>((state.range(2) == 2 ? l : rows) * p));
+    const int mode = static_cast<int>(state.range(2));
+    for (auto _ : state) {
+        std::fill(out.begin(), out.end(), 0.0);
+        if (mode == 0 || mode == 1)
+            jsmf::lowrank::detail::csr_gather(F.offsets.data(), F.cols.data(), F.values.data(), 0, rows, XL.data(), p,
+                                              out.data(), mode == 1 ? 0 : 8);
+        else
+            jsmf::lowrank::detail::csr_gather(Ft.offsets.data(), Ft.cols.data(), Ft.values.data(), 0, l, X.data(), p,
+                                              out.data());
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(F.cols.size()));  // nonzeros
+    state.SetLabel(std::string(mode == 0 ? "F X_L, gather" : mode == 1 ? "F X_L, gather without prefetch" : "F^T X, transposed gather") +
+                   ", " + std::to_string(F.cols.size()) + " nonzeros");
+}
+BENCHMARK(BM_EnnCorrection)
+    ->ArgsProduct({{3453}, {25, 200}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
 }  // namespace
 
 BENCHMARK_MAIN();
