@@ -140,16 +140,21 @@ std::vector<Eigen::Index> members(const std::vector<bool>& in_set) {
 
 /// The coordinate (not in F, not excluded) with the most negative multiplier
 /// λ_i = ∇_i − ∇ᵀy, ∇ = 2Rᵀ(Ry − b), if one is below −tol; else −1.
-Eigen::Index entering_coordinate(const Eigen::MatrixXd& R, const Eigen::VectorXd& b, const Eigen::VectorXd& y,
-                                 const std::vector<bool>& in_F, const std::vector<bool>& excluded) {
+/// ‖R‖₁ and ‖R‖_∞, for the multipliers' rounding level (once per solve: R does not change).
+struct Norms {
+    double one = 0, inf = 0;
+    explicit Norms(const Eigen::MatrixXd& R)
+        : one(R.cwiseAbs().colwise().sum().maxCoeff()), inf(R.cwiseAbs().rowwise().sum().maxCoeff()) {}
+};
+
+Eigen::Index entering_coordinate(const Eigen::MatrixXd& R, const Norms& norms, const Eigen::VectorXd& b,
+                                 const Eigen::VectorXd& y, const std::vector<bool>& in_F, const std::vector<bool>& excluded) {
     const Eigen::VectorXd gradient = 2.0 * (R.transpose() * (R * y - b));
     const double mu = gradient.dot(y);
     // Rounding level of the multipliers, from solveSCLS_activeSet.m (Bindel & Dong):
     // 2n·eps·‖R‖₁(2‖R‖_∞‖y‖_∞ + ‖b‖_∞), doubled for our 2× gradient.
-    const double norm1 = R.cwiseAbs().colwise().sum().maxCoeff();
-    const double norm_inf = R.cwiseAbs().rowwise().sum().maxCoeff();
-    const double tol = 2.0 * 2.0 * static_cast<double>(y.size()) * std::numeric_limits<double>::epsilon() * norm1 *
-                       (2.0 * norm_inf * y.cwiseAbs().maxCoeff() + b.cwiseAbs().maxCoeff());
+    const double tol = 2.0 * 2.0 * static_cast<double>(y.size()) * std::numeric_limits<double>::epsilon() * norms.one *
+                       (2.0 * norms.inf * y.cwiseAbs().maxCoeff() + b.cwiseAbs().maxCoeff());
     Eigen::Index best = -1;
     double most_negative = -tol;
     for (Eigen::Index i = 0; i < y.size(); ++i) {
@@ -177,9 +182,10 @@ SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd
     std::vector<bool> in_F(static_cast<std::size_t>(K), false), excluded(in_F);
     in_F[static_cast<std::size_t>(start)] = true;
     bool failed = false;  // the cap was reached or a face was singular
+    const Norms norms(R);
     // Invariant at the top: y minimizes ‖Ry − b‖² on its face F with y_F > 0.
     while (!failed) {
-        const Eigen::Index entering = entering_coordinate(R, b, s.y, in_F, excluded);
+        const Eigen::Index entering = entering_coordinate(R, norms, b, s.y, in_F, excluded);
         if (entering < 0) {
             s.converged = true;  // every multiplier is >= −(rounding level): KKT holds
             break;
