@@ -29,19 +29,6 @@
 namespace jsmf::fit {
 namespace {
 
-void refuse_what_it_cannot_do(const FitOptions& options) {
-    if (options.model.method != Method::anchors)
-        throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
-    if (options.model.solver != recover::Solver::active_set)
-        throw OptionError("{pipeline} compressed solves for B by the active set on its K x N factor: {solver} " +
-                          name_of(options.model.solver) + " needs the dense pipeline");
-    if (options.model.finder != anchors::Finder::qr && options.model.finder != anchors::Finder::spa)
-        throw OptionError("{pipeline} compressed finds anchors by pivoted QR on its K x N factor: {finder} " +
-                          name_of(options.model.finder) + " needs the dense pipeline");
-    if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
-    if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
-    if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
-}
 
 // What a checkpoint must share with the run that resumes it: everything that changes the
 // arithmetic — the settings, and the corpus by its counts and a hash of every word's
@@ -440,11 +427,25 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     return m;
 }
 
+void check_compressed(const FitOptions& options) {
+    if (options.model.method != Method::anchors)
+        throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
+    if (options.model.solver != recover::Solver::active_set)
+        throw OptionError("{pipeline} compressed solves for B by the active set on its K x N factor: {solver} " +
+                          name_of(options.model.solver) + " needs the dense pipeline");
+    if (options.model.finder != anchors::Finder::qr && options.model.finder != anchors::Finder::spa)
+        throw OptionError("{pipeline} compressed finds anchors by pivoted QR on its K x N factor: {finder} " +
+                          name_of(options.model.finder) + " needs the dense pipeline");
+    if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
+    if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
+    if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
+}
+
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report) {
     mpi::run_local_phase(world, "setup", [&] {
         check(options);
-        refuse_what_it_cannot_do(options);
+        check_compressed(options);
     });
     // A stop signal while the corpus is read is a request too: the range finder's first
     // round looks at it (checkpoints then, and stops), instead of the default ending.

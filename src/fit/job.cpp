@@ -481,6 +481,21 @@ void check_inference(const infer::InferOptions& options, const std::string& out,
         throw InputError(out, "is the model file: the θ file needs a path of its own");
 }
 
+std::vector<UnusedSetting> unused_settings(const Job& job) {
+    std::vector<UnusedSetting> unused = unused_settings(job.given, job.options.rectify);
+    const std::vector<UnusedSetting> model = unused_settings(job.given, job.options.model);
+    unused.insert(unused.end(), model.begin(), model.end());
+    const auto needs = [&](bool used, std::initializer_list<const char*> names, const char* what) {
+        for (const char* name : names)
+            if (!used && std::find(job.given.begin(), job.given.end(), name) != job.given.end())
+                unused.push_back({name, what});
+    };
+    needs(std::holds_alternative<input::Text>(job.input), {"text_format"}, "{text}");
+    needs(job.infer.has_value(), {"infer_iterations", "infer_tolerance", "prior"}, "{infer}");
+    needs(!job.options.checkpoint.path.empty(), {"checkpoint_seconds"}, "{checkpoint}");
+    return unused;
+}
+
 void check(const Job& job) {
     const FitOptions& o = job.options;
     const bool text = std::holds_alternative<input::Text>(job.input);
@@ -503,10 +518,13 @@ void check(const Job& job) {
     if (!c.resume.empty() && c.resume == job.out) throw InputError(c.resume, render_options("{resume} names the output model ({out})"));
     if (o.pipeline == Pipeline::compressed && cooc)
         throw OptionError("{pipeline} compressed works from the documents: give {corpus}, {prepared} or {text}, not {cooc}");
-    if (o.pipeline == Pipeline::compressed)  // a setting it would not use is a mistake
+    if (o.pipeline == Pipeline::compressed) {  // a setting it would not use is a mistake
         refuse_settings(job.given, dense_only_settings(), "{pipeline} compressed", "fit with {pipeline} dense");
+        check_compressed(o);
+    }
     if (o.pipeline == Pipeline::dense)
         refuse_settings(job.given, compressed_only_settings(), "{pipeline} dense", "fit with {pipeline} compressed");
+    refuse_unused(unused_settings(job));  // e.g. --pds-mu with --method anchors: a mistake too
     if (job.infer) {
         if (cooc && job.corpus.files.empty())
             throw OptionError("{infer} needs the corpus ({corpus}, {prepared} or {text})");

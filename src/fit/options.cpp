@@ -41,6 +41,59 @@ RectifyOptions resolve(const RectifyOptions& given) {
     return s;
 }
 
+namespace {
+bool listed(const std::vector<std::string>& given, const std::string& name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+}
+// Each given name of `names` that is unused (`used` false), with what it needs.
+void unless(bool used, const std::vector<std::string>& given, std::initializer_list<const char*> names,
+            const std::string& needs, std::vector<UnusedSetting>& out) {
+    if (used) return;
+    for (const char* name : names)
+        if (listed(given, name)) out.push_back({name, needs});
+}
+}  // namespace
+
+std::vector<UnusedSetting> unused_settings(const std::vector<std::string>& given, const RectifyOptions& r) {
+    std::vector<UnusedSetting> out;
+    unless(r.method == Rectifier::dc, given, {"permutations"}, "{rectify} dc", out);
+    unless(r.method == Rectifier::ap, given, {"acceleration"}, "{rectify} ap", out);
+    unless(r.method == Rectifier::ap && r.acceleration == Acceleration::anderson, given,
+           {"anderson_depth", "anderson_below"}, "{acceleration} anderson (AP)", out);
+    // The iterations' rules and their eigensolves: AP, DR and DP iterate; DC and none do not.
+    unless(is_projection(r.method), given,
+           {"stop", "converge", "iterations", "max_iterations", "tolerance", "check_every", "eig_tolerance_factor",
+            "eig_check_every"},
+           "{rectify} ap, dr or dp", out);
+    unless(r.method != Rectifier::none, given, {"eigensolver", "eig_check_steps"}, "{rectify} ap, dr, dp or dc", out);
+    return out;
+}
+
+std::vector<UnusedSetting> unused_settings(const std::vector<std::string>& given, const ModelOptions& m) {
+    std::vector<UnusedSetting> out;
+    unless(m.method == Method::anchorfree_lp, given, {"lp_max_sweeps", "lp_tolerance", "lp_no_screening"},
+           "{method} anchorfree-lp", out);
+    unless(m.method == Method::anchorfree_pds, given,
+           {"pds_rho0", "pds_c", "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"}, "{method} anchorfree-pds", out);
+    // AnchorFree has no anchor words and no per-word solves.
+    const bool anchors = m.method == Method::anchors;
+    unless(anchors, given, {"finder", "anchor_min_df", "solver"}, "{method} anchors", out);
+    unless(anchors && m.finder == anchors::Finder::fastanchor, given, {"projection_dim"}, "{finder} fastanchor", out);
+    unless(anchors && m.solver != recover::Solver::active_set, given, {"solver_iterations", "solver_tolerance"},
+           "{solver} expgrad, admm or kl (the active set stops at the exact solution)", out);
+    unless(anchors && m.solver == recover::Solver::admm, given, {"admm_stop"}, "{solver} admm", out);
+    return out;
+}
+
+void refuse_unused(const std::vector<UnusedSetting>& unused) {
+    if (unused.empty()) return;
+    std::string text;
+    for (std::size_t k = 0; k < unused.size(); ++k)
+        text += (k ? "; {" : "{") + unused[k].name + "} is read only with " + unused[k].needs;
+    throw OptionError(text + (unused.size() > 1 ? ": drop them, or choose what reads them"
+                                                : ": drop it, or choose what reads it"));
+}
+
 void check(const ModelOptions& c) {
     if (c.solver_iterations < 1) throw OptionError("{solver_iterations} must be at least 1");
     if (!(c.solver_tolerance > 0)) throw OptionError("{solver_tolerance} must be positive");

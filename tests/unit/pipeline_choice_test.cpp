@@ -146,4 +146,76 @@ TEST(PipelineChoice, NamesRoundTrip) {
 }
 
 }  // namespace
+
+
+// A method's tuning given without the method is refused, not silently unused: each rule
+// where its setting is not read, then where it is.
+namespace {
+std::vector<std::string> names_of(const std::vector<UnusedSetting>& unused) {
+    std::vector<std::string> out;
+    for (const UnusedSetting& u : unused) out.push_back(u.name);
+    return out;
+}
+}  // namespace
+
+TEST(UnusedSettings, AMethodsTuningWithoutTheMethodIsListed) {
+    const std::vector<std::string> tuning = {"permutations", "acceleration", "anderson_depth", "anderson_below",
+                                             "lp_tolerance", "pds_mu", "projection_dim", "solver_iterations",
+                                             "solver_tolerance", "admm_stop"};
+    // The defaults: AP without acceleration, anchors by pivoted QR, the active set.
+    RectifyOptions rectify;
+    ModelOptions model;
+    std::vector<std::string> unused = names_of(unused_settings(tuning, rectify));
+    const std::vector<std::string> model_unused = names_of(unused_settings(tuning, model));
+    unused.insert(unused.end(), model_unused.begin(), model_unused.end());
+    std::vector<std::string> want = tuning;
+    want.erase(std::remove(want.begin(), want.end(), "acceleration"), want.end());  // AP reads it
+    std::sort(want.begin(), want.end());
+    std::sort(unused.begin(), unused.end());
+    EXPECT_EQ(unused, want);
+    // Settings every fit reads are never listed.
+    EXPECT_TRUE(unused_settings({"topics", "seed", "alpha", "top_words", "recover_a"}, model).empty());
+    EXPECT_TRUE(unused_settings({"topics", "seed", "stop", "iterations", "relaxation"}, rectify).empty());
+}
+
+TEST(UnusedSettings, EachIsReadWithItsMethod) {
+    RectifyOptions dc;
+    dc.method = Rectifier::dc;
+    EXPECT_TRUE(unused_settings({"permutations"}, dc).empty());
+    EXPECT_EQ(names_of(unused_settings({"stop", "iterations", "check_every"}, dc)),
+              (std::vector<std::string>{"stop", "iterations", "check_every"}));  // DC does not iterate
+    RectifyOptions anderson;
+    anderson.acceleration = Acceleration::anderson;
+    EXPECT_TRUE(unused_settings({"acceleration", "anderson_depth", "anderson_below"}, anderson).empty());
+    RectifyOptions dr;
+    dr.method = Rectifier::dr;
+    EXPECT_EQ(names_of(unused_settings({"acceleration", "iterations"}, dr)), std::vector<std::string>{"acceleration"});
+
+    ModelOptions lp, pds, fast, admm, expgrad;
+    lp.method = Method::anchorfree_lp;
+    pds.method = Method::anchorfree_pds;
+    EXPECT_TRUE(unused_settings({"lp_max_sweeps", "lp_tolerance", "lp_no_screening"}, lp).empty());
+    EXPECT_TRUE(unused_settings({"pds_rho0", "pds_c", "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"}, pds).empty());
+    EXPECT_EQ(names_of(unused_settings({"pds_mu", "finder", "solver"}, lp)),
+              (std::vector<std::string>{"pds_mu", "finder", "solver"}));  // AnchorFree: no anchors, no solves
+    fast.finder = anchors::Finder::fastanchor;
+    EXPECT_TRUE(unused_settings({"projection_dim", "finder"}, fast).empty());
+    admm.solver = recover::Solver::admm;
+    EXPECT_TRUE(unused_settings({"admm_stop", "solver_iterations", "solver_tolerance"}, admm).empty());
+    expgrad.solver = recover::Solver::expgrad;
+    EXPECT_EQ(names_of(unused_settings({"admm_stop", "solver_iterations"}, expgrad)), std::vector<std::string>{"admm_stop"});
+}
+
+TEST(UnusedSettings, TheRefusalNamesEachAndWhatReadsIt) {
+    EXPECT_NO_THROW(refuse_unused({}));
+    try {
+        refuse_unused(unused_settings({"pds_mu", "lp_tolerance"}, ModelOptions{}));
+        FAIL() << "not refused";
+    } catch (const OptionError& e) {
+        const std::string what = e.what();
+        for (const char* part : {"pds_mu", "anchorfree-pds", "lp_tolerance", "anchorfree-lp", "drop them"})
+            EXPECT_NE(what.find(part), std::string::npos) << part << " not in: " << what;
+    }
+}
+
 }  // namespace jsmf::fit

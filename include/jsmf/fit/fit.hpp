@@ -44,6 +44,12 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 /// block size from corpus.options), then fit(C, …) with the corpus counted again for
 /// coherence when options.metrics. With options.pipeline == compressed: fit_compressed
 /// on the grid's communicator.
+/// Local. OptionError for what the compressed pipeline cannot do (AnchorFree, a solver
+/// other than the active set, a finder other than pivoted QR) and its settings out of range:
+/// fit_compressed's first check, and check(Job)'s where the compressed pipeline is asked for
+/// (so a dry run refuses what the run would).
+void check_compressed(const FitOptions& options);
+
 /// Collective on `world`. The compressed pipeline (lowrank/), C never formed: the corpus is
 /// read once into shards (each rank its pieces), C is applied from the documents
 /// (lowrank::DocumentOperator), and per K: Y₀ from its top-K eigenpairs
@@ -52,7 +58,7 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 /// model's own (specificity, dissimilarity, …), coherence from a second pass over the
 /// corpus, and those that compare with C (lowrank::factor_metrics): exact against YYᵀ + E′,
 /// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it
-/// cannot do yet (hierarchies, AnchorFree, given anchor words, the tf-idf estimator).
+/// cannot do (check_compressed).
 /// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
 /// for Y, the blocks and E, and the gathered N × K model (B and B̆, replicated).
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,

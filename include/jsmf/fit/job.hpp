@@ -92,10 +92,15 @@ struct InferSummary {
 /// file `out` is the model file `model` (it would be overwritten).
 void check_inference(const infer::InferOptions& options, const std::string& out, const std::string& model);
 
+/// Local. The settings `given` that the job would not read (fit::unused_settings of its
+/// rectifier and model, and those of a request it does not make: {text_format} without
+/// {text}, {infer_*} and {prior} without {infer}, {checkpoint_seconds} without {checkpoint}).
+std::vector<UnusedSetting> unused_settings(const Job& job);
+
 /// Local. Checks what can be checked of `job` before any work, besides check(job.options):
 /// the combinations of its input, outputs, θ request, labels, topics and checkpoint files,
-/// and the settings `given` that the chosen pipeline would not use. OptionError (the
-/// options in braces) or InputError naming the file.
+/// the settings `given` that the chosen pipeline would not use, and every other unused one
+/// (unused_settings). OptionError (the options in braces) or InputError naming the file.
 void check(const Job& job);
 
 /// What a job did. After a dry run only `choice` and `plan` are set.

@@ -106,6 +106,22 @@ struct ModelOptions {
 /// Local. OptionError for values out of range and options that exclude each other.
 void check(const ModelOptions& options);
 
+/// Local. Of the `given` settings (option names, as {names} in messages: "pds_mu",
+/// "finder", …), each that the rectifier or the model as configured would not read: a
+/// method's tuning without that method (--pds-mu without {method} anchorfree-pds, DC's
+/// {permutations} with AP, an iterative solver's {solver_iterations} with the active set,
+/// AP's stopping rules with {rectify} none or dc, …), with the setting it belongs to.
+/// Silently ignoring one is how a mistyped method goes unnoticed; the fit refuses them
+/// (check(Job)). Settings that apply to every fit are never listed.
+struct UnusedSetting {
+    std::string name;   ///< the given setting
+    std::string needs;  ///< what would read it, e.g. "{method} anchorfree-pds"
+};
+std::vector<UnusedSetting> unused_settings(const std::vector<std::string>& given, const RectifyOptions& rectify);
+std::vector<UnusedSetting> unused_settings(const std::vector<std::string>& given, const ModelOptions& model);
+/// Local. OptionError naming every unused setting and what it needs, if any.
+void refuse_unused(const std::vector<UnusedSetting>& unused);
+
 /// Which pipeline fits: the papers' (C formed, N × N, distributed) or the compressed one
 /// (Lee et al., ICML 2021: C only as an operator from the documents, rectified in its
 /// rank-K factor by ENN, anchors and topics by LAW; memory O(N·K) per rank, not O(N²)).
