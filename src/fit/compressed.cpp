@@ -187,6 +187,8 @@ lowrank::LawOptions law_options_of(const FitOptions& options) {
     lowrank::LawOptions law;
     law.scls.max_iterations = options.model.solver_iterations;
     law.scls.tolerance = options.model.solver_tolerance;
+    law.scls.admm_stop = options.model.admm_stop;
+    law.solver = options.model.solver;
     law.min_anchor_doc_freq = options.model.anchor_min_df;
     law.anchors = options.model.anchor_words;
     return law;
@@ -246,6 +248,9 @@ lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vect
     // the factor settles, and a given word may not be representable by every iterate.
     lowrank::LawOptions law_options = law_options_of(options);
     law_options.anchors.clear();
+    // And by the exact active set whatever the model's solver: a look measures how the
+    // factor settles, and an iterative solver's own stopping would move its figures.
+    law_options.solver = recover::Solver::active_set;
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
         enn.look = [&](const Eigen::MatrixXd& Y) {
@@ -341,14 +346,15 @@ model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPart
 }
 
 /// LAW's topics, gathered (every rank the whole N × K).
-model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition& rows, const lowrank::LawResult& law) {
+model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition& rows, const lowrank::LawResult& law,
+                             recover::Solver solver) {
     model::TopicsFound out;
     out.B = distmat::gather_rows(world, rows, law.B);
     out.B_breve = distmat::gather_rows(world, rows, law.B_breve.transpose()).transpose();
     out.A = law.A;
     out.unigram = distmat::gather_rows(world, rows, law.word_mass);
     out.a_method = model::ARecovery::diagonal;
-    out.solver = recover::Solver::active_set;
+    out.solver = solver;
     out.words_solved = law.words_solved;
     out.words_converged = law.words_converged;
     return out;
@@ -412,7 +418,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
                     "converged; ΣA = {:.4f}",
                     law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
                     law.words_solved, law.A.sum()));
-    static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law);
+    static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law, options.model.solver);
     if (options.model.recover_a == RecoverA::least_squares) {  // Arora et al.'s A, against YYᵀ + E′
         m.A = lowrank::least_squares_a(world, C.rows(), r.Y, law.correction, law.B);
         m.a_method = model::ARecovery::least_squares;
@@ -430,9 +436,9 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
 void check_compressed(const FitOptions& options) {
     if (options.model.method != Method::anchors)
         throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
-    if (options.model.solver != recover::Solver::active_set)
-        throw OptionError("{pipeline} compressed solves for B by the active set on its K x N factor: {solver} " +
-                          name_of(options.model.solver) + " needs the dense pipeline");
+    if (options.model.solver == recover::Solver::kl)
+        throw OptionError("{pipeline} compressed has each word's row of C-bar only in projection: {solver} kl "
+                          "(RecoverKL, on whole rows) needs the dense pipeline");
     if (options.model.finder != anchors::Finder::qr && options.model.finder != anchors::Finder::spa)
         throw OptionError("{pipeline} compressed finds anchors by pivoted QR on its K x N factor: {finder} " +
                           name_of(options.model.finder) + " needs the dense pipeline");

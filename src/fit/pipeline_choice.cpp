@@ -25,7 +25,7 @@ const std::vector<std::string>& dense_only_settings() {
         // building and laying out C
         "cooc", "estimator", "exchange", "buffer_mb", "block_size", "grid",
         // the dense finders' and solvers' tuning, AnchorFree's
-        "projection_dim", "admm_stop", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
+        "projection_dim", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
         "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"};
     return names;
 }
@@ -43,7 +43,6 @@ std::vector<std::string> changed_dense_settings(const FitOptions& options) {
             changed.push_back(mine[k].first == "method" ? "rectify" : mine[k].first);
     const ModelOptions model;
     if (options.model.projection_dim != model.projection_dim) changed.push_back("projection_dim");
-    if (options.model.admm_stop != model.admm_stop) changed.push_back("admm_stop");
     return changed;
 }
 
@@ -117,7 +116,8 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
     };
     const ModelOptions& m = options.model;
     if (m.method != Method::anchors) return dense("{method} " + name_of(m.method) + " works on C itself");
-    if (m.solver != recover::Solver::active_set) return dense("{solver} " + name_of(m.solver) + " solves on C itself");
+    if (m.solver == recover::Solver::kl)
+        return dense("{solver} kl needs each word's whole row of C-bar, not the factor's projection of it");
     if (m.finder != anchors::Finder::qr && m.finder != anchors::Finder::spa)
         return dense("{finder} " + name_of(m.finder) + " searches C itself");
     const auto [dense_list, dense_count] = listed(dense_only_settings());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
@@ -231,7 +232,16 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     // B̆ per word: min over the simplex of ‖P_S b − P_j‖ (active set on P_S = QR).
     Eigen::MatrixXd P_S = listed_rows(comm, rows, std::vector<Index>(out.anchors.begin(), out.anchors.end()) , P.transpose()).transpose();
     Eigen::MatrixXd B_breve = Eigen::MatrixXd::Zero(K, local);
-    const solvers::ThinQr U = solvers::thin_qr(P_S);
+    mpi::run_local_phase(comm, "anchors", [&] {
+        if (options.solver == recover::Solver::kl)
+            throw InputError("LAW: {solver} kl needs each word's whole row of C-bar, which the factor gives only in "
+                             "projection (the dense pipeline has it)");
+    });
+    const bool on_qr = options.solver == recover::Solver::active_set;
+    const solvers::ThinQr U = on_qr ? solvers::thin_qr(P_S) : solvers::ThinQr{};
+    const Eigen::MatrixXd G = on_qr ? Eigen::MatrixXd() : Eigen::MatrixXd(P_S.transpose() * P_S);
+    std::optional<solvers::AdmmDrSolver> admm;
+    if (options.solver == recover::Solver::admm) admm.emplace(G, options.scls);
     std::vector<int> anchor_of(static_cast<std::size_t>(local), -1);
     for (Index k = 0; k < K; ++k)
         if (out.anchors[static_cast<std::size_t>(k)] >= begin && out.anchors[static_cast<std::size_t>(k)] < begin + local)
@@ -245,7 +255,10 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
         }
         if (!solvable[static_cast<std::size_t>(j)] || (!options.solve_only.empty() && !options.solve_only[static_cast<std::size_t>(j)]))
             continue;
-        const solvers::SclsSolution s = solvers::solve_active_set_qr(U.R, U.Q.transpose() * P.col(j), options.scls);
+        const solvers::SclsSolution s =
+            on_qr ? solvers::solve_active_set_qr(U.R, U.Q.transpose() * P.col(j), options.scls)
+                  : options.solver == recover::Solver::expgrad ? solvers::solve_expgrad(G, P_S.transpose() * P.col(j), options.scls)
+                                                               : admm->solve(P_S.transpose() * P.col(j));
         B_breve.col(j) = s.y;
         ++solved;
         if (s.converged) ++converged;

@@ -71,8 +71,14 @@ TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     o.model.recover_a = RecoverA::least_squares;  // both pipelines fit it: the size decides
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
     o = automatic();
-    o.model.solver = recover::Solver::admm;
-    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o.model.solver = recover::Solver::admm;  // both pipelines solve with ExpGrad and ADMM: the size decides
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
+    o.model.solver = recover::Solver::expgrad;
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
+    o.model.solver = recover::Solver::kl;  // RecoverKL reads whole rows of C̄
+    const PipelineChoice kl = choose_pipeline(o, N, 2, kPlenty);
+    EXPECT_EQ(kl.pipeline, Pipeline::dense);
+    EXPECT_TRUE(mentions(kl, "whole row")) << kl.reason;
     o = automatic();
     o.model.finder = anchors::Finder::xray;
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);

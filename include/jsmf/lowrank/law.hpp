@@ -12,6 +12,7 @@
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/mpi/comm.hpp"
+#include "jsmf/recover/recover.hpp"
 #include "jsmf/solvers/scls.hpp"
 
 namespace jsmf::lowrank {
@@ -35,7 +36,13 @@ struct Correction {
 inline constexpr double kPivotTie = 1e-9;
 
 struct LawOptions {
-    solvers::SclsOptions scls;            ///< the per-word active set (solve_active_set_qr)
+    /// Each word's B̆ column: min over the simplex of ‖P_S b − P_j‖, the dense pipeline's
+    /// problem (P_SᵀP_S = C̄_S C̄_Sᵀ, P_SᵀP_j = C̄_S C̄_jᵀ). active_set (default): exact, on
+    /// P_S = QR; expgrad and admm: the authors' iterative solvers on G = P_SᵀP_S and
+    /// f = P_SᵀP_j, as recover gives them. kl (RecoverKL) needs each word's whole row of C̄,
+    /// which the factor gives only in projection: not here (InputError).
+    recover::Solver solver = recover::Solver::active_set;
+    solvers::SclsOptions scls;            ///< the solver's settings (iterations, tolerance, ADMM's rule)
     /// Words with fewer documents (among the M) are never anchors (Arora et al.'s
     /// candidate threshold); 0: every word with a positive row sum may be one.
     std::int64_t min_anchor_doc_freq = 0;
