@@ -11,8 +11,8 @@
 # and E* for AnchorFree; anchors, B and A for the finders) and of the solver alone
 # (anchorfree_seconds: the LP or PDS; anchors_seconds: the finder). 1 rank.
 # Usage: jobs/bench_anchorfree_labelled.sh; env CORPORA ("brown spam"), RECTIFY ("none ap"),
-#   METHODS ("qr fastanchor snpa xray anchorfree-lp anchorfree-pds"), EXTRA (more fit flags,
-#   e.g. "--anchor-min-df 0"), JSMF_DATA_DIR (where the corpora are fetched; build/data).
+#   METHODS ("qr fastanchor snpa xray anchorfree-lp anchorfree-pds"), EXTRA (more fit flags for
+#   every method, e.g. "--seed 2"; the finders' "--anchor-min-df 0" is refused by AnchorFree), JSMF_DATA_DIR (where the corpora are fetched; build/data).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 corpus_dir=unused name=unused

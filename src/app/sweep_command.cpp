@@ -87,7 +87,10 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         };
         given.erase(std::remove_if(given.begin(), given.end(), said_as_done), given.end());
         std::vector<std::string> unused = fit::dense_only_settings();
-        for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words"}) unused.push_back(name);
+        // (and the active set it solves with reads no solver setting)
+        for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words", "admm_stop", "solver_iterations",
+                                 "solver_tolerance"})
+            unused.push_back(name);
         fit::refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
         solvers = {recover::Solver::active_set};
         job.rectify.seed = c.rectify.options.seed;  // ClustAcc's k-means

@@ -357,6 +357,7 @@ model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition
     out.solver = solver;
     out.words_solved = law.words_solved;
     out.words_converged = law.words_converged;
+    out.solver_max_iterations = static_cast<int>(law.most_iterations);
     return out;
 }
 
@@ -419,6 +420,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
                     law.seconds, law.excluded_candidates, law.correction.rows.size(), law.words_converged,
                     law.words_solved, law.A.sum()));
     static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law, options.model.solver);
+    warn_unconverged(m, report);
     if (options.model.recover_a == RecoverA::least_squares) {  // Arora et al.'s A, against YYᵀ + E′
         m.A = lowrank::least_squares_a(world, C.rows(), r.Y, law.correction, law.B);
         m.a_method = model::ARecovery::least_squares;

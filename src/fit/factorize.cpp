@@ -194,6 +194,20 @@ model::Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& 
     return fit_anchors(C, K, options, trace, seed, progress, doc_freq);
 }
 
+void warn_unconverged(const model::Model& m, const Report& report) {
+    if (m.words_converged < m.words_solved)
+        say(report, Level::warning,
+            render_options(fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use {{solver}} "
+                                       "active-set",
+                                       m.num_topics, m.words_solved - m.words_converged,
+                                       m.solver == recover::Solver::active_set
+                                           ? "the active set reached its iteration cap"
+                                       : m.solver == recover::Solver::kl
+                                           ? "stopped at {solver_iterations} trials, or where no step of at least 1e-6 "
+                                             "decreased the divergence, before {solver_tolerance}"
+                                           : "stopped at {solver_iterations} before {solver_tolerance}")));
+}
+
 void describe(const model::Model& m, const std::vector<std::string>& vocab, const Report& report) {
     if (m.method != Method::anchors) {
         const model::AnchorFreeRecord& r = m.anchorfree;
@@ -222,17 +236,7 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
     say(report, Level::info, fmt::format("fit: K = {}: B by {}: {} of {} words converged (most iterations {}), {:.3f} s, {:.0f} words/s",
               m.num_topics, model::solver_name(m), m.words_converged, m.words_solved, m.solver_max_iterations, m.solve_seconds,
               words_per_second));
-    if (m.words_converged < m.words_solved)
-        say(report, Level::warning,
-            render_options(fmt::format("fit: K = {}: {} words did not converge ({}); raise the limit or use {{solver}} "
-                                       "active-set",
-                                       m.num_topics, m.words_solved - m.words_converged,
-                                       m.solver == recover::Solver::active_set
-                                           ? "the active set reached its iteration cap"
-                                       : m.solver == recover::Solver::kl
-                                           ? "stopped at {solver_iterations} trials, or where no step of at least 1e-6 "
-                                             "decreased the divergence, before {solver_tolerance}"
-                                           : "stopped at {solver_iterations} before {solver_tolerance}")));
+    warn_unconverged(m, report);
     if (m.has_alpha) {
         say(report, Level::info, fmt::format("fit: K = {}: alpha0 = {:.4g} (fit residual {:.3g})", m.num_topics, m.alpha0, m.alpha_residual));
         if (m.alpha_at_bound) say(report, Level::warning, fmt::format("fit: K = {}: A is not Dirichlet-like: alpha0 was clamped", m.num_topics));

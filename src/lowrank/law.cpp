@@ -140,6 +140,9 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     const Index K = Y.cols(), local = Y.rows(), begin = rows.begin(comm.rank());
     mpi::require_same_on_all_ranks(comm, {rows.size(), K, options.min_anchor_doc_freq}, "factorize_low_rank");
     mpi::run_local_phase(comm, "anchors", [&] {
+        if (options.solver == recover::Solver::kl)
+            throw OptionError("LAW: {solver} kl needs each word's whole row of C-bar, which the factor gives only in "
+                              "projection (the dense pipeline has it)");
         if (local != rows.rows(comm.rank()) || static_cast<Index>(doc_freq.size()) != local ||
             (!options.solve_only.empty() && static_cast<Index>(options.solve_only.size()) != local))
             throw InternalError("factorize_low_rank: Y, doc_freq or solve_only does not match the partition");
@@ -232,11 +235,6 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     // B̆ per word: min over the simplex of ‖P_S b − P_j‖ (active set on P_S = QR).
     Eigen::MatrixXd P_S = listed_rows(comm, rows, std::vector<Index>(out.anchors.begin(), out.anchors.end()) , P.transpose()).transpose();
     Eigen::MatrixXd B_breve = Eigen::MatrixXd::Zero(K, local);
-    mpi::run_local_phase(comm, "anchors", [&] {
-        if (options.solver == recover::Solver::kl)
-            throw InputError("LAW: {solver} kl needs each word's whole row of C-bar, which the factor gives only in "
-                             "projection (the dense pipeline has it)");
-    });
     const bool on_qr = options.solver == recover::Solver::active_set;
     const solvers::ThinQr U = on_qr ? solvers::thin_qr(P_S) : solvers::ThinQr{};
     const Eigen::MatrixXd G = on_qr ? Eigen::MatrixXd() : Eigen::MatrixXd(P_S.transpose() * P_S);
@@ -246,8 +244,9 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     for (Index k = 0; k < K; ++k)
         if (out.anchors[static_cast<std::size_t>(k)] >= begin && out.anchors[static_cast<std::size_t>(k)] < begin + local)
             anchor_of[static_cast<std::size_t>(out.anchors[static_cast<std::size_t>(k)] - begin)] = static_cast<int>(k);
-    std::int64_t solved = 0, converged = 0;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(distmat::threads()) reduction(+ : solved, converged)
+    std::int64_t solved = 0, converged = 0, most_iterations = 0;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(distmat::threads()) reduction(+ : solved, converged) \
+    reduction(max : most_iterations)
     for (Index j = 0; j < local; ++j) {
         if (const int k = anchor_of[static_cast<std::size_t>(j)]; k >= 0) {
             B_breve(k, j) = 1;
@@ -260,11 +259,13 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
                   : options.solver == recover::Solver::expgrad ? solvers::solve_expgrad(G, P_S.transpose() * P.col(j), options.scls)
                                                                : admm->solve(P_S.transpose() * P.col(j));
         B_breve.col(j) = s.y;
+        most_iterations = std::max<std::int64_t>(most_iterations, s.iterations);
         ++solved;
         if (s.converged) ++converged;
     }
     out.words_solved = mpi::allreduce_sum(comm, solved);
     out.words_converged = mpi::allreduce_sum(comm, converged);
+    out.most_iterations = mpi::allreduce_max(comm, most_iterations);
 
     // Bayes' rule: B_jk = B̆_kj d_j / Σ_j B̆_kj d_j.
     const Eigen::VectorXd mass = out.word_mass.cwiseMax(0.0);

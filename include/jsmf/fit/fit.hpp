@@ -44,8 +44,8 @@ FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOpti
 /// block size from corpus.options), then fit(C, …) with the corpus counted again for
 /// coherence when options.metrics. With options.pipeline == compressed: fit_compressed
 /// on the grid's communicator.
-/// Local. OptionError for what the compressed pipeline cannot do (AnchorFree, a solver
-/// other than the active set, a finder other than pivoted QR) and its settings out of range:
+/// Local. OptionError for what the compressed pipeline cannot do (AnchorFree, RecoverKL,
+/// a finder other than pivoted QR) and its settings out of range:
 /// fit_compressed's first check, and check(Job)'s where the compressed pipeline is asked for
 /// (so a dry run refuses what the run would).
 void check_compressed(const FitOptions& options);

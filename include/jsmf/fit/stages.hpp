@@ -145,6 +145,9 @@ model::Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& 
                 const anchors::DocFreq& doc_freq = anchors::DocFreq());
 
 /// Local. What was found (anchors, the solver's convergence, α), as report lines.
+/// Local. The warning, when some words' B̆ stopped before their solver's tolerance (both
+/// pipelines; describe says it for the dense one).
+void warn_unconverged(const model::Model& m, const Report& report);
 void describe(const model::Model& m, const std::vector<std::string>& vocab, const Report& report);
 
 /// Collective on `grid`. Levels 2, 3, … of a hierarchy (practical-jsmf §4: "the rectified

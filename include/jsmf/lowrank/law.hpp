@@ -37,10 +37,11 @@ inline constexpr double kPivotTie = 1e-9;
 
 struct LawOptions {
     /// Each word's B̆ column: min over the simplex of ‖P_S b − P_j‖, the dense pipeline's
-    /// problem (P_SᵀP_S = C̄_S C̄_Sᵀ, P_SᵀP_j = C̄_S C̄_jᵀ). active_set (default): exact, on
-    /// P_S = QR; expgrad and admm: the authors' iterative solvers on G = P_SᵀP_S and
-    /// f = P_SᵀP_j, as recover gives them. kl (RecoverKL) needs each word's whole row of C̄,
-    /// which the factor gives only in projection: not here (InputError).
+    /// least squares on the rows of C̄ = D⁻¹(YYᵀ + E′) projected onto span(Y) (P = QᵀC̄ᵀ;
+    /// the same problem where E′ is empty). active_set (default): exact, on P_S = QR;
+    /// expgrad and admm: the authors' iterative solvers on G = P_SᵀP_S and f = P_SᵀP_j, as
+    /// recover gives them U's. kl (RecoverKL) needs each word's whole row of C̄, which the
+    /// factor gives only in projection: not here (OptionError).
     recover::Solver solver = recover::Solver::active_set;
     solvers::SclsOptions scls;            ///< the solver's settings (iterations, tolerance, ADMM's rule)
     /// Words with fewer documents (among the M) are never anchors (Arora et al.'s
@@ -67,6 +68,7 @@ struct LawResult {
     Index excluded_candidates = 0;        ///< words barred from anchors (row sum <= 0, or rare)
     Index below_threshold = 0;            ///< of those, the words barred only by min_anchor_doc_freq
     Index words_solved = 0, words_converged = 0;
+    std::int64_t most_iterations = 0;     ///< the most any word's solve took (the solver's count)
     double seconds = 0;
 };
 
