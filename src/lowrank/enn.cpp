@@ -405,6 +405,16 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
     return c;
 }
 
+// out row r += Σ_k values[k] · X row cols[k] for the CSR's `rows` rows, the threads taking
+// blocks of `block` rows (each row summed by one thread, in its nonzeros' order: the same
+// bits at any thread count).
+void gather_in_blocks(const std::vector<std::int64_t>& offsets, const std::vector<std::uint32_t>& cols,
+                      const std::vector<double>& values, Index rows, Index block, const double* X, Index p, double* out) {
+#pragma omp parallel for schedule(dynamic) num_threads(distmat::threads())
+    for (Index b = 0; b < rows; b += block)
+        detail::csr_gather(offsets.data(), cols.data(), values.data(), b, std::min(rows, b + block), X, p, out);
+}
+
 // X ↦ (YYᵀ + E + r·11ᵀ) X on this rank's rows. Three collectives: [Y 1]ᵀX summed on
 // every rank; X_L gathered from its owners; FᵀX (over the rows outside L) summed to the
 // owners of L's rows, the only ones that add it. Dense products by BLAS; F's sparse rows by
@@ -433,14 +443,7 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
     mpi::allgather_blocks(comm, X_L.data(), blocks);
 
     RowMajor FtX = RowMajor::Zero(l, p);
-    {
-        const int threads = distmat::threads();
-        constexpr Index block = 64;
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-        for (Index b = 0; b < l; b += block)
-            detail::csr_gather(c.col_offsets.data(), c.col_rows.data(), c.col_values.data(), b, std::min(l, b + block),
-                               Xr.data(), p, FtX.data());
-    }
+    gather_in_blocks(c.col_offsets, c.col_rows, c.col_values, l, 64, Xr.data(), p, FtX.data());
     if (!c.dense.empty()) {
         // Dense panels' Fᵀ X over their rows outside L: X with the rows in L zeroed. In
         // column-major terms a row-major block is its transpose: FtXᵀ += X̃ᵀ F.
@@ -475,12 +478,7 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
         distmat::gemm('N', 'N', static_cast<int>(p), static_cast<int>(d.Ft.cols()), static_cast<int>(l), 1.0, X_L.data(),
                       static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 1.0, out.data() + d.begin * p,
                       static_cast<int>(p));
-    const int threads = distmat::threads();
-    constexpr Index block = 256;
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-    for (Index b = 0; b < local; b += block)
-        detail::csr_gather(c.row_offsets.data(), c.row_cols.data(), c.row_values.data(), b, std::min(local, b + block),
-                           X_L.data(), p, out.data());
+    gather_in_blocks(c.row_offsets, c.row_cols, c.row_values, local, 256, X_L.data(), p, out.data());
     for (Index i = 0; i < local; ++i)
         if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) out.row(i) += mine.row(j - first_owned);
     return Eigen::MatrixXd(out);
