@@ -21,7 +21,7 @@ general=(alpha anchor-words checkpoint cooc corpus dry-run help hierarchy infer 
 # option|value (empty: a flag)|context where it is not read|context where it is (both after --pipeline dense)
 scoped=(
   "permutations|5||--rectify dc"
-  "acceleration|anderson|--rectify dr|"
+  "acceleration|none|--rectify dr|"
   "anderson-depth|3||--acceleration anderson"
   "anderson-below|1e-5||--acceleration anderson"
   "stop|quality|--rectify none|"
@@ -69,40 +69,58 @@ done < <("$jsmf" fit --help | grep -oE '^  (-[a-zA-Z],)?--[a-z0-9-]+' | sed -E '
 [[ ${#missing[@]} -eq 0 ]] && ok "every option of jsmf fit --help is classified" \
   || fail "options of jsmf fit that this test does not know: ${missing[*]} (classify each)"
 
-# dry_run EXPECTED_RC WHAT ARGS...: the dry run's exit code, and on refusal the option named.
-dry_run() {
-  local want=$1 option=$2; shift 2
-  "$jsmf" fit "${base[@]}" "$@" >"$work/out" 2>"$work/err"
-  local rc=$?
-  if [[ $want == 0 ]]; then
-    [[ $rc == 0 ]] && return 0
-  else
-    [[ $rc == "$want" ]] && grep -q -- "--$option" "$work/err" && return 0
-  fi
-  echo "  jsmf fit ${*}: exit $rc, $(head -c 300 "$work/err")"
-  return 1
+# check NAME EXPECTED_RC OPTION ARGS...: one dry run, its exit code and, on refusal, the option
+# named. The dry runs mostly wait on MPI's start, so four run at once, each writing its
+# verdict to a file of its own; the verdicts are counted in order at the end.
+checks=0
+check() {
+  local name=$1 want=$2 option=$3; shift 3
+  checks=$((checks + 1))
+  while (($(jobs -rp | wc -l) >= 4)); do wait -n; done
+  (
+    id=$checks
+    "$jsmf" fit "${base[@]}" "$@" >"$work/out.$id" 2>"$work/err.$id"
+    rc=$?
+    good=0
+    if [[ $want == 0 ]]; then
+      [[ $rc == 0 ]] && good=1
+    else
+      [[ $rc == "$want" ]] && grep -q -- "--$option" "$work/err.$id" && good=1
+    fi
+    if [[ $good == 1 ]]; then
+      echo "ok: $name" >"$work/verdict.$id"
+    else
+      printf 'FAIL: %s\n  jsmf fit %s: exit %s, %s\n' "$name" "$*" "$rc" "$(head -c 300 "$work/err.$id")" >"$work/verdict.$id"
+    fi
+  ) &
 }
 for s in "${scoped[@]}"; do
   IFS='|' read -r option value unused used <<<"$s"
   given=(--"$option")
   [[ -n $value ]] && given+=("$value")
   # shellcheck disable=SC2086  # the contexts are words
-  dry_run 1 "$option" --pipeline dense $unused "${given[@]}" && ok "--$option refused without what reads it" \
-    || fail "--$option not refused without what reads it"
+  check "--$option refused without what reads it" 1 "$option" --pipeline dense $unused "${given[@]}"
   [[ $option == text-format ]] && continue
   # shellcheck disable=SC2086
-  dry_run 0 "$option" --pipeline dense $used "${given[@]}" && ok "--$option accepted with ${used:-the defaults}" \
-    || fail "--$option refused with ${used:-the defaults}"
+  check "--$option accepted with ${used:-the defaults}" 0 "$option" --pipeline dense $used "${given[@]}"
 done
 values=(rectify=dc method=anchorfree-lp estimator=tfidf exchange=pairs buffer-mb=8 block-size=32 grid=1x1)
 for pair in "${values[@]}"; do
   option=${pair%%=*}
-  dry_run 1 "$option" --pipeline compressed --"$option" "${pair#*=}" && ok "--$option refused on the compressed pipeline" \
-    || fail "--$option not refused on the compressed pipeline"
+  check "--$option refused on the compressed pipeline" 1 "$option" --pipeline compressed --"$option" "${pair#*=}"
 done
 for pair in enn-iterations=5 checked-rows=100; do
   option=${pair%%=*}
-  dry_run 1 "$option" --pipeline dense --"$option" "${pair#*=}" && ok "--$option refused on the dense pipeline" \
-    || fail "--$option not refused on the dense pipeline"
+  check "--$option refused on the dense pipeline" 1 "$option" --pipeline dense --"$option" "${pair#*=}"
+done
+wait
+for ((id = 1; id <= checks; ++id)); do
+  if [[ ! -f $work/verdict.$id ]]; then
+    fail "check $id left no verdict"
+  elif grep -q '^ok: ' "$work/verdict.$id"; then
+    ok "$(sed 's/^ok: //' "$work/verdict.$id")"
+  else
+    failed=$((failed + 1)); cat "$work/verdict.$id"
+  fi
 done
 finish
