@@ -93,6 +93,14 @@ Planted plant(const mpi::Comm& world, const test::SharedTempDir& dir, int topics
     return p;
 }
 
+// The compressed pipeline at K topics, the other options at their defaults.
+FitOptions compressed_options(int K) {
+    FitOptions o;
+    o.topics = {K};
+    o.pipeline = Pipeline::compressed;
+    return o;
+}
+
 std::shared_ptr<const distmat::Grid> square_grid(const mpi::Comm& comm) {
     const auto shape = test::grid_shapes(comm.size());
     const auto& middle = shape[(shape.size() - 1) / 2];
@@ -441,9 +449,7 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     test::SharedTempDir dir(world);
     const int K = 5;
     const Planted p = plant(world, dir, K, 5, 400, 15);
-    FitOptions options;
-    options.topics = {K};
-    options.pipeline = Pipeline::compressed;
+    FitOptions options = compressed_options(K);
     options.compressed.iterations = 0;
     const FitResult result = fit(p.source, square_grid(world), options);
     const model::Model& m = result.models.front();
@@ -533,9 +539,7 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     test::SharedTempDir dir(world);
     const int K = 5;
     const Planted p = plant(world, dir, K, 5, 600, 30, 1200);
-    FitOptions options;
-    options.topics = {K};
-    options.pipeline = Pipeline::compressed;
+    FitOptions options = compressed_options(K);
     options.compressed.iterations = 12;
     options.compressed.stop_when_settled = false;  // exactly 12 (a fixed point may come earlier)
     options.metrics = false;
@@ -839,9 +843,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     test::SharedTempDir dir(world);
     const int K = 5;
     const Planted p = plant(world, dir, K, 11);
-    FitOptions options;
-    options.topics = {K};
-    options.pipeline = Pipeline::compressed;
+    FitOptions options = compressed_options(K);
     const FitResult result = fit(p.source, square_grid(world), options);
     ASSERT_EQ(result.models.size(), 1u);
     const model::Model& m = result.models.front();
@@ -988,9 +990,7 @@ TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
     test::SharedTempDir dir(world);
     const int K = 5;
     const Planted p = plant(world, dir, K, 11);
-    FitOptions options;
-    options.topics = {K};
-    options.pipeline = Pipeline::compressed;
+    FitOptions options = compressed_options(K);
     options.metrics = false;
     for (int k = K - 1; k >= 0; --k) options.model.anchor_words.push_back(p.truth.anchors(k, 0));  // not ascending
     const FitResult result = fit(p.source, square_grid(world), options);
@@ -1028,9 +1028,7 @@ TEST(Fit, CompressedPipelineSolvesWithExpGradAndAdmm) {
     test::SharedTempDir dir(world);
     const int K = 5;
     const Planted p = plant(world, dir, K, 12);
-    FitOptions options;
-    options.topics = {K};
-    options.pipeline = Pipeline::compressed;
+    FitOptions options = compressed_options(K);
     options.compressed.iterations = 10;
     options.compressed.stop_when_settled = false;
     const model::Model exact = fit(p.source, square_grid(world), options).models.front();
@@ -1066,9 +1064,7 @@ TEST(Fit, CompressedPipelineFitsALeastSquaresA) {
     test::SharedTempDir dir(world);
     const int K = 5;
     const Planted p = plant(world, dir, K, 11, 400, 15);  // few short documents: E′ not empty
-    FitOptions options;
-    options.topics = {K};
-    options.pipeline = Pipeline::compressed;
+    FitOptions options = compressed_options(K);
     options.compressed.iterations = 0;
     options.compressed.stop_when_settled = false;
     options.model.recover_a = RecoverA::least_squares;
