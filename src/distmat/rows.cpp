@@ -3,6 +3,7 @@
 #include "jsmf/distmat/rows.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include <Eigen/Cholesky>
@@ -180,6 +181,35 @@ Eigen::MatrixXd gather_rows(const mpi::Comm& comm, const RowPartition& partition
     whole.middleRows(partition.begin(comm.rank()), X.rows()) = X;
     mpi::allreduce_inplace(comm, whole.data(), static_cast<std::size_t>(whole.size()), MPI_SUM);  // one nonzero per entry: exact
     return whole;
+}
+
+Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
+                                    int root) {
+    JSMF_REQUIRE(partition.ranks() == comm.size() && X.rows() == partition.rows(comm.rank()),
+                 "gather_rows_to_root: the block does not match the partition");
+    JSMF_REQUIRE(partition.size() <= INT_MAX, "gather_rows_to_root: more than 2^31 rows");
+    const bool here = comm.rank() == root;
+    const Index p = X.cols();
+    std::vector<int> counts, offsets;
+    if (here)
+        for (int r = 0; r < comm.size(); ++r) {
+            counts.push_back(static_cast<int>(partition.rows(r)));
+            offsets.push_back(static_cast<int>(partition.begin(r)));
+        }
+    Eigen::MatrixXd whole(here ? partition.size() : 0, p);
+    for (Index j = 0; j < p; ++j)
+        JSMF_MPI_CHECK(MPI_Gatherv(X.col(j).data(), static_cast<int>(X.rows()), MPI_DOUBLE,
+                                   here ? whole.col(j).data() : nullptr, counts.data(), offsets.data(), MPI_DOUBLE,
+                                   root, comm.raw()));
+    return whole;
+}
+
+Eigen::MatrixXd copy_of_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, int root) {
+    std::int64_t shape[2] = {X.rows(), X.cols()};
+    mpi::broadcast(comm, shape, 2, root);
+    Eigen::MatrixXd copy = comm.rank() == root ? X : Eigen::MatrixXd(shape[0], shape[1]);
+    mpi::broadcast(comm, copy.data(), static_cast<std::size_t>(copy.size()), root);
+    return copy;
 }
 
 Eigen::MatrixXd local_rows(const RowPartition& partition, int rank, const Eigen::MatrixXd& whole) {

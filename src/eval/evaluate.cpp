@@ -8,6 +8,7 @@
 
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
+#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::eval {
 
@@ -128,6 +129,24 @@ void add_matrix_metrics(MetricSet& set, const distmat::DistMatrix& C, const Mode
     const ApproximationError error = approximation_error(C, m.B, m.A);
     set.add_number("approximation" + suffix, error.total);
     set.add_number("approximation_offdiag" + suffix, error.off_diagonal);
+}
+
+void broadcast(const mpi::Comm& comm, MetricSet& set, int root) {
+    std::int64_t count = static_cast<std::int64_t>(set.metrics.size());
+    mpi::broadcast(comm, count, root);
+    set.metrics.resize(static_cast<std::size_t>(count));
+    for (Metric& metric : set.metrics) {
+        mpi::broadcast(comm, metric.name, root);
+        mpi::broadcast(comm, metric.per, root);
+        double numbers[2] = {metric.mean, metric.std};
+        mpi::broadcast(comm, numbers, 2, root);
+        metric.mean = numbers[0];
+        metric.std = numbers[1];
+        std::int64_t size = metric.values.size();
+        mpi::broadcast(comm, size, root);
+        metric.values.resize(size);
+        mpi::broadcast(comm, metric.values.data(), static_cast<std::size_t>(size), root);
+    }
 }
 
 void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,

@@ -67,17 +67,6 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}};
 }
 
-// Every rank's entries, in rank order, on every rank.
-template <class T>
-std::vector<T> on_every_rank(const mpi::Comm& comm, const std::vector<T>& local) {
-    std::vector<T> all = mpi::gather_concat(comm, local, 0);
-    std::int64_t n = static_cast<std::int64_t>(all.size());
-    mpi::broadcast(comm, n, 0);
-    all.resize(static_cast<std::size_t>(n));
-    mpi::broadcast(comm, all.data(), all.size(), 0);
-    return all;
-}
-
 /// One K's checkpoints, agreed by every rank: the root's clock decides, and any rank's
 /// stop signal (SIGUSR1, SIGTERM) stops every rank; one all-reduce, asked by every rank
 /// after every round of the range finder and every ENN iteration. Holds the state a
@@ -311,10 +300,13 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     m.metrics.add("recovery_original", "word", everywhere(f.recovery_original));
     m.metrics.add_number("approximation_original", f.approximation_original);
     m.metrics.add_number("approximation_offdiag_original", f.approximation_offdiag_original);
-    // validity and specificity with the original C's row sums (as the dense fit's _original)
+    // validity and specificity with the original C's row sums (as the dense fit's _original),
+    // where B is: on the root (fit_compressed broadcasts the metrics once all are in)
     const Eigen::VectorXd p_original = everywhere(C.row_sums());
-    m.metrics.add_number("validity_original", eval::validity(m.B, m.A, m.B_breve, p_original));
-    m.metrics.add("specificity_original", "topic", eval::specificity(m.B, p_original));
+    mpi::check_on_root(world, "metrics", [&] {
+        m.metrics.add_number("validity_original", eval::validity(m.B, m.A, m.B_breve, p_original));
+        m.metrics.add("specificity_original", "topic", eval::specificity(m.B, p_original));
+    });
     m.metrics_note = fmt::format(
         "compressed pipeline: recovery and approximation are exact against the rectified C = YYᵀ + E′ (never "
         "formed); recovery_original and approximation_original compare with C from the documents, estimated by "
@@ -324,19 +316,20 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     m.times.add("metrics", clock.seconds());
 }
 
-/// Collective. What the model file keeps of the factor: Y, E′'s triplets, the range
-/// finder's and ENN's records (gathered on every rank).
+/// Collective. What the model file keeps of the factor: Y and E′'s triplets on the root
+/// only (the writer's; the other ranks get empty ones), the range finder's and ENN's
+/// records on every rank.
 model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPartition& rows,
                                   const lowrank::Compression& y0, const lowrank::EnnResult& r,
                                   const lowrank::LawResult& law) {
     model::CompressedRecord record;
-    record.Y = distmat::gather_rows(world, rows, r.Y);
+    record.Y = distmat::gather_rows_to_root(world, rows, r.Y);
     record.eigenvalues = y0.eigenvalues;
     record.residuals = y0.residuals;
     record.products = y0.products;
-    record.correction_row = on_every_rank(world, law.correction.entry_row);
-    record.correction_col = on_every_rank(world, law.correction.entry_col);
-    record.correction_value = on_every_rank(world, law.correction.entry_value);
+    record.correction_row = mpi::gather_concat(world, law.correction.entry_row, 0);
+    record.correction_col = mpi::gather_concat(world, law.correction.entry_col, 0);
+    record.correction_value = mpi::gather_concat(world, law.correction.entry_value, 0);
     record.checked_rows = r.checked_rows;
     record.final_negative_mass = r.final_negative_mass;
     record.final_negative_entries = r.final_negative_entries;
@@ -345,14 +338,15 @@ model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPart
     return record;
 }
 
-/// LAW's topics, gathered (every rank the whole N × K).
+/// LAW's topics: B, B̆ and the word masses gathered on the root only (the other ranks hold
+/// empty ones: nothing N × K is replicated), A and the counts on every rank.
 model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition& rows, const lowrank::LawResult& law,
                              recover::Solver solver) {
     model::TopicsFound out;
-    out.B = distmat::gather_rows(world, rows, law.B);
-    out.B_breve = distmat::gather_rows(world, rows, law.B_breve.transpose()).transpose();
+    out.B = distmat::gather_rows_to_root(world, rows, law.B);
+    out.B_breve = distmat::gather_rows_to_root(world, rows, law.B_breve.transpose()).transpose();
     out.A = law.A;
-    out.unigram = distmat::gather_rows(world, rows, law.word_mass);
+    out.unigram = distmat::gather_rows_to_root(world, rows, law.word_mass);
     out.a_method = model::ARecovery::diagonal;
     out.solver = solver;
     out.words_solved = law.words_solved;
@@ -515,11 +509,14 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
 
     for (const int K : topics) {
         model::Model m = fit_k(C, doc_freq, K, options, report);
-        if (options.metrics) {
+        if (options.metrics) {  // on the root, which holds B; then every rank has them
             Stopwatch metrics;
-            const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
-            for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);
-            eval::sort_metrics(m.metrics);
+            mpi::check_on_root(world, "metrics", [&] {
+                const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
+                for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);
+                eval::sort_metrics(m.metrics);
+            });
+            eval::broadcast(world, m.metrics, 0);
             m.times.add("metrics", metrics.seconds());
         }
         result.models.push_back(std::move(m));

@@ -255,9 +255,11 @@ std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, cons
                                           const Report& report) {
     std::vector<model::HierarchyLevel> out;
     if (levels.size() < 2) return out;
-    Eigen::MatrixXd A_below = first.A;
-    Eigen::MatrixXd B_words = first.B;
     const mpi::Comm comm = grid->borrow_comm();
+    Eigen::MatrixXd A_below = first.A;
+    // Each level's topics over the words, B times the levels' B: on the root, where the
+    // first B is (the compressed pipeline holds it there only) and the writer is.
+    Eigen::MatrixXd B_words = comm.is_root() ? first.B : Eigen::MatrixXd();
     for (std::size_t l = 1; l < levels.size(); ++l) {
         const int K = levels[l];
         const Index below = A_below.rows();
@@ -281,7 +283,7 @@ std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, cons
         level.rectify_method = record.method;
         level.rectify_iterations = record.iterations;
         level.rectify_converged = record.converged;
-        B_words = B_words * m.B;
+        if (comm.is_root()) B_words = B_words * m.B;
         level.B_words = B_words;
         A_below = m.A;
         std::string anchors;

@@ -18,6 +18,7 @@
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/distmat/ops.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/theta_file.hpp"
@@ -356,9 +357,8 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
     infer::InferModel model;
     model.file = job.out;
     model.topics = fitted.num_topics;
-    model.B = fitted.B;
+    model.B = distmat::copy_of_root(world, fitted.B);  // the compressed pipeline's is on the root only
     model.vocab = vocab;
-    mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
     infer::InferOptions options = job.infer->options;
     if (job.infer->prior == infer::Prior::alpha) {
         options.alpha = fitted.alpha;

@@ -13,6 +13,7 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/corpus/uci.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/eval/clustering.hpp"
 #include "jsmf/eval/codoc.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
@@ -116,13 +117,27 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
     }
     Stopwatch clock;
     std::vector<eval::WordPair> pairs;
-    std::vector<std::size_t> first_pair;  // model k's pairs start at first_pair[k]
-    for (const auto* m : models) {
-        first_pair.push_back(pairs.size());
-        const auto own = eval::coherence_pairs(eval::top_words(m->B));
-        pairs.insert(pairs.end(), own.begin(), own.end());
-    }
-    first_pair.push_back(pairs.size());
+    std::vector<std::int64_t> first_pair;  // model k's pairs start at first_pair[k]
+    // The pairs of each model's top words, on the root (the compressed pipeline keeps B
+    // there only), then on every rank for the corpus pass.
+    mpi::check_on_root(world, "codoc", [&] {
+        for (const auto* m : models) {
+            first_pair.push_back(static_cast<std::int64_t>(pairs.size()));
+            const auto own = eval::coherence_pairs(eval::top_words(m->B));
+            pairs.insert(pairs.end(), own.begin(), own.end());
+        }
+        first_pair.push_back(static_cast<std::int64_t>(pairs.size()));
+    });
+    std::vector<std::int64_t> flat;
+    for (const auto& pair : pairs) flat.insert(flat.end(), {pair.higher, pair.lower});
+    std::int64_t count = static_cast<std::int64_t>(flat.size());
+    mpi::broadcast(world, count, 0);
+    flat.resize(static_cast<std::size_t>(count));
+    mpi::broadcast(world, flat.data(), flat.size(), 0);
+    pairs.resize(flat.size() / 2);
+    for (std::size_t k = 0; k < pairs.size(); ++k) pairs[k] = {flat[2 * k], flat[2 * k + 1]};
+    first_pair.resize(models.size() + 1);
+    mpi::broadcast(world, first_pair.data(), first_pair.size(), 0);
 
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
     corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
@@ -147,8 +162,11 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
         auto* m = models[k];
         const std::vector<std::int64_t> d2(counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k]),
                                            counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k + 1]));
-        eval::add_coherence(m->metrics, m->B, counts.d1, d2, counts.num_docs);
-        eval::sort_metrics(m->metrics);
+        mpi::check_on_root(world, "codoc", [&] {
+            eval::add_coherence(m->metrics, m->B, counts.d1, d2, counts.num_docs);
+            eval::sort_metrics(m->metrics);
+        });
+        eval::broadcast(world, m->metrics, 0);
         m->metrics_note = "coherence over the " + std::to_string(counts.num_docs) + " documents that built C";
         m->times.add("codoc", seconds, codoc_peak);  // one count for every K: the same peak
     }
@@ -261,14 +279,17 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
         return accuracy;
     };
     for (auto* m : models) {
+        // Every rank weighs its documents on the whole B: the root's (the compressed
+        // pipeline holds it there only), for the length of this measure.
+        const Eigen::MatrixXd B = distmat::copy_of_root(world, m->B);
         // The paper's document weights: NNLS of each document's word distribution on B.
         Eigen::MatrixXd local;
-        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(m->B, shard, idf); });
+        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(B, shard, idf); });
         m->metrics.add_number("clustacc", accuracy_of(local, m->num_topics));
         // jsmf infer's θ (maximum likelihood with B fixed); a document without a usable
         // word has θ = 0, which k-means (correlation) sees as a constant vector.
         mpi::run_local_phase(world, "clustacc", [&] {
-            const std::vector<infer::DocumentTopics> theta = infer::infer_documents(m->B, shard, infer::InferOptions{});
+            const std::vector<infer::DocumentTopics> theta = infer::infer_documents(B, shard, infer::InferOptions{});
             local.resize(m->num_topics, static_cast<Index>(theta.size()));
             for (std::size_t d = 0; d < theta.size(); ++d) local.col(static_cast<Index>(d)) = theta[d].theta;
         });

@@ -80,7 +80,8 @@ MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros
     e.parts = {{"libraries at work", kLibrariesAtWork},
                {"documents (local part)", 24.0 * static_cast<double>(nonzeros) / P},
                {"ENN's screen of the checked rows", 8 * l * N / P},
-               {"model and factors (replicated)", 48 * N * K}};
+               {"factors and LAW's topics (local rows)", 48 * N * K / P},
+               {"the model on the root (B, B̆, Y)", 24 * N * K}};
     return e;
 }
 

@@ -298,6 +298,29 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
     }
 }
 
+// A tall block gathered on one rank: that rank gets the whole block bit for bit, the others
+// a 0 × p block (the model's N × K arrays, held by the writer only); with fewer rows than
+// ranks some blocks are empty. copy_of_root gives the root's matrix, shape and all, to
+// every rank, whatever the others held.
+TEST(Rows, GatheredOnOneRankAndCopiedFromTheRoot) {
+    const mpi::Comm world = mpi::Comm::world();
+    for (const Index n : {Index{1}, Index{2}, Index{301}}) {
+        const RowPartition rows = RowPartition::balanced(n, world.size());
+        const Eigen::MatrixXd whole = random_rows(0, n, 3, 7);
+        const Eigen::MatrixXd mine = local_rows(rows, world.rank(), whole);
+        const int root = world.size() - 1;
+        const Eigen::MatrixXd gathered = gather_rows_to_root(world, rows, mine, root);
+        if (world.rank() == root) {
+            EXPECT_EQ(gathered, whole) << "n " << n;
+        } else {
+            EXPECT_EQ(gathered.rows(), 0) << "n " << n;
+            EXPECT_EQ(gathered.cols(), 3) << "n " << n;
+        }
+        const Eigen::MatrixXd held = world.rank() == root ? gathered : Eigen::MatrixXd::Constant(2, 5, -1.0);
+        EXPECT_EQ(copy_of_root(world, held, root), whole) << "n " << n;
+    }
+}
+
 // Blocks of uneven sizes, rank 1's empty: each rank's own block reaches every rank, and the
 // sum over ranks of every block reaches its owner (small integers and halves: exact sums).
 TEST(Collectives, BlocksGatheredAndSummedToTheirOwners) {

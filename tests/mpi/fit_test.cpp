@@ -25,6 +25,7 @@
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/distmat/ops.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/metrics.hpp"
@@ -105,6 +106,40 @@ std::shared_ptr<const distmat::Grid> square_grid(const mpi::Comm& comm) {
     const auto shape = test::grid_shapes(comm.size());
     const auto& middle = shape[(shape.size() - 1) / 2];
     return distmat::Grid::create(comm, middle.first, middle.second);
+}
+
+/// The model with its word-indexed arrays as the root holds them, on every rank: a fit
+/// keeps B, B̆, the unigram, Y and E′ on the root only (FitResult), and the comparisons
+/// below run on every rank.
+model::Model everywhere(const mpi::Comm& world, model::Model m) {
+    m.B = distmat::copy_of_root(world, m.B);
+    m.B_breve = distmat::copy_of_root(world, m.B_breve);
+    m.unigram = distmat::copy_of_root(world, m.unigram);
+    if (m.compressed) {
+        model::CompressedRecord& r = *m.compressed;
+        r.Y = distmat::copy_of_root(world, r.Y);
+        const auto copy = [&](auto& values) {
+            std::int64_t n = static_cast<std::int64_t>(values.size());
+            mpi::broadcast(world, n, 0);
+            values.resize(static_cast<std::size_t>(n));
+            mpi::broadcast(world, values.data(), values.size(), 0);
+        };
+        copy(r.correction_row);
+        copy(r.correction_col);
+        copy(r.correction_value);
+    }
+    return m;
+}
+
+/// The compressed pipeline's promise: no rank but the root holds the model's N × K arrays.
+void expect_words_on_root_only(const mpi::Comm& world, const model::Model& m, Index N) {
+    const Index rows = world.is_root() ? N : 0;
+    EXPECT_EQ(m.B.rows(), rows);
+    EXPECT_EQ(m.B_breve.cols(), rows);
+    EXPECT_EQ(m.unigram.size(), rows);
+    ASSERT_TRUE(m.compressed.has_value());
+    EXPECT_EQ(m.compressed->Y.rows(), rows);
+    if (!world.is_root()) EXPECT_TRUE(m.compressed->correction_value.empty());
 }
 
 /// The largest entry of |a − b| relative to the largest of |b|.
@@ -284,8 +319,8 @@ TEST(Fit, EveryMethodThroughOneCall) {
     const model::HierarchyLevel& level = h.hierarchy.front();
     EXPECT_EQ(level.topics, 3);
     EXPECT_EQ(level.B.rows(), 6);
-    EXPECT_EQ(level.B_words.rows(), 300);
-    EXPECT_LT((level.B_words - h.models.front().B * level.B).norm(), 1e-12);
+    EXPECT_EQ(level.B_words.rows(), world.is_root() ? 300 : 0);  // the writer's, on the root (FitResult)
+    if (world.is_root()) EXPECT_LT((level.B_words - h.models.front().B * level.B).norm(), 1e-12);
 
     FitOptions lp;
     lp.topics = {6};
@@ -452,7 +487,7 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     FitOptions options = compressed_options(K);
     options.compressed.iterations = 0;
     const FitResult result = fit(p.source, square_grid(world), options);
-    const model::Model& m = result.models.front();
+    const model::Model m = everywhere(world, result.models.front());
     const model::CompressedRecord& r = *m.compressed;
     ASSERT_GT(r.correction_value.size(), 0u);
     // Pairs with both words among E′'s rows S′ are a case of their own in the metrics (kept
@@ -516,7 +551,7 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     EXPECT_LT(at_default[3], 0.15);
     FitOptions many = options;
     many.compressed.metric_probes = 16384;
-    const std::array<double, 4> at_many = errors(fit(p.source, grid, many).models.front());
+    const std::array<double, 4> at_many = errors(fit(p.source, grid, many).models.front());  // (metrics only)
     if (world.is_root())
         std::printf("  estimated against C: approximation %.2e / %.2e, recovery mean %.2e, worst word %.2e (1,024 "
                     "probes); %.2e / %.2e, %.2e, %.2e (16,384)\n",
@@ -561,12 +596,12 @@ TEST(Fit, CompressedResumesFromItsCheckpoints) {
     const FitResult whole = fit(p.source, square_grid(world), options, keep);
     MPI_Barrier(world.raw());
     ASSERT_EQ(copied, 3);
-    const model::Model& w = whole.models.front();
+    const model::Model w = everywhere(world, whole.models.front());
     FitOptions again = options;
     again.checkpoint.path.clear();
     for (const auto& [moment, copy] : moments) {
         again.checkpoint.resume = dir.file(copy);
-        const model::Model r = fit(p.source, square_grid(world), again).models.front();
+        const model::Model r = everywhere(world, fit(p.source, square_grid(world), again).models.front());
         EXPECT_EQ(r.anchors, w.anchors) << moment;
         EXPECT_EQ(r.compressed->enn.size(), 12u) << moment;
         if (moment.rfind("ENN", 0) == 0 || moment == "the range finder's factor") {
@@ -846,7 +881,8 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     FitOptions options = compressed_options(K);
     const FitResult result = fit(p.source, square_grid(world), options);
     ASSERT_EQ(result.models.size(), 1u);
-    const model::Model& m = result.models.front();
+    expect_words_on_root_only(world, result.models.front(), static_cast<Index>(p.truth.vocab.size()));
+    const model::Model m = everywhere(world, result.models.front());
     EXPECT_EQ(m.rectification.method, model::Rectification::enn);
     // ENN's default stop: on this well-separated planted corpus every checked pair is
     // nonnegative after a few iterations, and ENN ends at that fixed point.
@@ -889,7 +925,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     FitOptions raw = options;
     raw.compressed.iterations = 0;
     raw.metrics = false;
-    const model::Model unrectified = fit(noisy.source, square_grid(world), raw).models.front();
+    const model::Model unrectified = everywhere(world, fit(noisy.source, square_grid(world), raw).models.front());
     for (const model::Model* model : {&m, &unrectified}) {
         const model::CompressedRecord& r = *model->compressed;
         std::map<std::pair<Index, Index>, double> E;  // max(F, Fᵀ)
@@ -970,7 +1006,8 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_EQ(level.topics, 2);
     EXPECT_EQ(level.B.rows(), 5);
     EXPECT_EQ(level.anchors.size(), 2u);
-    EXPECT_LT((level.B_words - tree.models.front().B * level.B).norm(), 1e-12);
+    if (world.is_root()) EXPECT_LT((level.B_words - tree.models.front().B * level.B).norm(), 1e-12);
+    else EXPECT_EQ(level.B_words.size(), 0);  // on the root only, as the first level's B
     for (Index c = 0; c < 2; ++c) EXPECT_NEAR(level.B.col(c).sum(), 1.0, 1e-9);
     // The level's A is rectified by the default AP (inexact eigensolves): the dense fit's
     // tolerance across rank counts for it, 1e-7 (the first test), on an A that itself
@@ -994,7 +1031,7 @@ TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
     options.metrics = false;
     for (int k = K - 1; k >= 0; --k) options.model.anchor_words.push_back(p.truth.anchors(k, 0));  // not ascending
     const FitResult result = fit(p.source, square_grid(world), options);
-    const model::Model& m = result.models.front();
+    const model::Model m = everywhere(world, result.models.front());
     EXPECT_EQ(m.anchors, options.model.anchor_words);
     EXPECT_EQ(m.anchor_method, model::AnchorChoice::words);
     EXPECT_EQ(m.anchor_min_df, 0);
@@ -1031,7 +1068,7 @@ TEST(Fit, CompressedPipelineSolvesWithExpGradAndAdmm) {
     FitOptions options = compressed_options(K);
     options.compressed.iterations = 10;
     options.compressed.stop_when_settled = false;
-    const model::Model exact = fit(p.source, square_grid(world), options).models.front();
+    const model::Model exact = everywhere(world, fit(p.source, square_grid(world), options).models.front());
     EXPECT_EQ(exact.solver, recover::Solver::active_set);
     const mpi::Comm self(MPI_COMM_SELF);
     for (const recover::Solver solver : {recover::Solver::expgrad, recover::Solver::admm}) {
@@ -1039,7 +1076,7 @@ TEST(Fit, CompressedPipelineSolvesWithExpGradAndAdmm) {
         o.model.solver = solver;
         o.model.solver_tolerance = 1e-10;
         o.model.solver_iterations = 100000;
-        const model::Model m = fit(p.source, square_grid(world), o).models.front();
+        const model::Model m = everywhere(world, fit(p.source, square_grid(world), o).models.front());
         EXPECT_EQ(m.solver, solver);
         ASSERT_EQ(m.anchors, exact.anchors);
         EXPECT_EQ(m.words_converged, m.words_solved);
@@ -1068,7 +1105,7 @@ TEST(Fit, CompressedPipelineFitsALeastSquaresA) {
     options.compressed.iterations = 0;
     options.compressed.stop_when_settled = false;
     options.model.recover_a = RecoverA::least_squares;
-    const model::Model m = fit(p.source, square_grid(world), options).models.front();
+    const model::Model m = everywhere(world, fit(p.source, square_grid(world), options).models.front());
     EXPECT_EQ(m.a_method, model::ARecovery::least_squares);
     const model::CompressedRecord& r = *m.compressed;
     ASSERT_GT(r.correction_value.size(), 0u);

@@ -14,6 +14,10 @@
 set -u
 jsmf=$1 mpiexec=$2 source_dir=$3
 source "$source_dir/tests/e2e/common.sh"
+# The runs compared bit for bit with the jobs' use the jobs' BLAS kernel: fit.sbatch names
+# the core from the CPU's flags as jobs/env.sh does (run by plain ctest, OpenBLAS might
+# otherwise pick another kernel here than in the jobs, and the bits would differ).
+source "$source_dir/jobs/env.sh"
 python=/usr/bin/python3; [[ -x $python ]] || python=python3
 cluster=$work/slurm
 # Stopped on any exit, CTest's timeout included, before the folder with its pid files goes.

@@ -11,6 +11,7 @@
 #include "jsmf/core/types.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/eval/metrics.hpp"
+#include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::eval {
 
@@ -68,6 +69,10 @@ struct ModelView {
     const Eigen::VectorXd& p;        ///< N, p(x = i) of the C that Bayes' rule used
     const std::vector<Index>& anchors;
 };
+
+/// Collective on `comm`. Replaces every rank's set by `root`'s: the metrics computed where
+/// the model's N × K arrays are (the compressed pipeline keeps them on the root only).
+void broadcast(const mpi::Comm& comm, MetricSet& set, int root);
 
 /// Local. The metrics of B, B̆, A and p alone (legality, validity, dominancy, entropy,
 /// sparsity, specificity, both dissimilarities, the four basis metrics, simcount).

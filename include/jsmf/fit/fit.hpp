@@ -19,6 +19,11 @@
 
 namespace jsmf::fit {
 
+/// What a fit returns. The models' word-indexed arrays (B, B̆, the unigram, the compressed
+/// record's Y and E′, a hierarchy level's B_words) are whole on rank 0, the writer's; the
+/// compressed pipeline leaves them empty on the other ranks, so that no rank but the root
+/// holds an N × K array (copy_of_root where every rank needs one). A, the anchors, the
+/// metrics and the records are the same on every rank.
 struct FitResult {
     std::vector<model::Model> models;              ///< one per K, in the order of options.topics
     std::vector<model::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without options.hierarchy)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Per-rank peak memory of the compressed fit against the rank count (issue 45): each rank's
+# largest resident size (/usr/bin/time around every rank), their sum, the largest, and what
+# `fit --dry-run` predicts for the largest rank, on a synthetic corpus drawn here.
+#   bash jobs/bench_memory.sh            # defaults below
+#   RANKS="1 2 4 8" DOCS=20000 WORDS=100000 TOPICS=100 ENN=5 bash jobs/bench_memory.sh
+# Ranks above the cores are oversubscribed: memory is exact there, time is not (the script
+# prints no time). ENN iterations are fixed (ENN=…) so that every rank count runs the same work.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RANKS=${RANKS:-"1 2 4 8"}
+DOCS=${DOCS:-20000} WORDS=${WORDS:-100000} TOPICS=${TOPICS:-100} ENN=${ENN:-5} LENGTH=${LENGTH:-330}
+bash "$root/jobs/setup.sh" >/dev/null
+JSMF_TARGETS=jsmf bash "$root/jobs/build.sh" >/dev/null
+source "$root/jobs/env.sh"
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+jsmf=${JSMF:-$root/build/jsmf}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "== machine"
+echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB"
+echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "corpus: jsmf synth --stream --docs $DOCS --words $WORDS --topics $TOPICS --doc-length $LENGTH --zipf 1; fit K = $TOPICS, --enn-iterations $ENN"
+mpirun -np 2 "$jsmf" synth --stream --dir "$work" --name m --docs "$DOCS" --words "$WORDS" --topics "$TOPICS" \
+  --doc-length "$LENGTH" --zipf 1 --seed 1 >/dev/null 2>&1
+corpus=(--corpus "$work/docword.m.txt" --vocab "$work/vocab.m.txt")
+
+echo "| ranks | peak MiB per rank: rank 0; the others min–max | sum over ranks MiB | dry run, largest rank MiB | largest rank's peak by stage MiB |"
+echo "|---|---|---|---|---|"
+for P in $RANKS; do
+  plan=$(mpirun -np "$P" --oversubscribe "$jsmf" fit "${corpus[@]}" --pipeline compressed --topics "$TOPICS" \
+           --enn-iterations "$ENN" --out "$work/m.h5" --dry-run 2>/dev/null | grep '^jsmf-plan')
+  estimated=$(sed -n 's/.*estimated_bytes_per_rank=\([0-9]*\).*/\1/p' <<<"$plan")
+  rm -f "$work"/rss.*
+  # each rank's maximum resident set size (KiB), in a file of its own
+  mpirun -np "$P" --oversubscribe bash -c '/usr/bin/time -f %M -o "$0/rss.$OMPI_COMM_WORLD_RANK" "$@"' "$work" \
+    "$jsmf" --quiet fit "${corpus[@]}" --pipeline compressed --topics "$TOPICS" --enn-iterations "$ENN" \
+    --out "$work/m.h5" >/dev/null
+  /usr/bin/python3 - "$work" "$P" "$estimated" "$TOPICS" <<'PY'
+import sys, h5py
+work, P, estimated, K = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+kib = [int(open(f"{work}/rss.{r}").read().split()[-1]) for r in range(P)]
+mib = [k / 1024 for k in kib]
+others = f"; {min(mib[1:]):.0f}–{max(mib[1:]):.0f}" if P > 1 else ""
+stages = []
+with h5py.File(f"{work}/m.h5", "r") as f:  # each stage's largest rank (the file's timings)
+    for group in ("timings", f"K{K}/timings"):
+        for stage, peak in f[group + "/peak_rss_bytes"].attrs.items():
+            stages.append(f"{stage} {int(peak) / 2**20:.0f}")
+print(f"| {P} | {mib[0]:.0f}{others} | {sum(mib):.0f} | {estimated / 2**20:.0f} | {', '.join(stages)} |")
+PY
+done
