@@ -25,24 +25,25 @@ echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "corpus: jsmf synth --stream --docs $DOCS --words $WORDS --topics $TOPICS --doc-length $LENGTH --zipf 1; fit K = $TOPICS, --enn-iterations $ENN"
 mpirun -np 2 "$jsmf" synth --stream --dir "$work" --name m --docs "$DOCS" --words "$WORDS" --topics "$TOPICS" \
   --doc-length "$LENGTH" --zipf 1 --seed 1 >/dev/null 2>&1
-corpus=(--corpus "$work/docword.m.txt" --vocab "$work/vocab.m.txt")
+corpus=(--corpus "$work"/docword.m.part*.txt --vocab "$work/vocab.m.txt")  # --stream writes a part per rank
 
 echo "| ranks | peak MiB per rank: rank 0; the others min–max | sum over ranks MiB | dry run, largest rank MiB | largest rank's peak by stage MiB |"
 echo "|---|---|---|---|---|"
 for P in $RANKS; do
   plan=$(mpirun -np "$P" --oversubscribe "$jsmf" fit "${corpus[@]}" --pipeline compressed --topics "$TOPICS" \
-           --enn-iterations "$ENN" --out "$work/m.h5" --dry-run 2>/dev/null | grep '^jsmf-plan')
+           --enn-iterations "$ENN" --out "$work/m.h5" --dry-run 2>"$work/err" | grep '^jsmf-plan') ||
+    { echo "the dry run at $P ranks failed: $(cat "$work/err")" >&2; exit 1; }
   estimated=$(sed -n 's/.*estimated_bytes_per_rank=\([0-9]*\).*/\1/p' <<<"$plan")
-  rm -f "$work"/rss.*
-  # each rank's maximum resident set size (KiB), in a file of its own
-  mpirun -np "$P" --oversubscribe bash -c '/usr/bin/time -f %M -o "$0/rss.$OMPI_COMM_WORLD_RANK" "$@"' "$work" \
-    "$jsmf" --quiet fit "${corpus[@]}" --pipeline compressed --topics "$TOPICS" --enn-iterations "$ENN" \
-    --out "$work/m.h5" >/dev/null
-  /usr/bin/python3 - "$work" "$P" "$estimated" "$TOPICS" <<'PY'
+  # each rank's peak: jsmf's own (VmHWM across its stage marks; /usr/bin/time would show
+  # only the last stage's, as jsmf resets the kernel's mark at every stage)
+  line=$(mpirun -np "$P" --oversubscribe "$jsmf" --quiet fit "${corpus[@]}" --pipeline compressed --topics "$TOPICS" \
+           --enn-iterations "$ENN" --out "$work/m.h5" | grep '^jsmf-fit')
+  by_rank=$(sed -n 's/.*peak_rss_bytes_by_rank=\([0-9,]*\).*/\1/p' <<<"$line")
+  /usr/bin/python3 - "$work" "$by_rank" "$estimated" "$TOPICS" <<'PY'
 import sys, h5py
-work, P, estimated, K = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-kib = [int(open(f"{work}/rss.{r}").read().split()[-1]) for r in range(P)]
-mib = [k / 1024 for k in kib]
+work, by_rank, estimated, K = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+mib = [int(b) / 2**20 for b in by_rank.split(",")] if by_rank else []
+P = len(mib)
 others = f"; {min(mib[1:]):.0f}–{max(mib[1:]):.0f}" if P > 1 else ""
 stages = []
 with h5py.File(f"{work}/m.h5", "r") as f:  # each stage's largest rank (the file's timings)

@@ -2,6 +2,9 @@
 // `jsmf fit`: corpus (or C) → co-occurrence → rectify → anchors → B, A, α → metrics → one model file.
 #include <algorithm>
 #include <cstdio>
+#include <string>
+
+#include <fmt/core.h>
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
@@ -177,6 +180,9 @@ void print_fit_lines(const mpi::Comm& world, const fit::Job& job, const fit::Job
         std::printf(" words_solved=%lld words_converged=%lld write_seconds=%.6f total_seconds=%.6f peak_rss_bytes=%lld",
                     static_cast<long long>(m.words_solved), static_cast<long long>(m.words_converged), o.write_seconds,
                     o.total_seconds, static_cast<long long>(o.peak_bytes));
+        std::string by_rank;
+        for (const double bytes : o.peak_bytes_by_rank) by_rank += fmt::format("{}{:.0f}", by_rank.empty() ? "" : ",", bytes);
+        std::printf(" peak_rss_bytes_by_rank=%s", by_rank.c_str());
         for (const auto& metric : m.metrics.metrics) std::printf(" %s=%.9g", metric.name.c_str(), metric.mean);
         std::printf("\n");
     }

@@ -204,12 +204,11 @@ Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& p
     return whole;
 }
 
-Eigen::MatrixXd copy_of_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, int root) {
+void broadcast_from_root(const mpi::Comm& comm, Eigen::MatrixXd& X, int root) {
     std::int64_t shape[2] = {X.rows(), X.cols()};
     mpi::broadcast(comm, shape, 2, root);
-    Eigen::MatrixXd copy = comm.rank() == root ? X : Eigen::MatrixXd(shape[0], shape[1]);
-    mpi::broadcast(comm, copy.data(), static_cast<std::size_t>(copy.size()), root);
-    return copy;
+    if (comm.rank() != root) X.resize(shape[0], shape[1]);
+    mpi::broadcast(comm, X.data(), static_cast<std::size_t>(X.size()), root);
 }
 
 Eigen::MatrixXd local_rows(const RowPartition& partition, int rank, const Eigen::MatrixXd& whole) {

@@ -357,7 +357,8 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
     infer::InferModel model;
     model.file = job.out;
     model.topics = fitted.num_topics;
-    model.B = distmat::copy_of_root(world, fitted.B);  // the compressed pipeline's is on the root only
+    model.B = fitted.B;  // the compressed pipeline's is on the root only: the root's, everywhere
+    distmat::broadcast_from_root(world, model.B);
     model.vocab = vocab;
     infer::InferOptions options = job.infer->options;
     if (job.infer->prior == infer::Prior::alpha) {
@@ -612,6 +613,9 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         outcome.infer = infer_training_corpus(world, job, models.front(), outcome.result.info.vocab,
                                               prepared ? prepared->doc_ids : std::string());
     outcome.peak_bytes = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    // Each rank's own: rank 0 holds the model it writes, the others their shares only.
+    outcome.peak_bytes_by_rank =
+        mpi::gather_concat(world, std::vector<double>{static_cast<double>(peak_rss_bytes())}, 0);
     outcome.total_seconds = total.seconds();
     return outcome;
 }

@@ -281,7 +281,9 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
     for (auto* m : models) {
         // Every rank weighs its documents on the whole B: the root's (the compressed
         // pipeline holds it there only), for the length of this measure.
-        const Eigen::MatrixXd B = distmat::copy_of_root(world, m->B);
+        Eigen::MatrixXd copy;  // the root's B on the other ranks (the root's own is not copied)
+        Eigen::MatrixXd& B = world.is_root() ? m->B : copy;
+        distmat::broadcast_from_root(world, B);
         // The paper's document weights: NNLS of each document's word distribution on B.
         Eigen::MatrixXd local;
         mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(B, shard, idf); });

@@ -34,6 +34,11 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
     const double N = static_cast<double>(num_words), P = std::max(1, ranks);
     const auto& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
     const double K = topics.empty() ? 1 : *std::max_element(topics.begin(), topics.end());
+    // the models rank 0 keeps until the file is written: every K's (a hierarchy's first level
+    // alone is N × K; the levels above are K × K)
+    double kept = 0;
+    if (!options.hierarchy.empty()) kept = options.hierarchy.front();
+    else for (const int k : options.topics) kept += k;
     const double local_C = 8 * N * N / P;
     const double p = K + std::max(10.0, K / 5);
     // The eigensolver's blocks (three N × p) and the model (B, B̆, the anchors' rows, p),
@@ -71,17 +76,22 @@ MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros
     const double N = static_cast<double>(num_words), P = std::max(1, ranks);
     const auto& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
     const double K = topics.empty() ? 1 : *std::max_element(topics.begin(), topics.end());
+    // the models rank 0 keeps until the file is written: every K's (a hierarchy's first level
+    // alone is N × K; the levels above are K × K)
+    double kept = 0;
+    if (!options.hierarchy.empty()) kept = options.hierarchy.front();
+    else for (const int k : options.topics) kept += k;
     const Index checked_rows = options.compressed.checked_rows;
     const double l = checked_rows > 0 ? std::min<double>(N, static_cast<double>(checked_rows))
                                       : std::min(N, 10 * K + 1000);
     MemoryEstimate e;
     e.base = base;
-    e.phase = "ENN";
+    e.phase = "ENN, LAW and the write, on rank 0";
     e.parts = {{"libraries at work", kLibrariesAtWork},
                {"documents (local part)", 24.0 * static_cast<double>(nonzeros) / P},
                {"ENN's screen of the checked rows", 8 * l * N / P},
                {"factors and LAW's topics (local rows)", 48 * N * K / P},
-               {"the model on the root (B, B̆, Y)", 24 * N * K}};
+               {"the models rank 0 writes (B, B̆, Y per K)", 24 * N * std::max(kept, 1.0)}};
     return e;
 }
 

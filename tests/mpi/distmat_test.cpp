@@ -300,8 +300,8 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
 
 // A tall block gathered on one rank: that rank gets the whole block bit for bit, the others
 // a 0 × p block (the model's N × K arrays, held by the writer only); with fewer rows than
-// ranks some blocks are empty. copy_of_root gives the root's matrix, shape and all, to
-// every rank, whatever the others held.
+// ranks some blocks are empty. broadcast_from_root gives the root's matrix, shape and
+// all, to every rank, whatever the others held, and leaves the root's as it was.
 TEST(Rows, GatheredOnOneRankAndCopiedFromTheRoot) {
     const mpi::Comm world = mpi::Comm::world();
     for (const Index n : {Index{1}, Index{2}, Index{301}}) {
@@ -316,8 +316,9 @@ TEST(Rows, GatheredOnOneRankAndCopiedFromTheRoot) {
             EXPECT_EQ(gathered.rows(), 0) << "n " << n;
             EXPECT_EQ(gathered.cols(), 3) << "n " << n;
         }
-        const Eigen::MatrixXd held = world.rank() == root ? gathered : Eigen::MatrixXd::Constant(2, 5, -1.0);
-        EXPECT_EQ(copy_of_root(world, held, root), whole) << "n " << n;
+        Eigen::MatrixXd held = world.rank() == root ? gathered : Eigen::MatrixXd::Constant(2, 5, -1.0);
+        broadcast_from_root(world, held, root);
+        EXPECT_EQ(held, whole) << "n " << n;
     }
 }
 

@@ -112,12 +112,14 @@ std::shared_ptr<const distmat::Grid> square_grid(const mpi::Comm& comm) {
 /// keeps B, B̆, the unigram, Y and E′ on the root only (FitResult), and the comparisons
 /// below run on every rank.
 model::Model everywhere(const mpi::Comm& world, model::Model m) {
-    m.B = distmat::copy_of_root(world, m.B);
-    m.B_breve = distmat::copy_of_root(world, m.B_breve);
-    m.unigram = distmat::copy_of_root(world, m.unigram);
+    distmat::broadcast_from_root(world, m.B);
+    distmat::broadcast_from_root(world, m.B_breve);
+    Eigen::MatrixXd unigram = m.unigram;
+    distmat::broadcast_from_root(world, unigram);
+    m.unigram = unigram;
     if (m.compressed) {
         model::CompressedRecord& r = *m.compressed;
-        r.Y = distmat::copy_of_root(world, r.Y);
+        distmat::broadcast_from_root(world, r.Y);
         const auto copy = [&](auto& values) {
             std::int64_t n = static_cast<std::int64_t>(values.size());
             mpi::broadcast(world, n, 0);

@@ -95,8 +95,9 @@ Eigen::MatrixXd gather_rows(const mpi::Comm& comm, const RowPartition& partition
 Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
                                     int root = 0);
 
-/// Collective. `root`'s matrix, its shape too, on every rank (whatever the others held).
-Eigen::MatrixXd copy_of_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, int root = 0);
+/// Collective. `root`'s X, its shape too, into every rank's X (whatever the others held;
+/// the root's is left as it is, not copied).
+void broadcast_from_root(const mpi::Comm& comm, Eigen::MatrixXd& X, int root = 0);
 
 /// Local. This rank's rows of a replicated block.
 Eigen::MatrixXd local_rows(const RowPartition& partition, int rank, const Eigen::MatrixXd& whole);

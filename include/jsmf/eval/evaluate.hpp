@@ -61,7 +61,7 @@ const std::vector<std::string>& metric_names();
 /// Local. True for the metrics that are a single number (no standard deviation).
 bool is_single_number(const std::string& name);
 
-/// A learned model as the metrics see it (replicated on every rank).
+/// A learned model as the metrics see it, whole (on the rank that computes them).
 struct ModelView {
     const Eigen::MatrixXd& B;        ///< N × K
     const Eigen::MatrixXd& B_breve;  ///< K × N

@@ -20,10 +20,11 @@
 namespace jsmf::fit {
 
 /// What a fit returns. The models' word-indexed arrays (B, B̆, the unigram, the compressed
-/// record's Y and E′, a hierarchy level's B_words) are whole on rank 0, the writer's; the
-/// compressed pipeline leaves them empty on the other ranks, so that no rank but the root
-/// holds an N × K array (copy_of_root where every rank needs one). A, the anchors, the
-/// metrics and the records are the same on every rank.
+/// record's Y and E′) are whole on rank 0, the writer's; the compressed pipeline leaves
+/// them empty on the other ranks, so that no rank but the root holds an N × K array
+/// (broadcast_from_root where every rank needs one for a while). A hierarchy level's
+/// B_words is rank 0's in both pipelines. A, the anchors, the metrics and the records are
+/// the same on every rank.
 struct FitResult {
     std::vector<model::Model> models;              ///< one per K, in the order of options.topics
     std::vector<model::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without options.hierarchy)
@@ -40,8 +41,8 @@ void check(const FitOptions& options, Index num_words);
 /// when more K follow) and factorized; with options.metrics every metric of the papers is
 /// measured, coherence over `counting` (no files: coherence not measured, said in each
 /// model's metrics_note); then the hierarchy's levels above the first model. Every rank
-/// returns the same result. Per-rank memory: two local(C) with metrics, else one; plus
-/// K×N replicated. Throws StageFailed (on every rank) for bad options or data.
+/// returns the same result, but for a hierarchy level's B_words (rank 0's: FitResult).
+/// Per-rank memory: two local(C) with metrics, else one; plus K×N replicated. Throws StageFailed (on every rank) for bad options or data.
 FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOptions& options,
               const CountingCorpus& counting = {}, const Report& report = {});
 
@@ -65,7 +66,8 @@ void check_compressed(const FitOptions& options);
 /// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it
 /// cannot do (check_compressed).
 /// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
-/// for Y, the blocks and E, and the gathered N × K model (B and B̆, replicated).
+/// for Y, the blocks and E; rank 0 also the models it writes (B, B̆ and Y per K, gathered
+/// there only: FitResult).
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report = {});
 

@@ -112,6 +112,7 @@ struct JobOutcome {
     std::vector<int> topics;         ///< the K fit or planned (with anchor words: their number)
     double write_seconds = 0, total_seconds = 0;
     double peak_bytes = 0;           ///< the largest rank's peak resident memory
+    std::vector<double> peak_bytes_by_rank;  ///< rank 0: each rank's peak, in rank order (empty elsewhere)
     std::optional<InferSummary> infer;
 };
 
@@ -119,7 +120,8 @@ struct JobOutcome {
 /// pipeline chosen (said with its reason through `report`), the outputs checked (no input
 /// overwritten), the memory planned (a dry run returns here, having said the plan; a fit
 /// that will not fit is refused by refuse_unless_fits), then the fit, the model file (provenance: the input, every option, the resources) and
-/// θ when asked. The same outcome on every rank. Errors as one agreed failure.
+/// θ when asked. The same outcome on every rank, but for the models' word-indexed arrays
+/// (rank 0's: FitResult) and peak_bytes_by_rank. Errors as one agreed failure.
 JobOutcome run(const mpi::Comm& world, Job job, const Report& report = {});
 
 /// Collective on `world`. InputError (one message: the estimate, its parts, what each rank

@@ -37,8 +37,9 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
 
 /// Local. The compressed pipeline at `ranks` ranks, on the root (the largest rank): the
 /// rank's documents (24 bytes per nonzero), ENN's screen over the l checked rows (l × N/P
-/// doubles), the factors and LAW's topics by rows (6 N × K/P doubles), and the model the
-/// root gathers for the writer (B, B̆ and Y: 3 N × K doubles; the other ranks hold none).
+/// doubles), the factors and LAW's topics by rows (6 N × K/P doubles), and the models the
+/// root gathers for the writer (B, B̆ and Y of every K: 3 N × ΣK doubles; the other ranks
+/// hold none).
 MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
                                           double base);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What a fit produces: the model of one K (B, A, anchors, α, the rectification trace, the
-// metrics), a hierarchy's levels. Plain values, replicated on every rank. A layer of its
+// metrics), a hierarchy's levels. Plain values; what a fit returns is the same on every rank
+// but for the word-indexed arrays, which may be rank 0's only (fit::FitResult says which). A layer of its
 // own, below both fit/ (which makes them) and io/ (which writes and reads them), so that
 // neither includes the other's level.
 #pragma once
