@@ -11,6 +11,7 @@
 
 #include "distmat/detail/scalapack_api.hpp"
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/traffic.hpp"
 #include "jsmf/distmat/blas.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -35,6 +36,7 @@ int RowPartition::owner(Index row) const {
 void sum_on_all_ranks(const mpi::Comm& comm, double* data, std::size_t count) {
     if (comm.size() == 1) return;
     std::vector<double> total(comm.is_root() ? count : 0);
+    if (!comm.is_root()) count_sent_bytes(static_cast<std::int64_t>(count * sizeof(double)));
     JSMF_MPI_CHECK(MPI_Reduce(data, total.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, 0, comm.raw()));
     if (comm.is_root()) std::copy(total.begin(), total.end(), data);
     mpi::broadcast(comm, data, count, 0);
@@ -85,6 +87,7 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
     const int P = comm.size();
     const int count = static_cast<int>(p * p);
     std::vector<double> stacked_blocks(comm.is_root() ? static_cast<std::size_t>(P) * count : 0);
+    if (!comm.is_root()) count_sent_bytes(std::int64_t{count} * 8);
     JSMF_MPI_CHECK(MPI_Gather(R_local.data(), count, MPI_DOUBLE, stacked_blocks.data(), count, MPI_DOUBLE, 0, comm.raw()));
     result.R.resize(p, p);
     std::vector<double> q_blocks(comm.is_root() ? static_cast<std::size_t>(P) * count : 0);
@@ -99,6 +102,7 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
             Eigen::Map<Eigen::MatrixXd>(q_blocks.data() + static_cast<std::size_t>(r) * count, p, p) = Q2.middleRows(r * p, p);
     }
     Eigen::MatrixXd Q2_local(p, p);
+    if (comm.is_root()) count_sent_bytes(std::int64_t{P - 1} * count * 8);
     JSMF_MPI_CHECK(MPI_Scatter(q_blocks.data(), count, MPI_DOUBLE, Q2_local.data(), count, MPI_DOUBLE, 0, comm.raw()));
     mpi::broadcast(comm, result.R.data(), static_cast<std::size_t>(result.R.size()), 0);
     result.Q = times(Q_local, Q2_local);
@@ -197,6 +201,7 @@ Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& p
             offsets.push_back(static_cast<int>(partition.begin(r)));
         }
     Eigen::MatrixXd whole(here ? partition.size() : 0, p);
+    if (!here) count_sent_bytes(static_cast<std::int64_t>(X.size()) * 8);
     for (Index j = 0; j < p; ++j)
         JSMF_MPI_CHECK(MPI_Gatherv(X.col(j).data(), static_cast<int>(X.rows()), MPI_DOUBLE,
                                    here ? whole.col(j).data() : nullptr, counts.data(), offsets.data(), MPI_DOUBLE,

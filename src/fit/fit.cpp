@@ -38,6 +38,7 @@ std::vector<model::Model> fit_k(distmat::DistMatrix& work, int K, const RectifyO
     }
     const double rectify_seconds = clock.seconds();
     const std::int64_t rectify_peak = take_stage_peak_rss_bytes();
+    const std::int64_t rectify_sent = take_stage_sent_bytes();
     ProjectionCache cache{{}, shared.original_projection};  // the rectified C's, shared by its models
     std::vector<model::Model> out;
     for (const ModelOptions& options : models) {
@@ -46,7 +47,7 @@ std::vector<model::Model> fit_k(distmat::DistMatrix& work, int K, const RectifyO
         model::Model m =
             factorize(work, K, options, trace, rectify_options.seed, report, progress ? &*progress : nullptr, doc_freq);
         if (checkpoints) checkpoints->after_recover(m, work, trace);
-        m.times.add_before("rectify", rectify_seconds, rectify_peak);
+        m.times.add_before("rectify", rectify_seconds, rectify_peak, rectify_sent);
         describe(m, shared.info.vocab, report);
         if (shared.original) measure_model(m, work, shared.original, cache);
         out.push_back(std::move(m));

@@ -335,11 +335,14 @@ void record_resources(const mpi::Comm& world, Entries& settings, double estimate
     mpi::take_largest_stage_peaks(world, shared);
     for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    std::string table = "fit: stages, their seconds and peak memory per rank (the largest rank's):";
+    std::string table =
+        "fit: stages, their seconds, peak memory and bytes handed to MPI to send, per rank (the largest rank's; "
+        "the payload of jsmf's own collectives, not ScaLAPACK's):";
     auto rows = [&](const StageTimes& times, const std::string& prefix) {
         for (std::size_t i = 0; i < times.entries().size(); ++i)
-            table += fmt::format("\n  {:<24} {:>10.2f} s {:>12}", prefix + times.entries()[i].first,
-                                 times.entries()[i].second, mib(static_cast<double>(times.peak_bytes()[i])));
+            table += fmt::format("\n  {:<24} {:>10.2f} s {:>12} {:>12} sent", prefix + times.entries()[i].first,
+                                 times.entries()[i].second, mib(static_cast<double>(times.peak_bytes()[i])),
+                                 mib(static_cast<double>(times.sent_bytes()[i])));
     };
     rows(shared, "");
     for (const auto& m : models) rows(m.times, models.size() > 1 ? fmt::format("K={} ", m.num_topics) : "");

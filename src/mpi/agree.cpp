@@ -35,6 +35,7 @@ std::vector<std::string> gather_strings(const Comm& comm, const std::string& val
 void take_largest_stage_peaks(const Comm& comm, StageTimes& times) {
     require_same_on_all_ranks(comm, {static_cast<std::int64_t>(times.peak_bytes().size())}, "the timed stages");
     allreduce_inplace(comm, times.peak_bytes(), MPI_MAX);
+    allreduce_inplace(comm, times.sent_bytes(), MPI_MAX);
 }
 
 bool root_decides(const Comm& comm, bool decision) {

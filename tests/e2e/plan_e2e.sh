@@ -70,8 +70,11 @@ assert own["rectify"] >= shared["inspect"] + 2 * c_share, ("rectify", own["recti
 assert max(list(shared.values()) + list(own.values())) <= peak, "a stage above the process's peak"
 print(f"rectify {own['rectify'] >> 20} MiB, inspect {shared['inspect'] >> 20} MiB, process {peak >> 20} MiB")
 PY
-  ) && grep -q "stages, their seconds and peak memory per rank" "$work/err" && grep -Eq "^  rectify +[0-9.]+ s +[0-9.]+ MiB" "$work/err"; then
-    ok "each stage's seconds and peak memory, in the model and printed: $stages"
+  ) && grep -q "stages, their seconds, peak memory and bytes handed to MPI to send, per rank" "$work/err" \
+    && grep -Eq "^  rectify +[0-9.]+ s +[0-9.]+ MiB +[0-9.]+ MiB sent" "$work/err" \
+    && awk '/^  cooc / && $(NF - 2) > 0 { found = 1 } END { exit !found }' "$work/err"; then
+    # (the cooc stage's exchange of 2 ranks' counts: some bytes sent)
+    ok "each stage's seconds, peak memory and bytes sent, in the model and printed: $stages"
   else
     fail "the stage table: $stages $(grep -A12 "stages," "$work/err")"
   fi

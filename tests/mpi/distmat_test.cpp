@@ -2,10 +2,12 @@
 // The distributed-matrix core at 1-4 ranks: grids, index maps, routing, reductions.
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <random>
 
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
+#include "jsmf/core/traffic.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/route.hpp"
@@ -320,6 +322,44 @@ TEST(Rows, GatheredOnOneRankAndCopiedFromTheRoot) {
         broadcast_from_root(world, held, root);
         EXPECT_EQ(held, whole) << "n " << n;
     }
+}
+
+// The traffic counter (core/traffic.hpp) takes each wrapper's payload: an all-reduce its
+// buffer, a broadcast the root's, a gather the other ranks' own parts, an exchange what goes
+// to the other ranks (not the rank's own block), a gather on one rank the others' rows; and
+// a stage's bytes are those since the previous mark.
+TEST(Traffic, CountsThePayloadOfEachCollective) {
+    const mpi::Comm world = mpi::Comm::world();
+    const int P = world.size(), me = world.rank();
+    std::int64_t before = sent_bytes();
+    const auto sent = [&] {
+        const std::int64_t now = sent_bytes(), delta = now - before;
+        before = now;
+        return delta;
+    };
+    std::vector<double> ten(10, 1.0);
+    mpi::allreduce_inplace(world, ten, MPI_SUM);
+    EXPECT_EQ(sent(), 80);
+    mpi::broadcast(world, ten.data(), ten.size(), 0);
+    EXPECT_EQ(sent(), world.is_root() ? 80 : 0);
+    (void)mpi::gather_concat(world, std::vector<std::int64_t>(static_cast<std::size_t>(me + 1), 7), 0);
+    EXPECT_EQ(sent(), world.is_root() ? 0 : 8 * (me + 1));  // (its counts' all-gather, 8 bytes, is not counted)
+    std::vector<int> send_counts(static_cast<std::size_t>(P), 2);
+    send_counts[static_cast<std::size_t>(me)] = 5;  // its own block stays
+    const std::vector<int> recv_counts = mpi::exchange_counts(world, send_counts);
+    std::vector<double> out(static_cast<std::size_t>(std::accumulate(recv_counts.begin(), recv_counts.end(), 0)));
+    const std::vector<double> outgoing(static_cast<std::size_t>(2 * (P - 1) + 5), 1.0);
+    (void)sent();
+    mpi::exchange(world, outgoing.data(), send_counts, out.data(), recv_counts);
+    EXPECT_EQ(sent(), 16 * (P - 1));
+    const RowPartition rows = RowPartition::balanced(30, P);
+    (void)gather_rows_to_root(world, rows, Eigen::MatrixXd::Ones(rows.rows(me), 3));
+    EXPECT_EQ(sent(), world.is_root() ? 0 : rows.rows(me) * 3 * 8);
+    // A stage's bytes: those since the previous mark.
+    (void)take_stage_sent_bytes();
+    mpi::allreduce_inplace(world, ten, MPI_SUM);
+    EXPECT_EQ(take_stage_sent_bytes(), 80);
+    EXPECT_EQ(take_stage_sent_bytes(), 0);
 }
 
 // Blocks of uneven sizes, rank 1's empty: each rank's own block reaches every rank, and the

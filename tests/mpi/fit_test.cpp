@@ -141,7 +141,9 @@ void expect_words_on_root_only(const mpi::Comm& world, const model::Model& m, In
     EXPECT_EQ(m.unigram.size(), rows);
     ASSERT_TRUE(m.compressed.has_value());
     EXPECT_EQ(m.compressed->Y.rows(), rows);
-    if (!world.is_root()) EXPECT_TRUE(m.compressed->correction_value.empty());
+    if (!world.is_root()) {
+        EXPECT_TRUE(m.compressed->correction_value.empty());
+    }
 }
 
 /// The largest entry of |a − b| relative to the largest of |b|.
@@ -322,7 +324,9 @@ TEST(Fit, EveryMethodThroughOneCall) {
     EXPECT_EQ(level.topics, 3);
     EXPECT_EQ(level.B.rows(), 6);
     EXPECT_EQ(level.B_words.rows(), world.is_root() ? 300 : 0);  // the writer's, on the root (FitResult)
-    if (world.is_root()) EXPECT_LT((level.B_words - h.models.front().B * level.B).norm(), 1e-12);
+    if (world.is_root()) {
+        EXPECT_LT((level.B_words - h.models.front().B * level.B).norm(), 1e-12);
+    }
 
     FitOptions lp;
     lp.topics = {6};
@@ -1008,8 +1012,11 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_EQ(level.topics, 2);
     EXPECT_EQ(level.B.rows(), 5);
     EXPECT_EQ(level.anchors.size(), 2u);
-    if (world.is_root()) EXPECT_LT((level.B_words - tree.models.front().B * level.B).norm(), 1e-12);
-    else EXPECT_EQ(level.B_words.size(), 0);  // on the root only, as the first level's B
+    if (world.is_root()) {
+        EXPECT_LT((level.B_words - tree.models.front().B * level.B).norm(), 1e-12);
+    } else {
+        EXPECT_EQ(level.B_words.size(), 0);  // on the root only, as the first level's B
+    }
     for (Index c = 0; c < 2; ++c) EXPECT_NEAR(level.B.col(c).sum(), 1.0, 1e-9);
     // The level's A is rectified by the default AP (inexact eigensolves): the dense fit's
     // tolerance across rank counts for it, 1e-7 (the first test), on an A that itself

@@ -34,8 +34,8 @@ void agree_or_throw(const Comm& comm, const std::string& stage, const std::strin
 /// is_same_on_all_ranks, always on because it costs microseconds).
 void require_same_on_all_ranks(const Comm& comm, const std::vector<std::int64_t>& values, const std::string& what);
 
-/// Collective on `comm`. Each stage's peak memory in `times` becomes the largest rank's
-/// (one allreduce; the ranks must have timed the same stages, which is checked).
+/// Collective on `comm`. Each stage's peak memory and bytes sent in `times` become the
+/// largest rank's (two allreduces; the ranks must have timed the same stages, which is checked).
 void take_largest_stage_peaks(const Comm& comm, StageTimes& times);
 
 /// Collective on `comm`. The root's `decision`, on every rank. Every loop or branch that

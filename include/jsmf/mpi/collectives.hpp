@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "jsmf/core/traffic.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::mpi {
@@ -47,6 +48,7 @@ std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int 
     JSMF_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm.raw()));
     for (std::size_t r = 0; r < P; ++r) starts[r + 1] = starts[r] + counts[r];
     const bool is_root = comm.rank() == root;
+    if (!is_root) count_sent_bytes(mine * static_cast<std::int64_t>(sizeof(T)));
     std::vector<T> all(is_root ? static_cast<std::size_t>(starts[P]) : 0);
     chunk = std::min(std::max<std::size_t>(chunk, P), max_chunk);
     if (static_cast<std::size_t>(starts[P]) <= chunk) {  // one call
@@ -85,6 +87,7 @@ std::vector<T> gather_concat(const Comm& comm, const std::vector<T>& local, int 
 /// Collective on `comm`. Element-wise reduction of `data` in place, on every rank.
 template <class T>
 void allreduce_inplace(const Comm& comm, T* data, std::size_t count, MPI_Op op) {
+    count_sent_bytes(static_cast<std::int64_t>(count * sizeof(T)));
     for (std::size_t offset = 0; offset < count; offset += max_chunk) {
         const int n = static_cast<int>(std::min(max_chunk, count - offset));
         JSMF_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, data + offset, n, datatype<T>(), op, comm.raw()));
@@ -113,6 +116,7 @@ T allreduce_min(const Comm& comm, T value) { return allreduce(comm, value, MPI_M
 /// Collective on `comm`. Broadcasts an array from `root` (same count on every rank).
 template <class T>
 void broadcast(const Comm& comm, T* data, std::size_t count, int root) {
+    if (comm.rank() == root) count_sent_bytes(static_cast<std::int64_t>(count * sizeof(T)));
     for (std::size_t offset = 0; offset < count; offset += max_chunk) {
         const int n = static_cast<int>(std::min(max_chunk, count - offset));
         JSMF_MPI_CHECK(MPI_Bcast(data + offset, n, datatype<T>(), root, comm.raw()));
@@ -151,6 +155,7 @@ void allgather_blocks(const Comm& comm, T* data, const std::vector<std::int64_t>
         starts[r] = static_cast<int>(offsets[r]);
         counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
     }
+    count_sent_bytes(static_cast<std::int64_t>(counts[static_cast<std::size_t>(comm.rank())] * sizeof(T)));
     JSMF_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), starts.data(),
                                   datatype<T>(), comm.raw()));
 }
@@ -164,6 +169,7 @@ void sum_to_owners(const Comm& comm, const T* data, T* mine, const std::vector<s
     JSMF_REQUIRE(blocks_are_valid(comm, offsets), "sum_to_owners: one block per rank from 0, fewer than 2^31 elements");
     std::vector<int> counts(static_cast<std::size_t>(comm.size()));
     for (std::size_t r = 0; r < counts.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+    count_sent_bytes((offsets.back() - counts[static_cast<std::size_t>(comm.rank())]) * static_cast<std::int64_t>(sizeof(T)));
     JSMF_MPI_CHECK(MPI_Reduce_scatter(data, mine, counts.data(), datatype<T>(), MPI_SUM, comm.raw()));
 }
 
@@ -209,6 +215,12 @@ void exchange_with_type(const Comm& comm, const T* send, const std::vector<int>&
     if (!fits)
         throw InternalError("exchange: a rank's counts or blocks pass 2^31 elements (or are not one per rank): exchange "
                             "in parts or by rows");
+    int type_bytes = 0;
+    JSMF_MPI_CHECK(MPI_Type_size(type, &type_bytes));
+    std::int64_t elements = 0;  // to the other ranks (this rank's own stays)
+    for (std::size_t r = 0; r < send_counts.size(); ++r)
+        if (static_cast<int>(r) != comm.rank()) elements += send_counts[r];
+    count_sent_bytes(elements * type_bytes);
     JSMF_MPI_CHECK(MPI_Alltoallv(const_cast<T*>(send), send_counts.data(), send_at.data(), type, recv,
                                  recv_counts.data(), recv_at.data(), type, comm.raw()));
 }
@@ -247,6 +259,7 @@ template <class T>
 void allgather_varying(const Comm& comm, const T* mine, int count, T* all, const std::vector<int>& counts) {
     JSMF_REQUIRE(counts.size() == static_cast<std::size_t>(comm.size()) && counts[static_cast<std::size_t>(comm.rank())] == count,
                  "allgather_varying: one count per rank, this rank's its own");
+    count_sent_bytes(static_cast<std::int64_t>(count) * static_cast<std::int64_t>(sizeof(T)));
     JSMF_MPI_CHECK(MPI_Allgatherv(const_cast<T*>(mine), count, datatype<T>(), all, counts.data(),
                                   displacements(counts).data(), datatype<T>(), comm.raw()));
 }
@@ -255,6 +268,7 @@ void allgather_varying(const Comm& comm, const T* mine, int count, T* all, const
 /// place there; other ranks' `data` is left as it was), in chunks of at most max_chunk.
 template <class T>
 void sum_to_root(const Comm& comm, T* data, std::size_t count, int root) {
+    if (comm.rank() != root) count_sent_bytes(static_cast<std::int64_t>(count * sizeof(T)));
     for (std::size_t offset = 0; offset < count; offset += max_chunk) {
         const int n = static_cast<int>(std::min(max_chunk, count - offset));
         T* chunk = data + offset;
@@ -266,6 +280,7 @@ void sum_to_root(const Comm& comm, T* data, std::size_t count, int root) {
 /// Collective on `comm`. Exclusive prefix reduction (rank 0 receives zeros), in place.
 template <class T>
 void exscan_inplace(const Comm& comm, std::vector<T>& data, MPI_Op op) {
+    count_sent_bytes(static_cast<std::int64_t>(data.size() * sizeof(T)));
     std::vector<T> out(data.size(), T{});
     for (std::size_t offset = 0; offset < data.size(); offset += max_chunk) {
         const int n = static_cast<int>(std::min(max_chunk, data.size() - offset));
