@@ -68,6 +68,11 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
+    sub->add_option("--product-buffer-mb", c.product_buffer_mb,
+                    "--pipeline compressed: per rank, the most a product's row exchange holds at once, in MiB "
+                    "(the rows of X a rank's documents use, and the rows it serves to others, twice each); a wider "
+                    "product runs in column panels with the same result, a message pair more per panel")
+        ->capture_default_str();
     sub->add_option("--checkpoint", c.checkpoint,
                     "Write a resumable checkpoint to this file (atomically, replacing the previous one; kept after "
                     "the fit), every --checkpoint-seconds and when SIGUSR1 or SIGTERM asks to stop (exit code 5). "
@@ -132,6 +137,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
     options.compressed.stop_when_settled = !given("enn_iterations");
     options.compressed.checked_rows = c.checked_rows;
+    options.compressed.product_buffer_bytes = c.product_buffer_mb * (1 << 20);
     // --seed also starts the range finder (the result depends on it only to its tolerance); unset, its own default.
     if (given("seed")) options.compressed.seed = c.rectify.options.seed;
     options.checkpoint = {c.checkpoint, c.checkpoint_seconds, c.resume, options.checkpoint.recover_batch};

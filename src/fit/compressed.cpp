@@ -473,16 +473,18 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     }
     result.times.add("read", clock.seconds());
     clock.restart();
-    const lowrank::DocumentOperator C(world, N, docs, corpus.options);
+    const lowrank::DocumentOperator C(world, N, docs, corpus.options, options.compressed.product_buffer_bytes);
     const std::vector<std::int64_t> doc_freq = C.doc_freq();
     const Eigen::VectorXd unigram = distmat::gather_rows(world, C.rows(), C.row_sums());
     result.times.add("operator", clock.seconds());
     const lowrank::DocumentStats& s = C.stats();
     say(report, Level::info,
         fmt::format("compress: {} documents read, M = {} used, {} skipped; {} tokens, {} nonzeros; N = {} words over {} "
-                    "ranks; a product moves {} per rank per column (largest local vocabulary {} words)",
+                    "ranks; a product moves {} per rank per column (largest local vocabulary {} words) and holds {} "
+                    "per rank per column: up to {} columns at once (--product-buffer-mb), wider ones in panels",
                     s.num_docs_read, s.num_docs, s.num_docs_skipped, s.num_tokens, s.num_entries, N, world.size(),
-                    mib(static_cast<double>(mpi::allreduce_max(world, C.bytes_per_product(1)))), s.max_rank_words));
+                    mib(static_cast<double>(mpi::allreduce_max(world, C.bytes_per_product(1)))), s.max_rank_words,
+                    mib(C.buffer_bytes(1)), C.panel_columns(Index{1} << 20)));
 
     cooc::CoocStats& stats = result.info.stats;
     stats.num_docs_read = s.num_docs_read;

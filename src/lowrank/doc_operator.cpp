@@ -40,26 +40,27 @@ void advise_huge_pages(double* data, std::size_t count) {
 // Column-major n × p to row-major and back, in tiles of 64 rows: a plain copy reads one of
 // the two with a stride of a whole column (4 MB at N/P = 500,000), an element per page, and
 // at N = 10⁶ the copies cost more than the products' arithmetic.
+// (Columns first .. first + out's columns of X.)
 constexpr Index kTile = 64;
 template <class RowBlock>
-void to_row_major(const Eigen::MatrixXd& X, RowBlock& out) {
-    const Index n = X.rows(), p = X.cols();
+void to_row_major(const Eigen::MatrixXd& X, Index first, RowBlock& out) {
+    const Index n = X.rows(), p = out.cols();
     for (Index i0 = 0; i0 < n; i0 += kTile) {
         const Index m = std::min(kTile, n - i0);
         for (Index j = 0; j < p; ++j) {
-            const double* column = X.data() + j * n + i0;
+            const double* column = X.data() + (first + j) * n + i0;
             double* row = out.data() + i0 * p + j;
             for (Index i = 0; i < m; ++i) row[i * p] = column[i];
         }
     }
 }
 template <class RowBlock>
-void to_column_major(const RowBlock& R, Eigen::MatrixXd& out) {
+void to_column_major(const RowBlock& R, Index first, Eigen::MatrixXd& out) {
     const Index n = R.rows(), p = R.cols();
     for (Index i0 = 0; i0 < n; i0 += kTile) {
         const Index m = std::min(kTile, n - i0);
         for (Index j = 0; j < p; ++j) {
-            double* column = out.data() + j * n + i0;
+            double* column = out.data() + (first + j) * n + i0;
             const double* row = R.data() + i0 * p + j;
             for (Index i = 0; i < m; ++i) column[i] = row[i * p];
         }
@@ -69,12 +70,14 @@ void to_column_major(const RowBlock& R, Eigen::MatrixXd& out) {
 }  // namespace
 
 DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const corpus::Shard& docs,
-                                   const cooc::CoocOptions& options)
-    : comm_(&comm), rows_(distmat::RowPartition::balanced(num_words, comm.size())) {
+                                   const cooc::CoocOptions& options, double exchange_bytes)
+    : comm_(&comm), rows_(distmat::RowPartition::balanced(num_words, comm.size())), exchange_bytes_(exchange_bytes) {
     mpi::require_same_on_all_ranks(comm, {num_words, options.min_tokens, options.min_distinct,
-                                          static_cast<std::int64_t>(options.estimator)},
+                                          static_cast<std::int64_t>(options.estimator),
+                                          static_cast<std::int64_t>(exchange_bytes)},
                                    "DocumentOperator");
     mpi::run_local_phase(comm, "compress", [&] {
+        if (!(exchange_bytes > 0)) throw OptionError("the products' exchange budget must be positive");
         if (options.estimator != cooc::Estimator::unbiased)
             throw OptionError("the compressed pipeline estimates C by Eq. 5 only: {estimator} must be unbiased");
         for (const std::uint32_t w : docs.words)
@@ -164,6 +167,18 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     std::int64_t sizes[2] = {V, V - fetch_counts_[static_cast<std::size_t>(comm.rank())]};
     stats_.max_rank_words = mpi::allreduce_max(comm, sizes[0]);
     stats_.exchanged_rows = mpi::allreduce_sum(comm, sizes[1]);
+    // A product's buffers per column: X's rows (own_), the rows served twice (send_, back_),
+    // V_r twice (xv_, w_) and a block of documents (z_).
+    const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
+    buffer_rows_ = mpi::allreduce_max(comm, static_cast<std::int64_t>(rows_.rows(comm.rank()) + 2 * served + 2 * V +
+                                                                       std::min(kDocBlock, local_docs)));
+}
+
+Index DocumentOperator::panel_columns(Index p) const {
+    const double per_column = 8.0 * static_cast<double>(std::max<Index>(1, buffer_rows_));
+    if (per_column * static_cast<double>(p) <= exchange_bytes_) return p;
+    const auto panels = static_cast<Index>(std::ceil(per_column * static_cast<double>(p) / exchange_bytes_));
+    return std::max<Index>(1, (p + panels - 1) / panels);  // balanced: 40, 40, 40 rather than 50, 50, 20
 }
 
 // The word-major copy of the local documents, by blocks of kDocBlock documents: block b's
@@ -245,9 +260,17 @@ Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     JSMF_REQUIRE(X.rows() == rows_.rows(comm_->rank()), "DocumentOperator::apply: X has the wrong rows");
     const Index p = X.cols();
     ++products_;
+    Eigen::MatrixXd out(X.rows(), p);
+    const Index width = panel_columns(p);  // the same on every rank: as many exchanges everywhere
+    for (Index first = 0; first < p; first += width) apply_panel(X, first, std::min(width, p - first), out);
+    return out;
+}
+
+// Columns first .. first + p − 1 of C X into the same columns of out.
+void DocumentOperator::apply_panel(const Eigen::MatrixXd& X, Index first, Index p, Eigen::MatrixXd& out) const {
     const Index local = X.rows();
     RowView X_rows = own_.view(local, p);
-    to_row_major(X, X_rows);
+    to_row_major(X, first, X_rows);
     const RowView Xv = fetch_rows(X_rows);
     const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1, V = static_cast<Index>(vocab_.size());
     // By blocks of documents: Z = H̃_bᵀ X_V for the block's documents (a few MB, so it stays
@@ -282,9 +305,7 @@ Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     // −d∘X, then the returned rows added in place, row-major; one tiled copy back.
     for (Index i = 0; i < local; ++i) X_rows.row(i) = -(diagonal_(i) * X_rows.row(i));
     return_rows(W, X_rows);
-    Eigen::MatrixXd out(local, p);
-    to_column_major(X_rows, out);
-    return out;
+    to_column_major(X_rows, first, out);
 }
 
 Eigen::VectorXd DocumentOperator::row_sums() const {

@@ -57,7 +57,7 @@ scoped=(
   "text-format|lines||"  # read with --text, which a dry run does not take
 )
 dense=(rectify method estimator exchange buffer-mb block-size grid)
-compressed=(enn-iterations checked-rows)
+compressed=(enn-iterations checked-rows product-buffer-mb)
 
 # Every option of the help is classified.
 listed=" ${general[*]} ${dense[*]} ${compressed[*]} "
@@ -109,7 +109,7 @@ for pair in "${values[@]}"; do
   option=${pair%%=*}
   check "--$option refused on the compressed pipeline" 1 "$option" --pipeline compressed --"$option" "${pair#*=}"
 done
-for pair in enn-iterations=5 checked-rows=100; do
+for pair in enn-iterations=5 checked-rows=100 product-buffer-mb=64; do
   option=${pair%%=*}
   check "--$option refused on the dense pipeline" 1 "$option" --pipeline dense --"$option" "${pair#*=}"
 done

@@ -32,6 +32,14 @@ if run 2 fit "${corpus[@]}" --topics 5 --out "$work/auto.h5" >"$work/auto.out" 2
 else
   fail "fit (auto): $(cat "$work/auto.err")"
 fi
+# 1b. A product's exchange held to 1 MiB runs in column panels (here two of the range
+# finder's 25 columns' ~1.4 MB): the same model, bit for bit.
+if run 2 fit "${corpus[@]}" --topics 5 --product-buffer-mb 1 --out "$work/panels.h5" >/dev/null 2>"$work/panels.err"; then
+  "$python" "$here/compare_h5.py" "$work/auto.h5" "$work/panels.h5" >"$work/diff" \
+    && ok "--product-buffer-mb 1: column panels, the same model bit for bit" || { fail "panels' model differs"; head -5 "$work/diff"; }
+else
+  fail "fit --product-buffer-mb 1: $(cat "$work/panels.err")"
+fi
 # 2. A dense setting keeps auto dense; so does a small vocabulary.
 run 2 fit "${corpus[@]}" --topics 5 --stop iterations --iterations 20 --no-metrics --out "$work/dense.h5" \
   >"$work/dense.out" 2>"$work/dense.err" || fail "fit --stop iterations: $(cat "$work/dense.err")"

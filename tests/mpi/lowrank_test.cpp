@@ -23,6 +23,7 @@
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
+#include "jsmf/mpi/collectives.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "mpi/test_support.hpp"
 
@@ -158,6 +159,33 @@ TEST(DocumentOperator, SameBitsAtAnyThreadCount) {
     distmat::set_threads(before);
     EXPECT_EQ(CX3, CX1);
     EXPECT_GT(CX1.cwiseAbs().maxCoeff(), 0.0);
+}
+
+// A tight exchange budget splits a product into column panels, the same width on every
+// rank (the widest rank's buffers decide), the panels balanced; each column's arithmetic
+// is the whole block's: the same bits. The buffers one product keeps fit the budget.
+TEST(DocumentOperator, ColumnPanelsGiveTheWholeBlocksBits) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 1500, p = 23;
+    const corpus::Shard mine = deal(random_corpus(6000, N, 11), world);
+    const DocumentOperator whole(world, N, mine, cooc::CoocOptions{});
+    ASSERT_EQ(whole.panel_columns(p), p);
+    const double per_column = whole.buffer_bytes(1);
+    const DocumentOperator panels(world, N, mine, cooc::CoocOptions{}, 7.5 * per_column);
+    EXPECT_EQ(panels.panel_columns(p), 6);  // ⌈23 / 7.5⌉ = 4 panels: 6, 6, 6, 5
+    EXPECT_EQ(panels.panel_columns(7), 7);
+    EXPECT_LE(panels.buffer_bytes(p), 7.5 * per_column);
+    const DocumentOperator columns(world, N, mine, cooc::CoocOptions{}, 1.0);
+    EXPECT_EQ(columns.panel_columns(p), 1);  // at least one column a panel
+    // The budget is agreed: per_column is the largest rank's, the same everywhere.
+    EXPECT_EQ(mpi::allreduce_max(world, per_column), per_column);
+    EXPECT_EQ(-mpi::allreduce_max(world, -per_column), per_column);
+    const Eigen::MatrixXd X = distmat::random_rows(whole.rows().begin(world.rank()), whole.rows().rows(world.rank()), p, 3);
+    const Eigen::MatrixXd expected = whole.apply(X);
+    EXPECT_EQ(panels.apply(X), expected);
+    EXPECT_EQ(columns.apply(X), expected);
+    EXPECT_GT(expected.cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_THROW(DocumentOperator(world, N, mine, cooc::CoocOptions{}, 0.0), StageFailed);
 }
 
 TEST(DocumentOperator, RefusesBadInputOnEveryRank) {

@@ -42,14 +42,28 @@ struct DocumentStats {
 /// each, and 12 per word present in a block), |V_r| · p doubles twice during a product,
 /// 4,096 · p for one block of documents, and N/P · p for X and C X. No rank ever holds an
 /// N × p block.
+///
+/// Column panels. |V_r| does not fall like 1/P (a rank's documents use most of the
+/// frequent words at any P), nor do the rows a rank serves (each of its N/P rows, to up to
+/// P − 1 ranks): at N = 10⁶, p = 120 the exchange's four blocks take ~3 GB per rank at
+/// 2 ranks and ~2 GB at 8. So a product runs in panels of columns, as wide as the
+/// exchange budget lets (`exchange_bytes`, the same width on every rank: the widest rank's
+/// rows decide): memory (2 |V_r| + 2 served + N/P + 4,096) · 8 · width per rank, the same
+/// bytes sent, and a message pair more per panel. Each column's arithmetic is the same
+/// whatever the width: the same bits.
 class DocumentOperator {
 public:
+    /// The default bound on a product's exchange buffers per rank (1 GiB): one panel up to
+    /// the NYTimes shape at 2 ranks (N = 10⁵, p = 120: ~300 MB), panels above.
+    static constexpr double kDefaultExchangeBytes = 1024.0 * 1024 * 1024;
+
     /// Collective. From this rank's documents (`comm` must outlive the operator) (word ids 0-based, < num_words), those that
     /// pass `options`' filters (min_tokens, at least 2, and min_distinct); the estimator
     /// must be the unbiased one (Eq. 5). Throws StageFailed on every rank if a rank's
-    /// documents are invalid or no document contributes.
+    /// documents are invalid or no document contributes. `exchange_bytes` bounds a
+    /// product's buffers per rank (column panels; at least one column each).
     DocumentOperator(const mpi::Comm& comm, Index num_words, const corpus::Shard& docs,
-                     const cooc::CoocOptions& options);
+                     const cooc::CoocOptions& options, double exchange_bytes = kDefaultExchangeBytes);
 
     const mpi::Comm& comm() const { return *comm_; }
     const distmat::RowPartition& rows() const { return rows_; }
@@ -75,6 +89,13 @@ public:
     /// Bytes this rank sends (and about as many receives) per product of p columns.
     std::int64_t bytes_per_product(Index p) const;
 
+    /// The columns of one panel of a product of p columns (p when the whole block fits the
+    /// exchange budget); the same on every rank.
+    Index panel_columns(Index p) const;
+
+    /// The largest rank's buffers during a product of p columns, in bytes (one panel's).
+    double buffer_bytes(Index p) const { return 8.0 * static_cast<double>(buffer_rows_) * static_cast<double>(panel_columns(p)); }
+
     /// The words' pass of a product runs by blocks of this many local documents (their rows
     /// of H̃ᵀX, ~4 MB at p = 120, stay in cache while the block's words are summed).
     static constexpr Index kDocBlock = 4096;
@@ -97,6 +118,7 @@ private:
         RowView view(Index rows, Index cols);
     };
     void transpose_by_blocks(Index V);  // fills word_rows_ .. word_values_ from the document-major CSR
+    void apply_panel(const Eigen::MatrixXd& X, Index first, Index width, Eigen::MatrixXd& out) const;
     RowView fetch_rows(const RowView& X) const;  // X's rows of V_r (in xv_), from this rank's rows of X
     void return_rows(const RowView& W_vocab, RowView& out) const;  // out += what the ranks return
 
@@ -123,6 +145,8 @@ private:
     // and the rows of mine it asks for (receive side), fixed at construction.
     std::vector<int> fetch_counts_, serve_counts_;
     std::vector<Index> serve_rows_;              // local row indices I send, grouped by rank
+    double exchange_bytes_ = kDefaultExchangeBytes;
+    Index buffer_rows_ = 0;                      // a product's buffer rows per column, the largest rank's
     mutable Index products_ = 0;
     mutable Buffer own_, send_, xv_, z_, w_, back_;
 };
