@@ -33,8 +33,12 @@ bool ShardStream::next(Document& doc) {
     return true;
 }
 
-Shard read_all(DocumentStream& stream) {
+Shard read_all(DocumentStream& stream, std::int64_t expected_nonzeros) {
     Shard shard;
+    if (expected_nonzeros > 0) {
+        shard.words.reserve(static_cast<std::size_t>(expected_nonzeros));
+        shard.counts.reserve(static_cast<std::size_t>(expected_nonzeros));
+    }
     Document doc;
     while (stream.next(doc)) shard.append(doc);
     return shard;

@@ -118,6 +118,22 @@ private:
     std::optional<io::CompressedCheckpoint> saved_;
 };
 
+/// Local. About the nonzeros of this rank's pieces, from the headers: each piece's share
+/// of its file's positions (bytes, or a gzip file's lines), 10 % over (the pieces end at
+/// document boundaries).
+std::int64_t expected_nonzeros(const std::vector<corpus::UciFile>& files, const std::vector<corpus::UciPiece>& pieces) {
+    double expected = 0;
+    for (const corpus::UciPiece& piece : pieces) {
+        const corpus::UciFile& f = files[static_cast<std::size_t>(piece.file)];
+        const double nnz = static_cast<double>(f.header.num_nonzeros);
+        const double positions = f.gzipped ? nnz : static_cast<double>(f.size_bytes - f.data_begin);
+        const double end = piece.to_end ? positions : static_cast<double>(piece.end);
+        const double begin = piece.from_start ? 0.0 : static_cast<double>(piece.begin);
+        if (positions > 0) expected += nnz * std::clamp((end - begin) / positions, 0.0, 1.0);
+    }
+    return static_cast<std::int64_t>(1.1 * expected) + 1024;
+}
+
 /// Collective. Y₀: C's top-K eigenpairs from the documents (lowrank::compress), or the
 /// finished range finder's record from an ENN checkpoint; a checkpoint when due.
 lowrank::Compression compress_stage(const lowrank::DocumentOperator& C, int K, const distmat::EigOptions& eig,
@@ -370,7 +386,7 @@ model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_d
 }  // namespace
 
 model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
-                   const FitOptions& options, const Report& report) {
+                   const FitOptions& options, const Report& report, RunCounts& counts) {
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
@@ -381,8 +397,10 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     const StopScope stoppable;  // signals from here on are requests this fit looks at
     progress.resume_from(options.checkpoint.resume, o.iterations, report);
 
+    const Index columns_before = C.column_products();
     const lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report);
     m.times.add("compress", y0.seconds);
+    counts.range_columns = static_cast<double>(C.column_products() - columns_before);
     LookWords looks;
     if (o.stop_when_settled) {
         const Index N = C.rows().size();
@@ -401,6 +419,12 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
 
     const lowrank::EnnResult r = enn_stage(C, doc_freq, K, y0, eig, looks, options, progress, report);
     m.times.add("enn", r.seconds);
+    counts.enn_iterations = static_cast<double>(r.trace.size());
+    for (const auto& iteration : r.trace) {
+        counts.enn_columns += static_cast<double>(iteration.columns);
+        counts.enn_corrections =
+            std::max(counts.enn_corrections, static_cast<double>(iteration.corrections) * iteration.imbalance);
+    }
     m.rectification.method = model::Rectification::enn;
     m.rectification.num_topics = K;
     m.rectification.iterations = static_cast<int>(r.trace.size());
@@ -454,10 +478,14 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const StopScope stoppable;
     FitResult result;
     Stopwatch clock;
+    const double base_bytes = static_cast<double>(mpi::allreduce_max(world, current_rss_bytes()));  // before any data
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
     const Index N = files.front().header.num_words;
-    Index declared_docs = 0;
-    for (const auto& f : files) declared_docs += f.header.num_docs;
+    Index declared_docs = 0, declared_nonzeros = 0;
+    for (const auto& f : files) {
+        declared_docs += f.header.num_docs;
+        declared_nonzeros += f.header.num_nonzeros;
+    }
     result.info.vocab = corpus::load_vocab(world, corpus.vocab, N);
     result.info.num_docs_declared = declared_docs;
     mpi::run_local_phase(world, "setup", [&] { check(options, N); });
@@ -467,8 +495,9 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     // The documents, each rank its pieces, held in memory for the products.
     corpus::Shard docs;
     {
-        corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
-        mpi::run_local_phase(world, "read", [&] { docs = corpus::read_all(reader); });
+        const std::vector<corpus::UciPiece> pieces = corpus::plan_uci_pieces(files, world.rank(), world.size());
+        corpus::UciReader reader(files, pieces);
+        mpi::run_local_phase(world, "read", [&] { docs = corpus::read_all(reader, expected_nonzeros(files, pieces)); });
         corpus::check_uci_totals(world, reader);
     }
     result.times.add("read", clock.seconds());
@@ -510,7 +539,20 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     });
 
     for (const int K : topics) {
-        model::Model m = fit_k(C, doc_freq, K, options, report);
+        RunCounts counts;
+        model::Model m = fit_k(C, doc_freq, K, options, report, counts);
+        if (result.models.empty()) {  // the model at this run's sizes and counts, the first K's
+            CompressedShape shape = compressed_shape(options, static_cast<double>(N), static_cast<double>(declared_docs),
+                                                     static_cast<double>(declared_nonzeros), world.size());
+            shape.topics = K;
+            shape.local_vocabulary = static_cast<double>(s.max_rank_words);
+            shape.served_rows = static_cast<double>(s.max_served_rows);
+            shape.range_columns = counts.range_columns;
+            shape.enn_columns = counts.enn_columns;
+            shape.enn_iterations = counts.enn_iterations;
+            shape.enn_corrections = counts.enn_corrections;
+            result.costs = compressed_stage_costs(shape, base_bytes);
+        }
         if (options.metrics) {  // on the root, which holds B; then every rank has them
             Stopwatch metrics;
             mpi::check_on_root(world, "metrics", [&] {

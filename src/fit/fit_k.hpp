@@ -32,10 +32,18 @@ std::vector<model::Model> fit_k(distmat::DistMatrix& work, int K, const RectifyO
                                 const std::vector<ModelOptions>& models, DenseShared& shared,
                                 DenseCheckpoints* checkpoints, const Report& report);
 
+/// A compressed K's iteration counts, for the cost model (fit/cost.hpp) at the run's own.
+struct RunCounts {
+    double range_columns = 0;   ///< the range finder's column-products
+    double enn_columns = 0;     ///< ENN's operator column-products in all
+    double enn_iterations = 0;
+    double enn_corrections = 0;  ///< the most nonzeros of E in an iteration, times F's imbalance over ranks
+};
+
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's
 /// top-K eigenpairs, ENN, LAW, and the model's own metrics and those against C (coherence
-/// aside); checkpoints and resume from options.checkpoint.
+/// aside); checkpoints and resume from options.checkpoint. `counts`: what it iterated.
 model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
-                   const FitOptions& options, const Report& report);
+                   const FitOptions& options, const Report& report, RunCounts& counts);
 
 }  // namespace jsmf::fit

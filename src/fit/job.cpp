@@ -293,6 +293,14 @@ void say_plan(const Job& job, const mpi::Comm& world, const distmat::Grid& grid,
     say(report, Level::info,
         fmt::format("plan: memory per rank at the peak ({}): {} = {} the process{}", mine.phase, mib(mine.total()),
                     mib(mine.base), parts));
+    if (!mine.stages.empty()) {
+        std::string table = "plan: the cost model by stage, per rank (the largest rank's; from the headers, with "
+                            "typical iteration counts: the fit prints it again at its own):";
+        for (const StageCost& c : mine.stages)
+            table += fmt::format("\n  {:<10} needs {:>12}, peak {:>12}, sends {:>12} in {:>8.0f} messages", c.stage,
+                                 mib(c.need), mib(c.peak), mib(c.sent), c.messages);
+        say(report, Level::info, table);
+    }
     const std::string source =
         plan.available_from == "given" ? render_options("given by {memory_per_rank}") : plan.available_from;
     if (plan.available > 0)
@@ -331,21 +339,30 @@ namespace {
 /// Collective. Each stage's peak becomes the largest rank's; the table of stages and the
 /// peak against the plan are said and recorded (peak_rss_bytes, estimated_peak_bytes).
 void record_resources(const mpi::Comm& world, Entries& settings, double estimated, StageTimes& shared,
-                      std::vector<model::Model>& models, const Report& report) {
+                      std::vector<model::Model>& models, const std::vector<StageCost>& costs, const Report& report) {
     mpi::take_largest_stage_peaks(world, shared);
     for (auto& m : models) mpi::take_largest_stage_peaks(world, m.times);
     const double peak = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     std::string table =
         "fit: stages, their seconds, peak memory and bytes handed to MPI to send, per rank (the largest rank's; "
-        "the payload of jsmf's own collectives, not ScaLAPACK's):";
-    auto rows = [&](const StageTimes& times, const std::string& prefix) {
-        for (std::size_t i = 0; i < times.entries().size(); ++i)
-            table += fmt::format("\n  {:<24} {:>10.2f} s {:>12} {:>12} sent", prefix + times.entries()[i].first,
-                                 times.entries()[i].second, mib(static_cast<double>(times.peak_bytes()[i])),
-                                 mib(static_cast<double>(times.sent_bytes()[i])));
+        "the payload of jsmf's own collectives, not ScaLAPACK's)";
+    table += costs.empty() ? ":" : "; and the cost model's peak and bytes at this run's sizes and counts (fit/cost.hpp):";
+    // The model's figures for a stage of the first K (the model is the first K's).
+    const auto model_of = [&](const std::string& stage, bool first_k) -> std::string {
+        if (!first_k) return "";
+        for (const StageCost& c : costs)
+            if (c.stage == stage) return fmt::format("   model {:>12} {:>12} sent", mib(c.peak), mib(c.sent));
+        return "";
     };
-    rows(shared, "");
-    for (const auto& m : models) rows(m.times, models.size() > 1 ? fmt::format("K={} ", m.num_topics) : "");
+    auto rows = [&](const StageTimes& times, const std::string& prefix, bool first_k) {
+        for (std::size_t i = 0; i < times.entries().size(); ++i)
+            table += fmt::format("\n  {:<24} {:>10.2f} s {:>12} {:>12} sent{}", prefix + times.entries()[i].first,
+                                 times.entries()[i].second, mib(static_cast<double>(times.peak_bytes()[i])),
+                                 mib(static_cast<double>(times.sent_bytes()[i])), model_of(times.entries()[i].first, first_k));
+    };
+    rows(shared, "", true);
+    for (std::size_t k = 0; k < models.size(); ++k)
+        rows(models[k].times, models.size() > 1 ? fmt::format("K={} ", models[k].num_topics) : "", k == 0);
     say(report, Level::info, table);
     say(report, Level::info,
         fmt::format("fit: peak memory {} per rank (the largest rank's), estimated {} ({:+.0f} %)", mib(peak),
@@ -607,7 +624,8 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     // The ending both pipelines share: resources, the model file, θ.
     Stopwatch clock;
     std::vector<model::Model>& models = outcome.result.models;
-    record_resources(world, settings, outcome.plan.estimate.total(), outcome.result.times, models, report);
+    record_resources(world, settings, outcome.plan.estimate.total(), outcome.result.times, models, outcome.result.costs,
+                     report);
     io::write_model_file(world, job.out, outcome.result.info, models,
                          provenance(job.command_line, world, *grid, std::move(settings)), outcome.result.times,
                          job.top_words, prepared ? &prepared->documents : nullptr, &outcome.result.hierarchy);

@@ -22,13 +22,6 @@ double MemoryEstimate::total() const {
     return sum;
 }
 
-namespace {
-// What the libraries take once at work, beyond the process at its start: BLAS's per-thread
-// buffers, HDF5's caches, MPI's shared-memory segments (measured: N = 300 fits peak 28–40 MiB
-// above the process at start, 1–4 ranks).
-constexpr double kLibrariesAtWork = 32.0 * (1 << 20);
-}  // namespace
-
 MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
                                      double buffer_bytes, double base) {
     const double N = static_cast<double>(num_words), P = std::max(1, ranks);
@@ -71,27 +64,20 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
     return counting.total() >= fitting.total() ? counting : fitting;
 }
 
-MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
-                                          double base) {
-    const double N = static_cast<double>(num_words), P = std::max(1, ranks);
-    const auto& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
-    const double K = topics.empty() ? 1 : *std::max_element(topics.begin(), topics.end());
-    // the models rank 0 keeps until the file is written: every K's (a hierarchy's first level
-    // alone is N × K; the levels above are K × K)
-    double kept = 0;
-    if (!options.hierarchy.empty()) kept = options.hierarchy.front();
-    else for (const int k : options.topics) kept += k;
-    const Index checked_rows = options.compressed.checked_rows;
-    const double l = checked_rows > 0 ? std::min<double>(N, static_cast<double>(checked_rows))
-                                      : std::min(N, 10 * K + 1000);
+MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::int64_t nonzeros, int ranks,
+                                          const FitOptions& options, double base) {
     MemoryEstimate e;
     e.base = base;
-    e.phase = "ENN, LAW and the write, on rank 0";
-    e.parts = {{"libraries at work", kLibrariesAtWork},
-               {"documents (local part)", 24.0 * static_cast<double>(nonzeros) / P},
-               {"ENN's screen of the checked rows", 8 * l * N / P},
-               {"factors and LAW's topics (local rows)", 48 * N * K / P},
-               {"the models rank 0 writes (B, B̆, Y per K)", 24 * N * std::max(kept, 1.0)}};
+    e.stages = compressed_stage_costs(
+        compressed_shape(options, static_cast<double>(num_words), static_cast<double>(num_docs),
+                         static_cast<double>(nonzeros), ranks),
+        base);
+    const auto largest = std::max_element(e.stages.begin(), e.stages.end(),
+                                          [](const StageCost& a, const StageCost& b) { return a.need < b.need; });
+    e.phase = largest->stage + (largest->stage == "anchors" || largest->stage == "metrics" || largest->stage == "write"
+                                    ? ", on rank 0"
+                                    : "");
+    e.parts = largest->parts;
     return e;
 }
 
@@ -130,7 +116,7 @@ MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const
     const double buffer = cooc_file.empty() ? static_cast<double>(corpus.options.buffer_bytes) : 0.0;
     const auto estimate = [&](int ranks) {
         return dense ? estimate_dense_memory(plan.num_words, plan.nonzeros, ranks, options, buffer, base)
-                     : estimate_compressed_memory(plan.num_words, plan.nonzeros, ranks, options, base);
+                     : estimate_compressed_memory(plan.num_words, plan.num_docs, plan.nonzeros, ranks, options, base);
     };
     plan.estimate = estimate(world.size());
     plan.available = memory_per_rank_given;

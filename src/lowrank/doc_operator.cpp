@@ -110,13 +110,17 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     });
     const double M = static_cast<double>(stats_.num_docs);
 
-    // V_r: the words of the used documents, sorted.
-    for (Index m = 0; m < docs.num_docs(); ++m)
-        if (used[static_cast<std::size_t>(m)])
-            for (auto e = docs.doc_offsets[static_cast<std::size_t>(m)]; e < docs.doc_offsets[static_cast<std::size_t>(m) + 1]; ++e)
-                vocab_.push_back(docs.words[static_cast<std::size_t>(e)]);
-    std::sort(vocab_.begin(), vocab_.end());
-    vocab_.erase(std::unique(vocab_.begin(), vocab_.end()), vocab_.end());
+    // V_r: the words of the used documents, sorted (marked in a byte per word: a list of
+    // every nonzero, sorted and made unique, held 4 bytes a nonzero for good).
+    {
+        std::vector<char> present(static_cast<std::size_t>(num_words), 0);
+        for (Index m = 0; m < docs.num_docs(); ++m)
+            if (used[static_cast<std::size_t>(m)])
+                for (auto e = docs.doc_offsets[static_cast<std::size_t>(m)]; e < docs.doc_offsets[static_cast<std::size_t>(m) + 1]; ++e)
+                    present[docs.words[static_cast<std::size_t>(e)]] = 1;
+        for (Index w = 0; w < num_words; ++w)
+            if (present[static_cast<std::size_t>(w)]) vocab_.push_back(static_cast<std::uint32_t>(w));
+    }
     const Index V = static_cast<Index>(vocab_.size());
     auto local_index = [&](std::uint32_t w) {
         return static_cast<std::uint32_t>(std::lower_bound(vocab_.begin(), vocab_.end(), w) - vocab_.begin());
@@ -125,6 +129,11 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     // H̃ document-major, and d and the document frequency per V_r entry.
     Eigen::VectorXd d_vocab = Eigen::VectorXd::Zero(V);
     local_doc_freq_.assign(static_cast<std::size_t>(V), 0);
+    // Sized exactly (local[3]: the used documents' nonzeros): grown by doubling, the two
+    // arrays peaked at up to twice their 12 bytes a nonzero, and freed blocks are kept.
+    doc_words_.reserve(static_cast<std::size_t>(local[3]));
+    doc_values_.reserve(static_cast<std::size_t>(local[3]));
+    doc_offsets_.reserve(static_cast<std::size_t>(local[1]) + 1);
     for (Index m = 0; m < docs.num_docs(); ++m) {
         if (!used[static_cast<std::size_t>(m)]) continue;
         const auto b = docs.doc_offsets[static_cast<std::size_t>(m)], e = docs.doc_offsets[static_cast<std::size_t>(m) + 1];
@@ -167,6 +176,7 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     std::int64_t sizes[2] = {V, V - fetch_counts_[static_cast<std::size_t>(comm.rank())]};
     stats_.max_rank_words = mpi::allreduce_max(comm, sizes[0]);
     stats_.exchanged_rows = mpi::allreduce_sum(comm, sizes[1]);
+    stats_.max_served_rows = mpi::allreduce_max(comm, static_cast<std::int64_t>(served - serve_counts_[static_cast<std::size_t>(comm.rank())]));
     // A product's buffers per column: X's rows (own_), the rows served twice (send_, back_),
     // V_r twice (xv_, w_) and a block of documents (z_).
     const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
@@ -260,6 +270,7 @@ Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     JSMF_REQUIRE(X.rows() == rows_.rows(comm_->rank()), "DocumentOperator::apply: X has the wrong rows");
     const Index p = X.cols();
     ++products_;
+    columns_ += p;
     Eigen::MatrixXd out(X.rows(), p);
     const Index width = panel_columns(p);  // the same on every rank: as many exchanges everywhere
     for (Index first = 0; first < p; first += width) apply_panel(X, first, std::min(width, p - first), out);

@@ -617,6 +617,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         Index products = 0;
         const distmat::SymmetricOperator op = [&](const Eigen::MatrixXd& X) {
             ++products;
+            it.columns += X.cols();
             return apply_corrected(comm, Y, c, it.r, X);
         };
         // The previous spectrum's lower end stands for this one's (the Chebyshev filter

@@ -26,6 +26,26 @@ compare() {
     && ok "$name, $np ranks: estimate $((estimate >> 20)) MiB, peak $((peak >> 20)) MiB (ratio $ratio)" \
     || fail "$name, $np ranks: estimate $estimate, peak $peak (ratio $ratio, want 0.75..1.25)"
   rm -f "$work/m.h5"
+  [[ $name == compressed ]] && check_cost_model "$np"
+}
+# check_cost_model NP: the compressed fit's stage table (in $work/err) beside the cost model
+# at the run's own counts: each stage's peak within 25 % of the model's, and the bytes sent
+# by the stages that move more than 1 MiB (at 2 ranks and more: at one, some collectives
+# count what they copy to themselves and others return early).
+check_cost_model() {
+  local np=$1 verdict
+  verdict=$(awk -v np="$np" '
+    $9 == "model" && $5 == "MiB" && $11 == "MiB" {
+      stages++
+      if ($4 < 0.75 * $10 || $4 > 1.25 * $10) bad = bad sprintf(" %s peak %s MiB, model %s;", $1, $4, $10)
+      if (np > 1 && ($6 > 1 || $12 > 1)) {
+        moved++
+        if ($6 < 0.75 * $12 || $6 > 1.25 * $12) bad = bad sprintf(" %s sent %s MiB, model %s;", $1, $6, $12)
+      }
+    }
+    END { if (stages < 5 || (np > 1 && moved < 2)) print "too few stages: " stages " (" moved " moving bytes)"; else print bad }' "$work/err")
+  [[ -z $verdict ]] && ok "compressed, $np ranks: each stage's peak (and bytes sent) within 25 % of the cost model's" \
+    || fail "compressed, $np ranks, against the cost model:$verdict"
 }
 for np in 1 2 4; do
   compare "$np" dense --pipeline dense --stop iterations --iterations 5

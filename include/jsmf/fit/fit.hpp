@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jsmf/core/timer.hpp"
+#include "jsmf/fit/cost.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
 #include "jsmf/fit/measure.hpp"
 #include "jsmf/model/model.hpp"
@@ -30,6 +31,9 @@ struct FitResult {
     std::vector<model::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without options.hierarchy)
     io::CoocFileInfo info;                  ///< the vocabulary and the statistics of C
     StageTimes times;                       ///< the shared stages (inspect, cooc) when fit built C
+    /// The compressed pipeline: its cost model (fit/cost.hpp) at this run's sizes and
+    /// counts, the first K's stages; empty for the dense pipeline.
+    std::vector<StageCost> costs;
 };
 
 /// Local. OptionError unless every K of `options` (or of its hierarchy's first level)

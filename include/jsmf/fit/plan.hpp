@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jsmf/core/types.hpp"
+#include "jsmf/fit/cost.hpp"
 #include "jsmf/fit/options.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/mpi/comm.hpp"
@@ -23,6 +24,7 @@ struct MemoryEstimate {
     double base = 0;
     std::string phase;                                   ///< which phase peaks
     std::vector<std::pair<std::string, double>> parts;   ///< that phase's data, by name
+    std::vector<StageCost> stages;                       ///< the compressed pipeline's cost model, by stage
     double total() const;
 };
 
@@ -35,13 +37,11 @@ struct MemoryEstimate {
 MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
                                      double buffer_bytes, double base);
 
-/// Local. The compressed pipeline at `ranks` ranks, on the root (the largest rank): the
-/// rank's documents (24 bytes per nonzero), ENN's screen over the l checked rows (l × N/P
-/// doubles), the factors and LAW's topics by rows (6 N × K/P doubles), and the models the
-/// root gathers for the writer (B, B̆ and Y of every K: 3 N × ΣK doubles; the other ranks
-/// hold none).
-MemoryEstimate estimate_compressed_memory(Index num_words, std::int64_t nonzeros, int ranks, const FitOptions& options,
-                                          double base);
+/// Local. The compressed pipeline at `ranks` ranks: its cost model by stage from the
+/// headers (fit/cost.hpp; the largest rank, rank 0 from LAW on, which holds the models it
+/// writes), the phase the stage that needs the most.
+MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::int64_t nonzeros, int ranks,
+                                          const FitOptions& options, double base);
 
 /// Local. The smallest rank count (up to 2^20) whose estimate fits 98 % of `memory_per_rank`
 /// bytes (2 % spare: the measured base grows with the ranks), each rank having that much; 0 if none does.

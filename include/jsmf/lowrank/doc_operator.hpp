@@ -24,6 +24,7 @@ struct DocumentStats {
     Index num_entries = 0;        ///< nonzeros (document, word) of the M documents
     Index max_rank_words = 0;     ///< the largest local vocabulary: rows a rank fetches per product
     Index exchanged_rows = 0;     ///< Σ over ranks of the rows fetched from other ranks per product
+    Index max_served_rows = 0;    ///< the most rows a rank sends to the other ranks' fetches per column
 };
 
 /// C = (1/M) Σ_m (h_m h_mᵀ − diag h_m) / (n_m (n_m − 1)) = H̃H̃ᵀ − diag(d), Eq. 5 (the same C
@@ -100,8 +101,9 @@ public:
     /// of H̃ᵀX, ~4 MB at p = 120, stay in cache while the block's words are summed).
     static constexpr Index kDocBlock = 4096;
 
-    /// The products applied so far.
+    /// The products applied so far, and their columns in all.
     Index products() const { return products_; }
+    Index column_products() const { return columns_; }
 
     /// Local. Frees the buffers the products keep between calls (V_r × p twice, a block of
     /// documents × p, the exchanged rows × p twice, N/P × p): for the phases that apply no
@@ -147,7 +149,7 @@ private:
     std::vector<Index> serve_rows_;              // local row indices I send, grouped by rank
     double exchange_bytes_ = kDefaultExchangeBytes;
     Index buffer_rows_ = 0;                      // a product's buffer rows per column, the largest rank's
-    mutable Index products_ = 0;
+    mutable Index products_ = 0, columns_ = 0;
     mutable Buffer own_, send_, xv_, z_, w_, back_;
 };
 

@@ -148,6 +148,7 @@ struct EnnIteration {
     double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − 1ᵀE1)/N²
     double change = 0;            ///< ‖Y_newY_newᵀ − YYᵀ‖_F / ‖YYᵀ‖_F
     int products = 0;             ///< operator products of the projection
+    Index columns = 0;            ///< their columns in all (the solver applies its unlocked columns)
     double check_seconds = 0;     ///< finding L and forming F (the rest: the projection)
     double dense_share = 0;       ///< of this rank's rows, those whose F is kept dense (rank 0's)
     double imbalance = 1;         ///< F's entries: the largest rank's share over the mean (1: even)

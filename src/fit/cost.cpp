@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+#include "jsmf/fit/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace jsmf::fit {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024;
+constexpr double kDocBlock = 4096;  // lowrank::DocumentOperator::kDocBlock
+constexpr double kProbeWidth = 128;  // lowrank::factor_metrics' batch up to N = 250,000
+
+double sum(const std::vector<std::pair<std::string, double>>& parts) {
+    double total = 0;
+    for (const auto& part : parts) total += part.second;
+    return total;
+}
+}  // namespace
+
+std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double base) {
+    const double N = std::max(1.0, s.words), P = std::max(1, s.ranks), K = std::max(1, s.topics);
+    const double n = std::ceil(N / P);                        // rows of the largest rank
+    const double local_nnz = s.nonzeros / P, local_docs = s.docs / P;
+    const double p = K + std::max(10.0, std::floor(K / 5));   // the eigensolver's block (distmat::EigOptions)
+    const double l = s.checked_rows > 0 ? std::min(N, s.checked_rows) : std::min(N, 10 * K + 1000);
+    const double V = s.local_vocabulary >= 0 ? s.local_vocabulary : std::min(N, local_nnz);
+    const double own = n * V / N;                             // V_r's rows this rank owns
+    const double served = s.served_rows >= 0 ? s.served_rows : (P - 1) * own;
+    const double per_column_sent = 8 * (served + std::max(0.0, V - own));
+    // The exchange's blocks: X's rows, the rows served (to the others, and to itself) sent
+    // and returned, V_r fetched and summed, a block of documents.
+    const double buffer_rows = n + 2 * (served + own) + 2 * V + std::min(kDocBlock, local_docs);
+    // DocumentOperator::panel_columns: as wide as the budget lets, the panels balanced.
+    const auto panel = [&](double width) {
+        const double per_column = 8 * std::max(1.0, buffer_rows);
+        if (per_column * width <= s.product_buffer_bytes) return width;
+        const double panels = std::ceil(per_column * width / s.product_buffer_bytes);
+        return std::max(1.0, std::ceil(width / panels));
+    };
+    const auto exchange_buffers = [&](double width) { return 8 * buffer_rows * panel(width); };
+    const auto exchange_messages = [&](double width) { return 2 * (P - 1) * std::ceil(width / panel(width)); };
+    const double range_columns = s.range_columns >= 0 ? s.range_columns : 30 * p;
+    const double range_products = std::ceil(range_columns / p);
+    const double enn_block = K + 5;                           // lowrank::kEnnOversampling
+    const double enn_columns = s.enn_columns >= 0 ? s.enn_columns : 3 * enn_block * s.enn_iterations;
+    const double enn_products = std::ceil(enn_columns / enn_block);
+    const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : 0.02 * N * l;
+    const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
+    const double kept = 24 * N * std::max(1.0, s.kept_topics);  // B, B̆ and Y of every K, on rank 0
+
+    std::vector<StageCost> stages;
+    const auto add = [&](const std::string& name, std::vector<std::pair<std::string, double>> parts, double sent,
+                         double messages) {
+        StageCost c;
+        c.stage = name;
+        c.parts = std::move(parts);
+        c.need = base + sum(c.parts);
+        c.peak = std::max(c.need, stages.empty() ? 0.0 : stages.back().peak);
+        c.sent = sent;
+        c.messages = messages;
+        stages.push_back(std::move(c));
+    };
+    // BLAS's and HDF5's buffers on the compressed fit's path: KOS, 1–4 ranks, measured 3 MiB
+    // above the data at the range finder, 12 at the metrics (the dense fit's 32 MiB includes
+    // ScaLAPACK's work arrays).
+    const std::pair<std::string, double> libraries{"libraries at work", 12 * kMiB};
+    const std::pair<std::string, double> vocabulary{"the vocabulary's words (every rank)", 40 * N};
+    const std::pair<std::string, double> shard{"the documents as read (8 bytes a nonzero)", 8 * local_nnz + 24 * local_docs};
+    const std::pair<std::string, double> documents{"the operator's two copies (24 bytes a nonzero)", 24 * local_nnz};
+    // BLAS's buffers and HDF5's caches come with the first products and the write.
+    add("read", {vocabulary, shard}, 0, 0);
+    // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
+    // C's row sums (a one-column product) and the unigram gathered everywhere.
+    add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N}},
+        5 * per_column_sent + 8 * N, 5 * 2 * (P - 1));
+    add("compress",
+        {libraries, vocabulary, shard, documents,
+         {"the eigensolver's blocks and products (10 × N/P × p)", 10 * 8 * n * p},
+         {"a product's exchange (one panel)", exchange_buffers(p)}},
+        range_columns * per_column_sent + range_products * 8 * p * p, range_products * (exchange_messages(p) + 4 * reductions));
+    add("enn",
+        {libraries, vocabulary, shard, documents, {"Y and its dealt copies (3 × N/P × K)", 3 * 8 * n * K},
+         {"F: 12 bytes a correction, at most 8 a checked pair (N/P × l)", std::min(8 * n * l, 12 * corrections / P)},
+         {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
+         {"the rows' order and the looks' masses (replicated)", 24 * N}},
+        // Per column: [Y 1]ᵀx summed (K + 1), X_L's own rows gathered and FᵀX's others
+        // summed to their owners (l rows between them; at one rank only the gather's). Per
+        // iteration: Y_L summed everywhere (l × K) and the offered rows' norms and ids
+        // gathered (2 l); per product the solver's three p × p reductions. Y dealt out and back.
+        2 * 8 * n * K * (P - 1) / P + enn_columns * 8 * (P > 1 ? l + K + 1 : l) +
+            (P > 1 ? s.enn_iterations * 8 * l * (K + 2) + enn_products * 3 * 8 * enn_block * enn_block : 0),
+        enn_products * (2 * (P - 1) + 4 * reductions) + s.enn_iterations * (P - 1 + 2 * reductions));
+    const std::pair<std::string, double> factors{"Y, Q and P by rows (3 × N/P × K)", 3 * 8 * n * K};
+    const std::pair<std::string, double> models{"the models rank 0 writes (B, B̆, Y per K)", kept};
+    add("anchors", {libraries, vocabulary, shard, documents, factors, models}, 8 * K * (4 * K + l), 4 * K * reductions);
+    if (s.metrics) {
+        const double probes = std::max(1, s.metric_probes), width = std::min(kProbeWidth, static_cast<double>(probes));
+        add("metrics",
+            {libraries, vocabulary, shard, documents, factors, models,
+             {"five N/P × 128 blocks of probes", 5 * 8 * n * width},
+             {"a product's exchange (one panel)", exchange_buffers(width)}},
+            probes * per_column_sent + (P > 1 ? 3 * 8 * n * K : 0),  // the factors' rows gathered to rank 0
+            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 3 * K * (P - 1));
+    }
+    add("write", {libraries, vocabulary, shard, documents, models}, 0, 0);
+    return stages;
+}
+
+CompressedShape compressed_shape(const FitOptions& options, double words, double docs, double nonzeros, int ranks) {
+    CompressedShape s;
+    s.words = words;
+    s.docs = docs;
+    s.nonzeros = nonzeros;
+    s.ranks = ranks;
+    const auto& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
+    s.topics = topics.empty() ? 1 : *std::max_element(topics.begin(), topics.end());
+    s.kept_topics = 0;
+    if (!options.hierarchy.empty()) s.kept_topics = options.hierarchy.front();
+    else for (const int k : options.topics) s.kept_topics += k;
+    s.checked_rows = static_cast<double>(options.compressed.checked_rows);
+    s.metrics = options.metrics;
+    s.metric_probes = options.compressed.metric_probes;
+    s.product_buffer_bytes = options.compressed.product_buffer_bytes;
+    // The most ENN runs (the settled stop ends it earlier: KOS, K = 10, 141 of 150).
+    s.enn_iterations = options.compressed.iterations;
+    return s;
+}
+
+}  // namespace jsmf::fit
