@@ -113,6 +113,7 @@ struct FitCommand {
     std::string resume;          ///< continue from this checkpoint
     bool dry_run = false;        ///< print the plan and the memory estimate, fit nothing
     std::string memory_per_rank; ///< e.g. "4G"; empty: detected
+    int plan_ranks = 0;          ///< --dry-run for this many ranks (0: as launched)
     std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_fit_command(CLI::App& app, FitCommand& command);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `jsmf fit`: corpus (or C) → co-occurrence → rectify → anchors → B, A, α → metrics → one model file.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -71,7 +73,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--product-buffer-mb", c.product_buffer_mb,
                     "--pipeline compressed: per rank, the most a product's row exchange holds at once, in MiB "
                     "(the rows of X a rank's documents use, and the rows it serves to others, twice each); a wider "
-                    "product runs in column panels with the same result, a message pair more per panel")
+                    "product runs in column panels with the same result, a message pair more per panel. 0: four of "
+                    "the factor's N/P x p blocks, at least 64 MiB")
         ->capture_default_str();
     sub->add_option("--checkpoint", c.checkpoint,
                     "Write a resumable checkpoint to this file (atomically, replacing the previous one; kept after "
@@ -89,6 +92,11 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                   "Read only the headers (corpus, vocabulary or --cooc file), print the plan (pipeline, grid, "
                   "stages) and the memory each rank will need at its peak against what it has; fit nothing. Exit "
                   "code 0 when the fit will fit, 2 when it will not (with the rank count that would)");
+    sub->add_option("--plan-ranks", c.plan_ranks,
+                    "With --dry-run: plan for this many ranks instead of those running it (a 1,024-rank job planned "
+                    "from one process); the memory, and the compressed pipeline's cost model by stage, are that "
+                    "rank count's")
+        ->capture_default_str();
     sub->add_option("--memory-per-rank", c.memory_per_rank,
                     "Memory each rank may use, e.g. 4G or 512M (default: detected, the node's or its cgroup's "
                     "limit shared by the node's ranks). A fit whose estimate exceeds it is refused before it starts");
@@ -153,6 +161,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     job.out = c.out;
     if (!c.memory_per_rank.empty()) job.memory_per_rank = fit::parse_bytes(c.memory_per_rank, "--memory-per-rank");
     job.dry_run = c.dry_run;
+    job.plan_ranks = c.plan_ranks;
     job.command_line = command_line;
     fit::check(job);
     return job;
@@ -161,12 +170,16 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
 /// Rank 0: the plan's machine-readable line.
 void print_plan(const mpi::Comm& world, const fit::JobOutcome& o) {
     if (!world.is_root()) return;
+    // The compressed pipeline's cost model by stage: <stage>_peak_bytes, <stage>_sent_bytes.
+    std::string stages;
+    for (const fit::StageCost& c : o.plan.estimate.stages)
+        stages += fmt::format(" {}_peak_bytes={:.0f} {}_sent_bytes={:.0f}", c.stage, c.peak, c.stage, c.sent);
     std::printf("jsmf-plan pipeline=%s ranks=%d words=%lld nonzeros=%lld topics=%d estimated_bytes_per_rank=%.0f "
-                "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d\n",
-                name_of(o.choice.pipeline).c_str(), world.size(), static_cast<long long>(o.plan.num_words),
+                "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d%s\n",
+                name_of(o.choice.pipeline).c_str(), o.plan.ranks, static_cast<long long>(o.plan.num_words),
                 static_cast<long long>(o.plan.nonzeros),
                 *std::max_element(o.topics.begin(), o.topics.end()), o.plan.estimate.total(),
-                o.plan.available, o.plan.fits ? "yes" : "no", o.plan.ranks_needed);
+                o.plan.available, o.plan.fits ? "yes" : "no", o.plan.ranks_needed, stages.c_str());
     std::fflush(stdout);
 }
 

@@ -507,13 +507,16 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const Eigen::VectorXd unigram = distmat::gather_rows(world, C.rows(), C.row_sums());
     result.times.add("operator", clock.seconds());
     const lowrank::DocumentStats& s = C.stats();
+    const auto& all_topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
+    const Index widest_k = *std::max_element(all_topics.begin(), all_topics.end());
+    const Index widest_block = widest_k + std::max<Index>(10, widest_k / 5);  // the range finder's
     say(report, Level::info,
         fmt::format("compress: {} documents read, M = {} used, {} skipped; {} tokens, {} nonzeros; N = {} words over {} "
                     "ranks; a product moves {} per rank per column (largest local vocabulary {} words) and holds {} "
-                    "per rank per column: up to {} columns at once (--product-buffer-mb), wider ones in panels",
+                    "per rank per column: a block of {} columns runs in panels of {} (--product-buffer-mb)",
                     s.num_docs_read, s.num_docs, s.num_docs_skipped, s.num_tokens, s.num_entries, N, world.size(),
                     mib(static_cast<double>(mpi::allreduce_max(world, C.bytes_per_product(1)))), s.max_rank_words,
-                    mib(C.buffer_bytes(1)), C.panel_columns(Index{1} << 20)));
+                    mib(C.buffer_bytes(1)), widest_block, C.panel_columns(widest_block)));
 
     cooc::CoocStats& stats = result.info.stats;
     stats.num_docs_read = s.num_docs_read;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace jsmf::fit {
 
@@ -10,6 +11,25 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024;
 constexpr double kDocBlock = 4096;  // lowrank::DocumentOperator::kDocBlock
 constexpr double kProbeWidth = 128;  // lowrank::factor_metrics' batch up to N = 250,000
+
+// The distinct words among `draws` nonzeros when word w (1-based) is drawn with
+// probability 1/(w H_N), Zipf's law with s = 1: Σ_w 1 − exp(−draws/(w H_N)). Past 10⁵
+// words the sum runs over geometric buckets of words (relative error below 10⁻³).
+double zipf_distinct_words(double N, double draws) {
+    if (N <= 0 || draws <= 0) return 0;
+    double harmonic = 0;
+    const auto each = [&](const std::function<void(double w, double count)>& f) {
+        for (double w = 1; w <= N;) {
+            const double count = w < 1e5 ? 1 : std::min(N - w + 1, std::floor(w * 1e-3) + 1);
+            f(w + (count - 1) / 2, count);
+            w += count;
+        }
+    };
+    each([&](double w, double count) { harmonic += count / w; });
+    double distinct = 0;
+    each([&](double w, double count) { distinct += count * -std::expm1(-draws / (w * harmonic)); });
+    return std::min(N, distinct);
+}
 
 double sum(const std::vector<std::pair<std::string, double>>& parts) {
     double total = 0;
@@ -24,7 +44,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double local_nnz = s.nonzeros / P, local_docs = s.docs / P;
     const double p = K + std::max(10.0, std::floor(K / 5));   // the eigensolver's block (distmat::EigOptions)
     const double l = s.checked_rows > 0 ? std::min(N, s.checked_rows) : std::min(N, 10 * K + 1000);
-    const double V = s.local_vocabulary >= 0 ? s.local_vocabulary : std::min(N, local_nnz);
+    const double V = s.local_vocabulary >= 0 ? s.local_vocabulary : zipf_distinct_words(N, local_nnz);
     const double own = n * V / N;                             // V_r's rows this rank owns
     const double served = s.served_rows >= 0 ? s.served_rows : (P - 1) * own;
     const double per_column_sent = 8 * (served + std::max(0.0, V - own));
@@ -34,8 +54,10 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // DocumentOperator::panel_columns: as wide as the budget lets, the panels balanced.
     const auto panel = [&](double width) {
         const double per_column = 8 * std::max(1.0, buffer_rows);
-        if (per_column * width <= s.product_buffer_bytes) return width;
-        const double panels = std::ceil(per_column * width / s.product_buffer_bytes);
+        const double budget = s.product_buffer_bytes > 0 ? s.product_buffer_bytes
+                                                         : std::max(64 * kMiB, 4 * 8 * n * width);
+        if (per_column * width <= budget) return width;
+        const double panels = std::ceil(per_column * width / budget);
         return std::max(1.0, std::ceil(width / panels));
     };
     const auto exchange_buffers = [&](double width) { return 8 * buffer_rows * panel(width); };
@@ -71,9 +93,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // BLAS's buffers and HDF5's caches come with the first products and the write.
     add("read", {vocabulary, shard}, 0, 0);
     // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
-    // C's row sums (a one-column product) and the unigram gathered everywhere.
+    // C's row sums (a one-column product), the unigram and the frequencies gathered everywhere.
     add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N}},
-        5 * per_column_sent + 8 * N, 5 * 2 * (P - 1));
+        8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions);
     add("compress",
         {libraries, vocabulary, shard, documents,
          {"the eigensolver's blocks and products (10 × N/P × p)", 10 * 8 * n * p},
@@ -98,7 +120,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         const double probes = std::max(1, s.metric_probes), width = std::min(kProbeWidth, static_cast<double>(probes));
         add("metrics",
             {libraries, vocabulary, shard, documents, factors, models,
-             {"five N/P × 128 blocks of probes", 5 * 8 * n * width},
+             // the probes, their product, its residual and the recovery's three terms, and
+             // the product's own row-major copies: ten N/P × 128 blocks
+             {"ten N/P × 128 blocks of probes and products", 10 * 8 * n * width},
              {"a product's exchange (one panel)", exchange_buffers(width)}},
             probes * per_column_sent + (P > 1 ? 3 * 8 * n * K : 0),  // the factors' rows gathered to rank 0
             std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 3 * K * (P - 1));

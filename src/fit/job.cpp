@@ -278,9 +278,10 @@ void say_plan(const Job& job, const mpi::Comm& world, const distmat::Grid& grid,
         fmt::format("plan: N = {} words{}; {} ranks{}", plan.num_words,
                     from_file ? std::string(" (C from a file)")
                               : fmt::format(", D = {} documents, NNZ = {}", plan.num_docs, plan.nonzeros),
-                    world.size(),
-                    dense ? fmt::format(" on a {}x{} grid, block {}", grid.rows(), grid.cols(),
-                                        job.corpus.options.block_size)
+                    plan.ranks == world.size() ? fmt::format("{}", plan.ranks)
+                                               : fmt::format("planned for {} (running on {})", plan.ranks, world.size()),
+                    dense && plan.ranks == world.size() ? fmt::format(" on a {}x{} grid, block {}", grid.rows(), grid.cols(),
+                                                                      job.corpus.options.block_size)
                           : std::string(", the words in row blocks")));
     say(report, Level::info,
         fmt::format("plan: stages: {}; K = {}",
@@ -521,6 +522,8 @@ void check(const Job& job) {
     const FitOptions& o = job.options;
     const bool text = std::holds_alternative<input::Text>(job.input);
     const bool cooc = std::holds_alternative<input::Cooc>(job.input);
+    if (job.plan_ranks < 0) throw OptionError("{plan_ranks} must be at least 1 (0: the ranks running the fit)");
+    if (job.plan_ranks > 0 && !job.dry_run) throw OptionError("{plan_ranks} plans a dry run: give {dry_run} too");
     if (job.dry_run && text)
         throw OptionError("{dry_run} reads headers: give {corpus}, {prepared} or {cooc} (jsmf prepare the {text} first)");
     if (!job.labels.empty() && !o.metrics)
@@ -602,7 +605,7 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     const std::vector<std::string> inputs = inputs_of(job, text_inputs);
     io::check_output_path(world, job.out, inputs);  // a dry run checks them too
     if (job.infer) io::check_output_path(world, job.infer->out, inputs);
-    outcome.plan = plan_memory(world, job.corpus, cooc_file, job.options, job.memory_per_rank);
+    outcome.plan = plan_memory(world, job.corpus, cooc_file, job.options, job.memory_per_rank, job.plan_ranks);
     if (job.dry_run) {
         say_plan(job, world, *grid, outcome.plan, choice, report);
         return outcome;

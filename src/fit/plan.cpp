@@ -100,7 +100,7 @@ int ranks_that_fit(const std::function<MemoryEstimate(int ranks)>& estimate, dou
 }
 
 MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const std::string& cooc_file,
-                       const FitOptions& options, double memory_per_rank_given) {
+                       const FitOptions& options, double memory_per_rank_given, int plan_ranks) {
     MemoryPlan plan;
     if (!cooc_file.empty()) {
         plan.num_words = io::read_cooc_words(world, cooc_file);
@@ -118,7 +118,8 @@ MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const
         return dense ? estimate_dense_memory(plan.num_words, plan.nonzeros, ranks, options, buffer, base)
                      : estimate_compressed_memory(plan.num_words, plan.num_docs, plan.nonzeros, ranks, options, base);
     };
-    plan.estimate = estimate(world.size());
+    plan.ranks = plan_ranks > 0 ? plan_ranks : world.size();
+    plan.estimate = estimate(plan.ranks);
     plan.available = memory_per_rank_given;
     plan.available_from = "given";
     if (!(plan.available > 0)) {

@@ -77,7 +77,7 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
                                           static_cast<std::int64_t>(exchange_bytes)},
                                    "DocumentOperator");
     mpi::run_local_phase(comm, "compress", [&] {
-        if (!(exchange_bytes > 0)) throw OptionError("the products' exchange budget must be positive");
+        if (!(exchange_bytes >= 0)) throw OptionError("the products' exchange budget must be positive (0: the default)");
         if (options.estimator != cooc::Estimator::unbiased)
             throw OptionError("the compressed pipeline estimates C by Eq. 5 only: {estimator} must be unbiased");
         for (const std::uint32_t w : docs.words)
@@ -184,10 +184,17 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
                                                                        std::min(kDocBlock, local_docs)));
 }
 
+double DocumentOperator::exchange_budget(Index p) const {
+    if (exchange_bytes_ > 0) return exchange_bytes_;
+    const double widest = static_cast<double>(rows_.rows(0));  // balanced: rank 0 has the most rows
+    return std::max(kMinExchangeBytes, 4 * 8 * widest * static_cast<double>(p));
+}
+
 Index DocumentOperator::panel_columns(Index p) const {
     const double per_column = 8.0 * static_cast<double>(std::max<Index>(1, buffer_rows_));
-    if (per_column * static_cast<double>(p) <= exchange_bytes_) return p;
-    const auto panels = static_cast<Index>(std::ceil(per_column * static_cast<double>(p) / exchange_bytes_));
+    const double budget = exchange_budget(p);
+    if (per_column * static_cast<double>(p) <= budget) return p;
+    const auto panels = static_cast<Index>(std::ceil(per_column * static_cast<double>(p) / budget));
     return std::max<Index>(1, (p + panels - 1) / panels);  // balanced: 40, 40, 40 rather than 50, 50, 20
 }
 

@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$jsmf" -q synth --dir "$work" --name o --docs 300 --words 200 --topics 5 --seed 3 || fail synth
 base=(--corpus "$work/docword.o.txt" --vocab "$work/vocab.o.txt" --topics 5 --out "$work/m.h5" --dry-run)
 
-general=(alpha anchor-words checkpoint cooc corpus dry-run help hierarchy infer labels memory-per-rank min-distinct
+general=(alpha anchor-words checkpoint cooc corpus dry-run help hierarchy infer labels memory-per-rank plan-ranks min-distinct
          min-tokens name no-metrics out pipeline prepared progress-seconds recover-a relaxation precision resume
          seed text top-words topics vocab)
 # option|value (empty: a flag)|context where it is not read|context where it is (both after --pipeline dense)

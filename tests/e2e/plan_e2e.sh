@@ -55,6 +55,19 @@ done
 compare 2 "dense, DP" --pipeline dense --rectify dp --stop iterations --iterations 3
 compare 2 "dense, DR, no metrics" --pipeline dense --rectify dr --stop iterations --iterations 3 --no-metrics
 
+# One process plans for 4 ranks as 4 ranks plan for themselves: the same estimate and the
+# same cost model by stage, a line each (memory per rank minus the process's own base,
+# which each run measures for itself).
+plan_line() { grep '^jsmf-plan' | sed -E 's/ (estimated_bytes_per_rank|available_bytes_per_rank|ranks_needed|fits)=[^ ]*//g; s/_peak_bytes=[0-9]+//g'; }
+four=$(run 4 fit "${corpus[@]}" --pipeline compressed --dry-run --out "$work/m.h5" 2>/dev/null | plan_line)
+planned=$(run 1 fit "${corpus[@]}" --pipeline compressed --dry-run --plan-ranks 4 --out "$work/m.h5" 2>"$work/err" | plan_line)
+[[ -n $four && $four == "$planned" ]] && grep -q "ranks=4 " <<<"$planned" && grep -q "planned for 4 (running on 1)" "$work/err" \
+  && grep -q "compress_sent_bytes=" <<<"$planned" \
+  && ok "--plan-ranks 4 on one process: the 4-rank plan's stages and bytes" || fail "--plan-ranks: '$planned' against '$four'"
+run 1 fit "${corpus[@]}" --pipeline compressed --plan-ranks 4 --out "$work/m.h5" >/dev/null 2>"$work/err" \
+  && fail "--plan-ranks without --dry-run was accepted" \
+  || { grep -q -- "--plan-ranks plans a dry run" "$work/err" && ok "--plan-ranks without --dry-run: refused" \
+         || fail "--plan-ranks without --dry-run: $(cat "$work/err")"; }
 # Too little memory per rank: the dry run says so and how many ranks would do.
 small=(--pipeline dense --memory-per-rank 100M)
 run 2 fit "${corpus[@]}" "${small[@]}" --dry-run --out "$work/m.h5" >"$work/out" 2>"$work/err"

@@ -17,8 +17,10 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/core/traffic.hpp"
 #include "jsmf/eval/metrics.hpp"
 #include "jsmf/eval/truth.hpp"
+#include "jsmf/fit/cost.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
@@ -185,7 +187,52 @@ TEST(DocumentOperator, ColumnPanelsGiveTheWholeBlocksBits) {
     EXPECT_EQ(panels.apply(X), expected);
     EXPECT_EQ(columns.apply(X), expected);
     EXPECT_GT(expected.cwiseAbs().maxCoeff(), 0.0);
-    EXPECT_THROW(DocumentOperator(world, N, mine, cooc::CoocOptions{}, 0.0), StageFailed);
+    EXPECT_THROW(DocumentOperator(world, N, mine, cooc::CoocOptions{}, -1.0), StageFailed);
+    // The default (0): four of the factor's N/P × p blocks, the widest rank's, at least 64 MiB.
+    const double widest = static_cast<double>(whole.rows().rows(0));
+    EXPECT_EQ(whole.exchange_budget(p), std::max(DocumentOperator::kMinExchangeBytes, 32 * widest * p));
+    EXPECT_EQ(whole.exchange_budget(1 << 20), 32 * widest * (1 << 20));
+}
+
+// The cost model's bytes per column-product (fit/cost.hpp) are what a product hands to MPI,
+// counted (core/traffic.hpp): with every rank's documents using every word (|V_r| = N, each
+// rank serving its N/P rows to the P − 1 others) and N a multiple of P, exactly. And its
+// exchange buffers are the operator's own: the model's panel is the operator's width.
+TEST(CostModel, AProductMovesTheModelsBytes) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 1200, K = 5, p = K + 10;  // the model's range-finder block for K = 5
+    const corpus::Shard all = random_corpus(8000, N, 4);
+    const DocumentOperator op(world, N, deal(all, world), cooc::CoocOptions{});
+    ASSERT_EQ(op.stats().max_rank_words, N) << "every rank's documents should use every word";
+    const Eigen::MatrixXd X = distmat::random_rows(op.rows().begin(world.rank()), op.rows().rows(world.rank()), p, 8);
+    (void)take_stage_sent_bytes();
+    (void)op.apply(X);
+    const double sent = static_cast<double>(mpi::allreduce_max(world, take_stage_sent_bytes()));
+    const double P = world.size(), n = static_cast<double>(N) / P;
+    EXPECT_EQ(sent, 8.0 * p * ((P - 1) * n + (static_cast<double>(N) - n)));  // served, and the sums returned
+    EXPECT_EQ(static_cast<double>(op.stats().max_served_rows), (P - 1) * n);
+
+    fit::CompressedShape shape;
+    shape.words = static_cast<double>(N);
+    shape.docs = static_cast<double>(all.num_docs());
+    shape.nonzeros = static_cast<double>(all.words.size());
+    shape.ranks = world.size();
+    shape.topics = static_cast<int>(K);
+    shape.local_vocabulary = static_cast<double>(op.stats().max_rank_words);
+    shape.served_rows = static_cast<double>(op.stats().max_served_rows);
+    shape.range_columns = static_cast<double>(p);  // one product of the block
+    const std::vector<fit::StageCost> stages = fit::compressed_stage_costs(shape, 0);
+    const auto compress = std::find_if(stages.begin(), stages.end(), [](const fit::StageCost& c) { return c.stage == "compress"; });
+    ASSERT_NE(compress, stages.end());
+    EXPECT_EQ(compress->sent - 8.0 * p * p, sent);  // less the solver's p × p reduction of the product
+    double exchange = -1;
+    for (const auto& [name, bytes] : compress->parts)
+        if (name.find("exchange") != std::string::npos) exchange = bytes;
+    // The model's rows: X's, the rows served to the others and to itself, V_r twice, a block
+    // of documents (the model takes D/P documents where the operator keeps those that
+    // contribute: at most 4,096 rows apart, per column).
+    EXPECT_NEAR(exchange, op.buffer_bytes(p), 8.0 * p * DocumentOperator::kDocBlock);
+    EXPECT_GE(exchange, op.buffer_bytes(p));
 }
 
 TEST(DocumentOperator, RefusesBadInputOnEveryRank) {

@@ -30,9 +30,11 @@ struct CompressedShape {
     double checked_rows = 0;     ///< ENN's l (0: min(N, 10K + 1000))
     bool metrics = true;
     int metric_probes = 1024;
-    double product_buffer_bytes = 1024.0 * 1024 * 1024;  ///< DocumentOperator's exchange budget
-    /// The largest rank's local vocabulary |V_r| (the rows its documents use); < 0: the bound
-    /// min(N, nnz/P), which the headers allow (exact when the documents cover the vocabulary).
+    double product_buffer_bytes = 0;  ///< DocumentOperator's exchange budget (0: its default)
+    /// The largest rank's local vocabulary |V_r| (the rows its documents use); < 0: the
+    /// distinct words among nnz/P draws under Zipf's law (s = 1) over the N words, which
+    /// the headers cannot say better (KOS, 2 ranks: 6,801 estimated, 6,839 used; a
+    /// 10⁵-word Zipf corpus of 14.7 M nonzeros: 99,971 and 99,979).
     double local_vocabulary = -1;
     /// The rows the largest rank serves to the others' fetches per column; < 0: (P − 1) · N/P
     /// · |V_r|/N, each other rank using the same fraction of this rank's rows as of all rows.
@@ -65,7 +67,7 @@ struct StageCost {
 /// the documents (8 bytes per nonzero as read, 24 more in the operator's two copies), the
 /// eigensolver's blocks (8 of N/P × p), the products' exchange (2 |V_r| + 2 served + N/P + a
 /// block of documents, per column of a panel), ENN's F (at most 8 bytes per checked pair,
-/// N/P × l) and its l × p blocks, the factors (a few N/P × K), the probes (five N/P × 128),
+/// N/P × l) and its l × p blocks, the factors (a few N/P × K), the probes (ten N/P × 128),
 /// and on the root 3 N × ΣK for the models it writes. Bytes sent: per column-product, the
 /// rows served and the sums returned (8 (served + |V_r| − own) bytes); ENN: 2 l p doubles a
 /// product, and Y dealt out and back (2 · 8 N/P K (P − 1)/P); the metrics: one

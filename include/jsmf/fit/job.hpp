@@ -74,6 +74,7 @@ struct Job {
     int top_words = 20;              ///< words per topic kept in /K<K>/topics
     std::optional<InferRequest> infer;
     double memory_per_rank = 0;      ///< bytes; ≤ 0: detected (the node's or its cgroup's limit shared by its ranks)
+    int plan_ranks = 0;              ///< a dry run: plan for this many ranks (0: the ranks running it)
     bool dry_run = false;            ///< plan only: read the headers, fit nothing
     /// The settings the user gave (library names, as OptionError's braces): auto never
     /// drops one of them, and the pipeline that would not use one refuses it.

@@ -140,8 +140,9 @@ struct CompressedOptions {
     bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
     /// The most a product's exchange buffers take per rank, in bytes (lowrank::DocumentOperator:
-    /// wider products run in column panels, with the same bits).
-    double product_buffer_bytes = 1024.0 * 1024 * 1024;
+    /// wider products run in column panels, with the same bits); 0: four of the factor's
+    /// N/P × p blocks, at least 64 MiB (falls like 1/P).
+    double product_buffer_bytes = 0;
     /// Relative residual of the eigensolves (lowrank::default_eig_options): all of them with
     /// a fixed ENN count; in the settled mode the range finder takes range_tolerance and
     /// ENN's middle projections a looser one (lowrank::EnnOptions::forcing).

@@ -51,7 +51,8 @@ int ranks_that_fit(const std::function<MemoryEstimate(int ranks)>& estimate, dou
 struct MemoryPlan {
     Index num_words = 0, num_docs = 0;  ///< num_docs: 0 for C from a file
     std::int64_t nonzeros = 0;
-    MemoryEstimate estimate;            ///< at this rank count
+    int ranks = 0;                      ///< the rank count planned for
+    MemoryEstimate estimate;            ///< at that rank count
     double available = -1;              ///< bytes per rank; ≤ 0: unknown
     std::string available_from;         ///< "given" or "detected: …"
     bool fits = true;                   ///< true when the memory is unknown
@@ -60,10 +61,10 @@ struct MemoryPlan {
 
 /// Collective on `world`. The plan of a fit of `corpus` (its files' headers), or of the
 /// co-occurrence file `cooc_file` when not empty, by options.pipeline (dense or
-/// compressed), against `memory_per_rank` bytes (≤ 0: memory_per_rank(world), detected).
-/// The same on every rank.
+/// compressed), against `memory_per_rank` bytes (≤ 0: memory_per_rank(world), detected),
+/// at `ranks` ranks (≤ 0: world's). The same on every rank.
 MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const std::string& cooc_file,
-                       const FitOptions& options, double memory_per_rank);
+                       const FitOptions& options, double memory_per_rank, int ranks = 0);
 
 /// Local. "4G", "512M", "2.5GiB", "1000000" (bytes) → bytes; InputError otherwise.
 double parse_bytes(const std::string& text, const std::string& option);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Projections of the compressed fit past this machine (issue 45): the cost model
+# (src/fit/cost.cpp) for corpora of published sizes at 16 to 1,024 ranks, from one process:
+# `jsmf fit --dry-run --plan-ranks P` on header-only UCI files (a dry run reads the three
+# header lines only). Prints, per corpus, K and P: the largest rank's peak memory, the
+# stage that peaks, and the bytes each stage hands to MPI per rank (range finder, ENN,
+# metrics). Iteration counts are the model's typical ones (the range finder 30 p
+# column-products, ENN 150 iterations of 3 (K + 5) columns, 1,024 metric probes) and the
+# local vocabulary Zipf's estimate: said as such. No seconds yet (the model has no rates).
+#   bash jobs/plan_scale.sh              # NYTimes, PubMed, Wikipedia-sized; K = 100, 500
+#   RANKS="16 64" TOPICS=100 bash jobs/plan_scale.sh
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RANKS=${RANKS:-"16 64 256 1024"} TOPICS=${TOPICS:-"100 500"}
+bash "$root/jobs/setup.sh" >/dev/null
+JSMF_TARGETS=jsmf bash "$root/jobs/build.sh" >/dev/null
+source "$root/jobs/env.sh"
+jsmf=${JSMF:-$root/build/jsmf}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# name D N nnz (the UCI bag-of-words NYTimes and PubMed headers; a Wikipedia-sized corpus:
+# 2·10⁹ tokens, N = 10⁶, about 0.6 nonzeros a token as in PubMed)
+corpora=("nytimes 299752 102660 69679427" "pubmed 8200000 141043 483450157" "wikipedia 6000000 1000000 1200000000")
+echo "== machine"
+echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB"
+echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo
+echo "| corpus | K | ranks | peak GiB per rank | peaks at | read+operator GiB | range finder sent GiB | ENN sent GiB | metrics sent GiB | all ranks' memory GiB |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for spec in "${corpora[@]}"; do
+  read -r name D N nnz <<<"$spec"
+  printf '%s\n%s\n%s\n' "$D" "$N" "$nnz" >"$work/docword.$name.txt"
+  for K in $TOPICS; do
+    for P in $RANKS; do
+      line=$("$jsmf" fit --corpus "$work/docword.$name.txt" --pipeline compressed --topics "$K" --dry-run \
+               --plan-ranks "$P" --out "$work/m.h5" 2>"$work/err" | grep '^jsmf-plan') || true
+      [[ -n $line ]] || { echo "the plan of $name, K = $K, $P ranks failed: $(tail -3 "$work/err")" >&2; exit 1; }
+      /usr/bin/python3 - "$name" "$K" "$P" "$line" <<'PY'
+import sys
+name, K, P, line = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+v = {k: float(x) for k, x in (f.split("=", 1) for f in line.split()[1:]) if x.replace(".", "").isdigit()}
+gib = 2.0 ** 30
+peaks = {k[: -len("_peak_bytes")]: x for k, x in v.items() if k.endswith("_peak_bytes")}
+stage = max(peaks, key=peaks.get)
+peak = v["estimated_bytes_per_rank"]
+print(f"| {name} | {K} | {P} | {peak / gib:.2f} | {stage} | {peaks['operator'] / gib:.2f} | "
+      f"{v['compress_sent_bytes'] / gib:.2f} | {v['enn_sent_bytes'] / gib:.2f} | {v.get('metrics_sent_bytes', 0) / gib:.2f} | "
+      f"{P * peak / gib:.0f} |")
+PY
+    done
+  done
+done
