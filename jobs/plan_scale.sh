@@ -3,7 +3,7 @@
 # Projections of the compressed fit past this machine (issue 45): the cost model
 # (src/fit/cost.cpp) for corpora of published sizes at 16 to 1,024 ranks, from one process:
 # `jsmf fit --dry-run --plan-ranks P` on header-only UCI files (a dry run reads the three
-# header lines only). Prints, per corpus, K and P: the largest rank's peak memory, the
+# header lines only; the vocabulary, N lines, is counted). Prints, per corpus, K and P: the largest rank's peak memory, the
 # stage that peaks, and the bytes each stage hands to MPI per rank (range finder, ENN,
 # metrics). Iteration counts are the model's typical ones (the range finder 30 p
 # column-products, ENN 150 iterations of 3 (K + 5) columns, 1,024 metric probes) and the
@@ -32,9 +32,10 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for spec in "${corpora[@]}"; do
   read -r name D N nnz <<<"$spec"
   printf '%s\n%s\n%s\n' "$D" "$N" "$nnz" >"$work/docword.$name.txt"
+  seq -f 'w%.0f' 1 "$N" >"$work/vocab.$name.txt"  # the words' count is checked against N
   for K in $TOPICS; do
     for P in $RANKS; do
-      line=$("$jsmf" fit --corpus "$work/docword.$name.txt" --pipeline compressed --topics "$K" --dry-run \
+      line=$("$jsmf" fit --corpus "$work/docword.$name.txt" --vocab "$work/vocab.$name.txt" --pipeline compressed --topics "$K" --dry-run \
                --plan-ranks "$P" --out "$work/m.h5" 2>"$work/err" | grep '^jsmf-plan') || true
       [[ -n $line ]] || { echo "the plan of $name, K = $K, $P ranks failed: $(tail -3 "$work/err")" >&2; exit 1; }
       /usr/bin/python3 - "$name" "$K" "$P" "$line" <<'PY'
