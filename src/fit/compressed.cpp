@@ -424,6 +424,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
         counts.enn_columns += static_cast<double>(iteration.columns);
         counts.enn_corrections =
             std::max(counts.enn_corrections, static_cast<double>(iteration.corrections) * iteration.imbalance);
+        counts.enn_dense_share = std::max(counts.enn_dense_share, iteration.dense_share);
     }
     m.rectification.method = model::Rectification::enn;
     m.rectification.num_topics = K;
@@ -554,6 +555,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
             shape.enn_columns = counts.enn_columns;
             shape.enn_iterations = counts.enn_iterations;
             shape.enn_corrections = counts.enn_corrections;
+            shape.enn_dense_share = counts.enn_dense_share;
             result.costs = compressed_stage_costs(shape, base_bytes);
         }
         if (options.metrics) {  // on the root, which holds B; then every rank has them

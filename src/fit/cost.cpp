@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/fit/cost.hpp"
 
+#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/enn.hpp"
+#include "jsmf/lowrank/factor_metrics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -9,8 +13,7 @@ namespace jsmf::fit {
 
 namespace {
 constexpr double kMiB = 1024.0 * 1024;
-constexpr double kDocBlock = 4096;  // lowrank::DocumentOperator::kDocBlock
-constexpr double kProbeWidth = 128;  // lowrank::factor_metrics' batch up to N = 250,000
+constexpr double kDocBlock = static_cast<double>(lowrank::DocumentOperator::kDocBlock);
 
 // The distinct words among `draws` nonzeros when word w (1-based) is drawn with
 // probability 1/(w H_N), Zipf's law with s = 1: Σ_w 1 − exp(−draws/(w H_N)). Past 10⁵
@@ -55,16 +58,16 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const auto panel = [&](double width) {
         const double per_column = 8 * std::max(1.0, buffer_rows);
         const double budget = s.product_buffer_bytes > 0 ? s.product_buffer_bytes
-                                                         : std::max(64 * kMiB, 4 * 8 * n * width);
+                                                         : std::max(lowrank::DocumentOperator::kMinExchangeBytes, 4 * 8 * n * width);
         if (per_column * width <= budget) return width;
-        const double panels = std::ceil(per_column * width / budget);
-        return std::max(1.0, std::ceil(width / panels));
+        const double widest = std::max(1.0, std::floor(budget / per_column));
+        return std::ceil(width / std::ceil(width / widest));
     };
     const auto exchange_buffers = [&](double width) { return 8 * buffer_rows * panel(width); };
     const auto exchange_messages = [&](double width) { return 2 * (P - 1) * std::ceil(width / panel(width)); };
     const double range_columns = s.range_columns >= 0 ? s.range_columns : 30 * p;
     const double range_products = std::ceil(range_columns / p);
-    const double enn_block = K + 5;                           // lowrank::kEnnOversampling
+    const double enn_block = K + lowrank::kEnnOversampling;
     const double enn_columns = s.enn_columns >= 0 ? s.enn_columns : 3 * enn_block * s.enn_iterations;
     const double enn_products = std::ceil(enn_columns / enn_block);
     const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : 0.02 * N * l;
@@ -103,26 +106,32 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         range_columns * per_column_sent + range_products * 8 * p * p, range_products * (exchange_messages(p) + 4 * reductions));
     add("enn",
         {libraries, vocabulary, shard, documents, {"Y and its dealt copies (3 × N/P × K)", 3 * 8 * n * K},
-         {"F: 12 bytes a correction, at most 8 a checked pair (N/P × l)", std::min(8 * n * l, 12 * corrections / P)},
+         {"F: its dense rows 8 bytes a checked pair, 12 bytes a sparse correction (at most N/P × l × 8)",
+          std::min(8 * n * l, 8 * l * n * s.enn_dense_share + 12 * corrections / P)},
          {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
          {"the rows' order and the looks' masses (replicated)", 24 * N}},
         // Per column: [Y 1]ᵀx summed (K + 1), X_L's own rows gathered and FᵀX's others
         // summed to their owners (l rows between them; at one rank only the gather's). Per
         // iteration: Y_L summed everywhere (l × K) and the offered rows' norms and ids
-        // gathered (2 l); per product the solver's three p × p reductions. Y dealt out and back.
-        2 * 8 * n * K * (P - 1) / P + enn_columns * 8 * (P > 1 ? l + K + 1 : l) +
+        // gathered (2 l); per product the solver's three p × p reductions. Y dealt out and
+        // back (its rows and their ids, K + 1 doubles a row), and once more at each look at
+        // the topics (the settled stop: every 10th iteration).
+        (2 + (s.enn_looks ? std::floor(s.enn_iterations / 10) : 0)) * 8 * n * (K + 1) * (P - 1) / P +
+            enn_columns * 8 * (P > 1 ? l + K + 1 : l) +
             (P > 1 ? s.enn_iterations * 8 * l * (K + 2) + enn_products * 3 * 8 * enn_block * enn_block : 0),
         enn_products * (2 * (P - 1) + 4 * reductions) + s.enn_iterations * (P - 1 + 2 * reductions));
     const std::pair<std::string, double> factors{"Y, Q and P by rows (3 × N/P × K)", 3 * 8 * n * K};
     const std::pair<std::string, double> models{"the models rank 0 writes (B, B̆, Y per K)", kept};
-    add("anchors", {libraries, vocabulary, shard, documents, factors, models}, 8 * K * (4 * K + l), 4 * K * reductions);
+    // (B, B̆ and Y reach rank 0 after LAW: the metrics' stage and the write hold them.)
+    add("anchors", {libraries, vocabulary, shard, documents, factors}, 8 * K * (4 * K + l), 4 * K * reductions);
     if (s.metrics) {
-        const double probes = std::max(1, s.metric_probes), width = std::min(kProbeWidth, static_cast<double>(probes));
+        const double probes = std::max(1, s.metric_probes);
+        const double width = std::min<double>(lowrank::probe_batch_width(static_cast<Index>(N)), probes);
         add("metrics",
             {libraries, vocabulary, shard, documents, factors, models,
              // the probes, their product, its residual and the recovery's three terms, and
-             // the product's own row-major copies: ten N/P × 128 blocks
-             {"ten N/P × 128 blocks of probes and products", 10 * 8 * n * width},
+             // the product's own row-major copies: ten N/P × width blocks
+             {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
              {"a product's exchange (one panel)", exchange_buffers(width)}},
             probes * per_column_sent + (P > 1 ? 3 * 8 * n * K : 0),  // the factors' rows gathered to rank 0
             std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 3 * K * (P - 1));
@@ -148,6 +157,7 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     s.product_buffer_bytes = options.compressed.product_buffer_bytes;
     // The most ENN runs (the settled stop ends it earlier: KOS, K = 10, 141 of 150).
     s.enn_iterations = options.compressed.iterations;
+    s.enn_looks = options.compressed.stop_when_settled;
     return s;
 }
 

@@ -38,6 +38,7 @@ struct RunCounts {
     double enn_columns = 0;     ///< ENN's operator column-products in all
     double enn_iterations = 0;
     double enn_corrections = 0;  ///< the most nonzeros of E in an iteration, times F's imbalance over ranks
+    double enn_dense_share = 0;  ///< the largest share of rank 0's rows whose F is kept dense
 };
 
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's

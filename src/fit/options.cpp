@@ -141,8 +141,9 @@ void check(const FitOptions& o) {
         throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
     if (!(o.checkpoint.seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
     if (o.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
-    if (!(o.compressed.product_buffer_bytes == 0 || o.compressed.product_buffer_bytes >= 1 << 20))
-        throw OptionError("{product_buffer_mb} must be at least 1 (MiB), or 0 for the default");
+    if (!(o.compressed.product_buffer_bytes == 0 ||
+          (o.compressed.product_buffer_bytes >= 1 << 20 && o.compressed.product_buffer_bytes <= 1e15)))
+        throw OptionError("{product_buffer_mb} must be from 1 to 10^9 (MiB), or 0 for the default");
     (void)resolve(o.rectify);
     check(o.model);
 }

@@ -122,7 +122,9 @@ MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const
     plan.estimate = estimate(plan.ranks);
     plan.available = memory_per_rank_given;
     plan.available_from = "given";
-    if (!(plan.available > 0)) {
+    if (!(plan.available > 0) && plan.ranks != world.size()) {
+        plan.available = -1;  // this node's memory says nothing of the planned job's ranks
+    } else if (!(plan.available > 0)) {
         plan.available = static_cast<double>(memory_per_rank(world));
         plan.available_from = "detected: the node's limit shared by its ranks";
     }

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/ops.hpp"
@@ -35,6 +36,13 @@ void advise_huge_pages(double* data, std::size_t count) {
     (void)data;
     (void)count;
 #endif
+}
+
+// A double's bits, to agree on it across ranks exactly.
+std::int64_t bits_of(double value) {
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
 }
 
 // Column-major n × p to row-major and back, in tiles of 64 rows: a plain copy reads one of
@@ -73,11 +81,11 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
                                    const cooc::CoocOptions& options, double exchange_bytes)
     : comm_(&comm), rows_(distmat::RowPartition::balanced(num_words, comm.size())), exchange_bytes_(exchange_bytes) {
     mpi::require_same_on_all_ranks(comm, {num_words, options.min_tokens, options.min_distinct,
-                                          static_cast<std::int64_t>(options.estimator),
-                                          static_cast<std::int64_t>(exchange_bytes)},
+                                          static_cast<std::int64_t>(options.estimator), bits_of(exchange_bytes)},
                                    "DocumentOperator");
     mpi::run_local_phase(comm, "compress", [&] {
-        if (!(exchange_bytes >= 0)) throw OptionError("the products' exchange budget must be positive (0: the default)");
+        if (!(exchange_bytes >= 0) || !std::isfinite(exchange_bytes))
+            throw OptionError("the products' exchange budget must be positive and finite (0: the default)");
         if (options.estimator != cooc::Estimator::unbiased)
             throw OptionError("the compressed pipeline estimates C by Eq. 5 only: {estimator} must be unbiased");
         for (const std::uint32_t w : docs.words)
@@ -159,13 +167,13 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     fetch_counts_.assign(static_cast<std::size_t>(P), 0);
     for (const auto w : vocab_) ++fetch_counts_[static_cast<std::size_t>(rows_.owner(w))];
     serve_counts_ = mpi::exchange_counts(comm, fetch_counts_);
-    int served = 0;
+    Index served = 0;
     for (const int c : serve_counts_) served += c;
-    std::vector<std::int64_t> asked(static_cast<std::size_t>(std::max(1, served)));
+    std::vector<std::int64_t> asked(static_cast<std::size_t>(std::max<Index>(1, served)));
     std::vector<std::int64_t> wanted(vocab_.begin(), vocab_.end());
     mpi::exchange(comm, wanted.data(), fetch_counts_, asked.data(), serve_counts_);
     const Index begin = rows_.begin(comm.rank());
-    for (int k = 0; k < served; ++k) serve_rows_.push_back(asked[static_cast<std::size_t>(k)] - begin);
+    for (Index k = 0; k < served; ++k) serve_rows_.push_back(asked[static_cast<std::size_t>(k)] - begin);
 
     // d and the document frequencies to their owners.
     Eigen::MatrixXd d_own = Eigen::MatrixXd::Zero(rows_.rows(comm.rank()), 1);
@@ -194,8 +202,11 @@ Index DocumentOperator::panel_columns(Index p) const {
     const double per_column = 8.0 * static_cast<double>(std::max<Index>(1, buffer_rows_));
     const double budget = exchange_budget(p);
     if (per_column * static_cast<double>(p) <= budget) return p;
-    const auto panels = static_cast<Index>(std::ceil(per_column * static_cast<double>(p) / budget));
-    return std::max<Index>(1, (p + panels - 1) / panels);  // balanced: 40, 40, 40 rather than 50, 50, 20
+    // The widest panel the budget lets (at least a column), then as few panels as that
+    // allows, balanced: 40, 40, 40 rather than 50, 50, 20.
+    const auto widest = static_cast<Index>(std::max(1.0, std::min(static_cast<double>(p), std::floor(budget / per_column))));
+    const Index panels = (p + widest - 1) / widest;
+    return (p + panels - 1) / panels;
 }
 
 // The word-major copy of the local documents, by blocks of kDocBlock documents: block b's

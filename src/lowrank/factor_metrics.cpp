@@ -35,6 +35,10 @@ double inverse(double x) { return x > 0 ? 1.0 / x : 0.0; }
 
 }  // namespace
 
+int probe_batch_width(Index N) {
+    return N <= 250000 ? 128 : static_cast<int>(std::max<Index>(16, 128 * 250000 / N / 8 * 8));
+}
+
 FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, int probes, Seed seed) {
     const mpi::Comm& comm = C.comm();
     const distmat::RowPartition& partition = C.rows();
@@ -214,7 +218,7 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Eigen::VectorXd c_S = rows_everywhere(comm, partition, c, m.anchors).col(0);
     Eigen::ArrayXd per_probe(probes);
     Eigen::VectorXd word_squares = Eigen::VectorXd::Zero(local);
-    const int kBatch = N <= 250000 ? 128 : static_cast<int>(std::max<Index>(16, 128 * 250000 / N / 8 * 8));
+    const int kBatch = probe_batch_width(N);
     for (int first = 0, batch = 0; first < probes; first += kBatch, ++batch) {
         const int width = std::min(kBatch, probes - first);
         const Eigen::MatrixXd probe =

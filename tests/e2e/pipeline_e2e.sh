@@ -32,9 +32,12 @@ if run 2 fit "${corpus[@]}" --topics 5 --out "$work/auto.h5" >"$work/auto.out" 2
 else
   fail "fit (auto): $(cat "$work/auto.err")"
 fi
-# 1b. A product's exchange held to 1 MiB runs in column panels (here two of the range
-# finder's 25 columns' ~1.4 MB): the same model, bit for bit.
+# 1b. A product's exchange held to 1 MiB runs in column panels (the range finder's block of
+# 15 columns in two panels, the metrics' 128 probes in 16): the same model, bit for bit.
 if run 2 fit "${corpus[@]}" --topics 5 --product-buffer-mb 1 --out "$work/panels.h5" >/dev/null 2>"$work/panels.err"; then
+  read -r block width < <(sed -nE 's/.*a block of ([0-9]+) columns runs in panels of ([0-9]+).*/\1 \2/p' "$work/panels.err")
+  [[ -n ${width:-} && $width -lt $block ]] && ok "--product-buffer-mb 1: the range finder's $block columns in panels of $width" \
+    || fail "no panels said: $(grep 'a block of' "$work/panels.err")"
   "$python" "$here/compare_h5.py" "$work/auto.h5" "$work/panels.h5" >"$work/diff" \
     && ok "--product-buffer-mb 1: column panels, the same model bit for bit" || { fail "panels' model differs"; head -5 "$work/diff"; }
 else

@@ -177,6 +177,11 @@ TEST(DocumentOperator, ColumnPanelsGiveTheWholeBlocksBits) {
     EXPECT_EQ(panels.panel_columns(p), 6);  // ⌈23 / 7.5⌉ = 4 panels: 6, 6, 6, 5
     EXPECT_EQ(panels.panel_columns(7), 7);
     EXPECT_LE(panels.buffer_bytes(p), 7.5 * per_column);
+    // Never wider than the budget lets: 2.5 columns' worth takes 7 columns in 4 panels of 2
+    // (3, 3, 1 would pass the budget by a fifth).
+    const DocumentOperator tight(world, N, mine, cooc::CoocOptions{}, 2.5 * per_column);
+    EXPECT_EQ(tight.panel_columns(7), 2);
+    EXPECT_LE(tight.buffer_bytes(7), 2.5 * per_column);
     const DocumentOperator columns(world, N, mine, cooc::CoocOptions{}, 1.0);
     EXPECT_EQ(columns.panel_columns(p), 1);  // at least one column a panel
     // The budget is agreed: per_column is the largest rank's, the same everywhere.
@@ -233,6 +238,21 @@ TEST(CostModel, AProductMovesTheModelsBytes) {
     // contribute: at most 4,096 rows apart, per column).
     EXPECT_NEAR(exchange, op.buffer_bytes(p), 8.0 * p * DocumentOperator::kDocBlock);
     EXPECT_GE(exchange, op.buffer_bytes(p));
+    // With a budget that splits the block, the model's panel is the operator's (the model
+    // given the documents that contribute, which the operator's block of documents holds:
+    // then its rows are the operator's but for the ranks' few documents apart).
+    const double budget = 4.5 * op.buffer_bytes(1);
+    const DocumentOperator split(world, N, deal(all, world), cooc::CoocOptions{}, budget);
+    ASSERT_EQ(split.panel_columns(p), 4);  // ⌈15 / 4.5⌉ = 4 panels of 4 (4, 4, 4, 3)
+    shape.product_buffer_bytes = budget;
+    shape.docs = static_cast<double>(op.stats().num_docs);
+    for (const fit::StageCost& c : fit::compressed_stage_costs(shape, 0)) {
+        for (const auto& [name, bytes] : c.parts) {
+            if (c.stage == "compress" && name.find("exchange") != std::string::npos) {
+                EXPECT_NEAR(bytes / split.buffer_bytes(p), 1.0, 0.01) << "the model's panel is not the operator's";
+            }
+        }
+    }
 }
 
 TEST(DocumentOperator, RefusesBadInputOnEveryRank) {

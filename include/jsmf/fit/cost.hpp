@@ -46,9 +46,13 @@ struct CompressedShape {
     /// < 0: 3 (K + 5) per iteration (ENN's block; KOS, K = 10: 47 a projection).
     double enn_columns = -1;
     double enn_iterations = 150;  ///< ENN's iterations (the dry run: the most it runs)
+    bool enn_looks = true;        ///< the settled stop's looks at the topics, every 10th iteration
     /// The most nonzeros of E (F's corrections over all ranks) in an iteration, times their
     /// imbalance over the ranks; < 0: 2 % of the N × l checked pairs (KOS, K = 10: 1 %).
     double enn_corrections = -1;
+    /// The share of a rank's rows whose F is kept dense (8 bytes a checked pair) in the
+    /// densest iteration; the dry run: 0 (sparse, as at 2 % of the pairs).
+    double enn_dense_share = 0;
 };
 
 /// One stage's figures for the largest rank.
@@ -63,21 +67,23 @@ struct StageCost {
 };
 
 /// Local. The compressed fit's stages on the largest rank (rank 0 from LAW on: it holds the
-/// models it writes), the process before any data `base` bytes. Memory per rank:
-/// the documents (8 bytes per nonzero as read, 24 more in the operator's two copies), the
-/// eigensolver's blocks (8 of N/P × p), the products' exchange (2 |V_r| + 2 served + N/P + a
-/// block of documents, per column of a panel), ENN's F (at most 8 bytes per checked pair,
-/// N/P × l) and its l × p blocks, the factors (a few N/P × K), the probes (ten N/P × 128),
-/// and on the root 3 N × ΣK for the models it writes. Bytes sent: per column-product, the
-/// rows served and the sums returned (8 (served + |V_r| − own) bytes); ENN: 2 l p doubles a
-/// product, and Y dealt out and back (2 · 8 N/P K (P − 1)/P); the metrics: one
-/// column-product per probe and the factors' rows gathered to the root (3 · 8 N/P K).
+/// models it writes), the process before any data `base` bytes. Memory per rank: the
+/// documents (8 bytes per nonzero as read, 24 more in the operator's two copies), the
+/// eigensolver's blocks (10 of N/P × p), the products' exchange (N/P + 2 (served + own) +
+/// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (12 bytes a
+/// correction, at most 8 a checked pair, N/P × l) and its l × p blocks, the factors (a few
+/// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and on the root
+/// 3 N × ΣK for the models it writes. Bytes sent (as core/traffic.hpp counts them: the
+/// payload a rank hands to MPI): per column-product, the rows served to the others and the
+/// sums returned (8 (served + |V_r| − own)); ENN: 8 (l + K + 1) per column (l at one rank),
+/// Y_L and the offered rows per iteration, the solver's p × p reductions, and Y dealt out,
+/// back and at each look (8 N/P (K + 1) (P − 1)/P each); the metrics: one column-product
+/// per probe and the factors' rows gathered to the root (3 · 8 N/P K).
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base);
 
 /// Local. The shape of a compressed fit of `options` from the headers' sizes (N, D, nnz)
-/// at `ranks` ranks: K the largest, the kept models', l, the metrics, the budget; the
-/// iteration counts typical (the fixed ENN count when given, else the settled stop's
-/// measured 40 of at most 150).
+/// at `ranks` ranks: K the largest, the kept models', l, the metrics, the budget; ENN's
+/// iterations the most it runs (the settled stop ends earlier: KOS, K = 10, 141 of 150).
 CompressedShape compressed_shape(const FitOptions& options, double words, double docs, double nonzeros, int ranks);
 
 }  // namespace jsmf::fit

@@ -47,7 +47,7 @@ struct DocumentStats {
 /// Column panels. |V_r| does not fall like 1/P (a rank's documents use most of the
 /// frequent words at any P), nor do the rows a rank serves (each of its N/P rows, to up to
 /// P − 1 ranks): at N = 10⁶, p = 120 the exchange's blocks take ~3 GB per rank at 2 ranks
-/// and ~2 GB at 8, so that the ranks together held 4 times more at 8. So a product runs in
+/// and ~2 GB at 8, so that the ranks together held 2.7 times more at 8. So a product runs in
 /// panels of columns, as wide as the exchange budget lets (the same width on every rank:
 /// the widest rank's rows decide): memory (2 |V_r| + 2 served + N/P + 4,096) · 8 · width
 /// per rank, the same bytes sent, and a message pair more per panel. By default the budget
@@ -95,9 +95,10 @@ public:
     /// Bytes this rank sends (and about as many receives) per product of p columns.
     std::int64_t bytes_per_product(Index p) const;
 
+    /// The budget of a product of p columns, in bytes: the one given, or the default's.
+    double exchange_budget(Index p) const;
     /// The columns of one panel of a product of p columns (p when the whole block fits the
     /// exchange budget); the same on every rank.
-    double exchange_budget(Index p) const;
     Index panel_columns(Index p) const;
 
     /// The largest rank's buffers during a product of p columns, in bytes (one panel's).

@@ -42,6 +42,10 @@ struct FactorMetrics {
     int probes = 0;
 };
 
+/// Local. The metrics' probes per batch at N words: 128 up to N = 250,000, narrower above
+/// (32 at N = 10⁶; by N, not N/P, so that the probes are the same at any rank count).
+int probe_batch_width(Index num_words);
+
 /// Collective on C.comm(). Per-rank memory: this rank's F entries (16 bytes each, by
 /// local word), the |S′| × |S′| block of E′ and the rows of Y, B, B̆ and z at S′
 /// (|S′| × K each) replicated, about five N/P × w blocks of probes (w = 128 up to
