@@ -396,8 +396,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
         if (options.chebyshev_degree < 1) throw InputError("eigensolver: Chebyshev degree must be at least 1");
         if (warm_start && warm_start->rows() != local) throw InputError("eigensolver: warm start has the wrong height");
     });
-    const int extra = options.oversampling >= 0 ? options.oversampling : std::max(10, K / 5);
-    const Index p = std::min<Index>(n, K + extra);
+    const Index p = std::min<Index>(n, eig_block_columns(K, options.oversampling));
     mpi::run_local_phase(comm, "eig", [&] {
         if (warm_product && (!warm_start || warm_start->cols() != p || warm_product->rows() != local ||
                              warm_product->cols() != p))

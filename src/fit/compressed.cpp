@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fit/fit_k.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
@@ -510,7 +511,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const lowrank::DocumentStats& s = C.stats();
     const auto& all_topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
     const Index widest_k = *std::max_element(all_topics.begin(), all_topics.end());
-    const Index widest_block = widest_k + std::max<Index>(10, widest_k / 5);  // the range finder's
+    const Index widest_block = distmat::eig_block_columns(static_cast<int>(widest_k));  // the range finder's
     say(report, Level::info,
         fmt::format("compress: {} documents read, M = {} used, {} skipped; {} tokens, {} nonzeros; N = {} words over {} "
                     "ranks; a product moves {} per rank per column (largest local vocabulary {} words) and holds {} "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/fit/cost.hpp"
 
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
@@ -45,7 +46,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double N = std::max(1.0, s.words), P = std::max(1, s.ranks), K = std::max(1, s.topics);
     const double n = std::ceil(N / P);                        // rows of the largest rank
     const double local_nnz = s.nonzeros / P, local_docs = s.docs / P;
-    const double p = K + std::max(10.0, std::floor(K / 5));   // the eigensolver's block (distmat::EigOptions)
+    const double p = distmat::eig_block_columns(static_cast<int>(K));  // the range finder's block
     const double l = s.checked_rows > 0 ? std::min(N, s.checked_rows) : std::min(N, 10 * K + 1000);
     const double V = s.local_vocabulary >= 0 ? s.local_vocabulary : zipf_distinct_words(N, local_nnz);
     const double own = n * V / N;                             // V_r's rows this rank owns

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/corpus/uci.hpp"
@@ -33,7 +34,7 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
     if (!options.hierarchy.empty()) kept = options.hierarchy.front();
     else for (const int k : options.topics) kept += k;
     const double local_C = 8 * N * N / P;
-    const double p = K + std::max(10.0, K / 5);
+    const double p = distmat::eig_block_columns(static_cast<int>(K));
     // The eigensolver's blocks (three N × p) and the model (B, B̆, the anchors' rows, p),
     // replicated on every rank.
     const double replicated = 8 * N * (3 * p + 4 * K);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/anchors/pivoted_qr.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/corpus/uci.hpp"
@@ -206,7 +207,7 @@ RectifyWork rectify_work(const model::RectificationTrace& trace, Rectifier metho
         work.eig_products += it.eig_products;
     }
     work.iterations = std::max<double>(1, static_cast<double>(trace.trace.size()));
-    const double p_block = K + std::max(10, K / 5);
+    const double p_block = distmat::eig_block_columns(K);
     const double nn = static_cast<double>(N) * static_cast<double>(N);
     const double reconstructions = method == Rectifier::dr ? 2 : 1;
     work.flops = is_projection(method)

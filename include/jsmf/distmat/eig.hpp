@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 
@@ -84,6 +85,12 @@ struct EigResult {
     bool verified = false;
     bool converged = false;       ///< a status, not an exception
 };
+
+/// Local. The solver's block for K eigenpairs: K + `oversampling`, or K + max(10, K/5)
+/// when it is negative (the default), before the cap at N.
+inline int eig_block_columns(int K, int oversampling = -1) {
+    return K + (oversampling >= 0 ? oversampling : std::max(10, K / 5));
+}
 
 /// Collective on C.grid(). The K largest *algebraic* eigenpairs of symmetric C.
 ///
