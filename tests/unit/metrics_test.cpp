@@ -326,6 +326,34 @@ TEST(DissimilaritySoft, ZerosAreSmoothedToEpsilon) {
     EXPECT_NEAR(d(1), 12.75, 1e-12);
 }
 
+TEST(DissimilaritySoft, DotProductsGiveThePairsOwnSums) {
+    // The pairs' symmetric KL summed word by word (the definition, written out here) against
+    // the dot-product form, on columns with zeros and with masses that are not 1.
+    const Eigen::Index N = 400, K = 9;
+    std::mt19937_64 random(7);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    Eigen::MatrixXd B(N, K);
+    for (Eigen::Index k = 0; k < K; ++k)
+        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = u(random) < 0.3 ? 0.0 : std::pow(u(random), 4);
+    for (Eigen::Index k = 0; k < K - 1; ++k) B.col(k) /= B.col(k).sum();  // the last keeps its own mass
+    const double eps = std::numeric_limits<double>::epsilon();
+    const auto kl = [&](Eigen::Index p, Eigen::Index q) {
+        const double total = B.col(q).cwiseMax(eps).sum();
+        double bits = 0;
+        for (Eigen::Index i = 0; i < N; ++i)
+            if (B(i, p) != 0) bits += B(i, p) * std::log2(B(i, p) / (std::max(B(i, q), eps) / total));
+        return bits;
+    };
+    const Eigen::VectorXd d = dissimilarity_soft(B);
+    for (Eigen::Index k = 0; k < K; ++k) {
+        double sum = 0;
+        for (Eigen::Index l = 0; l < K; ++l)
+            if (l != k) sum += 0.5 * (kl(k, l) + kl(l, k));
+        const double expected = sum / static_cast<double>(K - 1);
+        EXPECT_NEAR(d(k), expected, 1e-12 * expected) << k;
+    }
+}
+
 // ---- coherence -----------------------------------------------------------------------
 
 TEST(Coherence, PairsInTheAuthorsLoopOrder) {
