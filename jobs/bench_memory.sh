@@ -55,7 +55,7 @@ with h5py.File(f"{work}/m.h5", "r") as f:  # each stage's largest rank (the file
             stages.append(f"{stage} {int(peak) / 2**20:.0f}")
 print(f"| {P} | {mib[0]:.0f}{others} | {sum(mib):.0f} | {estimated / 2**20:.0f} | {', '.join(stages)} |")
 PY
-  stage_tables+=("$(awk -v P="$P" '$9 == "model" && $5 == "MiB" {
+  stage_tables+=("$(awk -v P="$P" '$9 == "model" && $5 == "MiB" && $2 != "-" {
       printf "| %d | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %s |\n", P, $1, $4, $10, $4 / $10, $6, $12, ($12 > 0 ? sprintf("%.2f", $6 / $12) : "–") }' "$work/log")")
 done
 echo

@@ -90,7 +90,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "its tolerance; dense: the same grid and threads, the uninterrupted run's model bit for bit");
     sub->add_flag("--dry-run", c.dry_run,
                   "Read only the headers (corpus, vocabulary or --cooc file), print the plan (pipeline, grid, "
-                  "stages) and the memory each rank will need at its peak against what it has; fit nothing. Exit "
+                  "stages) and the memory each rank will need at its peak against what it has (compressed: each "
+                  "stage's memory, bytes sent and predicted seconds); fit nothing. Exit "
                   "code 0 when the fit will fit, 2 when it will not (with the rank count that would)");
     sub->add_option("--plan-ranks", c.plan_ranks,
                     "With --dry-run: plan for this many ranks instead of those running it (a 1,024-rank job planned "
@@ -170,10 +171,13 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
 /// Rank 0: the plan's machine-readable line.
 void print_plan(const mpi::Comm& world, const fit::JobOutcome& o) {
     if (!world.is_root()) return;
-    // The compressed pipeline's cost model by stage: <stage>_peak_bytes, <stage>_sent_bytes.
+    // The compressed pipeline's cost model by stage: <stage>_peak_bytes, <stage>_sent_bytes,
+    // <stage>_messages, <stage>_compute_seconds and <stage>_seconds (at the default rates).
     std::string stages;
     for (const fit::StageCost& c : o.plan.estimate.stages)
-        stages += fmt::format(" {}_peak_bytes={:.0f} {}_sent_bytes={:.0f}", c.stage, c.peak, c.stage, c.sent);
+        stages += fmt::format(" {0}_peak_bytes={1:.0f} {0}_sent_bytes={2:.0f} {0}_messages={3:.0f} "
+                              "{0}_compute_seconds={4:.3f} {0}_seconds={5:.3f}",
+                              c.stage, c.peak, c.sent, c.messages, c.compute_seconds, c.seconds);
     std::printf("jsmf-plan pipeline=%s ranks=%d words=%lld nonzeros=%lld topics=%d estimated_bytes_per_rank=%.0f "
                 "available_bytes_per_rank=%.0f fits=%s ranks_needed=%d%s\n",
                 name_of(o.choice.pipeline).c_str(), o.plan.ranks, static_cast<long long>(o.plan.num_words),

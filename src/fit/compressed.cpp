@@ -333,14 +333,17 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     m.times.add("metrics", clock.seconds());
 }
 
-/// Collective. What the model file keeps of the factor: Y and E′'s triplets on the root
+/// Collective. What the model file keeps of the factor: Y by rows where ENN left it (the
+/// file is written by row blocks: no rank holds N × K of it), E′'s triplets on the root
 /// only (the writer's; the other ranks get empty ones), the range finder's and ENN's
 /// records on every rank.
 model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPartition& rows,
                                   const lowrank::Compression& y0, const lowrank::EnnResult& r,
                                   const lowrank::LawResult& law) {
     model::CompressedRecord record;
-    record.Y = distmat::gather_rows_to_root(world, rows, r.Y);
+    record.Y_rows = r.Y;
+    record.Y_first_row = rows.begin(world.rank());
+    record.Y_total_rows = rows.size();
     record.eigenvalues = y0.eigenvalues;
     record.residuals = y0.residuals;
     record.products = y0.products;
@@ -426,6 +429,10 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
         counts.enn_corrections =
             std::max(counts.enn_corrections, static_cast<double>(iteration.corrections) * iteration.imbalance);
         counts.enn_dense_share = std::max(counts.enn_dense_share, iteration.dense_share);
+        const double corrections = static_cast<double>(iteration.corrections) * iteration.imbalance;
+        counts.enn_corrections_summed += corrections;
+        counts.enn_correction_columns += corrections * static_cast<double>(iteration.columns);
+        counts.enn_correction_products += corrections * static_cast<double>(iteration.products);
     }
     m.rectification.method = model::Rectification::enn;
     m.rectification.num_topics = K;
@@ -557,7 +564,19 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
             shape.enn_iterations = counts.enn_iterations;
             shape.enn_corrections = counts.enn_corrections;
             shape.enn_dense_share = counts.enn_dense_share;
+            shape.enn_corrections_summed = counts.enn_corrections_summed;
+            shape.enn_correction_columns = counts.enn_correction_columns;
+            shape.enn_correction_products = counts.enn_correction_products;
             result.costs = compressed_stage_costs(shape, base_bytes);
+            say(report, Level::info,
+                fmt::format("cost model: N = {}, D = {}, nnz = {}, P = {}, K = {}; |V_r| = {}, served rows {}; range finder "
+                            "{} column-products; ENN {} iterations, {} column-products, corrections (× imbalance) at "
+                            "most {}, {:.4g} summed over the iterations, {:.4g} times their columns, {:.4g} times their products; "
+                            "dense share {:.3f}",
+                            N, declared_docs, declared_nonzeros, world.size(), K, shape.local_vocabulary,
+                            shape.served_rows, shape.range_columns, shape.enn_iterations, shape.enn_columns,
+                            shape.enn_corrections, shape.enn_corrections_summed, shape.enn_correction_columns,
+                            shape.enn_correction_products, shape.enn_dense_share));
         }
         if (options.metrics) {  // on the root, which holds B; then every rank has them
             Stopwatch metrics;

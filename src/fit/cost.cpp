@@ -42,7 +42,7 @@ double sum(const std::vector<std::pair<std::string, double>>& parts) {
 }
 }  // namespace
 
-std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double base) {
+std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double base, const RankRates& rate) {
     const double N = std::max(1.0, s.words), P = std::max(1, s.ranks), K = std::max(1, s.topics);
     const double n = std::ceil(N / P);                        // rows of the largest rank
     const double local_nnz = s.nonzeros / P, local_docs = s.docs / P;
@@ -72,12 +72,18 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double enn_columns = s.enn_columns >= 0 ? s.enn_columns : 3 * enn_block * s.enn_iterations;
     const double enn_products = std::ceil(enn_columns / enn_block);
     const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : 0.02 * N * l;
+    const double corrections_summed =
+        s.enn_corrections_summed >= 0 ? s.enn_corrections_summed : s.enn_iterations * corrections;
+    const double correction_columns = s.enn_correction_columns >= 0 ? s.enn_correction_columns : enn_columns * corrections;
+    const double correction_products =
+        s.enn_correction_products >= 0 ? s.enn_correction_products : enn_products * corrections;
+    const double looks = s.enn_looks ? std::floor(s.enn_iterations / 10) : 0;  // the settled stop's, LAW's work each
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
-    const double kept = 24 * N * std::max(1.0, s.kept_topics);  // B, B̆ and Y of every K, on rank 0
+    const double kept = 16 * N * std::max(1.0, s.kept_topics);  // B and B̆ of every K, on rank 0 (Y stays by rows)
 
     std::vector<StageCost> stages;
     const auto add = [&](const std::string& name, std::vector<std::pair<std::string, double>> parts, double sent,
-                         double messages) {
+                         double messages, double compute_seconds) {
         StageCost c;
         c.stage = name;
         c.parts = std::move(parts);
@@ -85,7 +91,14 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         c.peak = std::max(c.need, stages.empty() ? 0.0 : stages.back().peak);
         c.sent = sent;
         c.messages = messages;
+        c.compute_seconds = compute_seconds;
+        c.seconds = compute_seconds + sent * rate.send_byte + messages * rate.message;
         stages.push_back(std::move(c));
+    };
+    // A product's seconds per column: each local nonzero's part, and the N/P × p block's
+    // entries (the eigensolver's or the probes' dense work spread over its products).
+    const auto product_seconds = [&](double columns, double block) {
+        return columns * (local_nnz * rate.product_nonzero + n * rate.product_row + n * block * rate.block_entry);
     };
     // BLAS's and HDF5's buffers on the compressed fit's path: KOS, 1–4 ranks, measured 3 MiB
     // above the data at the range finder, 12 at the metrics (the dense fit's 32 MiB includes
@@ -95,16 +108,18 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const std::pair<std::string, double> shard{"the documents as read (8 bytes a nonzero)", 8 * local_nnz + 24 * local_docs};
     const std::pair<std::string, double> documents{"the operator's two copies (24 bytes a nonzero)", 24 * local_nnz};
     // BLAS's buffers and HDF5's caches come with the first products and the write.
-    add("read", {vocabulary, shard}, 0, 0);
+    add("read", {vocabulary, shard}, 0, 0, local_nnz * rate.read_nonzero);
     // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
     // C's row sums (a one-column product), the unigram and the frequencies gathered everywhere.
     add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N}},
-        8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions);
+        8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions,
+        local_nnz * rate.setup_nonzero + product_seconds(1, 1));
     add("compress",
         {libraries, vocabulary, shard, documents,
          {"the eigensolver's blocks and products (10 × N/P × p)", 10 * 8 * n * p},
          {"a product's exchange (one panel)", exchange_buffers(p)}},
-        range_columns * per_column_sent + range_products * 8 * p * p, range_products * (exchange_messages(p) + 4 * reductions));
+        range_columns * per_column_sent + range_products * 8 * p * p, range_products * (exchange_messages(p) + 4 * reductions),
+        product_seconds(range_columns, p));
     add("enn",
         {libraries, vocabulary, shard, documents, {"Y and its dealt copies (3 × N/P × K)", 3 * 8 * n * K},
          {"F: its dense rows 8 bytes a checked pair, 12 bytes a sparse correction (at most N/P × l × 8)",
@@ -117,14 +132,23 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         // gathered (2 l); per product the solver's three p × p reductions. Y dealt out and
         // back (its rows and their ids, K + 1 doubles a row), and once more at each look at
         // the topics (the settled stop: every 10th iteration).
-        (2 + (s.enn_looks ? std::floor(s.enn_iterations / 10) : 0)) * 8 * n * (K + 1) * (P - 1) / P +
+        (2 + looks) * 8 * n * (K + 1) * (P - 1) / P +
             enn_columns * 8 * (P > 1 ? l + K + 1 : l) +
             (P > 1 ? s.enn_iterations * 8 * l * (K + 2) + enn_products * 3 * 8 * enn_block * enn_block : 0),
-        enn_products * (2 * (P - 1) + 4 * reductions) + s.enn_iterations * (P - 1 + 2 * reductions));
+        enn_products * (2 * (P - 1) + 4 * reductions) + s.enn_iterations * (P - 1 + 2 * reductions),
+        // the check of the N/P × l pairs and F's set-up each iteration; each column's per-row
+        // work, Y's part ([Y 1]ᵀx and Y times it) and F's (sparse entries, or dense rows: 4
+        // flops a pair); each look at the topics a LAW
+        s.enn_iterations * n * l * K * rate.pair + corrections_summed / P * rate.correction_setup +
+            enn_columns * (n * rate.product_row + 4 * n * K * rate.flop + 4 * n * l * s.enn_dense_share * rate.flop) +
+            (correction_columns * rate.correction + correction_products * rate.correction_pass) / P +
+            looks * n * K * K * rate.solve);
     const std::pair<std::string, double> factors{"Y, Q and P by rows (3 × N/P × K)", 3 * 8 * n * K};
-    const std::pair<std::string, double> models{"the models rank 0 writes (B, B̆, Y per K)", kept};
-    // (B, B̆ and Y reach rank 0 after LAW: the metrics' stage and the write hold them.)
-    add("anchors", {libraries, vocabulary, shard, documents, factors}, 8 * K * (4 * K + l), 4 * K * reductions);
+    const std::pair<std::string, double> models{"the models rank 0 writes (B and B̆ per K)", kept};
+    // (B and B̆ reach rank 0 after LAW: the metrics' stage and the write hold them. Y stays
+    // by rows, each rank's written collectively.)
+    add("anchors", {libraries, vocabulary, shard, documents, factors}, 8 * K * (4 * K + l), 4 * K * reductions,
+        n * K * K * rate.solve * (P > 1 ? rate.law_imbalance : 1.0));
     if (s.metrics) {
         const double probes = std::max(1, s.metric_probes);
         const double width = std::min<double>(lowrank::probe_batch_width(static_cast<Index>(N)), probes);
@@ -134,10 +158,19 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
              {"a product's exchange (one panel)", exchange_buffers(width)}},
-            probes * per_column_sent + (P > 1 ? 3 * 8 * n * K : 0),  // the factors' rows gathered to rank 0
-            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 3 * K * (P - 1));
+            probes * per_column_sent + (P > 1 ? 8 * n * (2 * K + 1) : 0),  // B, B̆ and the masses gathered to rank 0
+            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 3 * K * (P - 1),
+            // each probe's product, its rows through the blocks and the factors' part (Y, E′
+            // and B's terms); the measures on B on rank 0, whatever P (KOS, K = 100: 0.5 of
+            // the 2.0 s at one rank)
+            probes * (local_nnz * rate.product_nonzero + n * rate.probe_row + n * K * rate.probe_factor) +
+                N * K * rate.root_measure);
     }
-    add("write", {libraries, vocabulary, shard, documents, models}, 0, 0);
+    add("write",
+        {libraries, vocabulary, shard, documents, models,
+         {"this rank's rows of Y, and their row-major copy for the write (2 × N/P × K per K)",
+          2 * 8 * n * std::max(1.0, s.kept_topics)}},
+        0, 0, (kept + 8 * n * std::max(1.0, s.kept_topics)) * rate.write_byte);
     return stages;
 }
 

@@ -38,6 +38,9 @@ struct RunCounts {
     double enn_columns = 0;     ///< ENN's operator column-products in all
     double enn_iterations = 0;
     double enn_corrections = 0;  ///< the most nonzeros of E in an iteration, times F's imbalance over ranks
+    double enn_corrections_summed = 0;   ///< Σ over iterations of E's nonzeros × imbalance
+    double enn_correction_columns = 0;   ///< Σ over iterations of E's nonzeros × imbalance × column-products
+    double enn_correction_products = 0;  ///< Σ over iterations of E's nonzeros × imbalance × products
     double enn_dense_share = 0;  ///< the largest share of rank 0's rows whose F is kept dense
 };
 

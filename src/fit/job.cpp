@@ -296,10 +296,15 @@ void say_plan(const Job& job, const mpi::Comm& world, const distmat::Grid& grid,
                     mib(mine.base), parts));
     if (!mine.stages.empty()) {
         std::string table = "plan: the cost model by stage, per rank (the largest rank's; from the headers, with "
-                            "typical iteration counts: the fit prints it again at its own):";
-        for (const StageCost& c : mine.stages)
-            table += fmt::format("\n  {:<10} needs {:>12}, peak {:>12}, sends {:>12} in {:>8.0f} messages", c.stage,
-                                 mib(c.need), mib(c.peak), mib(c.sent), c.messages);
+                            "typical iteration counts: the fit prints it again at its own; seconds predicted at the "
+                            "per-rank rates measured on " + RankRates{}.source + ", not this machine's):";
+        double seconds = 0;
+        for (const StageCost& c : mine.stages) {
+            table += fmt::format("\n  {:<10} needs {:>12}, peak {:>12}, sends {:>12} in {:>8.0f} messages, {:>9.1f} s",
+                                 c.stage, mib(c.need), mib(c.peak), mib(c.sent), c.messages, c.seconds);
+            seconds += c.seconds;
+        }
+        table += fmt::format("\n  {:<10} {:>9.1f} s predicted ({:.1f} min)", "total", seconds, seconds / 60);
         say(report, Level::info, table);
     }
     const std::string source =
@@ -347,12 +352,15 @@ void record_resources(const mpi::Comm& world, Entries& settings, double estimate
     std::string table =
         "fit: stages, their seconds, peak memory and bytes handed to MPI to send, per rank (the largest rank's; "
         "the payload of jsmf's own collectives, not ScaLAPACK's)";
-    table += costs.empty() ? ":" : "; and the cost model's peak and bytes at this run's sizes and counts (fit/cost.hpp):";
+    table += costs.empty() ? ":"
+                           : "; and the cost model's seconds, peak and bytes at this run's sizes and counts (fit/cost.hpp; "
+                             "seconds at the rates of " + RankRates{}.source + "):";
     // The model's figures for a stage of the first K (the model is the first K's).
     const auto model_of = [&](const std::string& stage, bool first_k) -> std::string {
         if (!first_k) return "";
         for (const StageCost& c : costs)
-            if (c.stage == stage) return fmt::format("   model {:>12} {:>12} sent", mib(c.peak), mib(c.sent));
+            if (c.stage == stage)
+                return fmt::format("   model {:>12} {:>12} sent {:>9.2f} s", mib(c.peak), mib(c.sent), c.seconds);
         return "";
     };
     auto rows = [&](const StageTimes& times, const std::string& prefix, bool first_k) {
@@ -364,6 +372,16 @@ void record_resources(const mpi::Comm& world, Entries& settings, double estimate
     rows(shared, "", true);
     for (std::size_t k = 0; k < models.size(); ++k)
         rows(models[k].times, models.size() > 1 ? fmt::format("K={} ", models[k].num_topics) : "", k == 0);
+    // The modelled stages still to come (the write): the model's figures alone.
+    for (const StageCost& c : costs) {
+        const auto measured = [&](const StageTimes& times) {
+            return std::any_of(times.entries().begin(), times.entries().end(),
+                               [&](const auto& entry) { return entry.first == c.stage; });
+        };
+        if (!measured(shared) && (models.empty() || !measured(models.front().times)))
+            table += fmt::format("\n  {:<24} {:>10} s {:>8} MiB {:>8} MiB sent{}", c.stage, "-", "-", "-",
+                                 model_of(c.stage, true));
+    }
     say(report, Level::info, table);
     say(report, Level::info,
         fmt::format("fit: peak memory {} per rank (the largest rank's), estimated {} ({:+.0f} %)", mib(peak),

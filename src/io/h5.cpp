@@ -181,6 +181,11 @@ Handle create_group(hid_t parent, const std::string& name, const std::string& pa
                   H5Gclose);
 }
 
+Handle open_or_create_group(hid_t parent, const std::string& name, const std::string& path) {
+    if (!exists(parent, name)) return create_group(parent, name, path);
+    return Handle(check(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), path, "cannot open group " + name), H5Gclose);
+}
+
 bool exists(hid_t parent, const std::string& name) {
     return H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0;
 }

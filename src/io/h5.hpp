@@ -49,6 +49,8 @@ Handle create_file_parallel(const std::string& path, MPI_Comm comm);
 /// Collective on `comm`: open read-only with the MPI-IO driver.
 Handle open_file_parallel(const std::string& path, MPI_Comm comm);
 Handle create_group(hid_t parent, const std::string& name, const std::string& path);
+/// The group `name` under `parent`, created unless it exists (a file an earlier phase began).
+Handle open_or_create_group(hid_t parent, const std::string& name, const std::string& path);
 bool exists(hid_t parent, const std::string& name);
 
 void write_attribute(hid_t object, const std::string& name, const std::string& value);

@@ -18,6 +18,7 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::io {
 namespace {
@@ -205,6 +206,18 @@ void read_evaluation(hid_t group, model::Model& m) {
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<model::Model>& models, const Provenance& provenance, const StageTimes& times,
                       int top_words, const CorpusDocuments* documents, const std::vector<model::HierarchyLevel>* hierarchy) {
+    // A compressed fit's Y is by rows (each rank its own): written collectively first. The
+    // records are the same on every rank; agreed all the same, as a count of collectives.
+    int by_rows = 0;
+    for (const auto& m : models) by_rows |= m.compressed && m.compressed->Y_total_rows > 0 ? 1 : 0;
+    by_rows = mpi::allreduce_max(comm, by_rows);
+    const auto rows_of_Y = [&](hid_t file, const std::string& partial) {
+        for (const auto& m : models)
+            if (m.compressed && m.compressed->Y_total_rows > 0) {
+                h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
+                write_compressed_rows(group, *m.compressed, partial);
+            }
+    };
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
         if (hierarchy && !hierarchy->empty()) {
             h5::Handle root = h5::create_group(file, "hierarchy", partial);
@@ -238,7 +251,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
         write_vocab_and_stats(file, info, partial);
         write_timings(file, times, partial);
         for (const auto& m : models) {
-            h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
+            h5::Handle group = h5::open_or_create_group(file, group_name(m.num_topics), partial);
             h5::write_attribute(group, "topics", std::int64_t{m.num_topics});
             write_model(group, m, info.vocab, partial);
             if (m.method != model::Method::anchors) write_anchorfree(group, m.anchorfree, partial);
@@ -252,7 +265,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             const std::string base = "/" + group_name(models.front().num_topics) + "/";
             for (const char* name : {"model", "rectification", "topics"}) h5::link_soft(file, name, base + name, partial);
         }
-    });
+    }, by_rows ? std::function<void(hid_t, const std::string&)>(rows_of_Y) : nullptr);
 }
 
 void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const std::string& out,

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <cstdio>
 #include <cstring>
@@ -114,9 +115,18 @@ void write_rectification(hid_t parent, const model::RectificationTrace& r, const
     write_columns(checks, model::check_columns(), r.checks);
 }
 
+void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, const std::string& path) {
+    h5::Handle group = h5::open_or_create_group(parent, "compressed", path);
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(r.Y_rows.rows()));
+    std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(r.Y_first_row));
+    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = r.Y_rows;
+    h5::write_rows_parallel(group, "Y", static_cast<hsize_t>(r.Y_total_rows), static_cast<hsize_t>(r.Y_rows.cols()), ids,
+                            rows.data(), 0.0, path);
+}
+
 void write_compressed(hid_t parent, const model::CompressedRecord& r, const std::string& path) {
-    h5::Handle group = h5::create_group(parent, "compressed", path);
-    h5::write_matrix(group, "Y", r.Y);
+    h5::Handle group = h5::open_or_create_group(parent, "compressed", path);
+    if (r.Y_total_rows == 0) h5::write_matrix(group, "Y", r.Y);  // else written by rows (write_compressed_rows)
     h5::write_doubles(group, "eigenvalues", r.eigenvalues.data(), {static_cast<hsize_t>(r.eigenvalues.size())});
     h5::write_doubles(group, "residuals", r.residuals.data(), {static_cast<hsize_t>(r.residuals.size())});
     const hsize_t n = r.correction_value.size();
@@ -285,12 +295,14 @@ void write_parallel_file(const mpi::Comm& comm, const std::string& partial, cons
 }
 
 void write_on_root_atomically(const mpi::Comm& comm, const std::string& path,
-                              const std::function<void(hid_t file, const std::string& partial)>& fill) {
+                              const std::function<void(hid_t file, const std::string& partial)>& fill,
+                              const std::function<void(hid_t file, const std::string& partial)>& by_rows) {
     const std::string partial = path + ".partial";
     const PartialOutput removed_on_a_signal(partial);  // complete or absent, even if killed
     try {
+        if (by_rows) write_parallel_file(comm, partial, "write", [&](hid_t file) { by_rows(file, partial); });
         mpi::check_on_root(comm, "write", [&] {
-            h5::Handle file = h5::create_file_serial(partial);
+            h5::Handle file = by_rows ? h5::open_file_serial(partial, true) : h5::create_file_serial(partial);
             fill(file, partial);
             file.close();
             rename_into_place(partial, path);

@@ -28,6 +28,9 @@ void write_compressed(hid_t parent, const model::CompressedRecord& record, const
 /// Reads what write_compressed wrote; InputError naming `path` when the shapes disagree
 /// with N and K.
 model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
+/// Collective (a parallel file). The record's Y by row blocks, each rank its Y_rows, into
+/// <parent>/compressed/Y (the group created; write_compressed then adds the rest to it).
+void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, const std::string& path);
 
 /// Collective on `comm`. Creates the parallel file `partial`, runs `writes` on it (every
 /// rank) and closes it; StageFailed on every rank if any rank failed. The ranks agree on
@@ -40,10 +43,13 @@ void write_parallel_file(const mpi::Comm& comm, const std::string& partial, cons
                          const std::function<void(hid_t file)>& writes);
 
 /// Collective on `comm`. Rank 0 creates "<path>.partial", runs `fill` on it and renames
-/// it to `path`; the others wait for the verdict. On failure the partial file is removed
-/// and every rank throws StageFailed: the result is complete or absent.
+/// it to `path`; the others wait for the verdict. With `by_rows`, every rank first runs it
+/// on the partial file opened in parallel (row blocks written collectively), and rank 0's
+/// `fill` then adds to that file. On failure the partial file is removed and every rank
+/// throws StageFailed: the result is complete or absent.
 void write_on_root_atomically(const mpi::Comm& comm, const std::string& path,
-                              const std::function<void(hid_t file, const std::string& partial)>& fill);
+                              const std::function<void(hid_t file, const std::string& partial)>& fill,
+                              const std::function<void(hid_t file, const std::string& partial)>& by_rows = {});
 /// Local. Renames a finished "<path>.partial" into place (throws InputError).
 void rename_into_place(const std::string& partial, const std::string& path);
 

@@ -35,7 +35,7 @@ compare() {
 check_cost_model() {
   local np=$1 verdict
   verdict=$(awk -v np="$np" '
-    $9 == "model" && $5 == "MiB" && $11 == "MiB" {
+    $9 == "model" && $5 == "MiB" && $11 == "MiB" && $2 != "-" {
       stages++
       if ($4 < 0.75 * $10 || $4 > 1.25 * $10) bad = bad sprintf(" %s peak %s MiB, model %s;", $1, $4, $10)
       if (np > 1 && ($6 > 1 || $12 > 1)) {
@@ -62,7 +62,8 @@ plan_line() { grep '^jsmf-plan' | sed -E 's/ (estimated_bytes_per_rank|available
 four=$(run 4 fit "${corpus[@]}" --pipeline compressed --dry-run --out "$work/m.h5" 2>/dev/null | plan_line)
 planned=$(run 1 fit "${corpus[@]}" --pipeline compressed --dry-run --plan-ranks 4 --out "$work/m.h5" 2>"$work/err" | plan_line)
 [[ -n $four && $four == "$planned" ]] && grep -q "ranks=4 " <<<"$planned" && grep -q "planned for 4 (running on 1)" "$work/err" \
-  && grep -q "compress_sent_bytes=" <<<"$planned" \
+  && grep -q "compress_sent_bytes=" <<<"$planned" && grep -Eq "enn_seconds=[0-9.]*[1-9]" <<<"$planned" \
+  && grep -Eq "total +[0-9.]+ s predicted" "$work/err" \
   && ok "--plan-ranks 4 on one process: the 4-rank plan's stages and bytes" || fail "--plan-ranks: '$planned' against '$four'"
 run 1 fit "${corpus[@]}" --pipeline compressed --plan-ranks 4 --out "$work/m.h5" >/dev/null 2>"$work/err" \
   && fail "--plan-ranks without --dry-run was accepted" \

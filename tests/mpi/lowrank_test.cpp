@@ -255,6 +255,87 @@ TEST(CostModel, AProductMovesTheModelsBytes) {
     }
 }
 
+// The model's seconds: each stage's work at the rates given, plus its bytes and messages.
+// One kind of work at a time (the other rates 0) gives that work's count, so a change of
+// the formulas or of what falls with P shows here.
+TEST(CostModel, SecondsAreTheWorkAtTheRates) {
+    fit::CompressedShape shape;
+    shape.words = 50000;
+    shape.docs = 20000;
+    shape.nonzeros = 4e6;
+    shape.topics = 100;
+    shape.kept_topics = 100;
+    shape.checked_rows = 2000;
+    shape.local_vocabulary = 30000;
+    shape.served_rows = 10000;
+    shape.range_columns = 3000;
+    shape.enn_iterations = 20;
+    shape.enn_columns = 6000;
+    shape.enn_corrections = 1e6;
+    shape.enn_corrections_summed = 1.5e7;
+    shape.enn_correction_columns = 4e9;
+    shape.enn_correction_products = 6e7;
+    const auto stage = [](const std::vector<fit::StageCost>& stages, const std::string& name) {
+        const auto it = std::find_if(stages.begin(), stages.end(), [&](const fit::StageCost& c) { return c.stage == name; });
+        EXPECT_NE(it, stages.end()) << name;
+        return it == stages.end() ? fit::StageCost{} : *it;
+    };
+    const fit::RankRates rates;
+    fit::RankRates doubled = rates;
+    for (double* r : {&doubled.read_nonzero, &doubled.setup_nonzero, &doubled.product_nonzero, &doubled.block_entry,
+                      &doubled.product_row, &doubled.pair, &doubled.correction_setup, &doubled.flop, &doubled.correction, &doubled.correction_pass,
+                      &doubled.solve, &doubled.probe_row, &doubled.probe_factor, &doubled.root_measure, &doubled.write_byte, &doubled.send_byte,
+                      &doubled.message})
+        *r *= 2;
+    for (const int P : {1, 4}) {
+        shape.ranks = P;
+        const auto stages = fit::compressed_stage_costs(shape, 0, rates);
+        const auto twice = fit::compressed_stage_costs(shape, 0, doubled);
+        ASSERT_EQ(stages.size(), 7u);  // read, operator, compress, enn, anchors, metrics, write
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            const fit::StageCost& c = stages[i];
+            EXPECT_GT(c.compute_seconds, 0) << c.stage;
+            EXPECT_NEAR(c.seconds, c.compute_seconds + c.sent * rates.send_byte + c.messages * rates.message,
+                        1e-12 * c.seconds)
+                << c.stage;
+            EXPECT_NEAR(twice[i].seconds, 2 * c.seconds, 1e-12 * c.seconds) << c.stage;
+        }
+        const double n = std::ceil(shape.words / P);
+        // only the document products' nonzeros: the range finder's columns over the rank's nonzeros
+        fit::RankRates only{};
+        for (double* r : {&only.read_nonzero, &only.setup_nonzero, &only.product_nonzero, &only.block_entry,
+                          &only.product_row, &only.pair, &only.correction_setup, &only.flop, &only.correction, &only.correction_pass,
+                          &only.solve, &only.probe_row, &only.probe_factor, &only.root_measure, &only.write_byte, &only.send_byte,
+                          &only.message})
+            *r = 0;
+        fit::RankRates nonzeros = only;
+        nonzeros.product_nonzero = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, nonzeros), "compress").compute_seconds,
+                         shape.range_columns * shape.nonzeros / P);
+        // only ENN's check of the pairs: each iteration N/P × l × K
+        fit::RankRates pairs = only;
+        pairs.pair = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, pairs), "enn").compute_seconds,
+                         shape.enn_iterations * n * shape.checked_rows * shape.topics);
+        // only F's entries per column: the sum over iterations, divided over the ranks
+        fit::RankRates corrections = only;
+        corrections.correction = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, corrections), "enn").compute_seconds,
+                         shape.enn_correction_columns / P);
+        // the measures on B: rank 0's, N × K whatever P
+        fit::RankRates measures = only;
+        measures.root_measure = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, measures), "metrics").compute_seconds,
+                         shape.words * shape.topics);
+        // the write: rank 0's 16 bytes a word a topic (B, B̆), whatever P, and each rank's
+        // rows of Y (written collectively)
+        fit::RankRates bytes = only;
+        bytes.write_byte = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, bytes), "write").compute_seconds,
+                         (16 * shape.words + 8 * n) * shape.kept_topics);
+    }
+}
+
 TEST(DocumentOperator, RefusesBadInputOnEveryRank) {
     const mpi::Comm world = mpi::Comm::world();
     corpus::Shard bad = deal(random_corpus(40, 10, 1), world);

@@ -50,9 +50,50 @@ struct CompressedShape {
     /// The most nonzeros of E (F's corrections over all ranks) in an iteration, times their
     /// imbalance over the ranks; < 0: 2 % of the N × l checked pairs (KOS, K = 10: 1 %).
     double enn_corrections = -1;
+    /// For ENN's seconds: the corrections summed over its iterations, and each iteration's
+    /// times its column-products, summed (times the imbalance each); < 0: the iterations,
+    /// or the column-products, times enn_corrections.
+    double enn_corrections_summed = -1;
+    double enn_correction_columns = -1;
+    double enn_correction_products = -1;  ///< each iteration's corrections times its products, summed (< 0: as above)
     /// The share of a rank's rows whose F is kept dense (8 bytes a checked pair) in the
     /// densest iteration; the dry run: 0 (sparse, as at 2 % of the pairs).
     double enn_dense_share = 0;
+};
+
+/// Seconds per unit of each kind of work on one rank (one core: ranks × threads ≤ cores),
+/// and its MPI's cost per byte sent and per message. The defaults are this project's
+/// development machine's (an Intel Xeon, 2 cores, one node: MPI through shared memory),
+/// fitted to the stage times of compressed fits at 1 and 2 ranks by `jobs/bench_rates.sh`
+/// (BENCHMARKS, "Seconds"). Another machine's differ: each fit prints the model's seconds
+/// beside its own measured ones, and the dry run says whose rates it uses.
+struct RankRates {
+    double read_nonzero = 1.3e-7;      ///< a nonzero parsed from UCI text and kept
+    double setup_nonzero = 1.4e-7;     ///< a nonzero set up in the document operator
+    double product_nonzero = 2.0e-10;  ///< a nonzero's part of one column of a document product
+    /// an entry of the N/P × p block per column of a product: the eigensolver's
+    /// orthonormalizations, Rayleigh–Ritz and filter sums, spread over its products
+    double block_entry = 4.0e-11;
+    double product_row = 5.0e-8;       ///< a row of the factor's block per column of a product (the exchange's copies, the filter's sums)
+    double pair = 5.0e-11;             ///< ENN's check of one pair (a multiply-add of Y Y_Lᵀ, N/P × l × K)
+    double correction_setup = 3.0e-8;  ///< ENN's F set up: a correction per iteration
+    double flop = 1.0 / 30e9;          ///< a double-precision flop of BLAS-3 at the factor's shapes (tall and skinny)
+    /// one of F's entries applied to one column (F and Fᵀ), and once per product whatever its
+    /// width (each entry's row of X fetched from memory: half the time at ENN's 105 columns)
+    double correction = 1.2e-10;
+    double correction_pass = 1.2e-8;
+    double solve = 2.0e-8;             ///< LAW's solve of one word, per K² (the active set's iterations included)
+    /// LAW's slowest rank against the mean at P > 1 (measured at 2 ranks, KOS and a 10⁵-word
+    /// corpus: 0.67 of the one-rank time, not 0.5; words are dealt by id, and rank 0's frequent
+    /// words take the active set longer)
+    double law_imbalance = 1.33;
+    double probe_row = 7.5e-8;         ///< the metrics' probes: a row of the N/P × w blocks, per probe
+    double probe_factor = 1.45e-9;     ///< the metrics' probes: an entry of the N/P × K factors, per probe
+    double root_measure = 7.0e-7;      ///< the measures on B (eval::model_metrics), rank 0 alone: an entry of the N × K
+    double write_byte = 3.3e-8;        ///< a byte of the model written (HDF5, rank 0)
+    double send_byte = 1.0e-9;         ///< a byte handed to MPI, packed, sent and unpacked (the inverse of a rank's bandwidth)
+    double message = 2.0e-6;           ///< a message's latency
+    std::string source = "this project's development machine (2-core Intel Xeon; MPI in shared memory)";
 };
 
 /// One stage's figures for the largest rank.
@@ -64,6 +105,8 @@ struct StageCost {
     double sent = 0;              ///< bytes handed to MPI to send
     double messages = 0;          ///< point-to-point messages sent (a collective: P − 1, or log₂P for reductions)
     std::vector<std::pair<std::string, double>> parts;  ///< what `need` is made of, by name
+    double compute_seconds = 0;   ///< the stage's arithmetic and memory traffic at the rates given
+    double seconds = 0;           ///< compute_seconds + sent · send_byte + messages · message
 };
 
 /// Local. The compressed fit's stages on the largest rank (rank 0 from LAW on: it holds the
@@ -73,13 +116,20 @@ struct StageCost {
 /// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (12 bytes a
 /// correction, at most 8 a checked pair, N/P × l) and its l × p blocks, the factors (a few
 /// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and on the root
-/// 3 N × ΣK for the models it writes. Bytes sent (as core/traffic.hpp counts them: the
+/// 2 N × ΣK for the models it writes (B and B̆; Y is written by rows). Bytes sent (as core/traffic.hpp counts them: the
 /// payload a rank hands to MPI): per column-product, the rows served to the others and the
 /// sums returned (8 (served + |V_r| − own)); ENN: 8 (l + K + 1) per column (l at one rank),
 /// Y_L and the offered rows per iteration, the solver's p × p reductions, and Y dealt out,
 /// back and at each look (8 N/P (K + 1) (P − 1)/P each); the metrics: one column-product
-/// per probe and the factors' rows gathered to the root (3 · 8 N/P K).
-std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base);
+/// per probe and B's and B̆'s rows gathered to the root (8 N/P (2K + 1)). Seconds at `rates`:
+/// read and set-up per local nonzero; a product per column per local nonzero and per entry
+/// of the N/P × p block; ENN per iteration its screen of the N/P × l pairs (n l K single-
+/// precision multiply-adds) and per column Y's part (4 n K flops) and F's (its corrections
+/// and dense rows); LAW n K² per rank; the metrics' probes as products, the factors' part
+/// (4 n K flops a probe) and the B-based measures on rank 0 (N K); the write 16 N ΣK
+/// bytes on rank 0 and 8 n ΣK on each; and the bytes and messages each stage sends.
+std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,
+                                              const RankRates& rates = RankRates{});
 
 /// Local. The shape of a compressed fit of `options` from the headers' sizes (N, D, nnz)
 /// at `ranks` ranks: K the largest, the kept models', l, the metrics, the budget; ENN's

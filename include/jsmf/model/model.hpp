@@ -162,6 +162,12 @@ struct AnchorFreeRecord {
 /// taken as YYᵀ + E′), the compression's eigenpairs and ENN's iterations.
 struct CompressedRecord {
     Eigen::MatrixXd Y;                    ///< N × K, the ENN-rectified factor (not normalized)
+    /// A fit's Y by rows, as the fit holds it: this rank's rows from Y_first_row, of
+    /// Y_total_rows (> 0: Y is empty on every rank, the model file is written by row blocks;
+    /// 0: Y above is the whole factor, as read from a file).
+    Eigen::MatrixXd Y_rows;
+    Index Y_first_row = 0;
+    Index Y_total_rows = 0;
     Eigen::VectorXd eigenvalues;          ///< K, the top eigenvalues of C from the documents
     Eigen::VectorXd residuals;            ///< K, their ‖C v − λ v‖
     int products = 0;                     ///< operator products the compression took
