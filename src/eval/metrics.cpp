@@ -188,24 +188,25 @@ Eigen::VectorXd dissimilarity_hard(const Eigen::MatrixXd& B, int n) {
 // logarithms and 2 K² smoothed copies of a column): with q̃ = max(q, ε) / S_q,
 // KL(p ‖ q) = Σ_{p_i ≠ 0} p_i log₂ p_i − Σ_i p_i log₂ max(q_i, ε) + (Σ p) log₂ S_q, the middle
 // term entry (k, l) of Bᵀ log₂ max(B, ε) (a zero p_i adds 0 to it, as kl_bits skips it).
-// Rounding differs from the pairwise sums' (1e-15 relative), not the meaning.
+// The three terms are entropy-sized (~10 bits) and cancel for near-equal topics: rounding
+// ~1e-13 bits absolute where the pairwise sums had less, far below any difference the
+// measure is read for. One N-vector at a time beside B (not N × K more).
 Eigen::VectorXd dissimilarity_soft(const Eigen::MatrixXd& B) {
     const Eigen::Index K = B.cols();
     const double eps = std::numeric_limits<double>::epsilon();  // MATLAB's eps, as kl_bits
-    const Eigen::MatrixXd smooth = B.cwiseMax(eps);
-    const Eigen::MatrixXd log_smooth = smooth.array().log2().matrix();
-    // Σ_i B_ik log₂ max(B_il, ε), each a dot product (a fixed order at any thread count)
-    Eigen::MatrixXd cross(K, K);
-    for (Eigen::Index l = 0; l < K; ++l)
-        for (Eigen::Index k = 0; k < K; ++k) cross(k, l) = B.col(k).dot(log_smooth.col(l));
+    Eigen::MatrixXd cross(K, K);  // Σ_i B_ik log₂ max(B_il, ε), each a dot product (a fixed order)
     Eigen::VectorXd self(K), mass(K), log_sum(K);
-    for (Eigen::Index k = 0; k < K; ++k) {
+    Eigen::VectorXd logs(B.rows());
+    for (Eigen::Index l = 0; l < K; ++l) {
+        logs = B.col(l).cwiseMax(eps);
+        log_sum(l) = std::log2(logs.sum());
+        logs = logs.array().log2().matrix();
+        for (Eigen::Index k = 0; k < K; ++k) cross(k, l) = B.col(k).dot(logs);
         double bits = 0;
         for (Eigen::Index i = 0; i < B.rows(); ++i)
-            if (B(i, k) != 0) bits += B(i, k) * std::log2(B(i, k));
-        self(k) = bits;
-        mass(k) = B.col(k).sum();
-        log_sum(k) = std::log2(smooth.col(k).sum());
+            if (B(i, l) != 0) bits += B(i, l) * std::log2(B(i, l));
+        self(l) = bits;
+        mass(l) = B.col(l).sum();
     }
     const auto kl = [&](Eigen::Index p, Eigen::Index q) { return self(p) - cross(p, q) + mass(p) * log_sum(q); };
     Eigen::VectorXd d(K);

@@ -159,13 +159,15 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
              {"a product's exchange (one panel)", exchange_buffers(width)}},
             probes * per_column_sent + (P > 1 ? 8 * n * (2 * K + 1) : 0),  // B, B̆ and the masses gathered to rank 0
-            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 3 * K * (P - 1),
+            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + (2 * K + 1) * (P - 1),
             // each probe's product, its rows through the blocks and the factors' part (Y, E′
             // and B's terms); the measures on B on rank 0, whatever P (KOS, K = 100: 0.5 of
             // the 2.0 s at one rank)
             probes * (local_nnz * rate.product_nonzero + n * rate.probe_row + n * K * rate.probe_factor) +
                 N * K * rate.root_measure);
     }
+    // (The collective write of Y's rows goes through MPI-IO, not jsmf's collectives: its
+    // bytes are not counted, here or in the measured table.)
     add("write",
         {libraries, vocabulary, shard, documents, models,
          {"this rank's rows of Y, and their row-major copy for the write (2 × N/P × K per K)",

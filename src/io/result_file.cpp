@@ -215,7 +215,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
         for (const auto& m : models)
             if (m.compressed && m.compressed->Y_total_rows > 0) {
                 h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
-                write_compressed_rows(group, *m.compressed, partial);
+                write_compressed_rows(group, *m.compressed, m.num_topics, partial);
             }
     };
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {

@@ -115,12 +115,13 @@ void write_rectification(hid_t parent, const model::RectificationTrace& r, const
     write_columns(checks, model::check_columns(), r.checks);
 }
 
-void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, const std::string& path) {
+void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, int K, const std::string& path) {
     h5::Handle group = h5::open_or_create_group(parent, "compressed", path);
+    // The dataset's shape from what every rank knows alike (a rank without rows may hold 0 × 0).
     std::vector<std::int64_t> ids(static_cast<std::size_t>(r.Y_rows.rows()));
     std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(r.Y_first_row));
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = r.Y_rows;
-    h5::write_rows_parallel(group, "Y", static_cast<hsize_t>(r.Y_total_rows), static_cast<hsize_t>(r.Y_rows.cols()), ids,
+    h5::write_rows_parallel(group, "Y", static_cast<hsize_t>(r.Y_total_rows), static_cast<hsize_t>(K), ids,
                             rows.data(), 0.0, path);
 }
 

@@ -30,7 +30,7 @@ void write_compressed(hid_t parent, const model::CompressedRecord& record, const
 model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
 /// Collective (a parallel file). The record's Y by row blocks, each rank its Y_rows, into
 /// <parent>/compressed/Y (the group created; write_compressed then adds the rest to it).
-void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, const std::string& path);
+void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, int K, const std::string& path);
 
 /// Collective on `comm`. Creates the parallel file `partial`, runs `writes` on it (every
 /// rank) and closes it; StageFailed on every rank if any rank failed. The ranks agree on

@@ -108,9 +108,26 @@ std::shared_ptr<const distmat::Grid> square_grid(const mpi::Comm& comm) {
     return distmat::Grid::create(comm, middle.first, middle.second);
 }
 
+/// Collective. A compressed record's Y, whole on every rank, from each rank's rows (the
+/// fit keeps Y by rows; the ranks' blocks follow each other in rank order).
+Eigen::MatrixXd whole_factor(const mpi::Comm& world, const model::CompressedRecord& r) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const RowMajor mine = r.Y_rows;
+    std::vector<double> all =
+        mpi::gather_concat(world, std::vector<double>(mine.data(), mine.data() + mine.size()), 0);
+    std::int64_t n = static_cast<std::int64_t>(all.size());
+    mpi::broadcast(world, n, 0);
+    all.resize(static_cast<std::size_t>(n));
+    mpi::broadcast(world, all.data(), all.size(), 0);
+    const Index K = mpi::allreduce_max(world, static_cast<Index>(r.Y_rows.cols()));
+    EXPECT_EQ(static_cast<Index>(all.size()), r.Y_total_rows * K);
+    if (K == 0 || static_cast<Index>(all.size()) != r.Y_total_rows * K) return {};
+    return Eigen::Map<const RowMajor>(all.data(), r.Y_total_rows, K);
+}
+
 /// The model with its word-indexed arrays as the root holds them, on every rank: a fit
-/// keeps B, B̆, the unigram, Y and E′ on the root only (FitResult), and the comparisons
-/// below run on every rank.
+/// keeps B, B̆, the unigram and E′ on the root only and Y by rows (FitResult), and the
+/// comparisons below run on every rank.
 model::Model everywhere(const mpi::Comm& world, model::Model m) {
     distmat::broadcast_from_root(world, m.B);
     distmat::broadcast_from_root(world, m.B_breve);
@@ -119,7 +136,7 @@ model::Model everywhere(const mpi::Comm& world, model::Model m) {
     m.unigram = unigram;
     if (m.compressed) {
         model::CompressedRecord& r = *m.compressed;
-        distmat::broadcast_from_root(world, r.Y);
+        r.Y = whole_factor(world, r);
         const auto copy = [&](auto& values) {
             std::int64_t n = static_cast<std::int64_t>(values.size());
             mpi::broadcast(world, n, 0);
@@ -133,14 +150,27 @@ model::Model everywhere(const mpi::Comm& world, model::Model m) {
     return m;
 }
 
-/// The compressed pipeline's promise: no rank but the root holds the model's N × K arrays.
+/// The compressed pipeline's promise: no rank but the root holds the model's N × K arrays
+/// (B and B̆), and no rank holds Y whole: each its rows, in rank order.
 void expect_words_on_root_only(const mpi::Comm& world, const model::Model& m, Index N) {
     const Index rows = world.is_root() ? N : 0;
     EXPECT_EQ(m.B.rows(), rows);
     EXPECT_EQ(m.B_breve.cols(), rows);
     EXPECT_EQ(m.unigram.size(), rows);
     ASSERT_TRUE(m.compressed.has_value());
-    EXPECT_EQ(m.compressed->Y.rows(), rows);
+    const model::CompressedRecord& r = *m.compressed;
+    EXPECT_EQ(r.Y.size(), 0);
+    EXPECT_EQ(r.Y_total_rows, N);
+    EXPECT_EQ(r.Y_rows.cols(), m.num_topics);
+    EXPECT_LE(r.Y_rows.rows(), (N + world.size() - 1) / world.size());
+    EXPECT_EQ(mpi::allreduce_sum(world, static_cast<std::int64_t>(r.Y_rows.rows())), N);
+    // each rank's first row is the rows of the ranks before it
+    const std::vector<std::int64_t> firsts = mpi::gather_concat(world, std::vector<std::int64_t>{r.Y_first_row}, 0);
+    const std::vector<std::int64_t> counts = mpi::gather_concat(world, std::vector<std::int64_t>{r.Y_rows.rows()}, 0);
+    for (std::size_t i = 1; i < firsts.size(); ++i) EXPECT_EQ(firsts[i], firsts[i - 1] + counts[i - 1]) << i;
+    if (world.is_root()) {
+        EXPECT_EQ(r.Y_first_row, 0);
+    }
     if (!world.is_root()) {
         EXPECT_TRUE(m.compressed->correction_value.empty());
     }

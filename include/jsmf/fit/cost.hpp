@@ -126,7 +126,7 @@ struct StageCost {
 /// of the N/P × p block; ENN per iteration its screen of the N/P × l pairs (n l K single-
 /// precision multiply-adds) and per column Y's part (4 n K flops) and F's (its corrections
 /// and dense rows); LAW n K² per rank; the metrics' probes as products, the factors' part
-/// (4 n K flops a probe) and the B-based measures on rank 0 (N K); the write 16 N ΣK
+/// (n K a probe, probe_factor) and the B-based measures on rank 0 (N K); the write 16 N ΣK
 /// bytes on rank 0 and 8 n ΣK on each; and the bytes and messages each stage sends.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,
                                               const RankRates& rates = RankRates{});

@@ -20,10 +20,11 @@
 
 namespace jsmf::fit {
 
-/// What a fit returns. The models' word-indexed arrays (B, B̆, the unigram, the compressed
-/// record's Y and E′) are whole on rank 0, the writer's; the compressed pipeline leaves
-/// them empty on the other ranks, so that no rank but the root holds an N × K array
-/// (broadcast_from_root where every rank needs one for a while). A hierarchy level's
+/// What a fit returns. The models' word-indexed arrays (B, B̆, the unigram and the
+/// compressed record's E′) are whole on rank 0, the writer's; the compressed pipeline
+/// leaves them empty on the other ranks, so that no rank but the root holds an N × K array
+/// (broadcast_from_root where every rank needs one for a while), and keeps its Y by rows
+/// (CompressedRecord::Y_rows, written by row blocks). A hierarchy level's
 /// B_words is rank 0's in both pipelines. A, the anchors, the metrics and the records are
 /// the same on every rank.
 struct FitResult {
@@ -70,8 +71,8 @@ void check_compressed(const FitOptions& options);
 /// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it
 /// cannot do (check_compressed).
 /// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
-/// for Y, the blocks and E; rank 0 also the models it writes (B, B̆ and Y per K, gathered
-/// there only: FitResult).
+/// for Y, the blocks and E; rank 0 also the models it writes (B and B̆ per K, gathered
+/// there only: FitResult; Y stays by rows).
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report = {});
 
