@@ -36,7 +36,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "Raw input (files or directories): jsmf prepare with its defaults writes <out>.corpus/, then the "
                     "fit reads it as --prepared (for prepare's other options, run it yourself)");
     add_choice(sub, "--text-format", c.text_format, "With --text: dir, lines, jsonl, mallet, brown, ratings or playlists");
-    sub->add_option("--out", c.out, "Output model file (HDF5)")->required();
+    sub->add_option("--out", c.out,
+                    "Output model file (HDF5; a compressed fit's is written by every rank, its factor by row "
+                    "blocks: on a filesystem they share)")
+        ->required();
     sub->add_option("--infer", c.infer_out,
                     "Also infer each training document's topic proportions θ under the model (one K) into this "
                     "HDF5 file, as jsmf infer does");

@@ -73,12 +73,18 @@ MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::
         compressed_shape(options, static_cast<double>(num_words), static_cast<double>(num_docs),
                          static_cast<double>(nonzeros), ranks),
         base);
-    const auto largest = std::max_element(e.stages.begin(), e.stages.end(),
-                                          [](const StageCost& a, const StageCost& b) { return a.need < b.need; });
+    // The stage with the highest resident peak; where that is above what the stage holds
+    // (the write's copy on top of the heap the stages before kept), the difference is a part.
+    const auto largest = std::max_element(e.stages.begin(), e.stages.end(), [](const StageCost& a, const StageCost& b) {
+        return std::max(a.need, a.peak) < std::max(b.need, b.peak);
+    });
     e.phase = largest->stage + (largest->stage == "anchors" || largest->stage == "metrics" || largest->stage == "write"
                                     ? ", on rank 0"
                                     : "");
     e.parts = largest->parts;
+    if (largest->peak > largest->need)
+        e.parts.emplace_back("the heap the stages before kept (freed blocks are reused, not returned)",
+                             largest->peak - largest->need);
     return e;
 }
 

@@ -281,12 +281,15 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         return it == stages.end() ? fit::StageCost{} : *it;
     };
     const fit::RankRates rates;
+    // every rate (law_imbalance is a ratio, not a rate)
+    const auto each_rate = [](fit::RankRates& r) {
+        return std::vector<double*>{&r.read_nonzero, &r.setup_nonzero, &r.product_nonzero, &r.block_entry,
+                                    &r.product_row, &r.pair, &r.correction_setup, &r.flop, &r.correction,
+                                    &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.root_measure,
+                                    &r.write_byte, &r.send_byte, &r.message};
+    };
     fit::RankRates doubled = rates;
-    for (double* r : {&doubled.read_nonzero, &doubled.setup_nonzero, &doubled.product_nonzero, &doubled.block_entry,
-                      &doubled.product_row, &doubled.pair, &doubled.correction_setup, &doubled.flop, &doubled.correction, &doubled.correction_pass,
-                      &doubled.solve, &doubled.probe_row, &doubled.probe_factor, &doubled.root_measure, &doubled.write_byte, &doubled.send_byte,
-                      &doubled.message})
-        *r *= 2;
+    for (double* r : each_rate(doubled)) *r *= 2;
     for (const int P : {1, 4}) {
         shape.ranks = P;
         const auto stages = fit::compressed_stage_costs(shape, 0, rates);
@@ -303,11 +306,7 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         const double n = std::ceil(shape.words / P);
         // only the document products' nonzeros: the range finder's columns over the rank's nonzeros
         fit::RankRates only{};
-        for (double* r : {&only.read_nonzero, &only.setup_nonzero, &only.product_nonzero, &only.block_entry,
-                          &only.product_row, &only.pair, &only.correction_setup, &only.flop, &only.correction, &only.correction_pass,
-                          &only.solve, &only.probe_row, &only.probe_factor, &only.root_measure, &only.write_byte, &only.send_byte,
-                          &only.message})
-            *r = 0;
+        for (double* r : each_rate(only)) *r = 0;
         fit::RankRates nonzeros = only;
         nonzeros.product_nonzero = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, nonzeros), "compress").compute_seconds,
