@@ -333,10 +333,10 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     m.times.add("metrics", clock.seconds());
 }
 
-/// Collective. What the model file keeps of the factor: Y by rows where ENN left it (the
-/// file is written by row blocks: no rank holds N × K of it), E′'s triplets on the root
-/// only (the writer's; the other ranks get empty ones), the range finder's and ENN's
-/// records on every rank.
+/// Collective. What the model file keeps of the factor: Y by rows where ENN left it and
+/// E′'s triplets where LAW found them (the file is written by row blocks and the triplets
+/// at their offsets: no rank holds N × K of Y, nor all of E′), the range finder's and
+/// ENN's records on every rank.
 model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPartition& rows,
                                   const lowrank::Compression& y0, const lowrank::EnnResult& r,
                                   const lowrank::LawResult& law) {
@@ -347,9 +347,13 @@ model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPart
     record.eigenvalues = y0.eigenvalues;
     record.residuals = y0.residuals;
     record.products = y0.products;
-    record.correction_row = mpi::gather_concat(world, law.correction.entry_row, 0);
-    record.correction_col = mpi::gather_concat(world, law.correction.entry_col, 0);
-    record.correction_value = mpi::gather_concat(world, law.correction.entry_value, 0);
+    record.correction_row = law.correction.entry_row;
+    record.correction_col = law.correction.entry_col;
+    record.correction_value = law.correction.entry_value;
+    std::vector<std::int64_t> first{static_cast<std::int64_t>(record.correction_value.size())};
+    record.correction_total = mpi::allreduce_sum(world, first[0]);
+    mpi::exscan_inplace(world, first, MPI_SUM);
+    record.correction_first = first[0];
     record.checked_rows = r.checked_rows;
     record.final_negative_mass = r.final_negative_mass;
     record.final_negative_entries = r.final_negative_entries;
@@ -441,6 +445,10 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
 
     const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options_of(options));
     m.times.add("anchors", law.seconds);
+    counts.law_correction_rows = static_cast<double>(law.correction.rows.size());
+    counts.law_corrections =
+        static_cast<double>(mpi::allreduce_max(world, static_cast<std::int64_t>(law.correction.entry_value.size()))) *
+        world.size();
     say(report, Level::info,
         fmt::format("law: anchors, B and A in {:.2f} s; {} words barred from anchors; E′ on {} rows; {} of {} words "
                     "converged; ΣA = {:.4f}",
@@ -567,16 +575,19 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
             shape.enn_corrections_summed = counts.enn_corrections_summed;
             shape.enn_correction_columns = counts.enn_correction_columns;
             shape.enn_correction_products = counts.enn_correction_products;
+            shape.law_correction_rows = counts.law_correction_rows;
+            shape.law_corrections = counts.law_corrections;
             result.costs = compressed_stage_costs(shape, base_bytes);
             say(report, Level::info,
                 fmt::format("cost model: N = {}, D = {}, nnz = {}, P = {}, K = {}; |V_r| = {}, served rows {}; range finder "
                             "{} column-products; ENN {} iterations, {} column-products, corrections (× imbalance) at "
-                            "most {}, {:.4g} summed over the iterations, {:.4g} times their columns, {:.4g} times their products; "
-                            "dense share {:.3f}",
+                            "most {:.4g}, {:.4g} summed over the iterations, {:.4g} times their columns, {:.4g} times their "
+                            "products; dense share {:.3f}; LAW's E′ {} rows, {:.4g} entries (× imbalance)",
                             N, declared_docs, declared_nonzeros, world.size(), K, shape.local_vocabulary,
                             shape.served_rows, shape.range_columns, shape.enn_iterations, shape.enn_columns,
                             shape.enn_corrections, shape.enn_corrections_summed, shape.enn_correction_columns,
-                            shape.enn_correction_products, shape.enn_dense_share));
+                            shape.enn_correction_products, shape.enn_dense_share, shape.law_correction_rows,
+                            shape.law_corrections));
         }
         if (options.metrics) {  // on the root, which holds B; then every rank has them
             Stopwatch metrics;

@@ -77,6 +77,12 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double correction_columns = s.enn_correction_columns >= 0 ? s.enn_correction_columns : enn_columns * corrections;
     const double correction_products =
         s.enn_correction_products >= 0 ? s.enn_correction_products : enn_products * corrections;
+    const double law_rows = s.law_correction_rows >= 0 ? s.law_correction_rows : K;
+    const double law_entries = (s.law_corrections >= 0 ? s.law_corrections : 0.02 * N * law_rows) / P;  // a rank's
+    // E′'s triplets as LAW lists them (row, column, value: 24 bytes an entry, this rank's);
+    // the metrics also index them by word (12 bytes an entry), and the model file's
+    // record keeps a copy from the metrics to the write.
+    const std::pair<std::string, double> triplets{"E′'s triplets, this rank's (24 bytes an entry)", 24 * law_entries};
     const double looks = s.enn_looks ? std::floor(s.enn_iterations / 10) : 0;  // the settled stop's, LAW's work each
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
     const double kept = 16 * N * std::max(1.0, s.kept_topics);  // B and B̆ of every K, on rank 0 (Y stays by rows)
@@ -122,8 +128,10 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         product_seconds(range_columns, p));
     add("enn",
         {libraries, vocabulary, shard, documents, {"Y and its dealt copies (3 × N/P × K)", 3 * 8 * n * K},
-         {"F: its dense rows 8 bytes a checked pair, 12 bytes a sparse correction (at most N/P × l × 8)",
-          std::min(8 * n * l, 8 * l * n * s.enn_dense_share + 12 * corrections / P)},
+         // a sparse panel stays sparse up to half its pairs negative: 12 bytes a pair at most
+         {"F: its dense rows 8 bytes a checked pair, a sparse correction 12 bytes and 12 more for Fᵀ's copy (at "
+          "most N/P × l × 12)",
+          std::min(12 * n * l, 8 * l * n * s.enn_dense_share + 24 * corrections / P)},
          {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
          {"the rows' order and the looks' masses (replicated)", 24 * N}},
         // Per column: [Y 1]ᵀx summed (K + 1), X_L's own rows gathered and FᵀX's others
@@ -147,13 +155,17 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const std::pair<std::string, double> models{"the models rank 0 writes (B and B̆ per K)", kept};
     // (B and B̆ reach rank 0 after LAW: the metrics' stage and the write hold them. Y stays
     // by rows, each rank's written collectively.)
-    add("anchors", {libraries, vocabulary, shard, documents, factors}, 8 * K * (4 * K + l), 4 * K * reductions,
+    add("anchors",
+        {libraries, vocabulary, shard, documents, factors,
+         {"F at E′'s rows, dense (N/P × |S′|)", 8 * n * law_rows}, triplets},
+        8 * K * (4 * K + l), 4 * K * reductions,
         n * K * K * rate.solve * (P > 1 ? rate.law_imbalance : 1.0));
     if (s.metrics) {
         const double probes = std::max(1, s.metric_probes);
         const double width = std::min<double>(lowrank::probe_batch_width(static_cast<Index>(N)), probes);
         add("metrics",
-            {libraries, vocabulary, shard, documents, factors, models,
+            {libraries, vocabulary, shard, documents, factors, models, triplets,
+             {"E′'s entries by word, outside S′ (12 bytes an entry)", 12 * law_entries},
              // the probes, their product, its residual and the recovery's three terms, and
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
@@ -164,7 +176,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             // and B's terms); the measures on B on rank 0, whatever P (KOS, K = 100: 0.5 of
             // the 2.0 s at one rank)
             probes * (local_nnz * rate.product_nonzero + n * rate.probe_row + n * K * rate.probe_factor) +
-                N * K * rate.root_measure);
+                law_entries * K * rate.metric_entry + N * K * rate.root_measure);
     }
     // (The collective write of Y's rows goes through MPI-IO, not jsmf's collectives: its
     // bytes are not counted, here or in the measured table.)
@@ -173,8 +185,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
          {"this rank's rows of Y, and their row-major copy for the write (2 × N/P × K per K)",
           2 * 8 * n * std::max(1.0, s.kept_topics)},
          // rank 0 writes B and B̆ each from a row-major copy (HDF5 takes C order): one at a time
-         {"the row-major copy rank 0 writes B or B̆ from (N × K)", 8 * N * K}},
-        0, 0, (kept + 8 * n * std::max(1.0, s.kept_topics)) * rate.write_byte);
+         {"the row-major copy rank 0 writes B or B̆ from (N × K)", 8 * N * K},
+         {"E′'s triplets, this rank's (24 bytes an entry; the largest K's)", 24 * law_entries}},
+        0, 0, (kept + 8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks
     // do not take it (measured, rank 0 at 16 ranks: 400 MiB after the metrics, 478 writing
     // a 76 MiB B; at 2 ranks it fit in freed blocks: within 7 % either way).

@@ -42,6 +42,8 @@ struct RunCounts {
     double enn_correction_columns = 0;   ///< Σ over iterations of E's nonzeros × imbalance × column-products
     double enn_correction_products = 0;  ///< Σ over iterations of E's nonzeros × imbalance × products
     double enn_dense_share = 0;  ///< the largest share of rank 0's rows whose F is kept dense
+    double law_correction_rows = 0;  ///< LAW's E′ rows |S′|
+    double law_corrections = 0;      ///< LAW's E′ entries: the largest rank's, times the ranks
 };
 
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's

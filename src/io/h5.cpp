@@ -486,6 +486,9 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
     const hid_t created = H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     Handle set(created, H5Dclose);
     agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);
+    // An empty dataset has no storage to write to (HDF5 refuses even an empty selection);
+    // every rank knows total_rows alike, so all skip the collective write together.
+    if (total_rows == 0) return;
     Handle space(H5Dget_space(set), H5Sclose);
     H5Sselect_none(space);
     // Runs of consecutive rows, one hyperslab each (OR).

@@ -112,7 +112,8 @@ void agree_on_collective(hid_t object, herr_t status, const std::string& path, c
 /// Collective (parallel file). A `total_rows` × `cols` dataset (cols 0: a vector) of
 /// float64 or int64, where each rank writes its rows `rows` (sorted, distinct; row-major
 /// `data`, rows.size() × max(cols, 1) values) in one collective H5Dwrite; rows no rank
-/// writes hold `fill`.
+/// writes hold `fill`. total_rows and cols are the same on every rank (0 rows: an empty
+/// dataset, nothing written).
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                          const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path);
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,

@@ -123,6 +123,13 @@ void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, int K
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = r.Y_rows;
     h5::write_rows_parallel(group, "Y", static_cast<hsize_t>(r.Y_total_rows), static_cast<hsize_t>(K), ids,
                             rows.data(), 0.0, path);
+    // E′'s triplets, each rank's at its offset: 1-D datasets of correction_total entries.
+    std::vector<std::int64_t> at(r.correction_value.size());
+    std::iota(at.begin(), at.end(), r.correction_first);
+    const auto total = static_cast<hsize_t>(r.correction_total);
+    h5::write_rows_parallel(group, "correction_row", total, 0, at, r.correction_row.data(), std::int64_t{0}, path);
+    h5::write_rows_parallel(group, "correction_col", total, 0, at, r.correction_col.data(), std::int64_t{0}, path);
+    h5::write_rows_parallel(group, "correction_value", total, 0, at, r.correction_value.data(), 0.0, path);
 }
 
 void write_compressed(hid_t parent, const model::CompressedRecord& r, const std::string& path) {
@@ -130,10 +137,12 @@ void write_compressed(hid_t parent, const model::CompressedRecord& r, const std:
     if (r.Y_total_rows == 0) h5::write_matrix(group, "Y", r.Y);  // else written by rows (write_compressed_rows)
     h5::write_doubles(group, "eigenvalues", r.eigenvalues.data(), {static_cast<hsize_t>(r.eigenvalues.size())});
     h5::write_doubles(group, "residuals", r.residuals.data(), {static_cast<hsize_t>(r.residuals.size())});
-    const hsize_t n = r.correction_value.size();
-    h5::write_int64s(group, "correction_row", r.correction_row.data(), {n});
-    h5::write_int64s(group, "correction_col", r.correction_col.data(), {n});
-    h5::write_doubles(group, "correction_value", r.correction_value.data(), {n});
+    if (r.Y_total_rows == 0) {  // else written at each rank's offset (write_compressed_rows)
+        const hsize_t n = r.correction_value.size();
+        h5::write_int64s(group, "correction_row", r.correction_row.data(), {n});
+        h5::write_int64s(group, "correction_col", r.correction_col.data(), {n});
+        h5::write_doubles(group, "correction_value", r.correction_value.data(), {n});
+    }
     h5::write_attribute(group, "products", std::int64_t{r.products});
     h5::write_attribute(group, "checked_rows", std::int64_t{r.checked_rows});
     h5::write_attribute(group, "final_negative_mass", r.final_negative_mass);

@@ -29,7 +29,8 @@ void write_compressed(hid_t parent, const model::CompressedRecord& record, const
 /// with N and K.
 model::CompressedRecord read_compressed(hid_t parent, Index N, int K, const std::string& path);
 /// Collective (a parallel file). The record's Y by row blocks, each rank its Y_rows, into
-/// <parent>/compressed/Y (the group created; write_compressed then adds the rest to it).
+/// <parent>/compressed/Y, and E′'s triplets each rank's at its correction_first (the group
+/// created; write_compressed then adds the rest to it).
 void write_compressed_rows(hid_t parent, const model::CompressedRecord& r, int K, const std::string& path);
 
 /// Collective on `comm`. Creates the parallel file `partial`, runs `writes` on it (every

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
+#include <cstdint>
 #include <utility>
 
 #include "jsmf/core/error.hpp"
@@ -18,7 +18,31 @@
 namespace jsmf::lowrank {
 namespace {
 
-using Entries = std::vector<std::pair<Index, double>>;  // (index, value): a word's F entries by index in S′, or ẽ by anchor
+/// Per local word, its entries (index, value) in one array (CSR): a word's F entries by
+/// index in S′, or its ẽ by anchor. 12 bytes an entry and 8 a word, where a vector per
+/// word took 16 an entry plus its growth's slack and 24 a word (20 Newsgroups, K = 100,
+/// one ENN iteration: 7.7 M entries a rank, ~150 MiB more; measured).
+struct WordEntries {
+    std::vector<std::int64_t> offsets;  // local + 1
+    std::vector<std::int32_t> index;
+    std::vector<double> value;
+
+    /// Empty rows for `words` words (then count() each entry, allocate(), fill).
+    void start(Index words) { offsets.assign(static_cast<std::size_t>(words) + 1, 0); }
+    void count(Index word) { ++offsets[static_cast<std::size_t>(word) + 1]; }
+    /// After the counts: the rows' offsets, and `fill` its next free slot per word.
+    void allocate(std::vector<std::int64_t>& fill) {
+        for (std::size_t w = 1; w < offsets.size(); ++w) offsets[w] += offsets[w - 1];
+        index.resize(static_cast<std::size_t>(offsets.back()));
+        value.resize(index.size());
+        fill.assign(offsets.begin(), offsets.end() - 1);
+    }
+    template <class Visit>
+    void for_each(Index word, Visit&& visit) const {
+        for (auto t = offsets[static_cast<std::size_t>(word)]; t < offsets[static_cast<std::size_t>(word) + 1]; ++t)
+            visit(Index{index[static_cast<std::size_t>(t)]}, value[static_cast<std::size_t>(t)]);
+    }
+};
 
 /// The rows `which` (global ids) of a row-distributed block, on every rank.
 Eigen::MatrixXd rows_everywhere(const mpi::Comm& comm, const distmat::RowPartition& partition,
@@ -52,30 +76,46 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     // S′ are replicated (|S′| × K). Nothing N-sized is: at N = 10⁶ every rank holding all
     // of E′'s positions in a hash map, and Y and B at every column E′ touches, ran two ranks
     // past 24 GB (measured).
-    const std::vector<Index>& S1 = m.correction.rows;
+    const std::vector<Index>& S1 = m.correction.rows;  // ascending
     const Index s1 = static_cast<Index>(S1.size());
-    std::unordered_map<Index, Index> index_in_S1;
-    for (Index k = 0; k < s1; ++k) index_in_S1[S1[static_cast<std::size_t>(k)]] = k;
-    std::vector<Entries> local_F(static_cast<std::size_t>(local));  // (index in S′, F_js) per local j ∉ S′
+    const auto index_in_S1 = [&](Index word) {  // or −1
+        const auto at = std::lower_bound(S1.begin(), S1.end(), word);
+        return at != S1.end() && *at == word ? static_cast<Index>(at - S1.begin()) : Index{-1};
+    };
+    std::vector<Index> own_in_S1(static_cast<std::size_t>(local), -1);  // per local word: its index in S′, or −1
+    for (Index k = 0; k < s1; ++k)
+        if (const Index i = S1[static_cast<std::size_t>(k)]; i >= begin && i < begin + local)
+            own_in_S1[static_cast<std::size_t>(i - begin)] = k;
+    WordEntries local_F;                                             // (index in S′, F_js) per local j ∉ S′
     Eigen::MatrixXd F_S1 = Eigen::MatrixXd::Zero(s1, s1);            // (index of j, index of s): F_js, j ∈ S′
     std::vector<Index> anchor_at(static_cast<std::size_t>(s1), -1);  // index in S′ → anchor k, or −1
     // The invariants checked on every rank, agreed before the collectives below: a rank
     // whose entries break them stops every rank with one message, none waits alone.
     mpi::run_local_phase(comm, "factor_metrics", [&] {
-        for (std::size_t t = 0; t < m.correction.entry_value.size(); ++t) {
-            const Index s = m.correction.entry_row[t], j = m.correction.entry_col[t];
-            const auto row = index_in_S1.find(s);
-            if (row == index_in_S1.end() || j < begin || j >= begin + local)
+        const auto& E = m.correction;
+        local_F.start(local);
+        for (std::size_t t = 0; t < E.entry_value.size(); ++t) {
+            const Index j = E.entry_col[t];
+            if (index_in_S1(E.entry_row[t]) < 0 || j < begin || j >= begin + local)
                 throw InternalError("factor_metrics: a correction entry outside S′ or on another rank");
-            if (const auto column = index_in_S1.find(j); column != index_in_S1.end())
-                F_S1(column->second, row->second) = m.correction.entry_value[t];
-            else
-                local_F[static_cast<std::size_t>(j - begin)].emplace_back(row->second, m.correction.entry_value[t]);
+            if (own_in_S1[static_cast<std::size_t>(j - begin)] < 0) local_F.count(j - begin);
+        }
+        std::vector<std::int64_t> next;
+        local_F.allocate(next);
+        for (std::size_t t = 0; t < E.entry_value.size(); ++t) {
+            const Index row = index_in_S1(E.entry_row[t]), jl = E.entry_col[t] - begin;
+            if (const Index column = own_in_S1[static_cast<std::size_t>(jl)]; column >= 0) {
+                F_S1(column, row) = E.entry_value[t];
+            } else {
+                const auto slot = static_cast<std::size_t>(next[static_cast<std::size_t>(jl)]++);
+                local_F.index[slot] = static_cast<std::int32_t>(row);
+                local_F.value[slot] = E.entry_value[t];
+            }
         }
         for (Index k = 0; k < K; ++k) {
-            const auto at = index_in_S1.find(m.anchors[static_cast<std::size_t>(k)]);
-            if (at == index_in_S1.end()) throw InternalError("factor_metrics: an anchor outside the correction rows");
-            anchor_at[static_cast<std::size_t>(at->second)] = k;
+            const Index at = index_in_S1(m.anchors[static_cast<std::size_t>(k)]);
+            if (at < 0) throw InternalError("factor_metrics: an anchor outside the correction rows");
+            anchor_at[static_cast<std::size_t>(at)] = k;
         }
     });
     distmat::sum_on_all_ranks(comm, F_S1.data(), static_cast<std::size_t>(F_S1.size()));  // one owner each
@@ -87,6 +127,10 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     const Eigen::MatrixXd Y_S = rows_everywhere(comm, partition, m.Y, m.anchors);
     const Eigen::VectorXd d_S = rows_everywhere(comm, partition, m.word_mass, m.anchors).col(0);
     const bool root = comm.is_root();  // the replicated S′ × S′ block is added once
+    // The per-entry loops below read one row of these per entry of E′: transposed, a row is
+    // a contiguous column (K doubles), not K strided reads |S′| doubles apart (20
+    // Newsgroups, K = 100: |S′| = 975, 8 M entries a rank).
+    const Eigen::MatrixXd Yt_S1 = Y_S1.transpose(), Bt_S1 = B_S1.transpose(), BAt_S1 = BA_S1.transpose();
 
     // ‖Ĉ − BABᵀ‖²_F = ‖W‖² + 2⟨W, E′⟩ + ‖E′‖², W = YYᵀ − BABᵀ = [Y B] D [Y B]ᵀ of rank
     // ≤ 2K, D = diag(I, −A): with [Y B] = QR (TSQR), ‖W‖_F = ‖R D Rᵀ‖_F, without the
@@ -108,15 +152,15 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     double sums[3] = {0, 0, 0};  // ⟨W, E′⟩, ‖E′‖², Σ_i (Ĉ − BABᵀ)_ii²
     const Eigen::MatrixXd BA = m.B * m.A;
     for (Index jl = 0; jl < local; ++jl) {  // F_js at (s, j) and (j, s)
-        const Eigen::RowVectorXd y_j = m.Y.row(jl), ba_j = BA.row(jl), b_j = m.B.row(jl);
-        for (const auto& [k, v] : local_F[static_cast<std::size_t>(jl)]) {
-            const double w_js = y_j.dot(Y_S1.row(k)) - ba_j.dot(B_S1.row(k));
-            const double w_sj = Y_S1.row(k).dot(y_j) - BA_S1.row(k).dot(b_j);
+        const Eigen::VectorXd y_j = m.Y.row(jl).transpose(), ba_j = BA.row(jl).transpose(), b_j = m.B.row(jl).transpose();
+        local_F.for_each(jl, [&](Index k, double v) {
+            const double w_js = y_j.dot(Yt_S1.col(k)) - ba_j.dot(Bt_S1.col(k));
+            const double w_sj = Yt_S1.col(k).dot(y_j) - BAt_S1.col(k).dot(b_j);
             sums[0] += v * (w_js + w_sj);
             sums[1] += 2 * v * v;
-        }
-        const auto own = index_in_S1.find(begin + jl);
-        const double e_jj = own == index_in_S1.end() ? 0.0 : E_S1(own->second, own->second);
+        });
+        const Index own = own_in_S1[static_cast<std::size_t>(jl)];
+        const double e_jj = own < 0 ? 0.0 : E_S1(own, own);
         const double diagonal = m.Y.row(jl).squaredNorm() + e_jj - BA.row(jl).dot(m.B.row(jl));
         sums[2] += diagonal * diagonal;
     }
@@ -124,7 +168,7 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
         for (Index a = 0; a < s1; ++a)
             for (Index b = 0; b < s1; ++b)
                 if (const double v = E_S1(a, b); v > 0) {
-                    sums[0] += v * (Y_S1.row(a).dot(Y_S1.row(b)) - BA_S1.row(a).dot(B_S1.row(b)));
+                    sums[0] += v * (Yt_S1.col(a).dot(Yt_S1.col(b)) - BAt_S1.col(a).dot(Bt_S1.col(b)));
                     sums[1] += v * v;
                 }
     distmat::sum_on_all_ranks(comm, sums, 3);
@@ -145,14 +189,24 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
         if (const Index k = anchor_at[static_cast<std::size_t>(a)]; k >= 0) tilde_S1.row(k) = E_S1.row(a) * inverse(d_S(k));
     // ẼY and ẼẼᵀ: the local columns outside S′, then (once) the columns in S′.
     Eigen::MatrixXd EY = Eigen::MatrixXd::Zero(K, K), EE = Eigen::MatrixXd::Zero(K, K);
-    std::vector<Entries> tilde(static_cast<std::size_t>(local));  // ẽ(j) at local j ∉ S′: (anchor k, value)
+    WordEntries tilde;  // ẽ(j) at local j ∉ S′: (anchor k, value)
+    tilde.start(local);
+    for (Index jl = 0; jl < local; ++jl)
+        local_F.for_each(jl, [&](Index a, double) {
+            if (anchor_at[static_cast<std::size_t>(a)] >= 0) tilde.count(jl);
+        });
+    std::vector<std::int64_t> next;
+    tilde.allocate(next);
     for (Index jl = 0; jl < local; ++jl) {
-        Entries& column = tilde[static_cast<std::size_t>(jl)];
-        for (const auto& [a, v] : local_F[static_cast<std::size_t>(jl)])
-            if (const Index k = anchor_at[static_cast<std::size_t>(a)]; k >= 0) column.emplace_back(k, v * inverse(d_S(k)));
-        for (const auto& [k, e] : column) EY.row(k) += e * m.Y.row(jl);
-        for (const auto& [k, e] : column)
-            for (const auto& [l, f] : column) EE(k, l) += e * f;
+        local_F.for_each(jl, [&](Index a, double v) {
+            if (const Index k = anchor_at[static_cast<std::size_t>(a)]; k >= 0) {
+                const auto slot = static_cast<std::size_t>(next[static_cast<std::size_t>(jl)]++);
+                tilde.index[slot] = static_cast<std::int32_t>(k);
+                tilde.value[slot] = v * inverse(d_S(k));
+            }
+        });
+        tilde.for_each(jl, [&](Index k, double e) { EY.row(k) += e * m.Y.row(jl); });
+        tilde.for_each(jl, [&](Index k, double e) { tilde.for_each(jl, [&](Index l, double f) { EE(k, l) += e * f; }); });
     }
     if (root) {
         EY += tilde_S1 * Y_S1;
@@ -174,21 +228,24 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
     distmat::sum_on_all_ranks(comm, Bb_S1.data(), static_cast<std::size_t>(Bb_S1.size()));
     // Rows in S′: Σ over their entries of 2 v y_j·z/d + v²/d² − 2 v (B̆ᵀẽ(j))/d.
     Eigen::VectorXd S1_rows = Eigen::VectorXd::Zero(s1);
-    const auto entry_term = [&](Index a, double v, const Eigen::RowVectorXd& y_j, double anchors_at_j) {
+    const Eigen::MatrixXd Zt_S1 = Z_S1.transpose(), Bbt_S1 = Bb_S1.transpose();  // contiguous per entry, as above
+    const auto entry_term = [&](Index a, double v, const Eigen::VectorXd& y_j, double anchors_at_j) {
         const double inv_d = inverse(d_S1(a));
-        return 2 * inv_d * v * y_j.dot(Z_S1.row(a)) + inv_d * inv_d * v * v - 2 * inv_d * v * anchors_at_j;
+        return 2 * inv_d * v * y_j.dot(Zt_S1.col(a)) + inv_d * inv_d * v * v - 2 * inv_d * v * anchors_at_j;
     };
-    for (Index jl = 0; jl < local; ++jl)
-        for (const auto& [a, v] : local_F[static_cast<std::size_t>(jl)]) {
+    for (Index jl = 0; jl < local; ++jl) {
+        const Eigen::VectorXd y_j = m.Y.row(jl).transpose();
+        local_F.for_each(jl, [&](Index a, double v) {
             double anchors_at_j = 0;
-            for (const auto& [k, e] : tilde[static_cast<std::size_t>(jl)]) anchors_at_j += Bb_S1(a, k) * e;
-            S1_rows(a) += entry_term(a, v, m.Y.row(jl), anchors_at_j);
-        }
+            tilde.for_each(jl, [&](Index k, double e) { anchors_at_j += Bbt_S1(k, a) * e; });
+            S1_rows(a) += entry_term(a, v, y_j, anchors_at_j);
+        });
+    }
     if (root)
         for (Index a = 0; a < s1; ++a)
             for (Index b = 0; b < s1; ++b)
                 if (const double v = E_S1(a, b); v > 0)
-                    S1_rows(a) += entry_term(a, v, Y_S1.row(b), Bb_S1.row(a).dot(tilde_S1.col(b)));
+                    S1_rows(a) += entry_term(a, v, Yt_S1.col(b), Bbt_S1.col(a).dot(tilde_S1.col(b)));
     distmat::sum_on_all_ranks(comm, S1_rows.data(), static_cast<std::size_t>(S1_rows.size()));
     out.recovery.resize(local);
     for (Index il = 0; il < local; ++il) {
@@ -196,12 +253,13 @@ FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, in
         const Eigen::VectorXd b = m.B_breve.col(il);
         const Eigen::VectorXd z = z_of(il, b);
         double square = z.dot(G_YY * z) - 2 * b.dot(EY * z) + b.dot(EE * b);
-        if (const auto own = index_in_S1.find(begin + il); own != index_in_S1.end()) {
-            square += S1_rows(own->second);
+        if (const Index own = own_in_S1[static_cast<std::size_t>(il)]; own >= 0) {
+            square += S1_rows(own);
         } else {
-            for (const auto& [a, v] : local_F[static_cast<std::size_t>(il)])  // E′ at (i, s) = F_is
-                square += 2 * inv_d * v * Y_S1.row(a).dot(z) + inv_d * inv_d * v * v -
+            local_F.for_each(il, [&](Index a, double v) {  // E′ at (i, s) = F_is
+                square += 2 * inv_d * v * Yt_S1.col(a).dot(z) + inv_d * inv_d * v * v -
                           2 * inv_d * v * b.dot(tilde_S1.col(a));
+            });
         }
         out.recovery(il) = std::sqrt(std::max(0.0, square));
     }

@@ -224,6 +224,12 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
         else P.col(j).setZero();
     }
     out.correction.rows = S1;
+    // Reserved to size: E′ can be most of F (20 Newsgroups, K = 100, one ENN iteration: 79 %
+    // of |S′| × N), and growing by doubling would hold up to twice its 24 bytes an entry.
+    const auto entries = static_cast<std::size_t>((F.array() > 0).count());
+    out.correction.entry_row.reserve(entries);
+    out.correction.entry_col.reserve(entries);
+    out.correction.entry_value.reserve(entries);
     for (Index j = 0; j < local; ++j)
         for (Index k = 0; k < s1; ++k)
             if (F(j, k) > 0) {

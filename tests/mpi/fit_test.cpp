@@ -137,7 +137,8 @@ model::Model everywhere(const mpi::Comm& world, model::Model m) {
     if (m.compressed) {
         model::CompressedRecord& r = *m.compressed;
         r.Y = whole_factor(world, r);
-        const auto copy = [&](auto& values) {
+        const auto copy = [&](auto& values) {  // each rank's triplets, in rank order
+            values = mpi::gather_concat(world, values, 0);
             std::int64_t n = static_cast<std::int64_t>(values.size());
             mpi::broadcast(world, n, 0);
             values.resize(static_cast<std::size_t>(n));
@@ -151,7 +152,8 @@ model::Model everywhere(const mpi::Comm& world, model::Model m) {
 }
 
 /// The compressed pipeline's promise: no rank but the root holds the model's N × K arrays
-/// (B and B̆), and no rank holds Y whole: each its rows, in rank order.
+/// (B and B̆), and no rank holds Y whole: each its rows, in rank order; E′'s triplets stay
+/// with the ranks that found them, each rank's at its offset.
 void expect_words_on_root_only(const mpi::Comm& world, const model::Model& m, Index N) {
     const Index rows = world.is_root() ? N : 0;
     EXPECT_EQ(m.B.rows(), rows);
@@ -171,8 +173,21 @@ void expect_words_on_root_only(const mpi::Comm& world, const model::Model& m, In
     if (world.is_root()) {
         EXPECT_EQ(r.Y_first_row, 0);
     }
-    if (!world.is_root()) {
-        EXPECT_TRUE(m.compressed->correction_value.empty());
+    // E′: each rank's triplets where the ranks before it end; all of them, correction_total
+    const auto mine = static_cast<std::int64_t>(r.correction_value.size());
+    EXPECT_EQ(r.correction_row.size(), r.correction_value.size());
+    EXPECT_EQ(r.correction_col.size(), r.correction_value.size());
+    EXPECT_EQ(mpi::allreduce_sum(world, mine), r.correction_total);
+    const std::vector<std::int64_t> starts = mpi::gather_concat(world, std::vector<std::int64_t>{r.correction_first}, 0);
+    const std::vector<std::int64_t> sizes = mpi::gather_concat(world, std::vector<std::int64_t>{mine}, 0);
+    for (std::size_t i = 1; i < starts.size(); ++i) EXPECT_EQ(starts[i], starts[i - 1] + sizes[i - 1]) << i;
+    if (world.is_root()) {
+        EXPECT_EQ(r.correction_first, 0);
+    }
+    // each rank holds the entries of its own columns (words) only
+    for (const std::int64_t j : r.correction_col) {
+        EXPECT_GE(j, r.Y_first_row);
+        EXPECT_LT(j, r.Y_first_row + r.Y_rows.rows());
     }
 }
 
@@ -961,7 +976,9 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     FitOptions raw = options;
     raw.compressed.iterations = 0;
     raw.metrics = false;
-    const model::Model unrectified = everywhere(world, fit(noisy.source, square_grid(world), raw).models.front());
+    const FitResult raw_result = fit(noisy.source, square_grid(world), raw);
+    expect_words_on_root_only(world, raw_result.models.front(), static_cast<Index>(noisy.truth.vocab.size()));
+    const model::Model unrectified = everywhere(world, raw_result.models.front());
     for (const model::Model* model : {&m, &unrectified}) {
         const model::CompressedRecord& r = *model->compressed;
         std::map<std::pair<Index, Index>, double> E;  // max(F, Fᵀ)
@@ -993,6 +1010,22 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
         EXPECT_EQ(b.correction_row, rec.correction_row);
         EXPECT_EQ(b.correction_value, rec.correction_value);
         EXPECT_EQ(b.eigenvalues, rec.eigenvalues);
+    }
+    // E′'s triplets, written by every rank at its offset, read back whole in rank order.
+    io::write_model_file(world, dir.file("raw.h5"), raw_result.info, raw_result.models, provenance, raw_result.times, 10);
+    if (world.is_root()) {
+        const io::ModelFile raw_back = io::read_model_file(dir.file("raw.h5"));
+        const model::CompressedRecord& b = *raw_back.models.front().compressed;
+        const model::CompressedRecord& u = *unrectified.compressed;
+        EXPECT_EQ(b.correction_row, u.correction_row);
+        EXPECT_EQ(b.correction_col, u.correction_col);
+        EXPECT_EQ(b.correction_value, u.correction_value);
+        EXPECT_EQ(static_cast<std::int64_t>(b.correction_value.size()), u.correction_total);
+        EXPECT_EQ(b.Y, u.Y);
+    }
+    if (world.is_root()) {
+        const io::ModelFile back = io::read_model_file(dir.file("compressed.h5"));
+        const model::CompressedRecord& b = *back.models.front().compressed;
         ASSERT_EQ(b.enn.size(), rec.enn.size());
         EXPECT_EQ(b.enn.back().corrections, rec.enn.back().corrections);
         EXPECT_EQ(b.enn.back().negative_mass, rec.enn.back().negative_mass);

@@ -275,6 +275,8 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
     shape.enn_corrections_summed = 1.5e7;
     shape.enn_correction_columns = 4e9;
     shape.enn_correction_products = 6e7;
+    shape.law_correction_rows = 300;
+    shape.law_corrections = 2e6;
     const auto stage = [](const std::vector<fit::StageCost>& stages, const std::string& name) {
         const auto it = std::find_if(stages.begin(), stages.end(), [&](const fit::StageCost& c) { return c.stage == name; });
         EXPECT_NE(it, stages.end()) << name;
@@ -285,7 +287,7 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
     const auto each_rate = [](fit::RankRates& r) {
         return std::vector<double*>{&r.read_nonzero, &r.setup_nonzero, &r.product_nonzero, &r.block_entry,
                                     &r.product_row, &r.pair, &r.correction_setup, &r.flop, &r.correction,
-                                    &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.root_measure,
+                                    &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.metric_entry, &r.root_measure,
                                     &r.write_byte, &r.send_byte, &r.message};
     };
     fit::RankRates doubled = rates;
@@ -326,12 +328,30 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         measures.root_measure = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, measures), "metrics").compute_seconds,
                          shape.words * shape.topics);
+        // the metrics' terms on E′: this rank's entries, K each
+        fit::RankRates entries = only;
+        entries.metric_entry = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, entries), "metrics").compute_seconds,
+                         shape.law_corrections / P * shape.topics);
         // the write: rank 0's 16 bytes a word a topic (B, B̆), whatever P, and each rank's
-        // rows of Y (written collectively)
+        // rows of Y and E′'s triplets (written collectively)
         fit::RankRates bytes = only;
         bytes.write_byte = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, bytes), "write").compute_seconds,
-                         (16 * shape.words + 8 * n) * shape.kept_topics);
+                         (16 * shape.words + 8 * n) * shape.kept_topics + 24 * shape.law_corrections / P);
+        // memory: E′'s triplets (24 bytes an entry) held from LAW to the write, F at its rows
+        // in LAW (N/P × |S′|), and the metrics' index by word (12 bytes an entry)
+        const auto stages_at = fit::compressed_stage_costs(shape, 0, rates);
+        fit::CompressedShape without = shape;
+        without.law_corrections = 0;
+        without.law_correction_rows = 0;
+        const auto stages_without = fit::compressed_stage_costs(without, 0, rates);
+        const double triplets = 24 * shape.law_corrections / P;
+        EXPECT_DOUBLE_EQ(stage(stages_at, "anchors").need - stage(stages_without, "anchors").need,
+                         triplets + 8 * n * shape.law_correction_rows);
+        EXPECT_DOUBLE_EQ(stage(stages_at, "metrics").need - stage(stages_without, "metrics").need,
+                         triplets + 12 * shape.law_corrections / P);
+        EXPECT_DOUBLE_EQ(stage(stages_at, "write").need - stage(stages_without, "write").need, triplets);
     }
 }
 

@@ -59,6 +59,12 @@ struct CompressedShape {
     /// The share of a rank's rows whose F is kept dense (8 bytes a checked pair) in the
     /// densest iteration; the dry run: 0 (sparse, as at 2 % of the pairs).
     double enn_dense_share = 0;
+    /// LAW's E′: its rows S′ (the anchors and the words whose row of YYᵀ sums below 0;
+    /// < 0: K) and its entries over all ranks, the largest rank's times P (< 0: 2 % of
+    /// |S′| × N, ENN's assumed share). Real text at few ENN iterations has far more (20
+    /// Newsgroups, K = 100, one iteration: 975 rows, 79 % of their pairs).
+    double law_correction_rows = -1;
+    double law_corrections = -1;
 };
 
 /// Seconds per unit of each kind of work on one rank (one core: ranks × threads ≤ cores),
@@ -89,6 +95,10 @@ struct RankRates {
     double law_imbalance = 1.33;
     double probe_row = 7.5e-8;         ///< the metrics' probes: a row of the N/P × w blocks, per probe
     double probe_factor = 1.45e-9;     ///< the metrics' probes: an entry of the N/P × K factors, per probe
+    /// the metrics' exact terms against YYᵀ + E′: an entry of E′ (this rank's) per K (a few
+    /// K-long dot products each; 20 Newsgroups, K = 100, one ENN iteration: 8 M entries a
+    /// rank, 2 s of the metrics' 6 s)
+    double metric_entry = 2.5e-9;
     double root_measure = 7.0e-7;      ///< the measures on B (eval::model_metrics), rank 0 alone: an entry of the N × K
     double write_byte = 3.3e-8;        ///< a byte of the model written (HDF5, rank 0)
     double send_byte = 1.0e-9;         ///< a byte handed to MPI, packed, sent and unpacked (the inverse of a rank's bandwidth)
@@ -113,8 +123,8 @@ struct StageCost {
 /// models it writes), the process before any data `base` bytes. Memory per rank: the
 /// documents (8 bytes per nonzero as read, 24 more in the operator's two copies), the
 /// eigensolver's blocks (10 of N/P × p), the products' exchange (N/P + 2 (served + own) +
-/// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (12 bytes a
-/// correction, at most 8 a checked pair, N/P × l) and its l × p blocks, the factors (a few
+/// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (24 bytes a
+/// correction with Fᵀ's copy, at most 12 a checked pair, N/P × l) and its l × p blocks, the factors (a few
 /// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and on the root
 /// 2 N × ΣK for the models it writes (B and B̆; Y is written by rows). Bytes sent (as core/traffic.hpp counts them: the
 /// payload a rank hands to MPI): per column-product, the rows served to the others and the
@@ -126,8 +136,11 @@ struct StageCost {
 /// of the N/P × p block; ENN per iteration its screen of the N/P × l pairs (n l K single-
 /// precision multiply-adds) and per column Y's part (4 n K flops) and F's (its corrections
 /// and dense rows); LAW n K² per rank; the metrics' probes as products, the factors' part
-/// (n K a probe, probe_factor) and the B-based measures on rank 0 (N K); the write 16 N ΣK
-/// bytes on rank 0 and 8 n ΣK on each; and the bytes and messages each stage sends.
+/// (n K a probe, probe_factor), E′'s entries (K each) and the B-based measures on rank 0
+/// (N K); the write 16 N ΣK bytes on rank 0, and on each 8 n ΣK (Y) and 24 bytes an entry
+/// of E′ (its triplets); and the bytes and messages each stage sends. LAW's E′ (the
+/// triplets, 24 bytes an entry, kept to the write; F at its rows, dense in LAW; indexed by
+/// word in the metrics, 12 bytes an entry) from law_correction_rows and law_corrections.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,
                                               const RankRates& rates = RankRates{});
 

@@ -172,9 +172,13 @@ struct CompressedRecord {
     Eigen::VectorXd residuals;            ///< K, their ‖C v − λ v‖
     int products = 0;                     ///< operator products the compression took
     /// E′ = max(F, Fᵀ) as F's triplets: rows are anchors (or words whose row of YYᵀ sums
-    /// below 0), values > 0.
+    /// below 0), values > 0. Where Y is kept by rows (Y_total_rows > 0), so are these: this
+    /// rank's entries, the file's from correction_first, of correction_total over all ranks
+    /// (in rank order: the file's triplets are the ranks' one after another).
     std::vector<std::int64_t> correction_row, correction_col;
     std::vector<double> correction_value;
+    std::int64_t correction_first = 0;
+    std::int64_t correction_total = 0;
     Index checked_rows = 0;               ///< ENN's l
     double final_negative_mass = 0;       ///< YYᵀ's negatives left among checked pairs (final Y)
     Index final_negative_entries = 0;
