@@ -13,7 +13,12 @@ set(JSMF_TEST_ENVIRONMENT
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
   # Containers often forbid the cross-memory-attach syscalls Open MPI's vader BTL uses.
-  OMPI_MCA_btl_vader_single_copy_mechanism=none)
+  OMPI_MCA_btl_vader_single_copy_mechanism=none
+  # ctest runs tests side by side (jobs/test.sh: one more than the cores, for the tests that
+  # mostly wait): a rank waiting in MPI yields its core to the other tests' processes
+  # instead of spinning on it (Open MPI does so by itself only where one mpirun alone
+  # oversubscribes the node).
+  OMPI_MCA_mpi_yield_when_idle=1)
 if(JSMF_SANITIZE)
   # Any report ends the process with an error; leaks are checked against the checked-in
   # suppressions of Open MPI's own (tests/sanitize/lsan.supp says why each is there).
