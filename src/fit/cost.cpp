@@ -187,7 +187,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
          // rank 0 writes B and B̆ each from a row-major copy (HDF5 takes C order): one at a time
          {"the row-major copy rank 0 writes B or B̆ from (N × K)", 8 * N * K},
          {"E′'s triplets, this rank's (24 bytes an entry; the largest K's)", 24 * law_entries}},
-        0, 0, (kept + 8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.write_byte);
+        0, 0, kept * rate.write_byte + (8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks
     // do not take it (measured, rank 0 at 16 ranks: 400 MiB after the metrics, 478 writing
     // a 76 MiB B; at 2 ranks it fit in freed blocks: within 7 % either way).

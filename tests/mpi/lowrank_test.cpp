@@ -288,7 +288,7 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         return std::vector<double*>{&r.read_nonzero, &r.setup_nonzero, &r.product_nonzero, &r.block_entry,
                                     &r.product_row, &r.pair, &r.correction_setup, &r.flop, &r.correction,
                                     &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.metric_entry, &r.root_measure,
-                                    &r.write_byte, &r.send_byte, &r.message};
+                                    &r.write_byte, &r.row_write_byte, &r.send_byte, &r.message};
     };
     fit::RankRates doubled = rates;
     for (double* r : each_rate(doubled)) *r *= 2;
@@ -334,11 +334,15 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, entries), "metrics").compute_seconds,
                          shape.law_corrections / P * shape.topics);
         // the write: rank 0's 16 bytes a word a topic (B, B̆), whatever P, and each rank's
-        // rows of Y and E′'s triplets (written collectively)
+        // rows of Y and E′'s triplets (written collectively, at their own rate)
         fit::RankRates bytes = only;
         bytes.write_byte = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, bytes), "write").compute_seconds,
-                         (16 * shape.words + 8 * n) * shape.kept_topics + 24 * shape.law_corrections / P);
+                         16 * shape.words * shape.kept_topics);
+        fit::RankRates rows_written = only;
+        rows_written.row_write_byte = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, rows_written), "write").compute_seconds,
+                         8 * n * shape.kept_topics + 24 * shape.law_corrections / P);
         // memory: E′'s triplets (24 bytes an entry) held from LAW to the write, F at its rows
         // in LAW (N/P × |S′|), and the metrics' index by word (12 bytes an entry)
         const auto stages_at = fit::compressed_stage_costs(shape, 0, rates);

@@ -100,7 +100,10 @@ struct RankRates {
     /// rank, 2 s of the metrics' 6 s)
     double metric_entry = 2.5e-9;
     double root_measure = 7.0e-7;      ///< the measures on B (eval::model_metrics), rank 0 alone: an entry of the N × K
-    double write_byte = 3.3e-8;        ///< a byte of the model written (HDF5, rank 0)
+    double write_byte = 3.3e-8;        ///< a byte of the model written (HDF5, rank 0: B and B̆, deflated)
+    /// a byte of Y's rows or E′'s triplets written collectively, uncompressed (MPI-IO; here
+    /// into the page cache: 20 Newsgroups, K = 100, 370 MB of E′ and 16 MB of Y in ~0.2 s)
+    double row_write_byte = 5.0e-10;
     double send_byte = 1.0e-9;         ///< a byte handed to MPI, packed, sent and unpacked (the inverse of a rank's bandwidth)
     double message = 2.0e-6;           ///< a message's latency
     std::string source = "this project's development machine (2-core Intel Xeon; MPI in shared memory)";
@@ -137,8 +140,8 @@ struct StageCost {
 /// precision multiply-adds) and per column Y's part (4 n K flops) and F's (its corrections
 /// and dense rows); LAW n K² per rank; the metrics' probes as products, the factors' part
 /// (n K a probe, probe_factor), E′'s entries (K each) and the B-based measures on rank 0
-/// (N K); the write 16 N ΣK bytes on rank 0, and on each 8 n ΣK (Y) and 24 bytes an entry
-/// of E′ (its triplets); and the bytes and messages each stage sends. LAW's E′ (the
+/// (N K); the write 16 N ΣK bytes on rank 0 (write_byte), and on each 8 n ΣK (Y) and 24
+/// bytes an entry of E′ (its triplets; row_write_byte); and the bytes and messages each stage sends. LAW's E′ (the
 /// triplets, 24 bytes an entry, kept to the write; F at its rows, dense in LAW; indexed by
 /// word in the metrics, 12 bytes an entry) from law_correction_rows and law_corrections.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,
