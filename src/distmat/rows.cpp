@@ -209,6 +209,58 @@ Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& p
     return whole;
 }
 
+Eigen::MatrixXd rows_from_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, const std::vector<std::int64_t>& rows,
+                               int root) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    std::int64_t shape[2] = {X.rows(), X.cols()};
+    mpi::broadcast(comm, shape, 2, root);
+    const Index N = shape[0], p = shape[1];
+    mpi::run_local_phase(comm, "rows_from_root", [&] {
+        for (const std::int64_t i : rows)
+            if (i < 0 || i >= N)
+                throw InternalError("rows_from_root: row " + std::to_string(i) + " outside 0.." + std::to_string(N - 1));
+    });
+    // Point to point in pieces of at most mpi::max_chunk elements (MPI counts are int).
+    const auto send = [&](const auto* data, std::size_t count, MPI_Datatype type, int to) {
+        count_sent_bytes(static_cast<std::int64_t>(count * sizeof(*data)));
+        for (std::size_t at = 0; at < count || at == 0; at += mpi::max_chunk) {
+            const int n = static_cast<int>(std::min(mpi::max_chunk, count - at));
+            JSMF_MPI_CHECK(MPI_Send(data + at, n, type, to, 0, comm.raw()));
+            if (count == 0) break;
+        }
+    };
+    const auto receive = [&](auto* data, std::size_t count, MPI_Datatype type, int from) {
+        for (std::size_t at = 0; at < count || at == 0; at += mpi::max_chunk) {
+            const int n = static_cast<int>(std::min(mpi::max_chunk, count - at));
+            JSMF_MPI_CHECK(MPI_Recv(data + at, n, type, from, 0, comm.raw(), MPI_STATUS_IGNORE));
+            if (count == 0) break;
+        }
+    };
+    const auto rows_of = [&](const std::vector<std::int64_t>& ids) {
+        RowMajor out(static_cast<Index>(ids.size()), p);
+        for (std::size_t k = 0; k < ids.size(); ++k) out.row(static_cast<Index>(k)) = X.row(ids[k]);
+        return out;
+    };
+    if (comm.rank() == root) {
+        for (int r = 0; r < comm.size(); ++r) {
+            if (r == root) continue;
+            std::int64_t n = 0;
+            receive(&n, 1, MPI_INT64_T, r);
+            std::vector<std::int64_t> ids(static_cast<std::size_t>(n));
+            receive(ids.data(), ids.size(), MPI_INT64_T, r);
+            const RowMajor block = rows_of(ids);  // checked on rank r above
+            send(block.data(), static_cast<std::size_t>(block.size()), MPI_DOUBLE, r);
+        }
+        return rows_of(rows);
+    }
+    const std::int64_t n = static_cast<std::int64_t>(rows.size());
+    send(&n, 1, MPI_INT64_T, root);
+    send(rows.data(), rows.size(), MPI_INT64_T, root);
+    RowMajor block(n, p);
+    receive(block.data(), static_cast<std::size_t>(block.size()), MPI_DOUBLE, root);
+    return block;
+}
+
 void broadcast_from_root(const mpi::Comm& comm, Eigen::MatrixXd& X, int root) {
     std::int64_t shape[2] = {X.rows(), X.cols()};
     mpi::broadcast(comm, shape, 2, root);

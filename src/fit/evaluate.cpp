@@ -106,9 +106,9 @@ void merge_metrics(eval::MetricSet& stored, const eval::MetricSet& fresh) {
 
 std::vector<model::Model> evaluate(const mpi::Comm& world, const EvalJob& job, const Report& report) {
     io::ModelFile file;
-    // every rank reads the whole file (B, and a compressed fit's Y, N × K each: eval is a
-    // one-node job at the sizes where that matters)
-    mpi::run_local_phase(world, "setup", [&] { file = io::read_model_file(job.model); });
+    // every rank reads the file but a compressed fit's factor record (B, B̆: N × K each;
+    // eval is a one-node job at the sizes where that matters)
+    mpi::run_local_phase(world, "setup", [&] { file = io::read_model_file(job.model, io::ModelParts::without_factor); });
     const std::string out = job.out.empty() ? job.model : job.out;
     std::vector<std::string> inputs = job.corpus.files;
     for (const std::string& path : {job.corpus.vocab, job.cooc_file, job.truth, job.labels}) inputs.push_back(path);

@@ -112,32 +112,31 @@ InferSummary infer_to_file(const mpi::Comm& world, const infer::InferModel& mode
          {"oov_tokens", static_cast<double>(s.oov_tokens)}, {"not_converged", static_cast<double>(s.not_converged)},
          {"per_word_log_likelihood", s.per_word()}, {"perplexity", std::exp(-s.per_word())}},
         result.doc_ids, options.alpha);
-    return InferSummary{s, clock.seconds(), distmat::threads()};
+    InferSummary summary{s, clock.seconds(), distmat::threads()};
+    summary.model_rows = mpi::allreduce_max(world, result.model_rows);
+    summary.words = mpi::allreduce_max(world, static_cast<std::int64_t>(model.B.rows()));  // the root's
+    summary.peak_bytes = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
+    return summary;
 }
 
 infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
                                    infer::InferOptions& options) {
     infer::InferModel model;
     model.file = path;
-    Index N = 0;
     Eigen::VectorXd alpha;
     mpi::check_on_root(world, "setup", [&] {
-        io::ModelFile file = io::read_model_file(path);
+        io::ModelFile file = io::read_model_file(path, io::ModelParts::without_factor);  // B is what infer needs
         const model::Model* chosen = &model::choose_model(file.models, topics, path);
         model.topics = chosen->num_topics;
         model.B = chosen->B;
         model.vocab = file.vocab;
-        N = model.B.rows();
         if (prior == infer::Prior::alpha) {
             if (!chosen->has_alpha) throw InputError(path, render_options("has no alpha (fit it with jsmf fit {alpha}) for {prior} alpha"));
             alpha = chosen->alpha;
         }
     });
     mpi::broadcast(world, model.topics, 0);
-    mpi::broadcast(world, N, 0);
-    model.B.resize(N, model.topics);
-    mpi::broadcast(world, model.B.data(), static_cast<std::size_t>(model.B.size()), 0);
-    mpi::broadcast(world, model.vocab, 0);
+    // B and the vocabulary stay on the root: infer_corpus sends each rank the rows it needs.
     if (prior == infer::Prior::alpha) {
         alpha.resize(model.topics);
         mpi::broadcast(world, alpha.data(), static_cast<std::size_t>(alpha.size()), 0);
@@ -396,9 +395,10 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
     infer::InferModel model;
     model.file = job.out;
     model.topics = fitted.num_topics;
-    model.B = fitted.B;  // the compressed pipeline's is on the root only: the root's, everywhere
-    distmat::broadcast_from_root(world, model.B);
-    model.vocab = vocab;
+    if (world.is_root()) {  // the root's B (the compressed pipeline's is there only); infer_corpus deals its rows
+        model.B = fitted.B;
+        model.vocab = vocab;
+    }
     infer::InferOptions options = job.infer->options;
     if (job.infer->prior == infer::Prior::alpha) {
         options.alpha = fitted.alpha;

@@ -13,7 +13,7 @@ namespace jsmf::fit {
 synth::SynthCorpus semi_synthetic(const std::string& path, const SemiSyntheticOptions& from,
                                   synth::SynthOptions& options, const Report& report) {
     if (options.groups > 0) throw OptionError("{groups} plants its own topics: not with {from}");
-    const io::ModelFile file = io::read_model_file(path);
+    const io::ModelFile file = io::read_model_file(path, io::ModelParts::without_factor);
     const model::Model& chosen = model::choose_model(file.models, from.topics, path);
     const bool dirichlet = options.prior == synth::TopicPrior::dirichlet;
     synth::ModelPrior prior;

@@ -11,6 +11,7 @@
 #include "jsmf/corpus/shard.hpp"
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -123,8 +124,17 @@ CorpusTopics infer_corpus(const mpi::Comm& world, const InferModel& model, const
         }
     });
     corpus::check_uci_totals(world, reader);
+    // The rows of B this rank's words need, from rank 0; the shard's words renumbered to them
+    // (the same values in the same order: θ is the same bits as with the whole B).
+    std::vector<std::int64_t> needed(shard.words.begin(), shard.words.end());
+    std::sort(needed.begin(), needed.end());
+    needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+    const Eigen::MatrixXd B_rows = distmat::rows_from_root(world, model.B, needed);
+    out.model_rows = static_cast<std::int64_t>(needed.size());
+    for (auto& w : shard.words)
+        w = static_cast<std::uint32_t>(std::lower_bound(needed.begin(), needed.end(), std::int64_t{w}) - needed.begin());
     std::vector<DocumentTopics> results;
-    mpi::run_local_phase(world, "infer", [&] { results = infer_documents(model.B, shard, options); });
+    mpi::run_local_phase(world, "infer", [&] { results = infer_documents(B_rows, shard, options); });
 
     // Results in row order (the reader yields each file's documents in docID order, files in order).
     CorpusSummary& summary = out.summary;

@@ -323,7 +323,7 @@ void check_unique_words(const std::string& path, const std::vector<std::string>&
 }
 }  // namespace
 
-ModelFile read_model_file(const std::string& path) {
+ModelFile read_model_file(const std::string& path, ModelParts parts) {
     h5::Handle file = h5::open_file_serial(path, false);
     h5::require_jsmf_file(file, path, "model", "a jsmf model file (jsmf fit writes them)");
     ModelFile out;
@@ -393,7 +393,7 @@ ModelFile read_model_file(const std::string& path) {
                 m.anchorfree.M.cols() != K || m.anchorfree.eigenvalues.size() != K)
                 throw InputError(path, "/" + group_name(K) + "/anchorfree: shapes disagree with K");
         }
-        if (h5::exists(group, "compressed"))
+        if (parts == ModelParts::all && h5::exists(group, "compressed"))
             m.compressed = read_compressed(group, static_cast<Index>(m.B.rows()), K, path);
         if (m.method == model::Method::anchors) {  // AnchorFree's @solver is its method's name
             const std::string solver = h5::read_string_attribute(model, "solver");

@@ -324,6 +324,28 @@ TEST(Rows, GatheredOnOneRankAndCopiedFromTheRoot) {
     }
 }
 
+// Each rank's listed rows of the root's block (infer's rows of B): any order, repeats, an
+// empty list on rank 1, the last rank as the root; ids outside the block stop every rank.
+TEST(Rows, ListedRowsFromTheRoot) {
+    const mpi::Comm world = mpi::Comm::world();
+    const int me = world.rank(), root = world.size() - 1;
+    const Index n = 37;
+    const Eigen::MatrixXd whole = random_rows(0, n, 4, 11);
+    const Eigen::MatrixXd held = me == root ? whole : Eigen::MatrixXd();  // the others hold nothing
+    std::vector<std::int64_t> ids;
+    if (me != 1)
+        for (Index k = 0; k < 2 * n; k += 3 + me) ids.push_back((k * 7 + me) % n);
+    ids.push_back(ids.empty() ? 0 : ids.front());  // a repeat
+    const Eigen::MatrixXd got = rows_from_root(world, held, ids, root);
+    ASSERT_EQ(got.rows(), static_cast<Index>(ids.size()));
+    ASSERT_EQ(got.cols(), 4);
+    for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(got.row(static_cast<Index>(k)), whole.row(ids[k])) << k;
+    std::vector<std::int64_t> bad{0};
+    if (me == 0) bad.push_back(n);
+    test::expect_stage_failed(world, [&] { (void)rows_from_root(world, held, bad, root); }, {"outside 0..36"},
+                              exit_code::internal);
+}
+
 // The traffic counter (core/traffic.hpp) takes each wrapper's payload: an all-reduce its
 // buffer, a broadcast the root's, a gather the other ranks' own parts, an exchange what goes
 // to the other ranks (not the rank's own block), a gather on one rank the others' rows; and

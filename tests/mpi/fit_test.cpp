@@ -1411,8 +1411,20 @@ TEST(InferCorpus, EqualsOneRank) {
     infer::InferModel model{"m.h5", K, r.models.front().B, r.info.vocab};
     infer::CorpusInput input;
     input.corpus = p.source.files;
-    const infer::CorpusTopics all = infer::infer_corpus(world, model, input, {});
+    // B and the vocabulary on the root only: the other ranks get the rows their words need.
+    infer::InferModel rooted = model;
+    if (!world.is_root()) {
+        rooted.B.resize(0, 0);
+        rooted.vocab.clear();
+    }
+    const infer::CorpusTopics all = infer::infer_corpus(world, rooted, input, {});
     const infer::CorpusTopics alone = infer::infer_corpus(mpi::Comm(MPI_COMM_SELF), model, input, {});
+    // Each rank held the rows of its own documents' words, not B: at one rank every word that
+    // occurs; over the ranks each of those at least once.
+    EXPECT_GT(alone.model_rows, 0);
+    EXPECT_LE(alone.model_rows, static_cast<std::int64_t>(p.truth.vocab.size()));
+    EXPECT_LE(all.model_rows, alone.model_rows);
+    EXPECT_GE(mpi::allreduce_sum(world, all.model_rows), alone.model_rows);
 
     EXPECT_TRUE(std::is_sorted(all.local.rows.begin(), all.local.rows.end()));
     std::vector<double> theta;  // this rank's rows, row after row

@@ -95,6 +95,14 @@ Eigen::MatrixXd gather_rows(const mpi::Comm& comm, const RowPartition& partition
 Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
                                     int root = 0);
 
+/// Collective. The rows `rows` (each rank its own list, ids in 0..N−1 of root's N × p X;
+/// the other ranks' X is not read) of root's X, on each rank (rows.size() × p): the root
+/// serves one rank at a time (its ids received, its rows sent), so that it holds X and one
+/// rank's rows, and every other rank its own rows only, never N × p. An id outside X's rows
+/// is an InternalError on its rank, found before any rows move (agreed: no rank waits).
+Eigen::MatrixXd rows_from_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, const std::vector<std::int64_t>& rows,
+                               int root = 0);
+
 /// Collective. `root`'s X, its shape too, into every rank's X (whatever the others held;
 /// the root's is left as it is, not copied).
 void broadcast_from_root(const mpi::Comm& comm, Eigen::MatrixXd& X, int root = 0);

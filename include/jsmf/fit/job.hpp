@@ -87,6 +87,9 @@ struct InferSummary {
     infer::CorpusSummary totals;
     double seconds = 0;
     int threads = 1;                 ///< per rank (BLAS and OpenMP)
+    std::int64_t model_rows = 0;     ///< the most rows of B a rank held (its documents' words)
+    std::int64_t words = 0;          ///< B's rows, N
+    double peak_bytes = 0;           ///< the largest rank's peak memory (the process's, so far)
 };
 
 /// Local. OptionError for a non-positive tolerance or no iterations; InputError when the θ

@@ -15,12 +15,14 @@
 
 namespace jsmf::infer {
 
-/// The topics θ is inferred under (replicated on every rank).
+/// The topics θ is inferred under: B and the vocabulary on rank 0 (infer_corpus reads no
+/// other rank's; each rank gets the rows of B its documents' words need from rank 0, so no
+/// rank but rank 0 holds N × K), the rest on every rank.
 struct InferModel {
     std::string file;                  ///< where they come from (named in messages)
     int topics = 0;                    ///< K
-    Eigen::MatrixXd B;                 ///< N × K
-    std::vector<std::string> vocab;    ///< N
+    Eigen::MatrixXd B;                 ///< N × K (rank 0)
+    std::vector<std::string> vocab;    ///< N (rank 0)
 };
 
 /// The corpus.
@@ -59,6 +61,7 @@ struct CorpusSummary {
 
 struct CorpusTopics {
     DocumentRows local;                ///< this rank's documents
+    std::int64_t model_rows = 0;       ///< rows of B this rank held: its documents' distinct words
     CorpusSummary summary;
     std::vector<std::string> doc_ids;  ///< rank 0: D ids from input.doc_ids (empty without)
 };
@@ -66,7 +69,8 @@ struct CorpusTopics {
 /// Collective on `world`. Reads the corpus in shards (each rank its documents by byte
 /// range), maps its words to the model's (by name through input.vocab; without it the
 /// corpus must have the model's N words), infers θ for each document with
-/// infer_documents (distmat::threads() threads) and sums the totals; the log-likelihood is
+/// infer_documents (distmat::threads() threads) on the rows of B its documents' words
+/// need, sent from rank 0 (distmat::rows_from_root), and sums the totals; the log-likelihood is
 /// summed in corpus order on rank 0, so every result is the same at any rank and thread
 /// count. Throws StageFailed on every rank for bad input (another vocabulary without
 /// input.vocab, document ids that do not match the corpus, unreadable files).
