@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "fit/fit_k.hpp"
 #include "jsmf/distmat/eig.hpp"
@@ -339,7 +340,7 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
 /// ENN's records on every rank.
 model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPartition& rows,
                                   const lowrank::Compression& y0, const lowrank::EnnResult& r,
-                                  const lowrank::LawResult& law) {
+                                  lowrank::Correction&& correction) {
     model::CompressedRecord record;
     record.Y_rows = r.Y;
     record.Y_first_row = rows.begin(world.rank());
@@ -347,9 +348,9 @@ model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPart
     record.eigenvalues = y0.eigenvalues;
     record.residuals = y0.residuals;
     record.products = y0.products;
-    record.correction_row = law.correction.entry_row;
-    record.correction_col = law.correction.entry_col;
-    record.correction_value = law.correction.entry_value;
+    record.correction_row = std::move(correction.entry_row);  // moved, not copied: E′ can be large
+    record.correction_col = std::move(correction.entry_col);
+    record.correction_value = std::move(correction.entry_value);
     std::vector<std::int64_t> first{static_cast<std::int64_t>(record.correction_value.size())};
     record.correction_total = mpi::allreduce_sum(world, first[0]);
     mpi::exscan_inplace(world, first, MPI_SUM);
@@ -443,7 +444,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     m.rectification.iterations = static_cast<int>(r.trace.size());
     m.rectification.stop_reason = r.stop_reason;
 
-    const lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options_of(options));
+    lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options_of(options));
     m.times.add("anchors", law.seconds);
     counts.law_correction_rows = static_cast<double>(law.correction.rows.size());
     counts.law_corrections =
@@ -466,7 +467,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
         measure_factor(m, C, r, law, o.metric_probes);
         C.release_buffers();
     }
-    m.compressed = record_of(world, C.rows(), y0, r, law);
+    m.compressed = record_of(world, C.rows(), y0, r, std::move(law.correction));  // law's last use
     return m;
 }
 

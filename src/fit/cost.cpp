@@ -80,8 +80,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double law_rows = s.law_correction_rows >= 0 ? s.law_correction_rows : K;
     const double law_entries = (s.law_corrections >= 0 ? s.law_corrections : 0.02 * N * law_rows) / P;  // a rank's
     // E′'s triplets as LAW lists them (row, column, value: 24 bytes an entry, this rank's);
-    // the metrics also index them by word (12 bytes an entry), and the model file's
-    // record keeps a copy from the metrics to the write.
+    // the metrics also index them by word (12 bytes an entry, 12 more at the anchors'
+    // rows), and they move into the model file's record after the metrics, to the write.
     const std::pair<std::string, double> triplets{"E′'s triplets, this rank's (24 bytes an entry)", 24 * law_entries};
     const double looks = s.enn_looks ? std::floor(s.enn_iterations / 10) : 0;  // the settled stop's, LAW's work each
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
@@ -128,9 +128,13 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         product_seconds(range_columns, p));
     add("enn",
         {libraries, vocabulary, shard, documents, {"Y and its dealt copies (3 × N/P × K)", 3 * 8 * n * K},
-         // a sparse panel stays sparse up to half its pairs negative: 12 bytes a pair at most
-         {"F: its dense rows 8 bytes a checked pair, a sparse correction 12 bytes and 12 more for Fᵀ's copy (at "
-          "most N/P × l × 12)",
+         // A correction (a nonzero of E) is 12 bytes: F's entry, and for a row outside L
+         // Fᵀ's copy, that pair counting twice. F's CSR grows panel by panel (doubling), up to
+         // as much again (measured, 20 Newsgroups, K = 100, 2 ranks: 20.5 bytes a
+         // correction). A sparse panel stays sparse up to half its pairs negative: at most
+         // 12 bytes a checked pair.
+         {"F: its dense rows 8 bytes a checked pair, a sparse correction 12 bytes and up to 12 more while its "
+          "arrays grow (at most N/P × l × 12)",
           std::min(12 * n * l, 8 * l * n * s.enn_dense_share + 24 * corrections / P)},
          {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
          {"the rows' order and the looks' masses (replicated)", 24 * N}},
@@ -165,7 +169,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         const double width = std::min<double>(lowrank::probe_batch_width(static_cast<Index>(N)), probes);
         add("metrics",
             {libraries, vocabulary, shard, documents, factors, models, triplets,
-             {"E′'s entries by word, outside S′ (12 bytes an entry)", 12 * law_entries},
+             {"E′'s entries by word, outside S′ (12 bytes an entry), and again those in the anchors' rows",
+              12 * law_entries * (1 + std::min(1.0, K / std::max(1.0, law_rows)))},
              // the probes, their product, its residual and the recovery's three terms, and
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
@@ -186,7 +191,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
           2 * 8 * n * std::max(1.0, s.kept_topics)},
          // rank 0 writes B and B̆ each from a row-major copy (HDF5 takes C order): one at a time
          {"the row-major copy rank 0 writes B or B̆ from (N × K)", 8 * N * K},
-         {"E′'s triplets, this rank's (24 bytes an entry; the largest K's)", 24 * law_entries}},
+         // (with several K each K's record is kept to the write: the first K's counted)
+         {"E′'s triplets, this rank's, and the ids the write selects them by (32 bytes an entry)", 32 * law_entries}},
         0, 0, kept * rate.write_byte + (8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks
     // do not take it (measured, rank 0 at 16 ranks: 400 MiB after the metrics, 478 writing

@@ -335,11 +335,13 @@ TEST(Rows, ListedRowsFromTheRoot) {
     std::vector<std::int64_t> ids;
     if (me != 1)
         for (Index k = 0; k < 2 * n; k += 3 + me) ids.push_back((k * 7 + me) % n);
-    ids.push_back(ids.empty() ? 0 : ids.front());  // a repeat
+    if (!ids.empty()) ids.push_back(ids.front());  // a repeat
     const Eigen::MatrixXd got = rows_from_root(world, held, ids, root);
-    ASSERT_EQ(got.rows(), static_cast<Index>(ids.size()));
-    ASSERT_EQ(got.cols(), 4);
-    for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(got.row(static_cast<Index>(k)), whole.row(ids[k])) << k;
+    EXPECT_EQ(got.rows(), static_cast<Index>(ids.size()));  // (no ASSERT: a collective follows)
+    EXPECT_EQ(got.cols(), 4);
+    if (got.rows() == static_cast<Index>(ids.size()) && got.cols() == 4) {
+        for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(got.row(static_cast<Index>(k)), whole.row(ids[k])) << k;
+    }
     std::vector<std::int64_t> bad{0};
     if (me == 0) bad.push_back(n);
     test::expect_stage_failed(world, [&] { (void)rows_from_root(world, held, bad, root); }, {"outside 0..36"},

@@ -126,8 +126,8 @@ Eigen::MatrixXd whole_factor(const mpi::Comm& world, const model::CompressedReco
 }
 
 /// The model with its word-indexed arrays as the root holds them, on every rank: a fit
-/// keeps B, B̆, the unigram and E′ on the root only and Y by rows (FitResult), and the
-/// comparisons below run on every rank.
+/// keeps B, B̆ and the unigram on the root only, Y and E′'s triplets by rank (FitResult),
+/// and the comparisons below run on every rank.
 model::Model everywhere(const mpi::Comm& world, model::Model m) {
     distmat::broadcast_from_root(world, m.B);
     distmat::broadcast_from_root(world, m.B_breve);

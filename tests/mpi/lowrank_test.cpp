@@ -343,8 +343,9 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         rows_written.row_write_byte = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, rows_written), "write").compute_seconds,
                          8 * n * shape.kept_topics + 24 * shape.law_corrections / P);
-        // memory: E′'s triplets (24 bytes an entry) held from LAW to the write, F at its rows
-        // in LAW (N/P × |S′|), and the metrics' index by word (12 bytes an entry)
+        // memory: E′'s triplets (24 bytes an entry) held from LAW to the write (with the
+        // write's ids, 32), F at its rows in LAW (N/P × |S′|), and the metrics' index by word
+        // (12 bytes an entry, 12 more for those in the anchors' rows: K of |S′|)
         const auto stages_at = fit::compressed_stage_costs(shape, 0, rates);
         fit::CompressedShape without = shape;
         without.law_corrections = 0;
@@ -354,8 +355,9 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         EXPECT_DOUBLE_EQ(stage(stages_at, "anchors").need - stage(stages_without, "anchors").need,
                          triplets + 8 * n * shape.law_correction_rows);
         EXPECT_DOUBLE_EQ(stage(stages_at, "metrics").need - stage(stages_without, "metrics").need,
-                         triplets + 12 * shape.law_corrections / P);
-        EXPECT_DOUBLE_EQ(stage(stages_at, "write").need - stage(stages_without, "write").need, triplets);
+                         triplets + 12 * shape.law_corrections / P * (1 + shape.topics / shape.law_correction_rows));
+        EXPECT_DOUBLE_EQ(stage(stages_at, "write").need - stage(stages_without, "write").need,
+                         32 * shape.law_corrections / P);
     }
 }
 

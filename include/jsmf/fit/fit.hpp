@@ -20,11 +20,11 @@
 
 namespace jsmf::fit {
 
-/// What a fit returns. The models' word-indexed arrays (B, B̆, the unigram and the
-/// compressed record's E′) are whole on rank 0, the writer's; the compressed pipeline
-/// leaves them empty on the other ranks, so that no rank but the root holds an N × K array
-/// (broadcast_from_root where every rank needs one for a while), and keeps its Y by rows
-/// (CompressedRecord::Y_rows, written by row blocks). A hierarchy level's
+/// What a fit returns. The models' word-indexed arrays (B, B̆ and the unigram) are whole on
+/// rank 0, the writer's; the compressed pipeline leaves them empty on the other ranks, so
+/// that no rank but the root holds an N × K array (broadcast_from_root where every rank
+/// needs one for a while), and keeps its Y by rows and E′'s triplets where LAW found them
+/// (CompressedRecord::Y_rows and correction_*, written by row blocks and offsets). A hierarchy level's
 /// B_words is rank 0's in both pipelines. A, the anchors, the metrics and the records are
 /// the same on every rank.
 struct FitResult {

@@ -190,8 +190,9 @@ struct InferJob {
     std::string command_line;
 };
 
-/// Collective on `world`. Rank 0 reads K's B (and α, for Prior::alpha: InputError when the
-/// model has none) from the model file `path`; every rank receives them.
+/// Collective on `world`. Rank 0 reads K's B and the vocabulary (and α, for Prior::alpha:
+/// InputError when the model has none) from the model file `path`; every rank receives K
+/// and α, B stays on rank 0 (infer_corpus sends each rank the rows it needs).
 infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
                                    infer::InferOptions& options);
 
