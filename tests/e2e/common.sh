@@ -8,7 +8,8 @@ trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
 ok()   { passed=$((passed + 1)); echo "ok: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-# run NP ARGS...: jsmf under mpirun, bounded in time so that a hang is a failure.
-run()  { local np=$1; shift; timeout 120 "$mpiexec" -np "$np" --oversubscribe "$jsmf" "$@"; }
+# run NP ARGS...: jsmf under mpirun, bounded in time (run_timeout seconds, 120 unless set)
+# so that a hang is a failure.
+run()  { local np=$1; shift; timeout "${run_timeout:-120}" "$mpiexec" -np "$np" --oversubscribe "$jsmf" "$@"; }
 # finish: the closing line CTest and CI read, and the exit code.
 finish() { echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; }
