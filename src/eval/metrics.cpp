@@ -30,10 +30,7 @@ void require_anchors(const Eigen::MatrixXd& B, const std::vector<Index>& anchors
 /// MATLAB's sort(B, 1, 'descend'), which the authors use: stable (ties keep the lower id
 /// first) and NaN first. A strict weak order, so std::sort may use it.
 bool ranks_before(const Eigen::Ref<const Eigen::VectorXd>& col, Index a, Index b) {
-    const double x = col(a), y = col(b);
-    if (std::isnan(x) != std::isnan(y)) return std::isnan(x);
-    if (!std::isnan(x) && x != y) return x > y;
-    return a < b;
+    return eval::ranks_before(col(a), a, col(b), b);
 }
 
 /// 1-based position of word s in column `col` sorted as ranks_before (the authors'
@@ -64,15 +61,26 @@ double symmetric_kl_bits(const Eigen::VectorXd& p, const Eigen::VectorXd& q) {
     return 0.5 * (kl_bits(p, q) + kl_bits(q, p));
 }
 
-/// How many topics have word i among their top n (the rows of `top`).
-std::vector<int> top_membership_counts(const Eigen::MatrixXi& top, Index num_words) {
-    std::vector<int> count(static_cast<std::size_t>(num_words), 0);
-    for (Eigen::Index k = 0; k < top.rows(); ++k)
-        for (Eigen::Index j = 0; j < top.cols(); ++j) ++count[static_cast<std::size_t>(top(k, j))];
+/// For each entry of `top` (K × n), how many topics have that word among their top n:
+/// K × n, from the K n entries sorted (not an N-vector: the top words may come from B by rows).
+Eigen::MatrixXi top_membership_counts(const Eigen::MatrixXi& top) {
+    std::vector<int> sorted(top.data(), top.data() + top.size());
+    std::sort(sorted.begin(), sorted.end());
+    Eigen::MatrixXi count(top.rows(), top.cols());
+    for (Eigen::Index e = 0; e < top.size(); ++e) {
+        const auto [first, last] = std::equal_range(sorted.begin(), sorted.end(), top.data()[e]);
+        count.data()[e] = static_cast<int>(last - first);
+    }
     return count;
 }
 
 }  // namespace
+
+bool ranks_before(double x, Index a, double y, Index b) {
+    if (std::isnan(x) != std::isnan(y)) return std::isnan(x);
+    if (!std::isnan(x) && x != y) return x > y;
+    return a < b;
+}
 
 Summary summarize(const Eigen::VectorXd& values) {
     // The authors' mean / std (evaluateClusters.m): a NaN value (a degenerate topic, e.g. an
@@ -131,6 +139,8 @@ double validity(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, const Eigen:
     return symmetric_kl_bits(A.rowwise().sum(), p_z);
 }
 
+double symmetric_kl(const Eigen::VectorXd& p, const Eigen::VectorXd& q) { return symmetric_kl_bits(p, q); }
+
 // diagonalDominancy; NIPS'15 §4: p(Z₂ = k | Z₁ = k) = A_kk / Σ_l A_kl.
 Eigen::VectorXd dominancy(const Eigen::MatrixXd& A) {
     require_metric(A.rows() == A.cols(), "A must be square");
@@ -172,13 +182,16 @@ Eigen::VectorXd specificity(const Eigen::MatrixXd& B, const Eigen::VectorXd& p) 
 
 // clusterDissimilarity_hard; NIPS'15 §4: topic k's top-n words in no other topic's top n.
 Eigen::VectorXd dissimilarity_hard(const Eigen::MatrixXd& B, int n) {
-    const Eigen::MatrixXi top = top_words(B, n);
+    return dissimilarity_hard_of_top(top_words(B, n));
+}
+
+Eigen::VectorXd dissimilarity_hard_of_top(const Eigen::MatrixXi& top) {
     // A topic's own top words are distinct, so "in no other top n" is "in exactly one".
-    const std::vector<int> count = top_membership_counts(top, B.rows());
+    const Eigen::MatrixXi count = top_membership_counts(top);
     Eigen::VectorXd d = Eigen::VectorXd::Zero(top.rows());
     for (Eigen::Index k = 0; k < top.rows(); ++k)
         for (Eigen::Index j = 0; j < top.cols(); ++j)
-            if (count[static_cast<std::size_t>(top(k, j))] == 1) d(k) += 1;
+            if (count(k, j) == 1) d(k) += 1;
     return d;
 }
 
@@ -322,11 +335,14 @@ Eigen::VectorXd basis_quality_soft(const Eigen::MatrixXd& B, const std::vector<I
 // AnchorFree §6.2 (after Arora et al. 2013): Σ_{l ≠ k} |top_n(k) ∩ top_n(l)| =
 // Σ over topic k's top words w of (the number of topics with w in their top n) − 1.
 Eigen::VectorXd simcount(const Eigen::MatrixXd& B, int n) {
-    const Eigen::MatrixXi top = top_words(B, n);
-    const std::vector<int> count = top_membership_counts(top, B.rows());
+    return simcount_of_top(top_words(B, n));
+}
+
+Eigen::VectorXd simcount_of_top(const Eigen::MatrixXi& top) {
+    const Eigen::MatrixXi count = top_membership_counts(top);
     Eigen::VectorXd s = Eigen::VectorXd::Zero(top.rows());
     for (Eigen::Index k = 0; k < top.rows(); ++k)
-        for (Eigen::Index j = 0; j < top.cols(); ++j) s(k) += count[static_cast<std::size_t>(top(k, j))] - 1;
+        for (Eigen::Index j = 0; j < top.cols(); ++j) s(k) += count(k, j) - 1;
     return s;
 }
 

@@ -8,10 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <random>
 
 #include "jsmf/eval/codoc.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/eval/row_metrics.hpp"
 #include "test_support.hpp"
 
 namespace jsmf::eval {
@@ -383,6 +387,109 @@ TEST(CountCodocuments, WordsOutsideTheVocabularyFailEveryRank) {
         test::expect_stage_failed(world, [&] { count_codocuments(world, stream, kVocabulary, codoc_filter(), {{2, 10}}); },
                                   {"word pair (2, 10) is outside the vocabulary"});
     }
+}
+
+
+// The measures on B by rows (row_metrics.hpp) against metrics.hpp's on the whole B.
+// Blocks of words of uneven sizes, one rank with none at 3 and 4 ranks, so that a topic's
+// top words and an anchor's rank cross the ranks' boundaries.
+struct RowShare {
+    Index first = 0, rows = 0;
+};
+RowShare uneven_share(Index N, int rank, int ranks) {
+    // rank r of P: a share in proportion to (r + 1), rank 1 none when P >= 3
+    std::vector<Index> weight(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) weight[static_cast<std::size_t>(r)] = (ranks >= 3 && r == 1) ? 0 : r + 1;
+    const Index total = std::accumulate(weight.begin(), weight.end(), Index{0});
+    std::vector<Index> offsets{0};
+    for (int r = 0; r < ranks; ++r)
+        offsets.push_back(r + 1 == ranks ? N : offsets.back() + N * weight[static_cast<std::size_t>(r)] / total);
+    return {offsets[static_cast<std::size_t>(rank)], offsets[static_cast<std::size_t>(rank) + 1] - offsets[static_cast<std::size_t>(rank)]};
+}
+
+// A B with what the orders must get right: exact ties (within and across the ranks'
+// blocks), zeros, a word below ε; columns sum to 1.
+Eigen::MatrixXd tied_topics(Index N, Index K, Seed seed) {
+    Eigen::MatrixXd B = uniform_matrix(N, K, seed);
+    for (Index k = 0; k < K; ++k) {
+        for (Index i = 0; i < N; i += 5) B(i, k) = B((i * 7 + 3) % N, k);  // ties at scattered ids
+        B((2 * k + 1) % N, k) = 0;
+        B((3 * k + 2) % N, k) = 1e-18;
+        B.col(k) /= B.col(k).sum();
+    }
+    B(N - 1, 0) = B(0, 0);  // a tie between the first and the last word
+    return B;
+}
+
+void expect_same_metrics(const MetricSet& expected, const MetricSet& got, const std::string& where) {
+    const std::vector<std::string> exact = {"dissimilarity", "basis_rank", "basis_quality", "simcount", "simcount_topic"};
+    ASSERT_EQ(expected.metrics.size(), got.metrics.size()) << where;
+    for (std::size_t m = 0; m < expected.metrics.size(); ++m) {
+        const Metric& e = expected.metrics[m];
+        const Metric& g = got.metrics[m];
+        ASSERT_EQ(e.name, g.name) << where;
+        ASSERT_EQ(e.values.size(), g.values.size()) << where << " " << e.name;
+        const bool counted = std::find(exact.begin(), exact.end(), e.name) != exact.end();
+        const auto close = [&](double a, double b) {  // the same sums in another order
+            return counted ? a == b : std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(a));
+        };
+        EXPECT_TRUE(close(e.mean, g.mean)) << where << " " << e.name << ": " << e.mean << " vs " << g.mean;
+        for (Index i = 0; i < e.values.size(); ++i)
+            EXPECT_TRUE(close(e.values(i), g.values(i))) << where << " " << e.name << "[" << i << "]: " << e.values(i)
+                                                         << " vs " << g.values(i);
+    }
+}
+
+TEST(MetricsByRows, EqualTheWholeModelsMetrics) {
+    const auto world = mpi::Comm::world();
+    constexpr Index N = 61, K = 7;
+    const Eigen::MatrixXd B = tied_topics(N, K, 21);
+    const Eigen::MatrixXd B_breve = column_stochastic(K, N, 22);
+    Eigen::VectorXd p = uniform_matrix(N, 1, 23).col(0);
+    p(4) = 0;
+    p(9) = 1e-20;  // below ε: validity's and specificity's smoothing
+    p /= p.sum();
+    const Eigen::MatrixXd M = uniform_matrix(K, K, 24);
+    const Eigen::MatrixXd A = (M + M.transpose()) / (2 * M.sum());
+    const std::vector<Index> anchors = {60, 0, 13, 29, 30, 44, 7};  // the first and last words among them
+    const MetricSet expected = model_metrics({B, B_breve, A, p, anchors});
+    ASSERT_GT(expected.find("simcount")->mean, 0);  // topics share top words: the merge's counts matter
+    const RowShare share = uneven_share(N, world.rank(), world.size());
+    const Eigen::MatrixXd B_rows = B.middleRows(share.first, share.rows);
+    const Eigen::MatrixXd B_breve_cols = B_breve.middleCols(share.first, share.rows);
+    const Eigen::VectorXd p_rows = p.segment(share.first, share.rows);
+    const MetricSet got = model_metrics_by_rows(world, {B_rows, B_breve_cols, p_rows, share.first, N}, A, anchors);
+    expect_same_metrics(expected, got, "rank " + std::to_string(world.rank()) + " of " + std::to_string(world.size()));
+    // validity and specificity with another p (the compressed fit's _original ones)
+    const Eigen::VectorXd q = uniform_matrix(N, 1, 25).col(0) / 30.0;
+    const double want = validity(B, A, B_breve, q);  // large: B's 1e-18 entries make Bayes' quotients huge
+    EXPECT_NEAR(validity_by_rows(world, {B_rows, B_breve_cols, q.segment(share.first, share.rows), share.first, N}, A),
+                want, 1e-12 * std::abs(want));
+    EXPECT_LE((specificity_by_rows(world, B_rows, q.segment(share.first, share.rows)) - specificity(B, q))
+                  .lpNorm<Eigen::Infinity>(),
+              1e-12 * specificity(B, q).lpNorm<Eigen::Infinity>());
+}
+
+TEST(MetricsByRows, TopWordsEqualTheWholeColumnsOrder) {
+    const auto world = mpi::Comm::world();
+    constexpr Index N = 23, K = 4;
+    Eigen::MatrixXd B = tied_topics(N, K, 31);
+    B(17, 2) = std::numeric_limits<double>::quiet_NaN();  // NaN first, as MATLAB's sort
+    const RowShare share = uneven_share(N, world.rank(), world.size());
+    const Eigen::MatrixXd B_rows = B.middleRows(share.first, share.rows);
+    for (const int n : {0, 1, 5, 20, 23, 40}) {
+        const Eigen::MatrixXi expected = top_words(B, n);
+        const TopWords got = top_words_by_rows(world, B_rows, share.first, N, n);
+        ASSERT_EQ(got.ids.rows(), K);
+        ASSERT_EQ(got.ids.cols(), expected.cols()) << "n = " << n;
+        EXPECT_EQ(got.ids, expected) << "n = " << n;
+        for (Index k = 0; k < K; ++k)
+            for (Index j = 0; j < expected.cols(); ++j) {
+                const double want = B(expected(k, j), k);
+                EXPECT_TRUE(got.values(k, j) == want || (std::isnan(want) && std::isnan(got.values(k, j))));
+            }
+    }
+    EXPECT_EQ(top_words_by_rows(world, B_rows, share.first, N, 3).ids(2, 0), 17);  // the NaN
 }
 
 }  // namespace

@@ -40,6 +40,11 @@ Summary summarize(const Eigen::VectorXd& values);
 /// Throws InputError for n < 0.
 Eigen::MatrixXi top_words(const Eigen::MatrixXd& B, int n = kTopWords);
 
+/// Local. Whether word a, of value x in a column, comes before word b, of value y, in the
+/// column sorted as top_words: decreasing, NaN first, ties by the lower id (a strict weak
+/// order on (value, id), so a column's order is the same whichever rows a rank holds).
+bool ranks_before(double x, Index a, double y, Index b);
+
 /// Legality: ΣA (1 for a joint distribution).
 double legality(const Eigen::MatrixXd& A);
 
@@ -51,6 +56,10 @@ double legality(const Eigen::MatrixXd& A);
 /// epsilon raised to epsilon and renormalized (divergenceKL), 0 log 0 = 0.
 double validity(const Eigen::MatrixXd& B, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B_breve,
                 const Eigen::VectorXd& p);
+
+/// Local. The authors' symmetricKL in bits, ½(KL(p‖q) + KL(q‖p)), each KL with the epsilon
+/// rule of validity (validity is symmetric_kl(A's row sums, the Bayes-rule p(z))).
+double symmetric_kl(const Eigen::VectorXd& p, const Eigen::VectorXd& q);
 
 /// Dominancy, per topic: A_kk / Σ_l A_kl.
 Eigen::VectorXd dominancy(const Eigen::MatrixXd& A);
@@ -68,6 +77,9 @@ Eigen::VectorXd specificity(const Eigen::MatrixXd& B, const Eigen::VectorXd& p);
 /// Hard dissimilarity, per topic: how many of topic k's top-n words are in no other
 /// topic's top n.
 Eigen::VectorXd dissimilarity_hard(const Eigen::MatrixXd& B, int n = kTopWords);
+
+/// Local. dissimilarity_hard from the top words (top_words(B, n), K × n).
+Eigen::VectorXd dissimilarity_hard_of_top(const Eigen::MatrixXi& top);
 
 /// Soft dissimilarity, per topic: the mean over l ≠ k of the symmetric KL (base 2)
 /// between b_k and b_l, ½(KL(b_k‖b_l) + KL(b_l‖b_k)) with the epsilon rule of validity
@@ -122,5 +134,7 @@ Eigen::VectorXd basis_quality_soft(const Eigen::MatrixXd& B, const std::vector<I
 /// ordered pairs, and totals such as 36548 at F = 200 (Table 16), beyond any per-topic
 /// value (at most 199·20 = 3980).
 Eigen::VectorXd simcount(const Eigen::MatrixXd& B, int n = kTopWords);
+/// Local. simcount from the top words (top_words(B, n), K × n).
+Eigen::VectorXd simcount_of_top(const Eigen::MatrixXi& top);
 
 }  // namespace jsmf::eval
