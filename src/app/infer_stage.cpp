@@ -16,9 +16,10 @@ void report_infer(const mpi::Comm& world, const fit::InferSummary& summary, cons
               s.documents, s.inferred, s.empty, s.tokens, s.oov_tokens, summary.seconds, s.not_converged);
     log::info("infer: per-word log-likelihood {:.6f} (perplexity {:.2f}); wrote {}", s.per_word(), std::exp(-s.per_word()),
               out);
-    log::info("infer: B on rank 0; each rank held the rows of its documents' words, at most {} of {}; peak memory "
+    log::info("infer: B {}; each rank held the rows of its documents' words, at most {} of {}; peak memory "
               "{:.1f} MiB per rank (the largest rank's)",
-              summary.model_rows, summary.words, summary.peak_bytes / (1 << 20));
+              summary.B_by_rows ? "by rows, each rank its block" : "on rank 0", summary.model_rows, summary.words,
+              summary.peak_bytes / (1 << 20));
     std::printf("jsmf-infer ranks=%d threads=%d documents=%lld inferred=%lld empty=%lld tokens=%lld oov_tokens=%lld "
                 "not_converged=%lld per_word_log_likelihood=%.9g perplexity=%.6g seconds=%.6f "
                 "documents_per_second_per_rank=%.1f tokens_per_second_per_rank=%.0f model_rows=%lld peak_rss_bytes=%.0f\n",

@@ -3,6 +3,7 @@
 #include "jsmf/distmat/rows.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <climits>
 #include <cmath>
 
@@ -25,6 +26,16 @@ RowPartition RowPartition::balanced(Index n, int ranks) {
     const Index base = n / ranks, extra = n % ranks;
     for (int r = 0; r < ranks; ++r)
         p.offsets_[static_cast<std::size_t>(r) + 1] = p.offsets_[static_cast<std::size_t>(r)] + base + (r < extra ? 1 : 0);
+    return p;
+}
+
+RowPartition RowPartition::of_counts(const std::vector<Index>& counts) {
+    JSMF_REQUIRE(!counts.empty(), "RowPartition: no ranks");
+    RowPartition p;
+    for (const Index c : counts) {
+        JSMF_REQUIRE(c >= 0, "RowPartition: a negative count");
+        p.offsets_.push_back(p.offsets_.back() + c);
+    }
     return p;
 }
 
@@ -259,6 +270,43 @@ Eigen::MatrixXd rows_from_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, 
     RowMajor block(n, p);
     receive(block.data(), static_cast<std::size_t>(block.size()), MPI_DOUBLE, root);
     return block;
+}
+
+Eigen::MatrixXd rows_from_owners(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
+                                 const std::vector<std::int64_t>& rows) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Index N = partition.size();
+    const Index p = mpi::allreduce_max(comm, static_cast<std::int64_t>(X.cols()));  // a rank without rows may hold 0 × 0
+    mpi::run_local_phase(comm, "rows_from_owners", [&] {
+        if (X.rows() != partition.rows(comm.rank()))
+            throw InternalError("rows_from_owners: this rank holds " + std::to_string(X.rows()) + " rows, not its " +
+                                std::to_string(partition.rows(comm.rank())));
+        for (const std::int64_t i : rows)
+            if (i < 0 || i >= N)
+                throw InternalError("rows_from_owners: row " + std::to_string(i) + " outside 0.." + std::to_string(N - 1));
+    });
+    // The ids grouped by owner (owners ascend with the id: a stable sort by id groups them).
+    const auto P = static_cast<std::size_t>(comm.size());
+    std::vector<std::size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rows[a] < rows[b]; });
+    std::vector<std::int64_t> asked(rows.size());
+    std::vector<int> ask_counts(P, 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        asked[k] = rows[order[k]];
+        ++ask_counts[static_cast<std::size_t>(partition.owner(asked[k]))];
+    }
+    const std::vector<int> serve_counts = mpi::exchange_counts(comm, ask_counts);
+    std::vector<std::int64_t> served(static_cast<std::size_t>(std::accumulate(serve_counts.begin(), serve_counts.end(), 0LL)));
+    mpi::exchange(comm, asked.data(), ask_counts, served.data(), serve_counts);
+    const Index first = partition.begin(comm.rank());
+    RowMajor reply(static_cast<Index>(served.size()), p);
+    for (std::size_t k = 0; k < served.size(); ++k) reply.row(static_cast<Index>(k)) = X.row(served[k] - first);
+    RowMajor received(static_cast<Index>(asked.size()), p);
+    if (p > 0) mpi::exchange_rows(comm, reply.data(), serve_counts, received.data(), ask_counts, p);
+    Eigen::MatrixXd out(static_cast<Index>(rows.size()), p);
+    for (std::size_t k = 0; k < order.size(); ++k) out.row(static_cast<Index>(order[k])) = received.row(static_cast<Index>(k));
+    return out;
 }
 
 void broadcast_from_root(const mpi::Comm& comm, Eigen::MatrixXd& X, int root) {

@@ -149,11 +149,10 @@ void broadcast(const mpi::Comm& comm, MetricSet& set, int root) {
     }
 }
 
-void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,
+void add_coherence(MetricSet& set, const Eigen::MatrixXi& top, const std::vector<std::int64_t>& d1,
                    const std::vector<std::int64_t>& d2, std::int64_t documents) {
     const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> d1_vector =
         Eigen::Map<const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>>(d1.data(), static_cast<Index>(d1.size()));
-    const Eigen::MatrixXi top = top_words(B);
     set.add("coherence", "topic", coherence(top, d1_vector, d2));
     set.add("npmi", "topic", npmi(top, d1_vector, d2, documents));
 }

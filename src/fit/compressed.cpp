@@ -16,6 +16,7 @@
 #include "jsmf/corpus/uci.hpp"
 #include "jsmf/corpus/vocab.hpp"
 #include "jsmf/eval/evaluate.hpp"
+#include "jsmf/eval/row_metrics.hpp"
 #include "jsmf/fit/stages.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/checkpoints.hpp"
@@ -24,6 +25,7 @@
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
+#include "jsmf/model/topic_rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "jsmf/recover/recover.hpp"
@@ -308,7 +310,7 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     const mpi::Comm& world = C.comm();
     Stopwatch clock;
     const lowrank::FactorMetrics f =
-        lowrank::factor_metrics(C, {r.Y, law.correction, law.word_mass, law.B, law.B_breve, m.A, law.anchors}, probes);
+        lowrank::factor_metrics(C, {r.Y, law.correction, m.unigram, m.B, m.B_breve, m.A, law.anchors}, probes);
     const auto everywhere = [&](const Eigen::VectorXd& local) {
         return Eigen::VectorXd(distmat::gather_rows(world, C.rows(), local).col(0));
     };
@@ -319,12 +321,11 @@ void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const l
     m.metrics.add_number("approximation_original", f.approximation_original);
     m.metrics.add_number("approximation_offdiag_original", f.approximation_offdiag_original);
     // validity and specificity with the original C's row sums (as the dense fit's _original),
-    // where B is: on the root (fit_compressed broadcasts the metrics once all are in)
-    const Eigen::VectorXd p_original = everywhere(C.row_sums());
-    mpi::check_on_root(world, "metrics", [&] {
-        m.metrics.add_number("validity_original", eval::validity(m.B, m.A, m.B_breve, p_original));
-        m.metrics.add("specificity_original", "topic", eval::specificity(m.B, p_original));
-    });
+    // on B by rows: each rank its words' row sums
+    const Eigen::VectorXd p_original = C.row_sums();
+    const eval::TopicRows original{m.B, m.B_breve, p_original, m.B_first_row, m.B_total_rows};
+    m.metrics.add_number("validity_original", eval::validity_by_rows(world, original, m.A));
+    m.metrics.add("specificity_original", "topic", eval::specificity_by_rows(world, m.B, p_original));
     m.metrics_note = fmt::format(
         "compressed pipeline: recovery and approximation are exact against the rectified C = YYᵀ + E′ (never "
         "formed); recovery_original and approximation_original compare with C from the documents, estimated by "
@@ -363,15 +364,17 @@ model::CompressedRecord record_of(const mpi::Comm& world, const distmat::RowPart
     return record;
 }
 
-/// LAW's topics: B, B̆ and the word masses gathered on the root only (the other ranks hold
-/// empty ones: nothing N × K is replicated), A and the counts on every rank.
-model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition& rows, const lowrank::LawResult& law,
+/// LAW's topics: B, B̆ and the word masses kept by rows where LAW computed them (no rank
+/// holds N × K; the measures and the file's B take them so), A and the counts on every rank.
+model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition& rows, lowrank::LawResult& law,
                              recover::Solver solver) {
     model::TopicsFound out;
-    out.B = distmat::gather_rows_to_root(world, rows, law.B);
-    out.B_breve = distmat::gather_rows_to_root(world, rows, law.B_breve.transpose()).transpose();
+    out.B = std::move(law.B);
+    out.B_breve = std::move(law.B_breve);
     out.A = law.A;
-    out.unigram = distmat::gather_rows_to_root(world, rows, law.word_mass);
+    out.unigram = std::move(law.word_mass);
+    out.B_first_row = rows.begin(world.rank());
+    out.B_total_rows = rows.size();
     out.a_method = model::ARecovery::diagonal;
     out.solver = solver;
     out.words_solved = law.words_solved;
@@ -458,7 +461,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     static_cast<model::TopicsFound&>(m) = topics_of(world, C.rows(), law, options.model.solver);
     warn_unconverged(m, report);
     if (options.model.recover_a == RecoverA::least_squares) {  // Arora et al.'s A, against YYᵀ + E′
-        m.A = lowrank::least_squares_a(world, C.rows(), r.Y, law.correction, law.B);
+        m.A = lowrank::least_squares_a(world, C.rows(), r.Y, law.correction, m.B);
         m.a_method = model::ARecovery::least_squares;
     }
     static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df, !options.model.anchor_words.empty());
@@ -590,14 +593,13 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
                             shape.enn_correction_products, shape.enn_dense_share, shape.law_correction_rows,
                             shape.law_corrections));
         }
-        if (options.metrics) {  // on the root, which holds B; then every rank has them
+        if (options.metrics) {  // on B by rows, reduced: the same values on every rank
             Stopwatch metrics;
-            mpi::check_on_root(world, "metrics", [&] {
-                const eval::ModelView view{m.B, m.B_breve, m.A, m.unigram, m.anchors};
-                for (const auto& metric : eval::model_metrics(view).metrics) m.metrics.put(metric);
-                eval::sort_metrics(m.metrics);
-            });
-            eval::broadcast(world, m.metrics, 0);
+            const eval::MetricSet on_B = eval::model_metrics_by_rows(world, model::rows_view(world, m), m.A, m.anchors);
+            for (const auto& metric : on_B.metrics) m.metrics.put(metric);
+            eval::sort_metrics(m.metrics);
+            say(report, Level::info,
+                fmt::format("metrics: K = {}: the measures on B by rows in {:.2f} s", K, metrics.seconds()));
             m.times.add("metrics", metrics.seconds());
         }
         result.models.push_back(std::move(m));
@@ -616,9 +618,13 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     }
     // The levels above the first work on its A (K × K) alone: as the dense pipeline's, on
     // a most square grid of the same ranks.
-    if (!options.hierarchy.empty())
+    if (!options.hierarchy.empty()) {
+        // The levels' words (B₁ B₂ …, N × K_level) are made on the root from the first
+        // level's whole B: gathered there (N × K on the root, as before B was kept by rows).
+        model::gather_to_root(world, result.models.front());
         result.hierarchy = fit_hierarchy(result.models.front(), options.hierarchy, distmat::Grid::most_square(world),
                                          corpus.options.block_size, options.rectify, options.model, report);
+    }
     return result;
 }
 

@@ -85,7 +85,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const std::pair<std::string, double> triplets{"E′'s triplets, this rank's (24 bytes an entry)", 24 * law_entries};
     const double looks = s.enn_looks ? std::floor(s.enn_iterations / 10) : 0;  // the settled stop's, LAW's work each
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
-    const double kept = 16 * N * std::max(1.0, s.kept_topics);  // B and B̆ of every K, on rank 0 (Y stays by rows)
+    const double kept = 16 * n * std::max(1.0, s.kept_topics);  // B and B̆ of every K, by rows (as Y)
 
     std::vector<StageCost> stages;
     const auto add = [&](const std::string& name, std::vector<std::pair<std::string, double>> parts, double sent,
@@ -156,9 +156,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             (correction_columns * rate.correction + correction_products * rate.correction_pass) / P +
             looks * n * K * K * rate.solve);
     const std::pair<std::string, double> factors{"Y, Q and P by rows (3 × N/P × K)", 3 * 8 * n * K};
-    const std::pair<std::string, double> models{"the models rank 0 writes (B and B̆ per K)", kept};
-    // (B and B̆ reach rank 0 after LAW: the metrics' stage and the write hold them. Y stays
-    // by rows, each rank's written collectively.)
+    const std::pair<std::string, double> models{"B and B̆ by rows (2 × N/P × K per K)", kept};
+    // (B and B̆ stay by rows where LAW computed them, as Y: measured and written so.)
     add("anchors",
         {libraries, vocabulary, shard, documents, factors,
          {"F at E′'s rows, dense (N/P × |S′|)", 8 * n * law_rows}, triplets},
@@ -175,13 +174,16 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
              {"a product's exchange (one panel)", exchange_buffers(width)}},
-            probes * per_column_sent + (P > 1 ? 8 * n * (2 * K + 1) : 0),  // B, B̆ and the masses gathered to rank 0
-            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + (2 * K + 1) * (P - 1),
+            // the probes' products; the per-word values (entropy) broadcast from rank 0
+            probes * per_column_sent + (P > 1 ? 8 * N : 0),
+            // the probes' exchanges and reductions; the measures on B's a dozen reductions
+            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 12 * reductions,
             // each probe's product, its rows through the blocks and the factors' part (Y, E′
-            // and B's terms); the measures on B on rank 0, whatever P (KOS, K = 100: 0.5 of
-            // the 2.0 s at one rank)
+            // and B's terms); the measures on B by rows: each of the rank's K columns sorted
+            // (the basis measures) and Bᵀ log B (soft dissimilarity, 2 n K² flops)
             probes * (local_nnz * rate.product_nonzero + n * rate.probe_row + n * K * rate.probe_factor) +
-                law_entries * K * rate.metric_entry + N * K * rate.root_measure);
+                law_entries * K * rate.metric_entry + n * K * std::log2(std::max(2.0, n)) * rate.measure_entry +
+                2 * n * K * K * rate.flop);
     }
     // (The collective write of Y's rows goes through MPI-IO, not jsmf's collectives: its
     // bytes are not counted, here or in the measured table.)
@@ -189,16 +191,16 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         {libraries, vocabulary, shard, documents, models,
          {"this rank's rows of Y, and their row-major copy for the write (2 × N/P × K per K)",
           2 * 8 * n * std::max(1.0, s.kept_topics)},
-         // rank 0 writes B and B̆ each from a row-major copy (HDF5 takes C order): one at a time
-         {"the row-major copy rank 0 writes B or B̆ from (N × K)", 8 * N * K},
+         // each rank writes its rows of B and B̆ from a row-major copy (HDF5 takes C order): one at a time
+         {"the row-major copy of this rank's B or B̆ for the write (N/P × K)", 8 * n * K},
          // (with several K each K's record is kept to the write: the first K's counted)
          {"E′'s triplets, this rank's, and the ids the write selects them by (32 bytes an entry)", 32 * law_entries}},
-        0, 0, kept * rate.write_byte + (8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
+        0, 0, (kept + 8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks
     // do not take it (measured, rank 0 at 16 ranks: 400 MiB after the metrics, 478 writing
     // a 76 MiB B; at 2 ranks it fit in freed blocks: within 7 % either way).
     if (stages.size() >= 2)
-        stages.back().peak = std::max(stages.back().peak, stages[stages.size() - 2].peak + 8 * N * K);
+        stages.back().peak = std::max(stages.back().peak, stages[stages.size() - 2].peak + 8 * n * K);
     return stages;
 }
 

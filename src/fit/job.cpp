@@ -22,6 +22,7 @@
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/theta_file.hpp"
+#include "jsmf/model/topic_rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "jsmf/prepare/prepare.hpp"
@@ -114,7 +115,9 @@ InferSummary infer_to_file(const mpi::Comm& world, const infer::InferModel& mode
         result.doc_ids, options.alpha);
     InferSummary summary{s, clock.seconds(), distmat::threads()};
     summary.model_rows = mpi::allreduce_max(world, result.model_rows);
-    summary.words = mpi::allreduce_max(world, static_cast<std::int64_t>(model.B.rows()));  // the root's
+    summary.words = model.B_rows.size() > 0 ? model.B_rows.size()  // kept by rows, or the root's
+                                             : mpi::allreduce_max(world, static_cast<std::int64_t>(model.B.rows()));
+    summary.B_by_rows = model.B_rows.size() > 0;
     summary.peak_bytes = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
     return summary;
 }
@@ -395,10 +398,13 @@ InferSummary infer_training_corpus(const mpi::Comm& world, const Job& job, const
     infer::InferModel model;
     model.file = job.out;
     model.topics = fitted.num_topics;
-    if (world.is_root()) {  // the root's B (the compressed pipeline's is there only); infer_corpus deals its rows
+    if (model::by_rows(fitted)) {  // the compressed fit's B by rows: each rank's rows go to the ranks that need them
         model.B = fitted.B;
-        model.vocab = vocab;
+        model.B_rows = model::partition_of(world, fitted);
+    } else if (world.is_root()) {  // the root's B: infer_corpus deals its rows
+        model.B = fitted.B;
     }
+    if (world.is_root()) model.vocab = vocab;
     infer::InferOptions options = job.infer->options;
     if (job.infer->prior == infer::Prior::alpha) {
         options.alpha = fitted.alpha;

@@ -19,6 +19,7 @@
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/infer/infer.hpp"
+#include "jsmf/model/topic_rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -118,26 +119,16 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
     Stopwatch clock;
     std::vector<eval::WordPair> pairs;
     std::vector<std::int64_t> first_pair;  // model k's pairs start at first_pair[k]
-    // The pairs of each model's top words, on the root (the compressed pipeline keeps B
-    // there only), then on every rank for the corpus pass.
-    mpi::check_on_root(world, "codoc", [&] {
-        for (const auto* m : models) {
-            first_pair.push_back(static_cast<std::int64_t>(pairs.size()));
-            const auto own = eval::coherence_pairs(eval::top_words(m->B));
-            pairs.insert(pairs.end(), own.begin(), own.end());
-        }
+    std::vector<Eigen::MatrixXi> tops;     // each model's top words, on every rank
+    // The pairs of each model's top words (from B by rows, or the root's whole B), on every
+    // rank for the corpus pass.
+    for (const auto* m : models) {
+        tops.push_back(model::top_words_everywhere(world, *m, eval::kTopWords).ids);
         first_pair.push_back(static_cast<std::int64_t>(pairs.size()));
-    });
-    std::vector<std::int64_t> flat;
-    for (const auto& pair : pairs) flat.insert(flat.end(), {pair.higher, pair.lower});
-    std::int64_t count = static_cast<std::int64_t>(flat.size());
-    mpi::broadcast(world, count, 0);
-    flat.resize(static_cast<std::size_t>(count));
-    mpi::broadcast(world, flat.data(), flat.size(), 0);
-    pairs.resize(flat.size() / 2);
-    for (std::size_t k = 0; k < pairs.size(); ++k) pairs[k] = {flat[2 * k], flat[2 * k + 1]};
-    first_pair.resize(models.size() + 1);
-    mpi::broadcast(world, first_pair.data(), first_pair.size(), 0);
+        const auto own = eval::coherence_pairs(tops.back());
+        pairs.insert(pairs.end(), own.begin(), own.end());
+    }
+    first_pair.push_back(static_cast<std::int64_t>(pairs.size()));
 
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
     corpus::UciReader reader(files, corpus::plan_uci_pieces(files, world.rank(), world.size()));
@@ -163,7 +154,7 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
         const std::vector<std::int64_t> d2(counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k]),
                                            counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k + 1]));
         mpi::check_on_root(world, "codoc", [&] {
-            eval::add_coherence(m->metrics, m->B, counts.d1, d2, counts.num_docs);
+            eval::add_coherence(m->metrics, tops[k], counts.d1, d2, counts.num_docs);
             eval::sort_metrics(m->metrics);
         });
         eval::broadcast(world, m->metrics, 0);
@@ -281,9 +272,12 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
     for (auto* m : models) {
         // Every rank weighs its documents on the whole B: the root's (the compressed
         // pipeline holds it there only), for the length of this measure.
+        // Kept by rows (the compressed fit's), B is gathered on every rank likewise.
+        const bool rows = model::by_rows(*m);
         Eigen::MatrixXd copy;  // the root's B on the other ranks (the root's own is not copied)
-        Eigen::MatrixXd& B = world.is_root() ? m->B : copy;
-        distmat::broadcast_from_root(world, B);
+        if (rows) copy = model::B_everywhere(world, *m);
+        Eigen::MatrixXd& B = !rows && world.is_root() ? m->B : copy;
+        if (!rows) distmat::broadcast_from_root(world, B);
         // The paper's document weights: NNLS of each document's word distribution on B.
         Eigen::MatrixXd local;
         mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(B, shard, idf); });

@@ -78,9 +78,7 @@ MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::
     const auto largest = std::max_element(e.stages.begin(), e.stages.end(), [](const StageCost& a, const StageCost& b) {
         return std::max(a.need, a.peak) < std::max(b.need, b.peak);
     });
-    e.phase = largest->stage + (largest->stage == "anchors" || largest->stage == "metrics" || largest->stage == "write"
-                                    ? ", on rank 0"
-                                    : "");
+    e.phase = largest->stage;
     e.parts = largest->parts;
     if (largest->peak > largest->need)
         e.parts.emplace_back("the heap the stages before kept (freed blocks are reused, not returned)",

@@ -90,7 +90,8 @@ CorpusTopics infer_corpus(const mpi::Comm& world, const InferModel& model, const
     std::vector<std::int64_t> map(static_cast<std::size_t>(W), -1);
     CorpusTopics out;
     mpi::check_on_root(world, "infer", [&] {
-        JSMF_REQUIRE(static_cast<Index>(model.vocab.size()) == model.B.rows() && model.B.cols() == K,
+        const Index rows = model.B_rows.size() > 0 ? model.B_rows.size() : model.B.rows();
+        JSMF_REQUIRE(static_cast<Index>(model.vocab.size()) == rows && (model.B.cols() == K || model.B.rows() == 0),
                      "the model's vocabulary, B and K disagree");
         map = word_map(model, input, W);
         if (!input.doc_ids.empty()) {
@@ -124,12 +125,13 @@ CorpusTopics infer_corpus(const mpi::Comm& world, const InferModel& model, const
         }
     });
     corpus::check_uci_totals(world, reader);
-    // The rows of B this rank's words need, from rank 0; the shard's words renumbered to them
+    // The rows of B this rank's words need, from rank 0 (or their owners); the shard's words renumbered to them
     // (the same values in the same order: θ is the same bits as with the whole B).
     std::vector<std::int64_t> needed(shard.words.begin(), shard.words.end());
     std::sort(needed.begin(), needed.end());
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
-    const Eigen::MatrixXd B_rows = distmat::rows_from_root(world, model.B, needed);
+    const Eigen::MatrixXd B_rows = model.B_rows.size() > 0 ? distmat::rows_from_owners(world, model.B_rows, model.B, needed)
+                                                           : distmat::rows_from_root(world, model.B, needed);
     out.model_rows = static_cast<std::int64_t>(needed.size());
     for (auto& w : shard.words)
         w = static_cast<std::uint32_t>(std::lower_bound(needed.begin(), needed.end(), std::int64_t{w}) - needed.begin());

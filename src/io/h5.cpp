@@ -524,6 +524,33 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
     write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
+void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows, hsize_t total_cols, hsize_t first_col,
+                            hsize_t cols, const double* data, const std::string& path) {
+    const hsize_t dims[2] = {rows, total_cols};
+    Handle file_space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+    const hid_t created = H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    Handle set(created, H5Dclose);
+    agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);
+    if (rows == 0 || total_cols == 0) return;  // no storage to write to (every rank knows alike)
+    Handle space(H5Dget_space(set), H5Sclose);
+    const hsize_t start[2] = {0, first_col};
+    const hsize_t count[2] = {rows, cols};
+    if (cols == 0) {
+        H5Sselect_none(space);
+    } else {
+        check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
+                     "cannot select columns of " + name);
+    }
+    const hsize_t local[1] = {std::max<hsize_t>(1, rows * cols)};
+    Handle memory(H5Screate_simple(1, local, nullptr), H5Sclose);
+    if (cols == 0) H5Sselect_none(memory);
+    Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    const double dummy = 0;
+    agree_on_collective(parent, H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, dxpl, cols == 0 ? &dummy : data), path,
+                        "cannot write " + name);
+}
+
 void write_dist_matrix(hid_t parent, const std::string& name, const distmat::DistMatrix& A, const std::string& path,
                        int compression) {
     const std::vector<hsize_t> dims = {static_cast<hsize_t>(A.rows()), static_cast<hsize_t>(A.cols())};

@@ -120,6 +120,13 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
                          const std::vector<std::int64_t>& rows, const std::int64_t* data, std::int64_t fill,
                          const std::string& path);
 
+/// Collective (parallel file). A `rows` × `total_cols` float64 dataset where each rank
+/// writes its block of consecutive columns from `first_col` (row-major `data`, rows ×
+/// `cols` values) in one collective H5Dwrite: a K × N array (B̆) whose words are kept by
+/// rows. rows and total_cols are the same on every rank.
+void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows, hsize_t total_cols, hsize_t first_col,
+                            hsize_t cols, const double* data, const std::string& path);
+
 /// Collective on A.grid(): writes the distributed matrix as a rows × cols float64
 /// dataset (row-major, as h5py reads it), chunked along A's blocks and deflated at
 /// `compression` (0 = none, 1..9), with collective MPI-IO. Each rank writes its

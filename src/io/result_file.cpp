@@ -19,6 +19,7 @@
 #include "jsmf/core/stop.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
+#include "jsmf/model/topic_rows.hpp"
 
 namespace jsmf::io {
 namespace {
@@ -27,13 +28,22 @@ std::string group_name(int K) { return "K" + std::to_string(K); }
 
 std::vector<std::int64_t> as_int64(const std::vector<Index>& ids) { return {ids.begin(), ids.end()}; }
 
-void write_topics(hid_t parent, const model::Model& m, const std::vector<std::string>& vocab, int top_words,
-                  const std::string& path) {
-    const int T = static_cast<int>(std::min<Index>(top_words, m.B.rows()));
+/// /K<K>/topics: from B, or (B kept by rows) from `top`, the top words the ranks merged.
+void write_topics(hid_t parent, const model::Model& m, const eval::TopWords* top, const std::vector<std::string>& vocab,
+                  int top_words, const std::string& path) {
+    const int T = static_cast<int>(top ? top->ids.cols() : std::min<Index>(top_words, m.B.rows()));
     std::vector<std::string> words;
     std::vector<std::int64_t> ids;
     std::vector<double> probs;
     for (int k = 0; k < m.num_topics; ++k) {
+        if (top) {
+            for (int j = 0; j < T; ++j) {
+                words.push_back(vocab[static_cast<std::size_t>(top->ids(k, j))]);
+                ids.push_back(top->ids(k, j));
+                probs.push_back(top->values(k, j));
+            }
+            continue;
+        }
         for (const Index i : model::top_word_ids(m.B, k, T)) {
             words.push_back(vocab[static_cast<std::size_t>(i)]);
             ids.push_back(i);
@@ -48,15 +58,17 @@ void write_topics(hid_t parent, const model::Model& m, const std::vector<std::st
 }
 
 void write_model(hid_t parent, const model::Model& m, const std::vector<std::string>& vocab, const std::string& path) {
-    h5::Handle model = h5::create_group(parent, "model", path);
-    h5::write_matrix(model, "B", m.B);
-    h5::write_matrix(model, "B_breve", m.B_breve);
+    h5::Handle model = h5::open_or_create_group(parent, "model", path);
+    if (!model::by_rows(m)) {  // else written by rows (write_topic_rows)
+        h5::write_matrix(model, "B", m.B);
+        h5::write_matrix(model, "B_breve", m.B_breve);
+        h5::write_doubles(model, "unigram", m.unigram.data(), {static_cast<hsize_t>(m.unigram.size())});
+    }
     h5::write_matrix(model, "A", m.A);
     {
         h5::Handle A(h5::check(H5Dopen2(model, "A", H5P_DEFAULT), path, "no A"), H5Dclose);
         h5::write_attribute(A, "method", name_of(m.a_method));
     }
-    h5::write_doubles(model, "unigram", m.unigram.data(), {static_cast<hsize_t>(m.unigram.size())});
     const std::vector<std::int64_t> anchors = as_int64(m.anchors);
     std::vector<std::string> anchor_words;
     for (const Index s : m.anchors) anchor_words.push_back(vocab[static_cast<std::size_t>(s)]);
@@ -80,6 +92,26 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
     h5::write_attribute(model, "words_converged", std::int64_t{m.words_converged});
     h5::write_attribute(model, "solver_max_iterations", std::int64_t{m.solver_max_iterations});
     h5::write_attribute(model, "solve_seconds", m.solve_seconds);
+}
+
+/// Collective (parallel file). /K<K>/model/B, B_breve and unigram of topics kept by rows:
+/// each rank its words' rows of B, columns of B̆ and entries of the unigram.
+void write_topic_rows(hid_t parent, const model::Model& m, const std::string& path) {
+    h5::Handle model = h5::open_or_create_group(parent, "model", path);
+    const auto N = static_cast<hsize_t>(m.B_total_rows), K = static_cast<hsize_t>(m.num_topics);
+    const Index mine = m.B.rows();
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(mine));
+    std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(m.B_first_row));
+    {
+        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = m.B;
+        h5::write_rows_parallel(model, "B", N, K, ids, rows.data(), 0.0, path);
+    }
+    {
+        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> columns = m.B_breve;
+        h5::write_columns_parallel(model, "B_breve", K, N, static_cast<hsize_t>(m.B_first_row),
+                                   static_cast<hsize_t>(mine), columns.data(), path);
+    }
+    h5::write_rows_parallel(model, "unigram", N, 0, ids, m.unigram.data(), 0.0, path);
 }
 
 /// /K<K>/anchorfree (AnchorFree methods only).
@@ -208,15 +240,22 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                       int top_words, const CorpusDocuments* documents, const std::vector<model::HierarchyLevel>* hierarchy) {
     // A compressed fit's Y is by rows (each rank its own): written collectively first. The
     // records are the same on every rank; agreed all the same, as a count of collectives.
+    // So are its topics (B, B̆, the unigram), whose top words the ranks merge first.
     int by_rows = 0;
-    for (const auto& m : models) by_rows |= m.compressed && m.compressed->Y_total_rows > 0 ? 1 : 0;
+    for (const auto& m : models)
+        by_rows |= (m.compressed && m.compressed->Y_total_rows > 0) || model::by_rows(m) ? 1 : 0;
     by_rows = mpi::allreduce_max(comm, by_rows);
+    std::vector<std::optional<eval::TopWords>> tops(models.size());
+    for (std::size_t k = 0; k < models.size(); ++k)
+        if (model::by_rows(models[k])) tops[k] = model::top_words_everywhere(comm, models[k], top_words);
     const auto rows_of_Y = [&](hid_t file, const std::string& partial) {
-        for (const auto& m : models)
-            if (m.compressed && m.compressed->Y_total_rows > 0) {
-                h5::Handle group = h5::create_group(file, group_name(m.num_topics), partial);
-                write_compressed_rows(group, *m.compressed, m.num_topics, partial);
-            }
+        for (const auto& m : models) {
+            const bool Y = m.compressed && m.compressed->Y_total_rows > 0;
+            if (!Y && !model::by_rows(m)) continue;
+            h5::Handle group = h5::open_or_create_group(file, group_name(m.num_topics), partial);
+            if (Y) write_compressed_rows(group, *m.compressed, m.num_topics, partial);
+            if (model::by_rows(m)) write_topic_rows(group, m, partial);
+        }
     };
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
         if (hierarchy && !hierarchy->empty()) {
@@ -250,14 +289,15 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
         h5::write_attribute(file, "topics", topics);
         write_vocab_and_stats(file, info, partial);
         write_timings(file, times, partial);
-        for (const auto& m : models) {
+        for (std::size_t k = 0; k < models.size(); ++k) {
+            const model::Model& m = models[k];
             h5::Handle group = h5::open_or_create_group(file, group_name(m.num_topics), partial);
             h5::write_attribute(group, "topics", std::int64_t{m.num_topics});
             write_model(group, m, info.vocab, partial);
             if (m.method != model::Method::anchors) write_anchorfree(group, m.anchorfree, partial);
             write_rectification(group, m.rectification, partial);
             if (m.compressed) write_compressed(group, *m.compressed, partial);
-            write_topics(group, m, info.vocab, top_words, partial);
+            write_topics(group, m, tops[k] ? &*tops[k] : nullptr, info.vocab, top_words, partial);
             write_timings(group, m.times, partial);
             write_evaluation(group, m, partial);
         }

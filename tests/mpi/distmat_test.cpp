@@ -348,6 +348,35 @@ TEST(Rows, ListedRowsFromTheRoot) {
                               exit_code::internal);
 }
 
+// Rows of a row-distributed block from their owners, in the asked order, repeats and
+// unsorted ids included; one rank holds no rows (at 3 and 4 ranks) and one asks for none.
+TEST(Rows, ListedRowsFromTheirOwners) {
+    const mpi::Comm world = mpi::Comm::world();
+    const int me = world.rank(), P = world.size();
+    const Index n = 37;
+    const Eigen::MatrixXd whole = random_rows(0, n, 4, 13);
+    std::vector<Index> counts(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r) counts[static_cast<std::size_t>(r)] = (P >= 3 && r == 1) ? 0 : n / P + (r == 0 ? n % P + n / P : 0);
+    counts.back() += n - std::accumulate(counts.begin(), counts.end(), Index{0});
+    const RowPartition partition = RowPartition::of_counts(counts);
+    ASSERT_EQ(partition.size(), n);
+    const Eigen::MatrixXd mine = whole.middleRows(partition.begin(me), partition.rows(me));
+    std::vector<std::int64_t> ids;
+    if (me != P - 1)
+        for (Index k = 0; k < 2 * n; k += 2 + me) ids.push_back((k * 11 + 5 * me) % n);
+    if (!ids.empty()) ids.push_back(ids.front());  // a repeat
+    const Eigen::MatrixXd got = rows_from_owners(world, partition, mine, ids);
+    EXPECT_EQ(got.rows(), static_cast<Index>(ids.size()));  // (no ASSERT: a collective follows)
+    EXPECT_EQ(got.cols(), 4);
+    if (got.rows() == static_cast<Index>(ids.size()) && got.cols() == 4) {
+        for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(got.row(static_cast<Index>(k)), whole.row(ids[k])) << k;
+    }
+    std::vector<std::int64_t> bad{0};
+    if (me == 0) bad.push_back(-1);
+    test::expect_stage_failed(world, [&] { (void)rows_from_owners(world, partition, mine, bad); }, {"outside 0..36"},
+                              exit_code::internal);
+}
+
 // The traffic counter (core/traffic.hpp) takes each wrapper's payload: an all-reduce its
 // buffer, a broadcast the root's, a gather the other ranks' own parts, an exchange what goes
 // to the other ranks (not the rank's own block), a gather on one rank the others' rows; and

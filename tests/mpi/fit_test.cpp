@@ -36,6 +36,7 @@
 #include "jsmf/fit/semi_synthetic.hpp"
 #include "jsmf/fit/sweep.hpp"
 #include "jsmf/infer/corpus.hpp"
+#include "jsmf/model/topic_rows.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/schema.hpp"
 #include "jsmf/recover/recover.hpp"
@@ -129,6 +130,7 @@ Eigen::MatrixXd whole_factor(const mpi::Comm& world, const model::CompressedReco
 /// keeps B, B̆ and the unigram on the root only, Y and E′'s triplets by rank (FitResult),
 /// and the comparisons below run on every rank.
 model::Model everywhere(const mpi::Comm& world, model::Model m) {
+    model::gather_to_root(world, m);  // a compressed fit's topics are kept by rows
     distmat::broadcast_from_root(world, m.B);
     distmat::broadcast_from_root(world, m.B_breve);
     Eigen::MatrixXd unigram = m.unigram;
@@ -151,15 +153,23 @@ model::Model everywhere(const mpi::Comm& world, model::Model m) {
     return m;
 }
 
-/// The compressed pipeline's promise: no rank but the root holds the model's N × K arrays
-/// (B and B̆), and no rank holds Y whole: each its rows, in rank order; E′'s triplets stay
-/// with the ranks that found them, each rank's at its offset.
-void expect_words_on_root_only(const mpi::Comm& world, const model::Model& m, Index N) {
-    const Index rows = world.is_root() ? N : 0;
-    EXPECT_EQ(m.B.rows(), rows);
-    EXPECT_EQ(m.B_breve.cols(), rows);
-    EXPECT_EQ(m.unigram.size(), rows);
+/// The compressed pipeline's promise: no rank holds the model's N × K arrays (B, B̆, Y)
+/// whole: each its rows, in rank order, as the factor's; E′'s triplets stay with the ranks
+/// that found them, each rank's at its offset.
+void expect_words_by_rows(const mpi::Comm& world, const model::Model& m, Index N) {
+    EXPECT_EQ(m.B_total_rows, N);
+    EXPECT_EQ(m.B.cols(), m.num_topics);
+    EXPECT_EQ(m.B_breve.rows(), m.num_topics);
+    EXPECT_EQ(m.B_breve.cols(), m.B.rows());
+    EXPECT_EQ(m.unigram.size(), m.B.rows());
+    EXPECT_LE(m.B.rows(), (N + world.size() - 1) / world.size());
+    EXPECT_EQ(mpi::allreduce_sum(world, static_cast<std::int64_t>(m.B.rows())), N);
+    std::vector<std::int64_t> first{static_cast<std::int64_t>(m.B.rows())};
+    mpi::exscan_inplace(world, first, MPI_SUM);
+    EXPECT_EQ(m.B_first_row, first[0]);
     ASSERT_TRUE(m.compressed.has_value());
+    EXPECT_EQ(m.compressed->Y_first_row, m.B_first_row);  // the same words as the factor's rows'
+    EXPECT_EQ(m.compressed->Y_rows.rows(), m.B.rows());
     const model::CompressedRecord& r = *m.compressed;
     EXPECT_EQ(r.Y.size(), 0);
     EXPECT_EQ(r.Y_total_rows, N);
@@ -932,7 +942,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     FitOptions options = compressed_options(K);
     const FitResult result = fit(p.source, square_grid(world), options);
     ASSERT_EQ(result.models.size(), 1u);
-    expect_words_on_root_only(world, result.models.front(), static_cast<Index>(p.truth.vocab.size()));
+    expect_words_by_rows(world, result.models.front(), static_cast<Index>(p.truth.vocab.size()));
     const model::Model m = everywhere(world, result.models.front());
     EXPECT_EQ(m.rectification.method, model::Rectification::enn);
     // ENN's default stop: on this well-separated planted corpus every checked pair is
@@ -977,7 +987,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     raw.compressed.iterations = 0;
     raw.metrics = false;
     const FitResult raw_result = fit(noisy.source, square_grid(world), raw);
-    expect_words_on_root_only(world, raw_result.models.front(), static_cast<Index>(noisy.truth.vocab.size()));
+    expect_words_by_rows(world, raw_result.models.front(), static_cast<Index>(noisy.truth.vocab.size()));
     const model::Model unrectified = everywhere(world, raw_result.models.front());
     for (const model::Model* model : {&m, &unrectified}) {
         const model::CompressedRecord& r = *model->compressed;
@@ -1408,7 +1418,7 @@ TEST(InferCorpus, EqualsOneRank) {
     options.rectify.iterations = 10;
     options.metrics = false;
     const FitResult r = fit(p.source, square_grid(world), options);
-    infer::InferModel model{"m.h5", K, r.models.front().B, r.info.vocab};
+    infer::InferModel model{"m.h5", K, r.models.front().B, r.info.vocab, {}};
     infer::CorpusInput input;
     input.corpus = p.source.files;
     // B and the vocabulary on the root only: the other ranks get the rows their words need.
@@ -1419,6 +1429,20 @@ TEST(InferCorpus, EqualsOneRank) {
     }
     const infer::CorpusTopics all = infer::infer_corpus(world, rooted, input, {});
     const infer::CorpusTopics alone = infer::infer_corpus(mpi::Comm(MPI_COMM_SELF), model, input, {});
+    {  // B by rows (a compressed fit's), the first rank holding most: the rows from their owners, θ the same bits
+        std::vector<Index> counts(static_cast<std::size_t>(world.size()), 0);
+        const Index N = static_cast<Index>(p.truth.vocab.size());
+        for (int q = 0; q < world.size(); ++q) counts[static_cast<std::size_t>(q)] = q == 0 ? N / 2 : 0;
+        for (Index i = N / 2; i < N; ++i) ++counts[static_cast<std::size_t>(i % world.size())];
+        infer::InferModel by_rows = rooted;
+        by_rows.B_rows = distmat::RowPartition::of_counts(counts);
+        by_rows.B = model.B.middleRows(by_rows.B_rows.begin(world.rank()), by_rows.B_rows.rows(world.rank()));
+        const infer::CorpusTopics from_rows = infer::infer_corpus(world, by_rows, input, {});
+        EXPECT_EQ(from_rows.local.rows, all.local.rows);
+        EXPECT_EQ(from_rows.local.theta, all.local.theta);
+        EXPECT_EQ(from_rows.local.log_likelihood, all.local.log_likelihood);
+        EXPECT_EQ(from_rows.model_rows, all.model_rows);
+    }
     // Each rank held the rows of its own documents' words, not B: at one rank every word that
     // occurs; over the ranks each of those at least once.
     EXPECT_GT(alone.model_rows, 0);
@@ -1464,7 +1488,7 @@ TEST(InferCorpus, EqualsOneRank) {
     // A model of the first 299 words: the corpus's 300 are refused without its vocabulary,
     // and mapped by name with it (the last word then out of the model's vocabulary).
     infer::InferModel fewer{"fewer.h5", K, model.B.topRows(299),
-                            std::vector<std::string>(model.vocab.begin(), model.vocab.end() - 1)};
+                            std::vector<std::string>(model.vocab.begin(), model.vocab.end() - 1), {}};
     test::expect_stage_failed(world, [&] { (void)infer::infer_corpus(world, fewer, input, {}); },
                               {"has 300 words; the model fewer.h5 has 299: give the corpus's vocab to map its words"});
     input.vocab = p.source.vocab;

@@ -287,8 +287,8 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
     const auto each_rate = [](fit::RankRates& r) {
         return std::vector<double*>{&r.read_nonzero, &r.setup_nonzero, &r.product_nonzero, &r.block_entry,
                                     &r.product_row, &r.pair, &r.correction_setup, &r.flop, &r.correction,
-                                    &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.metric_entry, &r.root_measure,
-                                    &r.write_byte, &r.row_write_byte, &r.send_byte, &r.message};
+                                    &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.metric_entry, &r.measure_entry,
+                                    &r.row_write_byte, &r.send_byte, &r.message};
     };
     fit::RankRates doubled = rates;
     for (double* r : each_rate(doubled)) *r *= 2;
@@ -323,26 +323,22 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         corrections.correction = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, corrections), "enn").compute_seconds,
                          shape.enn_correction_columns / P);
-        // the measures on B: rank 0's, N × K whatever P
+        // the measures on B by rows: the rank's N/P × K, each column sorted
         fit::RankRates measures = only;
-        measures.root_measure = 1;
+        measures.measure_entry = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, measures), "metrics").compute_seconds,
-                         shape.words * shape.topics);
+                         n * shape.topics * std::log2(std::max(2.0, n)));
         // the metrics' terms on E′: this rank's entries, K each
         fit::RankRates entries = only;
         entries.metric_entry = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, entries), "metrics").compute_seconds,
                          shape.law_corrections / P * shape.topics);
-        // the write: rank 0's 16 bytes a word a topic (B, B̆), whatever P, and each rank's
-        // rows of Y and E′'s triplets (written collectively, at their own rate)
-        fit::RankRates bytes = only;
-        bytes.write_byte = 1;
-        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, bytes), "write").compute_seconds,
-                         16 * shape.words * shape.kept_topics);
+        // the write: each rank's rows of B, B̆ and Y (24 bytes a word a topic) and its E′
+        // triplets, written collectively
         fit::RankRates rows_written = only;
         rows_written.row_write_byte = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, rows_written), "write").compute_seconds,
-                         8 * n * shape.kept_topics + 24 * shape.law_corrections / P);
+                         24 * n * shape.kept_topics + 24 * shape.law_corrections / P);
         // memory: E′'s triplets (24 bytes an entry) held from LAW to the write (with the
         // write's ids, 32), F at its rows in LAW (N/P × |S′|), and the metrics' index by word
         // (12 bytes an entry, 12 more for those in the anchors' rows: K of |S′|)

@@ -19,6 +19,8 @@ public:
     RowPartition() = default;
     /// ⌊N/P⌋ or ⌈N/P⌉ rows per rank, the larger shares first.
     static RowPartition balanced(Index n, int ranks);
+    /// Rank r holds counts[r] rows, the ranks' blocks consecutive in rank order.
+    static RowPartition of_counts(const std::vector<Index>& counts);
 
     Index size() const { return offsets_.empty() ? 0 : offsets_.back(); }
     int ranks() const { return static_cast<int>(offsets_.size()) - 1; }
@@ -102,6 +104,14 @@ Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& p
 /// is an InternalError on its rank, found before any rows move (agreed: no rank waits).
 Eigen::MatrixXd rows_from_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, const std::vector<std::int64_t>& rows,
                                int root = 0);
+
+/// Collective. The rows `rows` (each rank its own list, ids in 0..N−1) of a row-distributed
+/// X (each rank its block of `partition`, rows × p), on each rank (rows.size() × p, in the
+/// list's order): the ids to their owners and the rows back, two personalized exchanges.
+/// Memory: a rank's own rows, the rows it asks for and those it serves. An id outside
+/// 0..N−1 is an InternalError on its rank, found before any rows move (agreed).
+Eigen::MatrixXd rows_from_owners(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
+                                 const std::vector<std::int64_t>& rows);
 
 /// Collective. `root`'s X, its shape too, into every rank's X (whatever the others held;
 /// the root's is left as it is, not copied).

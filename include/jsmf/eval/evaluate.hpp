@@ -84,9 +84,9 @@ MetricSet model_metrics(const ModelView& m);
 /// specificity<suffix> with that C's row sums, as the authors' first evaluation line.
 void add_matrix_metrics(MetricSet& set, const distmat::DistMatrix& C, const ModelView& m, const std::string& suffix);
 
-/// Local. Adds coherence and npmi from the document counts of coherence_pairs(top_words(B)):
-/// `d2` in that order, `d1` per word, over `documents` documents.
-void add_coherence(MetricSet& set, const Eigen::MatrixXd& B, const std::vector<std::int64_t>& d1,
+/// Local. Adds coherence and npmi from the document counts of coherence_pairs(top), `top`
+/// the top words (top_words(B)): `d2` in that order, `d1` per word, over `documents` documents.
+void add_coherence(MetricSet& set, const Eigen::MatrixXi& top, const std::vector<std::int64_t>& d1,
                    const std::vector<std::int64_t>& d2, std::int64_t documents);
 
 /// Local. Sorts `set` into metric_names() order.

@@ -99,10 +99,12 @@ struct RankRates {
     /// K-long dot products each; 20 Newsgroups, K = 100, one ENN iteration: 8 M entries a
     /// rank, 2 s of the metrics' 6 s)
     double metric_entry = 2.5e-9;
-    double root_measure = 7.0e-7;      ///< the measures on B (eval::model_metrics), rank 0 alone: an entry of the N × K
-    double write_byte = 3.3e-8;        ///< a byte of the model written (HDF5, rank 0: B and B̆, deflated)
-    /// a byte of Y's rows or E′'s triplets written collectively, uncompressed (MPI-IO; here
-    /// into the page cache: 20 Newsgroups, K = 100, 370 MB of E′ and 16 MB of Y in ~0.2 s)
+    /// the measures on B by rows (eval::model_metrics_by_rows): an entry of the rank's N/P × K
+    /// rows per step of its columns' sort (n K log₂ n in all; their Bᵀ log B at `flop`)
+    double measure_entry = 5.0e-9;
+    /// a byte of B's, B̆'s or Y's rows or E′'s triplets written collectively, uncompressed
+    /// (MPI-IO; here into the page cache: 20 Newsgroups, K = 100, 370 MB of E′ and 16 MB of
+    /// Y in ~0.2 s)
     double row_write_byte = 5.0e-10;
     double send_byte = 1.0e-9;         ///< a byte handed to MPI, packed, sent and unpacked (the inverse of a rank's bandwidth)
     double message = 2.0e-6;           ///< a message's latency
@@ -122,26 +124,26 @@ struct StageCost {
     double seconds = 0;           ///< compute_seconds + sent · send_byte + messages · message
 };
 
-/// Local. The compressed fit's stages on the largest rank (rank 0 from LAW on: it holds the
-/// models it writes), the process before any data `base` bytes. Memory per rank: the
+/// Local. The compressed fit's stages on the largest rank (each rank its ⌈N/P⌉ words: no
+/// rank holds N × K), the process before any data `base` bytes. Memory per rank: the
 /// documents (8 bytes per nonzero as read, 24 more in the operator's two copies), the
 /// eigensolver's blocks (10 of N/P × p), the products' exchange (N/P + 2 (served + own) +
 /// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (24 bytes a
 /// correction with Fᵀ's copy, at most 12 a checked pair, N/P × l) and its l × p blocks, the factors (a few
-/// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and on the root
-/// 2 N × ΣK for the models it writes (B and B̆; Y is written by rows). Bytes sent (as core/traffic.hpp counts them: the
+/// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and B and B̆ by
+/// rows, 2 N/P × ΣK (written by rows, as Y). Bytes sent (as core/traffic.hpp counts them: the
 /// payload a rank hands to MPI): per column-product, the rows served to the others and the
 /// sums returned (8 (served + |V_r| − own)); ENN: 8 (l + K + 1) per column (l at one rank),
 /// Y_L and the offered rows per iteration, the solver's p × p reductions, and Y dealt out,
 /// back and at each look (8 N/P (K + 1) (P − 1)/P each); the metrics: one column-product
-/// per probe and B's and B̆'s rows gathered to the root (8 N/P (2K + 1)). Seconds at `rates`:
+/// per probe and the per-word measures broadcast from rank 0 (8 N). Seconds at `rates`:
 /// read and set-up per local nonzero; a product per column per local nonzero and per entry
 /// of the N/P × p block; ENN per iteration its screen of the N/P × l pairs (n l K single-
 /// precision multiply-adds) and per column Y's part (4 n K flops) and F's (its corrections
 /// and dense rows); LAW n K² per rank; the metrics' probes as products, the factors' part
-/// (n K a probe, probe_factor), E′'s entries (K each) and the B-based measures on rank 0
-/// (N K); the write 16 N ΣK bytes on rank 0 (write_byte), and on each 8 n ΣK (Y) and 24
-/// bytes an entry of E′ (its triplets; row_write_byte); and the bytes and messages each stage sends. LAW's E′ (the
+/// (n K a probe, probe_factor), E′'s entries (K each) and the measures on B by rows (n K
+/// log₂ n, and 2 n K² flops); the write on each rank 24 n ΣK bytes (B, B̆ and Y by rows)
+/// and 24 bytes an entry of E′ (its triplets; row_write_byte); and the bytes and messages each stage sends. LAW's E′ (the
 /// triplets, 24 bytes an entry, kept to the write; F at its rows, dense in LAW; indexed by
 /// word in the metrics, 12 bytes an entry) from law_correction_rows and law_corrections.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,

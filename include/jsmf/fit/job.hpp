@@ -89,6 +89,7 @@ struct InferSummary {
     int threads = 1;                 ///< per rank (BLAS and OpenMP)
     std::int64_t model_rows = 0;     ///< the most rows of B a rank held (its documents' words)
     std::int64_t words = 0;          ///< B's rows, N
+    bool B_by_rows = false;          ///< B was kept by rows (a compressed fit's), else whole on rank 0
     double peak_bytes = 0;           ///< the largest rank's peak memory (the process's, so far)
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/infer/infer.hpp"
 #include "jsmf/mpi/comm.hpp"
 
@@ -21,8 +22,11 @@ namespace jsmf::infer {
 struct InferModel {
     std::string file;                  ///< where they come from (named in messages)
     int topics = 0;                    ///< K
-    Eigen::MatrixXd B;                 ///< N × K (rank 0)
+    Eigen::MatrixXd B;                 ///< N × K (rank 0), or this rank's rows (B_rows)
     std::vector<std::string> vocab;    ///< N (rank 0)
+    /// Where B is kept by rows (a fit's, model::TopicsFound's): every rank's rows, blocks in
+    /// rank order (B_rows.size() = N); empty: B is whole on rank 0.
+    distmat::RowPartition B_rows;
 };
 
 /// The corpus.

@@ -204,6 +204,13 @@ struct TopicsFound {
     Eigen::MatrixXd B_breve;         ///< K × N, p(topic | word)
     Eigen::MatrixXd A;               ///< K × K, p(topic1, topic2)
     Eigen::VectorXd unigram;         ///< N, p(x = i) = row sums of the rectified C (Bayes' rule used it)
+    /// Where the topics are kept by rows (the compressed fit's: B_total_rows > 0, every rank
+    /// alike), B, B_breve and unigram hold this rank's words only: rows of B, columns of B̆
+    /// and entries of the unigram from word B_first_row, the ranks' blocks consecutive in
+    /// rank order, N = B_total_rows in all (topic_rows.hpp works on them). 0: they are whole
+    /// (on the root, or on every rank, or as read from a file).
+    Index B_first_row = 0;
+    Index B_total_rows = 0;
     ARecovery a_method = ARecovery::diagonal;
     std::optional<recover::Solver> solver;  ///< B̆'s per-word solver (anchors); none for AnchorFree
     Index words_solved = 0, words_converged = 0;
