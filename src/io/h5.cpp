@@ -472,17 +472,27 @@ std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name) {
 
 namespace {
 
+/// Chunks of about 1 MiB along the long side: `other` × this many of `length` (at least one).
+hsize_t megabyte_chunk(hsize_t length, hsize_t other) {
+    return std::max<hsize_t>(1, std::min<hsize_t>(length, (hsize_t{1} << 20) / (8 * std::max<hsize_t>(1, other))));
+}
+
 template <class T>
 void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                                const std::vector<std::int64_t>& rows, const T* data, T fill, const std::string& path,
-                               hid_t file_type, hid_t memory_type) {
+                               hid_t file_type, hid_t memory_type, int compression = 0) {
     const int rank = cols == 0 ? 1 : 2;
     const hsize_t width = cols == 0 ? 1 : cols;
     const hsize_t dims[2] = {total_rows, width};
     Handle file_space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
-    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    // Deflated: chunks of about 1 MiB of whole rows (HDF5 ≥ 1.10.2 compresses in a collective
+    // write, a chunk two ranks share sent to one of them); every row must then be written.
+    std::vector<hsize_t> shape(dims, dims + rank), chunk = {megabyte_chunk(total_rows, width), width};
+    chunk.resize(static_cast<std::size_t>(rank));
+    Handle dcpl = compression > 0 ? compressed_layout(shape, chunk, compression)
+                                  : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_fill_value(dcpl, memory_type, &fill);
-    H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
+    if (compression == 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
     const hid_t created = H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     Handle set(created, H5Dclose);
     agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);
@@ -514,8 +524,10 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
 }  // namespace
 
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
-                         const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path) {
-    write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+                         const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path,
+                         int compression) {
+    write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                              compression);
 }
 
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
@@ -525,10 +537,12 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
 }
 
 void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows, hsize_t total_cols, hsize_t first_col,
-                            hsize_t cols, const double* data, const std::string& path) {
+                            hsize_t cols, const double* data, const std::string& path, int compression) {
     const hsize_t dims[2] = {rows, total_cols};
     Handle file_space(H5Screate_simple(2, dims, nullptr), H5Sclose);
-    const hid_t created = H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    Handle dcpl = compression > 0 ? compressed_layout({rows, total_cols}, {rows, megabyte_chunk(total_cols, rows)}, compression)
+                                  : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    const hid_t created = H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     Handle set(created, H5Dclose);
     agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);
     if (rows == 0 || total_cols == 0) return;  // no storage to write to (every rank knows alike)

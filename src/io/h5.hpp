@@ -113,9 +113,12 @@ void agree_on_collective(hid_t object, herr_t status, const std::string& path, c
 /// float64 or int64, where each rank writes its rows `rows` (sorted, distinct; row-major
 /// `data`, rows.size() × max(cols, 1) values) in one collective H5Dwrite; rows no rank
 /// writes hold `fill`. total_rows and cols are the same on every rank (0 rows: an empty
-/// dataset, nothing written).
+/// dataset, nothing written). With `compression` 1..9, float64 only, the dataset is
+/// chunked (about 1 MiB of whole rows a chunk), shuffled and deflated at that level, and
+/// every row must be written (no fill).
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
-                         const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path);
+                         const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path,
+                         int compression = 0);
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                          const std::vector<std::int64_t>& rows, const std::int64_t* data, std::int64_t fill,
                          const std::string& path);
@@ -123,9 +126,10 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
 /// Collective (parallel file). A `rows` × `total_cols` float64 dataset where each rank
 /// writes its block of consecutive columns from `first_col` (row-major `data`, rows ×
 /// `cols` values) in one collective H5Dwrite: a K × N array (B̆) whose words are kept by
-/// rows. rows and total_cols are the same on every rank.
+/// rows. rows and total_cols are the same on every rank; `compression` as write_rows_parallel
+/// (chunks of about 1 MiB of whole columns).
 void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows, hsize_t total_cols, hsize_t first_col,
-                            hsize_t cols, const double* data, const std::string& path);
+                            hsize_t cols, const double* data, const std::string& path, int compression = 0);
 
 /// Collective on A.grid(): writes the distributed matrix as a rows × cols float64
 /// dataset (row-major, as h5py reads it), chunked along A's blocks and deflated at

@@ -94,6 +94,10 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
     h5::write_attribute(model, "solve_seconds", m.solve_seconds);
 }
 
+/// Deflate level of B and B̆ written by rows, as the serial writer's (h5::write_matrix): a
+/// third of their raw size on KOS and 20 Newsgroups at K = 100.
+constexpr int kTopicCompression = 4;
+
 /// Collective (parallel file). /K<K>/model/B, B_breve and unigram of topics kept by rows:
 /// each rank its words' rows of B, columns of B̆ and entries of the unigram.
 void write_topic_rows(hid_t parent, const model::Model& m, const std::string& path) {
@@ -104,12 +108,12 @@ void write_topic_rows(hid_t parent, const model::Model& m, const std::string& pa
     std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(m.B_first_row));
     {
         const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = m.B;
-        h5::write_rows_parallel(model, "B", N, K, ids, rows.data(), 0.0, path);
+        h5::write_rows_parallel(model, "B", N, K, ids, rows.data(), 0.0, path, kTopicCompression);
     }
     {
         const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> columns = m.B_breve;
         h5::write_columns_parallel(model, "B_breve", K, N, static_cast<hsize_t>(m.B_first_row),
-                                   static_cast<hsize_t>(mine), columns.data(), path);
+                                   static_cast<hsize_t>(mine), columns.data(), path, kTopicCompression);
     }
     h5::write_rows_parallel(model, "unigram", N, 0, ids, m.unigram.data(), 0.0, path);
 }

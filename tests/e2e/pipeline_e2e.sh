@@ -76,6 +76,34 @@ PY
 else
   fail "fit --pipeline compressed --alpha --infer: $(cat "$work/err")"
 fi
+# 4b. B kept by rows (no rank holds N x K): at 1 and 3 ranks the same model (rounding apart:
+# --meaning), ClustAcc (B gathered for it) and --infer (B's rows from the ranks that hold them)
+# included; the 3-rank θ equals jsmf infer's from the written model, bit for bit.
+for P in 1 3; do
+  run $P fit "${corpus[@]}" --topics 5 --pipeline compressed --enn-iterations 20 --labels "$work/labels.p.txt"     --infer "$work/rows_theta$P.h5" --out "$work/rows$P.h5" >"$work/rows$P.out" 2>"$work/err"     || fail "fit at $P ranks with --labels and --infer: $(cat "$work/err")"
+done
+grep -q "clustacc=" "$work/rows3.out" && ok "B by rows: ClustAcc measured at 3 ranks" || fail "no clustacc at 3 ranks"
+"$python" - "$work/rows1.h5" "$work/rows3.h5" <<'PY' && ok "B by rows: the 3-rank model is the 1-rank one (anchors, top words, metrics; B, B̆, A within 1e-7)" || fail "rows1 vs rows3"
+import sys, h5py, numpy as np
+one, three = (h5py.File(f, "r")["K5"] for f in sys.argv[1:3])
+for name in ("model/anchors", "topics/top_word_ids"):
+    assert np.array_equal(one[name][()], three[name][()]), name
+for name in ("model/B", "model/B_breve", "model/A", "model/unigram"):
+    a, b = one[name][()], three[name][()]
+    assert a.shape == b.shape and np.max(np.abs(a - b)) <= 1e-7 * np.max(np.abs(a)), (name, np.max(np.abs(a - b)))
+assert three["model/B"].chunks is not None and three["model/B"].compression == "gzip", "B written by rows, deflated"
+for name in one["metrics"]:  # each metric's values: the same measures on B, reduced over the ranks
+    a, b = np.asarray(one["metrics"][name][()]), np.asarray(three["metrics"][name][()])
+    assert np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True), name
+for name, a in one["metrics"].attrs.items():  # means and deviations (ClustAcc's k-means aside)
+    if name != "note" and not name.startswith("clustacc"):
+        assert np.allclose(a, three["metrics"].attrs[name], rtol=1e-6, atol=1e-9, equal_nan=True), name
+PY
+run 1 infer --model "$work/rows3.h5" --corpus "$work/docword.p.txt" --out "$work/rows_theta_file.h5" >/dev/null 2>"$work/err" \
+  || fail "infer from rows3.h5: $(cat "$work/err")"
+"$python" "$here/compare_h5.py" "$work/rows_theta3.h5" "$work/rows_theta_file.h5" >"$work/diff" \
+  && ok "B by rows: fit --infer at 3 ranks gives jsmf infer's θ from the file, bit for bit" \
+  || { fail "--infer from rows vs infer from the file"; head -5 "$work/diff"; }
 # 5. sweep --pipeline compressed: a model and a row per K; an array task gives the same model.
 if run 2 sweep "${corpus[@]}" --pipeline compressed --topics 4,5 --enn-iterations 30 --out-dir "$work/sw" \
      >/dev/null 2>"$work/err"; then

@@ -1020,6 +1020,36 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
         EXPECT_EQ(b.correction_row, rec.correction_row);
         EXPECT_EQ(b.correction_value, rec.correction_value);
         EXPECT_EQ(b.eigenvalues, rec.eigenvalues);
+        // B, B̆ and the unigram, written by rows (deflated), read back whole: the same bits
+        const model::Model& read = back.models.front();
+        EXPECT_FALSE(model::by_rows(read));
+        EXPECT_EQ(read.B, m.B);
+        EXPECT_EQ(read.B_breve, m.B_breve);
+        EXPECT_EQ(read.unigram, m.unigram);
+        EXPECT_EQ(read.anchors, m.anchors);
+    }
+    if (world.is_root()) {  // the file's top words: those of the whole B, merged from the ranks' rows
+        const hid_t file = H5Fopen(dir.file("compressed.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        std::vector<std::int64_t> ids(static_cast<std::size_t>(K * 10));
+        std::vector<double> probs(ids.size());
+        const hid_t id_set = H5Dopen2(file, "/K5/topics/top_word_ids", H5P_DEFAULT);
+        const hid_t prob_set = H5Dopen2(file, "/K5/topics/top_word_probs", H5P_DEFAULT);
+        EXPECT_GE(H5Dread(id_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids.data()), 0);
+        EXPECT_GE(H5Dread(prob_set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, probs.data()), 0);
+        const hid_t b_set = H5Dopen2(file, "/K5/model/B", H5P_DEFAULT);
+        const hid_t dcpl = H5Dget_create_plist(b_set);
+        EXPECT_EQ(H5Pget_layout(dcpl), H5D_CHUNKED);  // deflated, in chunks
+        EXPECT_GT(H5Pget_nfilters(dcpl), 0);
+        H5Pclose(dcpl);
+        for (const hid_t set : {id_set, prob_set, b_set}) H5Dclose(set);
+        H5Fclose(file);
+        for (int k = 0; k < K; ++k) {
+            const std::vector<Index> top = model::top_word_ids(m.B, k, 10);
+            for (int j = 0; j < 10; ++j) {
+                EXPECT_EQ(ids[static_cast<std::size_t>(k * 10 + j)], top[static_cast<std::size_t>(j)]) << k << " " << j;
+                EXPECT_EQ(probs[static_cast<std::size_t>(k * 10 + j)], m.B(top[static_cast<std::size_t>(j)], k));
+            }
+        }
     }
     // E′'s triplets, written by every rank at its offset, read back whole in rank order.
     io::write_model_file(world, dir.file("raw.h5"), raw_result.info, raw_result.models, provenance, raw_result.times, 10);
