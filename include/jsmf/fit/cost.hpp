@@ -100,8 +100,9 @@ struct RankRates {
     /// rank, 2 s of the metrics' 6 s)
     double metric_entry = 2.5e-9;
     /// the measures on B by rows (eval::model_metrics_by_rows): an entry of the rank's N/P × K
-    /// rows per step of its columns' sort (n K log₂ n in all; their Bᵀ log B at `flop`)
-    double measure_entry = 5.0e-9;
+    /// rows per step of its columns' sort (n K log₂ n in all; their Bᵀ log B at `flop`; KOS,
+    /// K = 100: 0.09 s at one rank, 0.04 at two, where rank 0 alone took about 0.6 s)
+    double measure_entry = 9.5e-9;
     /// a byte of B's, B̆'s or Y's rows or E′'s triplets written collectively, uncompressed
     /// (MPI-IO; here into the page cache: 20 Newsgroups, K = 100, 370 MB of E′ and 16 MB of
     /// Y in ~0.2 s)
