@@ -278,6 +278,9 @@ Eigen::MatrixXd rows_from_owners(const mpi::Comm& comm, const RowPartition& part
     const Index N = partition.size();
     const Index p = mpi::allreduce_max(comm, static_cast<std::int64_t>(X.cols()));  // a rank without rows may hold 0 × 0
     mpi::run_local_phase(comm, "rows_from_owners", [&] {
+        if (partition.ranks() != comm.size())
+            throw InternalError("rows_from_owners: a partition of " + std::to_string(partition.ranks()) + " ranks on " +
+                                std::to_string(comm.size()));
         if (X.rows() != partition.rows(comm.rank()))
             throw InternalError("rows_from_owners: this rank holds " + std::to_string(X.rows()) + " rows, not its " +
                                 std::to_string(partition.rows(comm.rank())));

@@ -168,10 +168,12 @@ MetricSet model_metrics_by_rows(const mpi::Comm& comm, const TopicRows& t, const
             throw InternalError("metrics by rows: B, B_breve and p disagree on this rank's words");
     });
     std::vector<std::int64_t> first{static_cast<std::int64_t>(t.B.rows())};
+    const std::int64_t words = mpi::allreduce_sum(comm, first[0]);
     mpi::exscan_inplace(comm, first, MPI_SUM);
     mpi::run_local_phase(comm, "metrics", [&] {
-        if (first[0] != t.first)
-            throw InternalError("metrics by rows: the ranks' words are not consecutive blocks in rank order");
+        if (first[0] != t.first || words != t.total)
+            throw InternalError("metrics by rows: the ranks' words are not consecutive blocks in rank order, "
+                                "covering the N words");
     });
     const Index rows = t.B.rows();
     MetricSet set;

@@ -661,7 +661,7 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         outcome.infer = infer_training_corpus(world, job, models.front(), outcome.result.info.vocab,
                                               prepared ? prepared->doc_ids : std::string());
     outcome.peak_bytes = static_cast<double>(mpi::allreduce_max(world, peak_rss_bytes()));
-    // Each rank's own: rank 0 holds the model it writes, the others their shares only.
+    // Each rank's own (the dense pipeline's rank 0 holds the model it writes).
     outcome.peak_bytes_by_rank =
         mpi::gather_concat(world, std::vector<double>{static_cast<double>(peak_rss_bytes())}, 0);
     outcome.total_seconds = total.seconds();

@@ -270,9 +270,8 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
         return accuracy;
     };
     for (auto* m : models) {
-        // Every rank weighs its documents on the whole B: the root's (the compressed
-        // pipeline holds it there only), for the length of this measure.
-        // Kept by rows (the compressed fit's), B is gathered on every rank likewise.
+        // Every rank weighs its documents on the whole B, for the length of this measure:
+        // the root's, or (kept by rows, the compressed fit's) the ranks' rows gathered.
         const bool rows = model::by_rows(*m);
         Eigen::MatrixXd copy;  // the root's B on the other ranks (the root's own is not copied)
         if (rows) copy = model::B_everywhere(world, *m);

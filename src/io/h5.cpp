@@ -491,8 +491,12 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
     chunk.resize(static_cast<std::size_t>(rank));
     Handle dcpl = compression > 0 ? compressed_layout(shape, chunk, compression)
                                   : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_fill_value(dcpl, memory_type, &fill);
-    if (compression == 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
+    if (compression == 0) {
+        H5Pset_fill_value(dcpl, memory_type, &fill);
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
+    } else {
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);  // every row is written: no chunk deflated twice
+    }
     const hid_t created = H5Dcreate2(parent, name.c_str(), file_type, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     Handle set(created, H5Dclose);
     agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);
@@ -542,6 +546,7 @@ void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows,
     Handle file_space(H5Screate_simple(2, dims, nullptr), H5Sclose);
     Handle dcpl = compression > 0 ? compressed_layout({rows, total_cols}, {rows, megabyte_chunk(total_cols, rows)}, compression)
                                   : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);  // every column is written
     const hid_t created = H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     Handle set(created, H5Dclose);
     agree_on_collective(parent, created < 0 ? -1 : 0, path, "cannot create " + name);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The model file: small (N×K, K×K) arrays, written by rank 0, atomically.
+// The model file, written atomically: rank 0's arrays by rank 0, those kept by rows by all.
 #include "jsmf/io/result_file.hpp"
 
 #include <algorithm>

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/eval/metrics.hpp"
 
 namespace jsmf::model {
 
@@ -97,9 +98,8 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
     std::vector<Index> ids(static_cast<std::size_t>(B.rows()));
     std::iota(ids.begin(), ids.end(), Index{0});
     const auto count = static_cast<std::ptrdiff_t>(std::min<Index>(n, B.rows()));
-    std::partial_sort(ids.begin(), ids.begin() + count, ids.end(), [&](Index a, Index b) {
-        return B(a, k) > B(b, k) || (B(a, k) == B(b, k) && a < b);
-    });
+    std::partial_sort(ids.begin(), ids.begin() + count, ids.end(),  // NaN first: eval::top_words' order
+                      [&](Index a, Index b) { return eval::ranks_before(B(a, k), a, B(b, k), b); });
     ids.resize(static_cast<std::size_t>(count));
     return ids;
 }

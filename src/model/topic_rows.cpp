@@ -39,8 +39,9 @@ void gather_to_root(const mpi::Comm& comm, TopicsFound& t) {
 }
 
 Eigen::MatrixXd B_everywhere(const mpi::Comm& comm, const TopicsFound& t) {
-    if (by_rows(t)) return distmat::gather_rows(comm, partition_of(comm, t), t.B);
-    Eigen::MatrixXd B = comm.is_root() ? t.B : Eigen::MatrixXd();
+    // The rows gathered on the root, then broadcast (not an all-reduce of N × K, mostly zeros)
+    Eigen::MatrixXd B = by_rows(t) ? distmat::gather_rows_to_root(comm, partition_of(comm, t), t.B)
+                                   : comm.is_root() ? t.B : Eigen::MatrixXd();
     distmat::broadcast_from_root(comm, B);
     return B;
 }

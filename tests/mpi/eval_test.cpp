@@ -460,6 +460,14 @@ TEST(MetricsByRows, EqualTheWholeModelsMetrics) {
     const Eigen::VectorXd p_rows = p.segment(share.first, share.rows);
     const MetricSet got = model_metrics_by_rows(world, {B_rows, B_breve_cols, p_rows, share.first, N}, A, anchors);
     expect_same_metrics(expected, got, "rank " + std::to_string(world.rank()) + " of " + std::to_string(world.size()));
+    {  // the whole model on the root, the other ranks none at all (0 × 0: model::rows_view's)
+        const Eigen::MatrixXd none;
+        const Eigen::VectorXd no_p;
+        const bool root = world.is_root();
+        const MetricSet on_root = model_metrics_by_rows(
+            world, {root ? B : none, root ? B_breve : none, root ? p : no_p, root ? Index{0} : N, N}, A, anchors);
+        expect_same_metrics(expected, on_root, "the root's whole model");
+    }
     // validity and specificity with another p (the compressed fit's _original ones)
     const Eigen::VectorXd q = uniform_matrix(N, 1, 25).col(0) / 30.0;
     const double want = validity(B, A, B_breve, q);  // large: B's 1e-18 entries make Bayes' quotients huge

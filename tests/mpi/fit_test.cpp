@@ -28,6 +28,7 @@
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
+#include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/metrics.hpp"
 #include "jsmf/fit/evaluate.hpp"
 #include "jsmf/fit/fit.hpp"
@@ -126,9 +127,9 @@ Eigen::MatrixXd whole_factor(const mpi::Comm& world, const model::CompressedReco
     return Eigen::Map<const RowMajor>(all.data(), r.Y_total_rows, K);
 }
 
-/// The model with its word-indexed arrays as the root holds them, on every rank: a fit
-/// keeps B, B̆ and the unigram on the root only, Y and E′'s triplets by rank (FitResult),
-/// and the comparisons below run on every rank.
+/// The model with its word-indexed arrays whole, on every rank: a fit keeps B, B̆ and the
+/// unigram on the root (dense) or by rows (compressed), Y and E′'s triplets by rank
+/// (FitResult), and the comparisons below run on every rank.
 model::Model everywhere(const mpi::Comm& world, model::Model m) {
     model::gather_to_root(world, m);  // a compressed fit's topics are kept by rows
     distmat::broadcast_from_root(world, m.B);
@@ -958,6 +959,16 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_LT(t.a_l1, 0.1);
     ASSERT_NE(m.metrics.find("coherence"), nullptr);
     EXPECT_NE(m.metrics.find("specificity"), nullptr);
+    // The measures on B, taken by rows and reduced, are those of the whole B (metrics.hpp's)
+    for (const eval::Metric& whole : eval::model_metrics({m.B, m.B_breve, m.A, m.unigram, m.anchors}).metrics) {
+        const eval::Metric* by_rows = m.metrics.find(whole.name);
+        ASSERT_NE(by_rows, nullptr) << whole.name;
+        ASSERT_EQ(by_rows->values.size(), whole.values.size()) << whole.name;
+        EXPECT_NEAR(by_rows->mean, whole.mean, 1e-12 * std::max(1.0, std::abs(whole.mean))) << whole.name;
+        for (Index i = 0; i < whole.values.size(); ++i)
+            EXPECT_NEAR(by_rows->values(i), whole.values(i), 1e-12 * std::max(1.0, std::abs(whole.values(i))))
+                << whole.name << " " << i;
+    }
 
     const mpi::Comm self(MPI_COMM_SELF);
     const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), options);

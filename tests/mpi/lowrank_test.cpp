@@ -288,7 +288,7 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         return std::vector<double*>{&r.read_nonzero, &r.setup_nonzero, &r.product_nonzero, &r.block_entry,
                                     &r.product_row, &r.pair, &r.correction_setup, &r.flop, &r.correction,
                                     &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.metric_entry, &r.measure_entry,
-                                    &r.row_write_byte, &r.send_byte, &r.message};
+                                    &r.write_byte, &r.row_write_byte, &r.send_byte, &r.message};
     };
     fit::RankRates doubled = rates;
     for (double* r : each_rate(doubled)) *r *= 2;
@@ -333,12 +333,26 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         entries.metric_entry = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, entries), "metrics").compute_seconds,
                          shape.law_corrections / P * shape.topics);
-        // the write: each rank's rows of B, B̆ and Y (24 bytes a word a topic) and its E′
-        // triplets, written collectively
+        // the write: each rank's rows of B and B̆ deflated (16 bytes a word a topic), and of Y
+        // and its E′ triplets uncompressed, written collectively
+        fit::RankRates deflated = only;
+        deflated.write_byte = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, deflated), "write").compute_seconds,
+                         16 * n * shape.kept_topics);
         fit::RankRates rows_written = only;
         rows_written.row_write_byte = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, rows_written), "write").compute_seconds,
-                         24 * n * shape.kept_topics + 24 * shape.law_corrections / P);
+                         8 * n * shape.kept_topics + 24 * shape.law_corrections / P);
+        // where B is gathered after all: ClustAcc's copy on every rank, a hierarchy's on rank 0
+        fit::CompressedShape labelled = shape, tree = shape;
+        labelled.labels = true;
+        tree.hierarchy = true;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(labelled, 0, rates), "metrics").need -
+                             stage(fit::compressed_stage_costs(shape, 0, rates), "metrics").need,
+                         8 * shape.words * shape.topics);
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(tree, 0, rates), "write").need -
+                             stage(fit::compressed_stage_costs(shape, 0, rates), "write").need,
+                         24 * shape.words * shape.topics);
         // memory: E′'s triplets (24 bytes an entry) held from LAW to the write (with the
         // write's ids, 32), F at its rows in LAW (N/P × |S′|), and the metrics' index by word
         // (12 bytes an entry, 12 more for those in the anchors' rows: K of |S′|)

@@ -92,8 +92,8 @@ Eigen::MatrixXd gather_rows(const mpi::Comm& comm, const RowPartition& partition
 
 /// Collective. The whole block on `root` only (the other ranks get a 0 × p block): each
 /// column gathered in turn (MPI_Gatherv of the ranks' row blocks), so no rank holds more
-/// than its own rows and, on the root, the whole block once. The model's N × K arrays go
-/// to the writer this way (at N = 10⁶, K = 100: 0.8 GB on the root, none elsewhere).
+/// than its own rows and, on the root, the whole block once (at N = 10⁶, K = 100: 0.8 GB on
+/// the root, none elsewhere; a hierarchy's first level goes to rank 0 this way).
 Eigen::MatrixXd gather_rows_to_root(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
                                     int root = 0);
 

@@ -71,7 +71,7 @@ struct ModelView {
 };
 
 /// Collective on `comm`. Replaces every rank's set by `root`'s: the metrics computed where
-/// the model's N × K arrays are (the compressed pipeline keeps them on the root only).
+/// the model's N × K arrays are (the dense pipeline's root).
 void broadcast(const mpi::Comm& comm, MetricSet& set, int root);
 
 /// Local. The metrics of B, B̆, A and p alone (legality, validity, dominancy, entropy,

@@ -26,9 +26,11 @@ struct CompressedShape {
     double nonzeros = 0;         ///< nnz, (document, word) pairs
     int ranks = 1;               ///< P
     int topics = 1;              ///< K (the largest fitted)
-    double kept_topics = 1;      ///< ΣK of the models rank 0 keeps to write (a hierarchy: its first level)
+    double kept_topics = 1;      ///< ΣK of the models kept to the write, by rows (a hierarchy: its first level)
     double checked_rows = 0;     ///< ENN's l (0: min(N, 10K + 1000))
     bool metrics = true;
+    bool labels = false;         ///< ClustAcc (--labels): B (N × K) on every rank while it runs
+    bool hierarchy = false;      ///< --hierarchy: the first level's B and B̆ gathered on rank 0 and written there
     int metric_probes = 1024;
     double product_buffer_bytes = 0;  ///< DocumentOperator's exchange budget (0: its default)
     /// The largest rank's local vocabulary |V_r| (the rows its documents use); < 0: the
@@ -99,11 +101,14 @@ struct RankRates {
     /// K-long dot products each; 20 Newsgroups, K = 100, one ENN iteration: 8 M entries a
     /// rank, 2 s of the metrics' 6 s)
     double metric_entry = 2.5e-9;
+    /// a byte of B or B̆ written deflated (shuffle and deflate at level 4, HDF5's chunks;
+    /// each rank its rows; KOS, K = 100: 11 MB raw in 0.34 s at one rank)
+    double write_byte = 3.3e-8;
     /// the measures on B by rows (eval::model_metrics_by_rows): an entry of the rank's N/P × K
     /// rows per step of its columns' sort (n K log₂ n in all; their Bᵀ log B at `flop`; KOS,
     /// K = 100: 0.09 s at one rank, 0.04 at two, where rank 0 alone took about 0.6 s)
     double measure_entry = 9.5e-9;
-    /// a byte of B's, B̆'s or Y's rows or E′'s triplets written collectively, uncompressed
+    /// a byte of Y's rows or E′'s triplets written collectively, uncompressed
     /// (MPI-IO; here into the page cache: 20 Newsgroups, K = 100, 370 MB of E′ and 16 MB of
     /// Y in ~0.2 s)
     double row_write_byte = 5.0e-10;
@@ -143,8 +148,11 @@ struct StageCost {
 /// precision multiply-adds) and per column Y's part (4 n K flops) and F's (its corrections
 /// and dense rows); LAW n K² per rank; the metrics' probes as products, the factors' part
 /// (n K a probe, probe_factor), E′'s entries (K each) and the measures on B by rows (n K
-/// log₂ n, and 2 n K² flops); the write on each rank 24 n ΣK bytes (B, B̆ and Y by rows)
-/// and 24 bytes an entry of E′ (its triplets; row_write_byte); and the bytes and messages each stage sends. LAW's E′ (the
+/// log₂ n, and 2 n K² flops); the write on each rank 16 n ΣK bytes of B and B̆ deflated
+/// (write_byte), 8 n ΣK of Y and 24 bytes an entry of E′ (its triplets; row_write_byte); and
+/// the bytes and messages each stage sends. Where B is gathered after all: ClustAcc (N × K on
+/// every rank in the metrics) and a hierarchy (its first level's B and B̆ on rank 0, written
+/// there: 16 N K₁, and the write's N × K copy). LAW's E′ (the
 /// triplets, 24 bytes an entry, kept to the write; F at its rows, dense in LAW; indexed by
 /// word in the metrics, 12 bytes an entry) from law_correction_rows and law_corrections.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,

@@ -20,11 +20,12 @@
 
 namespace jsmf::fit {
 
-/// What a fit returns. The models' word-indexed arrays (B, B̆ and the unigram) are whole on
-/// rank 0, the writer's; the compressed pipeline leaves them empty on the other ranks, so
-/// that no rank but the root holds an N × K array (broadcast_from_root where every rank
-/// needs one for a while), and keeps its Y by rows and E′'s triplets where LAW found them
-/// (CompressedRecord::Y_rows and correction_*, written by row blocks and offsets). A hierarchy level's
+/// What a fit returns. The models' word-indexed arrays (B, B̆ and the unigram): the dense
+/// pipeline's are whole on rank 0, the writer's; the compressed pipeline keeps them by rows,
+/// each rank its words' (TopicsFound::B_first_row / B_total_rows, model/topic_rows.hpp), as
+/// its Y and E′'s triplets (CompressedRecord::Y_rows and correction_*), all written by row
+/// blocks and offsets, so that no rank holds an N × K array (but for a hierarchy: its first
+/// level is gathered on rank 0, and for ClustAcc's copy while it runs). A hierarchy level's
 /// B_words is rank 0's in both pipelines. A, the anchors, the metrics and the records are
 /// the same on every rank.
 struct FitResult {
@@ -71,8 +72,7 @@ void check_compressed(const FitOptions& options);
 /// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it
 /// cannot do (check_compressed).
 /// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
-/// for Y, the blocks and E; rank 0 also the models it writes (B and B̆ per K, gathered
-/// there only: FitResult; Y stays by rows).
+/// for Y, the blocks, E and the models (B and B̆ per K, by rows: FitResult).
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report = {});
 

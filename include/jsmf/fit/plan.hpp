@@ -38,8 +38,8 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
                                      double buffer_bytes, double base);
 
 /// Local. The compressed pipeline at `ranks` ranks: its cost model by stage from the
-/// headers (fit/cost.hpp; the largest rank, rank 0 from LAW on, which holds the models it
-/// writes), the phase the stage that needs the most.
+/// headers (fit/cost.hpp; the largest rank, ⌈N/P⌉ words), the phase the stage that needs
+/// the most.
 MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::int64_t nonzeros, int ranks,
                                           const FitOptions& options, double base);
 

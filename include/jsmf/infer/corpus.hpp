@@ -16,9 +16,9 @@
 
 namespace jsmf::infer {
 
-/// The topics θ is inferred under: B and the vocabulary on rank 0 (infer_corpus reads no
-/// other rank's; each rank gets the rows of B its documents' words need from rank 0, so no
-/// rank but rank 0 holds N × K), the rest on every rank.
+/// The topics θ is inferred under: the vocabulary on rank 0, B on rank 0 or by rows (B_rows),
+/// the rest on every rank; each rank gets the rows of B its documents' words need from rank 0
+/// or from their owners, so no rank but rank 0 (B on rank 0) holds N × K.
 struct InferModel {
     std::string file;                  ///< where they come from (named in messages)
     int topics = 0;                    ///< K

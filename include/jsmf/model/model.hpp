@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What a fit produces: the model of one K (B, A, anchors, α, the rectification trace, the
 // metrics), a hierarchy's levels. Plain values; what a fit returns is the same on every rank
-// but for the word-indexed arrays, which may be rank 0's only (fit::FitResult says which). A layer of its
+// but for the word-indexed arrays, which may be rank 0's only or by rows (fit::FitResult says which). A layer of its
 // own, below both fit/ (which makes them) and io/ (which writes and reads them), so that
 // neither includes the other's level.
 #pragma once
@@ -261,7 +261,7 @@ inline std::string solver_name(const Model& m) { return m.solver ? name_of(*m.so
 const Model& choose_model(const std::vector<Model>& models, int topics, const std::string& file);
 
 /// Local. The ids of the n most probable words of B's column k, most probable first
-/// (ties by word id).
+/// (ties by word id, NaN first: eval::top_words' order).
 std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n);
 
 /// Two topics (0-based) and the Pearson correlation of their proportions.
