@@ -127,19 +127,25 @@ infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& pa
     infer::InferModel model;
     model.file = path;
     Eigen::VectorXd alpha;
+    std::int64_t words = 0;
     mpi::check_on_root(world, "setup", [&] {
-        io::ModelFile file = io::read_model_file(path, io::ModelParts::without_factor);  // B is what infer needs
+        // All but the arrays N × K: B comes by rows (each rank reads its block), the rest is not used.
+        io::ModelFile file = io::read_model_file(path, io::ModelParts::without_topic_words);
         const model::Model* chosen = &model::choose_model(file.models, topics, path);
         model.topics = chosen->num_topics;
-        model.B = chosen->B;
         model.vocab = file.vocab;
+        words = static_cast<std::int64_t>(file.vocab.size());
         if (prior == infer::Prior::alpha) {
             if (!chosen->has_alpha) throw InputError(path, render_options("has no alpha (fit it with jsmf fit {alpha}) for {prior} alpha"));
             alpha = chosen->alpha;
         }
     });
     mpi::broadcast(world, model.topics, 0);
-    // B and the vocabulary stay on the root: infer_corpus sends each rank the rows it needs.
+    mpi::broadcast(world, words, 0);
+    // The vocabulary stays on the root, B by rows: infer_corpus sends each rank the rows its words need.
+    io::BByRows B = io::read_B_by_rows(world, path, model.topics, static_cast<Index>(words));
+    model.B = std::move(B.B);
+    model.B_rows = std::move(B.rows);
     if (prior == infer::Prior::alpha) {
         alpha.resize(model.topics);
         mpi::broadcast(world, alpha.data(), static_cast<std::size_t>(alpha.size()), 0);

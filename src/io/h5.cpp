@@ -329,6 +329,28 @@ Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
         values.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]));
 }
 
+Eigen::MatrixXd read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count) {
+    const std::vector<hsize_t> dims = dataset_dims(parent, name);
+    if (dims.size() != 2) fail_dataset(parent, name, "is not a 2-D array");
+    if (first > dims[0] || count > dims[0] - first)
+        fail_dataset(parent, name, "has " + std::to_string(dims[0]) + " rows, not the " + std::to_string(first + count) +
+                                       " asked for");
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> block(static_cast<Index>(count),
+                                                                                 static_cast<Index>(dims[1]));
+    if (count == 0 || dims[1] == 0) return block;
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle file_space(check(H5Dget_space(set), name, "no dataspace"), H5Sclose);
+    const hsize_t start[2] = {first, 0};
+    const hsize_t extent[2] = {count, dims[1]};
+    check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr), name,
+                 "cannot select rows");
+    Handle memory_space(check(H5Screate_simple(2, extent, nullptr), name, "no memory dataspace"), H5Sclose);
+    if (H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, H5P_DEFAULT, block.data()) < 0)
+        fail_dataset(parent, name, "cannot be read (rows " + std::to_string(first) + " to " +
+                                       std::to_string(first + count - 1) + ")");
+    return block;
+}
+
 void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path) {
     check_status(H5Lcreate_soft(target.c_str(), parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), path,
                  "cannot link " + name + " to " + target);

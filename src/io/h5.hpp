@@ -76,6 +76,9 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
 /// An Eigen matrix as a row-major rows × cols float64 dataset (how h5py and numpy see it).
 void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M);
 Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name);
+/// Rows [first, first + count) of a 2-D float64 dataset (a hyperslab: only those rows are
+/// read, and of a chunked dataset only the chunks that hold them).
+Eigen::MatrixXd read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count);
 /// Any float64 dataset, flattened, as an Eigen vector.
 Eigen::VectorXd read_vector(hid_t parent, const std::string& name);
 /// A soft link `name` → `target` (an absolute path in the same file).

@@ -338,6 +338,18 @@ void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const
 }
 
 namespace {
+// B's checks, on its least entry and its column sums (whole or reduced over ranks): its
+// columns are distributions over the words, or an empty topic's 0.
+void check_B_values(const std::string& path, const std::string& where, double least, const Eigen::VectorXd& sums) {
+    if (least < -1e-9)
+        throw InputError(path, where + fmt::format("/B has a negative entry ({:.3g}): its columns are "
+                                                   "distributions over the words", least));
+    for (Index k = 0; k < sums.size(); ++k)
+        if (std::abs(sums(k) - 1) > 1e-6 && sums(k) != 0)
+            throw InputError(path, where + fmt::format("/B: column {} sums to {:.9g}, not 1: its columns are "
+                                                       "distributions over the words", k, sums(k)));
+}
+
 // What a model promises: every array finite; B's columns distributions over words
 // (non-negative to 1e-9, summing to 1 to 1e-6, or an empty topic's 0), as jsmf writes them.
 void check_model_values(const std::string& path, const std::string& where, const model::Model& m) {
@@ -348,14 +360,9 @@ void check_model_values(const std::string& path, const std::string& where, const
     finite(m.A, "A");
     finite(m.B_breve, "B_breve");
     finite(m.unigram, "unigram");
-    if (m.B.size() > 0 && m.B.minCoeff() < -1e-9)
-        throw InputError(path, where + fmt::format("/B has a negative entry ({:.3g}): its columns are "
-                                                   "distributions over the words", m.B.minCoeff()));
-    for (Index k = 0; k < m.B.cols(); ++k)  // 0: a topic no word has (jsmf writes it so)
-        if (std::abs(m.B.col(k).sum() - 1) > 1e-6 && m.B.col(k).sum() != 0)
-            throw InputError(path, where + fmt::format("/B: column {} sums to {:.9g}, not 1: its columns are "
-                                                       "distributions over the words", k, m.B.col(k).sum()));
+    check_B_values(path, where, m.B.size() > 0 ? m.B.minCoeff() : 0.0, m.B.colwise().sum().transpose());
 }
+
 
 void check_unique_words(const std::string& path, const std::vector<std::string>& vocab) {
     std::unordered_map<std::string, std::size_t> seen;
@@ -405,8 +412,11 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
         h5::Handle model(h5::check(H5Gopen2(group, "model", H5P_DEFAULT), path, "no model group"), H5Gclose);
         model::Model m;
         m.num_topics = K;
-        m.B = h5::read_matrix(model, "B");
-        m.B_breve = h5::read_matrix(model, "B_breve");
+        const bool topic_words = parts != ModelParts::without_topic_words;
+        if (topic_words) {
+            m.B = h5::read_matrix(model, "B");
+            m.B_breve = h5::read_matrix(model, "B_breve");
+        }
         m.A = h5::read_matrix(model, "A");
         {
             h5::Handle A(h5::check(H5Dopen2(model, "A", H5P_DEFAULT), path, "no A"), H5Dclose);
@@ -460,15 +470,15 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
         const auto N = static_cast<Index>(out.vocab.size());
         if (out.doc_freq.size() != N || out.unigram.size() != N)
             throw InputError(path, "/stats: shapes disagree with the vocabulary");
-        if (m.B.rows() != N || m.B.cols() != K || m.A.rows() != K || m.A.cols() != K ||
-            static_cast<int>(m.anchors.size()) != K || m.B_breve.rows() != K || m.B_breve.cols() != N ||
+        if ((topic_words && (m.B.rows() != N || m.B.cols() != K || m.B_breve.rows() != K || m.B_breve.cols() != N)) ||
+            m.A.rows() != K || m.A.cols() != K || static_cast<int>(m.anchors.size()) != K ||
             m.unigram.size() != N ||
             std::any_of(m.anchors.begin(), m.anchors.end(), [&](Index s) { return s < 0 || s >= N; }))
             throw InputError(path, "/" + group_name(K) + "/model: shapes disagree with K and the vocabulary");
         check_model_values(path, "/" + group_name(K) + "/model", m);
         out.models.push_back(std::move(m));
     }
-    if (h5::exists(file, "hierarchy")) {
+    if (parts != ModelParts::without_topic_words && h5::exists(file, "hierarchy")) {
         h5::Handle root(h5::check(H5Gopen2(file, "hierarchy", H5P_DEFAULT), path, "cannot open /hierarchy"), H5Gclose);
         for (int l = 2; h5::exists(root, "level" + std::to_string(l)); ++l) {
             const std::string name = "level" + std::to_string(l);
@@ -500,6 +510,36 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
             out.hierarchy.push_back(std::move(level));
         }
     }
+    return out;
+}
+
+BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topics, Index words) {
+    BByRows out;
+    out.rows = distmat::RowPartition::balanced(words, comm.size());
+    const std::string where = "/" + group_name(topics) + "/model";
+    mpi::run_local_phase(comm, "setup", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        h5::Handle model(h5::check(H5Gopen2(file, (group_name(topics) + "/model").c_str(), H5P_DEFAULT), path,
+                                   "no group " + where),
+                         H5Gclose);
+        const std::vector<hsize_t> dims = h5::dataset_dims(model, "B");
+        if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(words) || dims[1] != static_cast<hsize_t>(topics))
+            throw InputError(path, where + ": shapes disagree with K and the vocabulary");
+        out.B = h5::read_row_block(model, "B", static_cast<hsize_t>(out.rows.begin(comm.rank())),
+                                   static_cast<hsize_t>(out.rows.rows(comm.rank())));
+    });
+    // read_model_file's checks of B (check_model_values), on values reduced over the ranks:
+    // whether any entry is not finite, the column sums, the least entry.
+    const bool finite = out.B.allFinite();
+    std::vector<double> counted(static_cast<std::size_t>(topics) + 1, 0.0);  // [non-finite, column sums]
+    counted[0] = finite ? 0.0 : 1.0;
+    for (Index k = 0; k < out.B.cols() && finite; ++k) counted[static_cast<std::size_t>(k) + 1] = out.B.col(k).sum();
+    mpi::allreduce_inplace(comm, counted, MPI_SUM);
+    const double least = mpi::allreduce_min(comm, finite && out.B.size() > 0 ? out.B.minCoeff() : 0.0);
+    mpi::check_on_root(comm, "setup", [&] {
+        if (counted[0] > 0) throw InputError(path, where + "/B holds non-finite entries (NaN or Inf)");
+        check_B_values(path, where, least, Eigen::Map<const Eigen::VectorXd>(counted.data() + 1, topics));
+    });
     return out;
 }
 

@@ -22,7 +22,11 @@ python=/usr/bin/python3; [[ -x $python ]] || python=python3
 "$jsmf" -q synth --dir "$work" --name p --docs 3000 --words 1200 --topics 5 --word-concentration 1.0 \
   --anchor-mass 0.03 --doc-length 80 --seed 3 || fail synth
 corpus=(--corpus "$work/docword.p.txt" --vocab "$work/vocab.p.txt")
-enn=(--topics 5 --pipeline compressed --enn-iterations 10000 --no-metrics)
+# ENN long enough that a signal 0.2 s after it starts lands mid-way (3 s on a quiet machine),
+# short enough to run twice (straight and resumed): each iteration is collectives, which
+# under CI's load (oversubscribed, beside the sanitized build) took 23 ms where quiet 1 ms.
+iterations=3000
+enn=(--topics 5 --pipeline compressed --enn-iterations $iterations --no-metrics)
 endless=(--topics 5 --pipeline compressed --enn-iterations 1000000 --no-metrics)  # stopped, never resumed
 
 # start NAME ARGS...: a 2-rank fit in the background (its own session, so that signals
@@ -47,7 +51,6 @@ mpirun_pid() { pgrep -f -- "$mpiexec -np 2 .*--out $work/$1.h5" | while read -r 
 # finished NAME: waits for the background fit; its exit code in $code.
 finished() { wait "$started"; code=$?; }
 
-# (10,000 ENN iterations: 60 s on a quiet machine, 230 s measured beside other tests in CI)
 run_timeout=600 run 2 fit "${corpus[@]}" "${enn[@]}" --out "$work/straight.h5" >/dev/null 2>"$work/err" \
   || fail "uninterrupted fit: $(cat "$work/err")"
 
@@ -65,10 +68,10 @@ if wait_for "checkpoint: the range finder's factor written" "$work/usr1.err"; th
   finished
   if [[ $code -eq 5 && ! -e $work/usr1.h5 && -s $work/ck.h5 ]]; then ok "SIGUSR1 mid-ENN: exit code 5, a checkpoint, no model"
   else fail "SIGUSR1: exit code $code (want 5), model $(ls "$work"/usr1.h5 2>&1), $(cat "$work/usr1.err")"; fi
-  n=$(grep -c "stopped by SIGUSR1 in ENN after [0-9]* of 10000 iterations; the state is in $work/ck.h5" "$work/usr1.err")
+  n=$(grep -c "stopped by SIGUSR1 in ENN after [0-9]* of $iterations iterations; the state is in $work/ck.h5" "$work/usr1.err")
   [[ $n -eq 1 ]] && ok "one message: where it stopped, and how to resume" || fail "$n stop messages: $(cat "$work/usr1.err")"
   if run_timeout=600 run 2 fit "${corpus[@]}" "${enn[@]}" --resume "$work/ck.h5" --out "$work/resumed.h5" >/dev/null 2>"$work/err"; then
-    grep -q "resume: from $work/ck.h5: ENN after [0-9]* of 10000 iterations" "$work/err" && ok "resumed from ENN's checkpoint" \
+    grep -q "resume: from $work/ck.h5: ENN after [0-9]* of $iterations iterations" "$work/err" && ok "resumed from ENN's checkpoint" \
       || fail "resume not said: $(cat "$work/err")"
     "$python" "$here/compare_h5.py" "$work/straight.h5" "$work/resumed.h5" >"$work/diff" \
       && ok "stopped and resumed: the uninterrupted model, bit for bit" || { fail "resumed model differs"; head -5 "$work/diff"; }
@@ -122,13 +125,13 @@ fi
 # 4. jsmf rectify (AP) sent SIGUSR1: a checkpoint at the iteration it was in, exit code 5;
 #    resumed, the uninterrupted C bit for bit.
 run 2 -q cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null || fail cooc
-ap=(--in "$work/C.h5" --topics 5 --stop iterations --iterations 2000)
+ap=(--in "$work/C.h5" --topics 5 --stop iterations --iterations 1000)  # 4.5 s quiet; the signal 0.3 s in
 run 2 -q rectify "${ap[@]}" --out "$work/C_straight.h5" >/dev/null 2>"$work/err" || fail "rectify: $(cat "$work/err")"
 ( exec setsid timeout 300 "$mpiexec" -np 2 --oversubscribe "$jsmf" rectify "${ap[@]}" --checkpoint "$work/ck_ap.h5" \
     --checkpoint-every 100000 --out "$work/C_stopped.h5" >/dev/null 2>"$work/ap.err" ) &
 started=$!
 if wait_for "rectify: C is" "$work/ap.err"; then
-  sleep 1
+  sleep 0.3
   kill -USR1 "$(mpirun_pid C_stopped)"
   finished
   [[ $code -eq 5 && ! -e $work/C_stopped.h5 && -s $work/ck_ap.h5 ]] \

@@ -1039,6 +1039,50 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
         EXPECT_EQ(read.unigram, m.unigram);
         EXPECT_EQ(read.anchors, m.anchors);
     }
+    {  // as `jsmf infer` reads it: B by rows (each rank its block of a balanced partition), the rest on rank 0
+        ASSERT_EQ(m.B.rows(), N);
+        const io::BByRows rows = io::read_B_by_rows(world, dir.file("compressed.h5"), K, N);
+        EXPECT_EQ(rows.rows.size(), N);
+        EXPECT_EQ(rows.rows.ranks(), world.size());
+        EXPECT_EQ(rows.B, m.B.middleRows(rows.rows.begin(world.rank()), rows.rows.rows(world.rank())));
+        EXPECT_THROW((void)io::read_B_by_rows(world, dir.file("compressed.h5"), K, N + 1), StageFailed);  // not N × K
+        EXPECT_THROW((void)io::read_B_by_rows(world, dir.file("compressed.h5"), K + 1, N), StageFailed);  // no such K
+        // A negative entry in the last rank's rows: found by the reduction, refused on every rank, said once.
+        if (world.is_root()) {
+            std::filesystem::copy_file(dir.file("compressed.h5"), dir.file("negative.h5"));
+            const hid_t file = H5Fopen(dir.file("negative.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+            const hid_t set = H5Dopen2(file, "/K5/model/B", H5P_DEFAULT);
+            const hid_t space = H5Dget_space(set);
+            const hsize_t at[2] = {static_cast<hsize_t>(N - 1), 1};
+            EXPECT_GE(H5Sselect_elements(space, H5S_SELECT_SET, 1, at), 0);
+            const hsize_t one = 1;
+            const hid_t memory = H5Screate_simple(1, &one, nullptr);
+            const double negative = -0.25;
+            EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, &negative), 0);
+            H5Sclose(memory), H5Sclose(space), H5Dclose(set), H5Fclose(file);
+        }
+        world.barrier();
+        try {
+            (void)io::read_B_by_rows(world, dir.file("negative.h5"), K, N);
+            ADD_FAILURE() << "a negative entry read";
+        } catch (const StageFailed& e) {
+            const std::size_t said = e.messages().size();
+            EXPECT_EQ(said, world.is_root() ? 1u : 0u);  // rank 0's message alone
+            if (said > 0) {
+                EXPECT_NE(e.messages().front().find("/K5/model/B has a negative entry (-0.25)"), std::string::npos)
+                    << e.messages().front();
+            }
+        }
+        if (world.is_root()) {
+            const io::ModelFile header = io::read_model_file(dir.file("compressed.h5"), io::ModelParts::without_topic_words);
+            ASSERT_EQ(header.models.size(), 1u);
+            EXPECT_EQ(header.models.front().B.size(), 0);
+            EXPECT_EQ(header.models.front().B_breve.size(), 0);
+            EXPECT_FALSE(header.models.front().compressed.has_value());
+            EXPECT_EQ(header.models.front().A, m.A);
+            EXPECT_EQ(header.vocab.size(), static_cast<std::size_t>(N));
+        }
+    }
     if (world.is_root()) {  // the file's top words: those of the whole B, merged from the ranks' rows
         const hid_t file = H5Fopen(dir.file("compressed.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         std::vector<std::int64_t> ids(static_cast<std::size_t>(K * 10));

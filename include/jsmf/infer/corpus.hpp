@@ -16,9 +16,10 @@
 
 namespace jsmf::infer {
 
-/// The topics θ is inferred under: the vocabulary on rank 0, B on rank 0 or by rows (B_rows),
-/// the rest on every rank; each rank gets the rows of B its documents' words need from rank 0
-/// or from their owners, so no rank but rank 0 (B on rank 0) holds N × K.
+/// The topics θ is inferred under: the vocabulary on rank 0, B by rows (B_rows: a compressed
+/// fit's, or a model file's read by each rank, io::read_B_by_rows) or on rank 0 (a dense
+/// fit's), the rest on every rank; each rank gets the rows of B its documents' words need
+/// from their owners (or rank 0), so with B by rows no rank holds N × K.
 struct InferModel {
     std::string file;                  ///< where they come from (named in messages)
     int topics = 0;                    ///< K
@@ -74,7 +75,8 @@ struct CorpusTopics {
 /// range), maps its words to the model's (by name through input.vocab; without it the
 /// corpus must have the model's N words), infers θ for each document with
 /// infer_documents (distmat::threads() threads) on the rows of B its documents' words
-/// need, sent from rank 0 (distmat::rows_from_root), and sums the totals; the log-likelihood is
+/// need, sent by the ranks that hold them (distmat::rows_from_owners, or rows_from_root),
+/// and sums the totals; the log-likelihood is
 /// summed in corpus order on rank 0, so every result is the same at any rank and thread
 /// count. Throws StageFailed on every rank for bad input (another vocabulary without
 /// input.vocab, document ids that do not match the corpus, unreadable files).

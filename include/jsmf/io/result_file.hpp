@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/io/cooc_file.hpp"
@@ -93,10 +94,25 @@ struct ModelFile {
 };
 /// What read_model_file reads: all of it, or all but a compressed fit's factor record (Y,
 /// N × K, and E′'s triplets: 370 MB on 20 Newsgroups at K = 100 after one ENN iteration),
-/// which infer, eval and synth --from do not use (Model::compressed is then empty).
-enum class ModelParts { all, without_factor };
+/// which infer, eval and synth --from do not use (Model::compressed is then empty); or all
+/// but every array with a row per word and a column per topic (the factor, B, B̆ and the
+/// hierarchy: what `jsmf infer` reads on rank 0, B coming by rows from read_B_by_rows).
+enum class ModelParts { all, without_factor, without_topic_words };
 
 /// Local. Reads a model file; throws InputError for anything else.
 ModelFile read_model_file(const std::string& path, ModelParts parts = ModelParts::all);
+
+/// B of one K, kept by rows: this rank's block of a balanced partition of the N words.
+struct BByRows {
+    Eigen::MatrixXd B;              ///< rows.rows(rank) × K
+    distmat::RowPartition rows;     ///< the same on every rank
+};
+
+/// Collective on `comm`. Each rank reads its block of rows of /K<topics>/model/B, which
+/// must be `words` × `topics`, so that no rank reads or holds N × K; and checks what
+/// read_model_file checks of B (finite, non-negative to 1e-9, each column summing to 1 to
+/// 1e-6 or 0), with the same messages, on values reduced over the ranks. On failure every
+/// rank throws StageFailed (one message, from the rank that found it or from rank 0).
+BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topics, Index words);
 
 }  // namespace jsmf::io
