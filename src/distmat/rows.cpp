@@ -29,6 +29,26 @@ RowPartition RowPartition::balanced(Index n, int ranks) {
     return p;
 }
 
+ChunkedRows chunk_sizes(Index n, int ranks, Index width, double chunk_bytes) {
+    JSMF_REQUIRE(n >= 0 && ranks >= 1 && width >= 0 && chunk_bytes >= 8, "chunk_aligned: bad sizes");
+    const Index per_rank = std::max<Index>(1, (n + ranks - 1) / ranks);
+    const auto target = std::max<Index>(1, static_cast<Index>(chunk_bytes / (8.0 * std::max<Index>(1, width))));
+    const Index chunks = (per_rank + target - 1) / target;  // per rank
+    ChunkedRows out;
+    out.chunk = (per_rank + chunks - 1) / chunks;            // ≤ target, and chunks × chunk ≥ per_rank
+    out.block = chunks * out.chunk;                          // < per_rank + chunks
+    return out;
+}
+
+ChunkedRows chunk_aligned(Index n, int ranks, Index width, double chunk_bytes) {
+    ChunkedRows out = chunk_sizes(n, ranks, width, chunk_bytes);
+    std::vector<Index> counts(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r)
+        counts[static_cast<std::size_t>(r)] = std::clamp<Index>(n - r * out.block, 0, out.block);
+    out.rows = RowPartition::of_counts(counts);
+    return out;
+}
+
 RowPartition RowPartition::of_counts(const std::vector<Index>& counts) {
     JSMF_REQUIRE(!counts.empty(), "RowPartition: no ranks");
     RowPartition p;
@@ -309,6 +329,57 @@ Eigen::MatrixXd rows_from_owners(const mpi::Comm& comm, const RowPartition& part
     if (p > 0) mpi::exchange_rows(comm, reply.data(), serve_counts, received.data(), ask_counts, p);
     Eigen::MatrixXd out(static_cast<Index>(rows.size()), p);
     for (std::size_t k = 0; k < order.size(); ++k) out.row(static_cast<Index>(order[k])) = received.row(static_cast<Index>(k));
+    return out;
+}
+
+Eigen::MatrixXd repartition(const mpi::Comm& comm, const RowPartition& from, const Eigen::MatrixXd& X,
+                            const RowPartition& to) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const int me = comm.rank(), P = comm.size();
+    const Index p = mpi::allreduce_max(comm, static_cast<std::int64_t>(X.cols()));  // a rank without rows may hold 0 × 0
+    mpi::run_local_phase(comm, "repartition", [&] {
+        if (from.ranks() != P || to.ranks() != P || from.size() != to.size())
+            throw InternalError("repartition: partitions of " + std::to_string(from.size()) + " and " +
+                                std::to_string(to.size()) + " rows on " + std::to_string(from.ranks()) + " and " +
+                                std::to_string(to.ranks()) + " ranks, on " + std::to_string(P));
+        if (X.rows() != from.rows(me) || (X.rows() > 0 && X.cols() != p))
+            throw InternalError("repartition: this rank holds " + std::to_string(X.rows()) + " × " +
+                                std::to_string(X.cols()) + ", not its " + std::to_string(from.rows(me)) + " rows");
+    });
+    // Rows [begin, end) shared by a's block of one partition and b's of the other.
+    const auto shared = [](const RowPartition& one, int a, const RowPartition& other, int b) {
+        return std::pair{std::max(one.begin(a), other.begin(b)), std::min(one.end(a), other.end(b))};
+    };
+    const auto length = [](std::pair<Index, Index> range) { return std::max<Index>(0, range.second - range.first); };
+    std::vector<int> send_rows(static_cast<std::size_t>(P), 0), recv_rows(static_cast<std::size_t>(P), 0);
+    for (int q = 0; q < P; ++q) {
+        if (q == me) continue;  // copied
+        send_rows[static_cast<std::size_t>(q)] = static_cast<int>(length(shared(from, me, to, q)));
+        recv_rows[static_cast<std::size_t>(q)] = static_cast<int>(length(shared(to, me, from, q)));
+    }
+    // Blocks owned by ascending ranks hold ascending rows: the pieces in rank order are in row order.
+    RowMajor leaving(std::accumulate(send_rows.begin(), send_rows.end(), Index{0}), p);
+    Index at = 0;
+    for (int q = 0; q < P; ++q) {
+        if (q == me || send_rows[static_cast<std::size_t>(q)] == 0) continue;
+        const auto [begin, end] = shared(from, me, to, q);
+        leaving.middleRows(at, end - begin) = X.middleRows(begin - from.begin(me), end - begin);
+        at += end - begin;
+    }
+    RowMajor arriving(std::accumulate(recv_rows.begin(), recv_rows.end(), Index{0}), p);
+    if (p > 0) mpi::exchange_rows(comm, leaving.data(), send_rows, arriving.data(), recv_rows, p);
+    Eigen::MatrixXd out(to.rows(me), p);
+    at = 0;
+    for (int q = 0; q < P; ++q) {
+        const auto [begin, end] = shared(to, me, from, q);
+        if (end <= begin) continue;
+        if (q == me) {
+            out.middleRows(begin - to.begin(me), end - begin) = X.middleRows(begin - from.begin(me), end - begin);
+        } else {
+            out.middleRows(begin - to.begin(me), end - begin) = arriving.middleRows(at, end - begin);
+            at += end - begin;
+        }
+    }
     return out;
 }
 

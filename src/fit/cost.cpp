@@ -2,6 +2,7 @@
 #include "jsmf/fit/cost.hpp"
 
 #include "jsmf/distmat/eig.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
@@ -33,6 +34,24 @@ double zipf_distinct_words(double N, double draws) {
     double distinct = 0;
     each([&](double w, double count) { distinct += count * -std::expm1(-draws / (w * harmonic)); });
     return std::min(N, distinct);
+}
+
+// The most rows a rank sends when B, B̆ and the unigram move from the operator's blocks
+// (RowPartition::balanced) to the whole chunks they are written by (distmat::chunk_aligned,
+// repartition). In closed form, with no partition made: the plan evaluates the model at up
+// to 2^20 ranks.
+double rows_moved_to_chunks(double N, int P, double K) {
+    const auto n = static_cast<Index>(N);
+    const Index block = distmat::chunk_sizes(n, P, static_cast<Index>(K)).block;
+    const Index base = n / P, extra = n % P;
+    const auto balanced_begin = [&](Index r) { return r * base + std::min(r, extra); };
+    Index most = 0;
+    for (Index r = 0; r < P; ++r) {
+        const Index begin = balanced_begin(r), end = balanced_begin(r + 1);
+        const Index kept = std::max<Index>(0, std::min(end, std::min(n, (r + 1) * block)) - std::max(begin, std::min(n, r * block)));
+        most = std::max(most, end - begin - kept);
+    }
+    return static_cast<double>(most);
 }
 
 double sum(const std::vector<std::pair<std::string, double>>& parts) {
@@ -112,7 +131,12 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const std::pair<std::string, double> libraries{"libraries at work", 12 * kMiB};
     const std::pair<std::string, double> vocabulary{"the vocabulary's words (every rank)", 40 * N};
     const std::pair<std::string, double> shard{"the documents as read (8 bytes a nonzero)", 8 * local_nnz + 24 * local_docs};
-    const std::pair<std::string, double> documents{"the operator's two copies (24 bytes a nonzero)", 24 * local_nnz};
+    // The word-major copy's index: a row per distinct word of each block of documents.
+    const double blocks = std::ceil(local_docs / kDocBlock);
+    const double index_rows = blocks > 0 ? blocks * zipf_distinct_words(N, local_nnz / blocks) : 0;
+    const std::pair<std::string, double> documents{
+        "the operator's two copies (24 bytes a nonzero) and the word-major copy's index (12 bytes a word of each "
+        "block of documents)", 24 * local_nnz + 12 * index_rows};
     // BLAS's buffers and HDF5's caches come with the first products and the write.
     add("read", {vocabulary, shard}, 0, 0, local_nnz * rate.read_nonzero);
     // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
@@ -189,18 +213,24 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     }
     // (The collective write of Y's rows goes through MPI-IO, not jsmf's collectives: its
     // bytes are not counted, here or in the measured table.)
+    // B, B̆ and the unigram moved to whole chunks: the rows a rank's two blocks do not share
+    const double moved = P > 1 ? rows_moved_to_chunks(N, static_cast<int>(P), K) : 0;
     add("write",
         {libraries, vocabulary, shard, documents, models,
          {"this rank's rows of Y, and their row-major copy for the write (2 × N/P × K per K)",
           2 * 8 * n * std::max(1.0, s.kept_topics)},
-         // each rank writes its rows of B and B̆ from a row-major copy (HDF5 takes C order): one at a time
-         {"the row-major copy of this rank's B or B̆ for the write (N/P × K)", 8 * n * K},
+         // each rank writes a block of whole chunks of B and B̆ (moved there from LAW's rows where
+         // P > 1) from a row-major copy (HDF5 takes C order): one array at a time
+         {P > 1 ? "this rank's block of B or B̆ moved to whole chunks, and its row-major copy (2 × N/P × K)"
+                : "the row-major copy of this rank's B or B̆ for the write (N/P × K)",
+          (P > 1 ? 16 : 8) * n * K},
          // (with several K each K's record is kept to the write: the first K's counted)
          {"E′'s triplets, this rank's, and the ids the write selects them by (32 bytes an entry)", 32 * law_entries},
          // a hierarchy's levels are made on rank 0 from the first level's whole B: gathered there
          {"the first level's B and B̆ on rank 0 for the hierarchy (2 × N × K₁) and their copy for the write",
           s.hierarchy ? 16 * N * K + 8 * N * K : 0}},
-        s.hierarchy ? 16 * n * K : 0, s.hierarchy ? 2 * (P - 1) * K : 0,
+        (s.hierarchy ? 16 * n * K : 0) + 8 * (2 * K + 1) * moved,
+        (s.hierarchy ? 2 * (P - 1) * K : 0) + (P > 1 ? 3 * (P - 1 + 3 * reductions) : 0),
         (s.hierarchy ? 16 * N * K : kept) * rate.write_byte +
             (8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks

@@ -140,18 +140,7 @@ RowMajor read_rows(hid_t group, const std::string& name, Index begin, Index coun
     if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(N) || dims[1] != static_cast<hsize_t>(cols))
         throw InputError(path, "/" + std::string(kGroup) + "/" + name + " is not " + std::to_string(N) + " x " +
                                    std::to_string(cols));
-    RowMajor out(count, cols);
-    if (count == 0 || cols == 0) return out;
-    h5::Handle set(h5::check(H5Dopen2(group, name.c_str(), H5P_DEFAULT), path, "cannot open " + name), H5Dclose);
-    h5::Handle space(H5Dget_space(set), H5Sclose);
-    const hsize_t start[2] = {static_cast<hsize_t>(begin), 0}, size[2] = {static_cast<hsize_t>(count),
-                                                                           static_cast<hsize_t>(cols)};
-    h5::check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, size, nullptr), path,
-                     "cannot select rows of " + name);
-    h5::Handle memory(H5Screate_simple(2, size, nullptr), H5Sclose);
-    h5::check_status(H5Dread(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, out.data()), path,
-                     "cannot read " + name);
-    return out;
+    return h5::read_row_block(group, name, static_cast<hsize_t>(begin), static_cast<hsize_t>(count));
 }
 
 }  // namespace

@@ -329,14 +329,13 @@ Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
         values.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]));
 }
 
-Eigen::MatrixXd read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count) {
+RowMajorMatrix read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count) {
     const std::vector<hsize_t> dims = dataset_dims(parent, name);
     if (dims.size() != 2) fail_dataset(parent, name, "is not a 2-D array");
     if (first > dims[0] || count > dims[0] - first)
         fail_dataset(parent, name, "has " + std::to_string(dims[0]) + " rows, not the " + std::to_string(first + count) +
                                        " asked for");
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> block(static_cast<Index>(count),
-                                                                                 static_cast<Index>(dims[1]));
+    RowMajorMatrix block(static_cast<Index>(count), static_cast<Index>(dims[1]));
     if (count == 0 || dims[1] == 0) return block;
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
     Handle file_space(check(H5Dget_space(set), name, "no dataspace"), H5Sclose);
@@ -502,14 +501,15 @@ hsize_t megabyte_chunk(hsize_t length, hsize_t other) {
 template <class T>
 void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                                const std::vector<std::int64_t>& rows, const T* data, T fill, const std::string& path,
-                               hid_t file_type, hid_t memory_type, int compression = 0) {
+                               hid_t file_type, hid_t memory_type, int compression = 0, hsize_t chunk_rows = 0) {
     const int rank = cols == 0 ? 1 : 2;
     const hsize_t width = cols == 0 ? 1 : cols;
     const hsize_t dims[2] = {total_rows, width};
     Handle file_space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
     // Deflated: chunks of about 1 MiB of whole rows (HDF5 ≥ 1.10.2 compresses in a collective
     // write, a chunk two ranks share sent to one of them); every row must then be written.
-    std::vector<hsize_t> shape(dims, dims + rank), chunk = {megabyte_chunk(total_rows, width), width};
+    const hsize_t chunk_length = chunk_rows > 0 ? std::min(chunk_rows, total_rows) : megabyte_chunk(total_rows, width);
+    std::vector<hsize_t> shape(dims, dims + rank), chunk = {std::max<hsize_t>(1, chunk_length), width};
     chunk.resize(static_cast<std::size_t>(rank));
     Handle dcpl = compression > 0 ? compressed_layout(shape, chunk, compression)
                                   : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -527,16 +527,18 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
     if (total_rows == 0) return;
     Handle space(H5Dget_space(set), H5Sclose);
     H5Sselect_none(space);
-    // Runs of consecutive rows, one hyperslab each (OR).
-    for (std::size_t i = 0; i < rows.size();) {
+    // Runs of consecutive rows, one hyperslab each (OR). A selection that fails (a row out
+    // of range) is agreed on before the collective write, which the other ranks would wait in.
+    herr_t selected = 0;
+    for (std::size_t i = 0; i < rows.size() && selected >= 0;) {
         std::size_t j = i + 1;
         while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;
         const hsize_t start[2] = {static_cast<hsize_t>(rows[i]), 0};
         const hsize_t count[2] = {static_cast<hsize_t>(j - i), width};
-        check_status(H5Sselect_hyperslab(space, H5S_SELECT_OR, start, nullptr, count, nullptr), path,
-                     "cannot select rows of " + name);
+        selected = H5Sselect_hyperslab(space, H5S_SELECT_OR, start, nullptr, count, nullptr);
         i = j;
     }
+    agree_on_collective(parent, selected, path, "cannot select rows of " + name);
     const hsize_t local[1] = {std::max<hsize_t>(1, rows.size() * width)};
     Handle memory(H5Screate_simple(1, local, nullptr), H5Sclose);
     if (rows.empty()) H5Sselect_none(memory);
@@ -551,9 +553,9 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
 
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                          const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path,
-                         int compression) {
+                         int compression, hsize_t chunk_rows) {
     write_rows_parallel_typed(parent, name, total_rows, cols, rows, data, fill, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                              compression);
+                              compression, chunk_rows);
 }
 
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
@@ -563,10 +565,11 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
 }
 
 void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows, hsize_t total_cols, hsize_t first_col,
-                            hsize_t cols, const double* data, const std::string& path, int compression) {
+                            hsize_t cols, const double* data, const std::string& path, int compression, hsize_t chunk_cols) {
     const hsize_t dims[2] = {rows, total_cols};
     Handle file_space(H5Screate_simple(2, dims, nullptr), H5Sclose);
-    Handle dcpl = compression > 0 ? compressed_layout({rows, total_cols}, {rows, megabyte_chunk(total_cols, rows)}, compression)
+    const hsize_t chunk_length = chunk_cols > 0 ? std::min(chunk_cols, total_cols) : megabyte_chunk(total_cols, rows);
+    Handle dcpl = compression > 0 ? compressed_layout({rows, total_cols}, {rows, std::max<hsize_t>(1, chunk_length)}, compression)
                                   : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);  // every column is written
     const hid_t created = H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -576,12 +579,10 @@ void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows,
     Handle space(H5Dget_space(set), H5Sclose);
     const hsize_t start[2] = {0, first_col};
     const hsize_t count[2] = {rows, cols};
-    if (cols == 0) {
-        H5Sselect_none(space);
-    } else {
-        check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
-                     "cannot select columns of " + name);
-    }
+    // agreed on before the collective write (as write_rows_parallel's)
+    const herr_t selected = cols == 0 ? H5Sselect_none(space)
+                                      : H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    agree_on_collective(parent, selected, path, "cannot select columns of " + name);
     const hsize_t local[1] = {std::max<hsize_t>(1, rows * cols)};
     Handle memory(H5Screate_simple(1, local, nullptr), H5Sclose);
     if (cols == 0) H5Sselect_none(memory);

@@ -76,9 +76,10 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
 /// An Eigen matrix as a row-major rows × cols float64 dataset (how h5py and numpy see it).
 void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& M);
 Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name);
-/// Rows [first, first + count) of a 2-D float64 dataset (a hyperslab: only those rows are
-/// read, and of a chunked dataset only the chunks that hold them).
-Eigen::MatrixXd read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count);
+/// Rows [first, first + count) of a 2-D float64 dataset, row-major as stored (a hyperslab:
+/// only those rows are read, and of a chunked dataset only the chunks that hold them).
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+RowMajorMatrix read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count);
 /// Any float64 dataset, flattened, as an Eigen vector.
 Eigen::VectorXd read_vector(hid_t parent, const std::string& name);
 /// A soft link `name` → `target` (an absolute path in the same file).
@@ -117,11 +118,13 @@ void agree_on_collective(hid_t object, herr_t status, const std::string& path, c
 /// `data`, rows.size() × max(cols, 1) values) in one collective H5Dwrite; rows no rank
 /// writes hold `fill`. total_rows and cols are the same on every rank (0 rows: an empty
 /// dataset, nothing written). With `compression` 1..9, float64 only, the dataset is
-/// chunked (about 1 MiB of whole rows a chunk), shuffled and deflated at that level, and
-/// every row must be written (no fill).
+/// chunked (`chunk_rows` whole rows a chunk; 0: about 1 MiB), shuffled and deflated at that
+/// level, and every row must be written (no fill). Chunks aligned to the ranks' blocks
+/// (distmat::chunk_aligned) each have one writer; HDF5 sends a shared chunk's parts to one
+/// of its writers.
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                          const std::vector<std::int64_t>& rows, const double* data, double fill, const std::string& path,
-                         int compression = 0);
+                         int compression = 0, hsize_t chunk_rows = 0);
 void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_rows, hsize_t cols,
                          const std::vector<std::int64_t>& rows, const std::int64_t* data, std::int64_t fill,
                          const std::string& path);
@@ -130,9 +133,9 @@ void write_rows_parallel(hid_t parent, const std::string& name, hsize_t total_ro
 /// writes its block of consecutive columns from `first_col` (row-major `data`, rows ×
 /// `cols` values) in one collective H5Dwrite: a K × N array (B̆) whose words are kept by
 /// rows. rows and total_cols are the same on every rank; `compression` as write_rows_parallel
-/// (chunks of about 1 MiB of whole columns).
+/// (chunks of `chunk_cols` whole columns; 0: about 1 MiB).
 void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows, hsize_t total_cols, hsize_t first_col,
-                            hsize_t cols, const double* data, const std::string& path, int compression = 0);
+                            hsize_t cols, const double* data, const std::string& path, int compression = 0, hsize_t chunk_cols = 0);
 
 /// Collective on A.grid(): writes the distributed matrix as a rows × cols float64
 /// dataset (row-major, as h5py reads it), chunked along A's blocks and deflated at

@@ -98,24 +98,49 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
 /// third of their raw size on KOS and 20 Newsgroups at K = 100.
 constexpr int kTopicCompression = 4;
 
-/// Collective (parallel file). /K<K>/model/B, B_breve and unigram of topics kept by rows:
-/// each rank its words' rows of B, columns of B̆ and entries of the unigram.
-void write_topic_rows(hid_t parent, const model::Model& m, const std::string& path) {
+/// Collective (parallel file). /K<K>/model/B, B_breve and unigram of topics kept by rows.
+/// Each rank writes a block of whole chunks (distmat::chunk_aligned), so that every chunk
+/// is deflated by one rank with no part of it sent to another: its words' rows of B and
+/// columns of B̆, taken from the ranks LAW left them on (distmat::repartition: the rows
+/// the two blocks do not share, where the partitions differ). Memory: this rank's block
+/// for the write and one copy of it (B̆ᵀ's, or B's row-major one), one array at a time.
+void write_topic_rows(const mpi::Comm& comm, hid_t parent, const model::Model& m, const std::string& path) {
     h5::Handle model = h5::open_or_create_group(parent, "model", path);
     const auto N = static_cast<hsize_t>(m.B_total_rows), K = static_cast<hsize_t>(m.num_topics);
-    const Index mine = m.B.rows();
+    const distmat::RowPartition owned = model::partition_of(comm, m);
+    const distmat::ChunkedRows chunked = distmat::chunk_aligned(owned.size(), comm.size(), m.num_topics);
+    const Index first = chunked.rows.begin(comm.rank()), mine = chunked.rows.rows(comm.rank());
     std::vector<std::int64_t> ids(static_cast<std::size_t>(mine));
-    std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(m.B_first_row));
+    std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(first));
+    const bool moved = mpi::allreduce_max(comm, first != m.B_first_row || mine != m.B.rows() ? 1 : 0) != 0;
     {
-        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = m.B;
-        h5::write_rows_parallel(model, "B", N, K, ids, rows.data(), 0.0, path, kTopicCompression);
+        h5::RowMajorMatrix rows;  // HDF5 takes C order
+        if (moved) {
+            rows = distmat::repartition(comm, owned, m.B, chunked.rows);
+        } else {
+            rows = m.B;
+        }
+        h5::write_rows_parallel(model, "B", N, K, ids, rows.data(), 0.0, path, kTopicCompression,
+                                static_cast<hsize_t>(chunked.chunk));
     }
     {
-        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> columns = m.B_breve;
-        h5::write_columns_parallel(model, "B_breve", K, N, static_cast<hsize_t>(m.B_first_row),
-                                   static_cast<hsize_t>(mine), columns.data(), path, kTopicCompression);
+        // B̆ᵀ's rows in column-major order: the bytes of B̆'s columns (K × n) in row-major order
+        Eigen::MatrixXd columns;
+        if (moved) {
+            columns = distmat::repartition(comm, owned, m.B_breve.transpose(), chunked.rows);
+        } else {
+            columns = m.B_breve.transpose();
+        }
+        h5::write_columns_parallel(model, "B_breve", K, N, static_cast<hsize_t>(first), static_cast<hsize_t>(mine),
+                                   columns.data(), path, kTopicCompression, static_cast<hsize_t>(chunked.chunk));
     }
-    h5::write_rows_parallel(model, "unigram", N, 0, ids, m.unigram.data(), 0.0, path);
+    Eigen::VectorXd unigram;
+    if (moved) {
+        unigram = distmat::repartition(comm, owned, m.unigram, chunked.rows);
+    } else {
+        unigram = m.unigram;
+    }
+    h5::write_rows_parallel(model, "unigram", N, 0, ids, unigram.data(), 0.0, path);
 }
 
 /// /K<K>/anchorfree (AnchorFree methods only).
@@ -258,7 +283,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             if (!Y && !model::by_rows(m)) continue;
             h5::Handle group = h5::open_or_create_group(file, group_name(m.num_topics), partial);
             if (Y) write_compressed_rows(group, *m.compressed, m.num_topics, partial);
-            if (model::by_rows(m)) write_topic_rows(group, m, partial);
+            if (model::by_rows(m)) write_topic_rows(comm, group, m, partial);
         }
     };
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {

@@ -219,6 +219,22 @@ void DocumentOperator::transpose_by_blocks(Index V) {
     std::vector<std::uint32_t> present;
     word_docs_.reserve(doc_words_.size());  // every nonzero once: sized exactly, not by regrowth
     word_values_.reserve(doc_words_.size());
+    // The index's rows (each block's distinct words) counted first, so that it too is sized
+    // exactly: grown by doubling and shrunk, its 12 bytes a row peaked at up to three times
+    // that (300 MiB a rank on 38 M nonzeros of a 10⁶-word corpus).
+    std::size_t index_rows = 0;
+    for (Index m0 = 0; m0 < local_docs; m0 += kDocBlock) {
+        const Index m1 = std::min(local_docs, m0 + kDocBlock);
+        for (auto k = doc_offsets_[static_cast<std::size_t>(m0)]; k < doc_offsets_[static_cast<std::size_t>(m1)]; ++k)
+            if (const auto v = doc_words_[static_cast<std::size_t>(k)]; seen_in[v] != m0) {
+                seen_in[v] = m0;
+                ++index_rows;
+            }
+    }
+    word_offsets_.reserve(index_rows + 1);
+    word_of_row_.reserve(index_rows);
+    word_rows_.reserve(static_cast<std::size_t>((local_docs + kDocBlock - 1) / kDocBlock) + 1);
+    std::fill(seen_in.begin(), seen_in.end(), Index{-1});
     for (Index m0 = 0; m0 < local_docs; m0 += kDocBlock) {
         const Index m1 = std::min(local_docs, m0 + kDocBlock);
         const auto first = doc_offsets_[static_cast<std::size_t>(m0)], last = doc_offsets_[static_cast<std::size_t>(m1)];
@@ -248,8 +264,6 @@ void DocumentOperator::transpose_by_blocks(Index V) {
                 word_values_[at] = doc_values_[static_cast<std::size_t>(k)];
             }
     }
-    word_offsets_.shrink_to_fit();
-    word_of_row_.shrink_to_fit();
 }
 
 DocumentOperator::RowView DocumentOperator::Buffer::view(Index rows, Index cols) {

@@ -479,5 +479,78 @@ TEST(TallBlocks, GramIsTheDenseAtA) {
     }
 }
 
+// The blocks B and B̆ are written by: every block whole chunks of at most ~1 MiB, all rows
+// written, none more than a chunk's worth of rows per chunk above the balanced share.
+TEST(TallBlocks, ChunkAlignedBlocksHoldWholeChunks) {
+    struct Case {
+        Index n;
+        int ranks;
+        Index width;
+    };
+    for (const Case& c : {Case{6906, 3, 100}, Case{6906, 4, 100}, Case{1000000, 1024, 100}, Case{1000000, 8, 100},
+                          Case{1000000, 8, 10}, Case{100000, 2, 500}, Case{5, 4, 3}, Case{3, 8, 2}, Case{0, 2, 4},
+                          Case{7, 1, 0}}) {
+        const ChunkedRows chunked = chunk_aligned(c.n, c.ranks, c.width);
+        const RowPartition& rows = chunked.rows;
+        ASSERT_EQ(rows.ranks(), c.ranks);
+        EXPECT_EQ(rows.size(), c.n);
+        EXPECT_GE(chunked.chunk, 1);
+        const Index row_bytes = 8 * std::max<Index>(1, c.width);  // a chunk is at most 1 MiB, or one row
+        EXPECT_LE(chunked.chunk * row_bytes, std::max<Index>(Index{1} << 20, row_bytes)) << c.n << " " << c.ranks;
+        const Index share = std::max<Index>(1, (c.n + c.ranks - 1) / c.ranks);
+        const Index chunks = (share + chunked.chunk - 1) / chunked.chunk;
+        for (int r = 0; r < c.ranks; ++r) {
+            if (rows.rows(r) > 0) {  // (an empty block may start anywhere)
+                EXPECT_EQ(rows.begin(r) % chunked.chunk, 0) << c.n << " " << c.ranks << " rank " << r;
+            }
+            // whole chunks, except the array's last
+            if (rows.end(r) < c.n) {
+                EXPECT_EQ(rows.rows(r) % chunked.chunk, 0) << c.n << " " << c.ranks << " rank " << r;
+            }
+            EXPECT_LT(rows.rows(r), share + chunks) << c.n << " " << c.ranks << " rank " << r;
+        }
+    }
+    // 1 MiB of 100-wide rows is 1,310 rows: 6,906 words at 3 ranks, 2,302 each, in chunks of 1,151
+    const ChunkedRows kos = chunk_aligned(6906, 3, 100);
+    EXPECT_EQ(kos.chunk, 1151);
+    EXPECT_EQ(kos.rows.rows(0), 2302);
+    EXPECT_EQ(kos.rows.rows(2), 2302);
+}
+
+// Rows moved from one partition to another: each rank's new block is the whole array's
+// rows there, whatever the two partitions (empty blocks, one rank holding all, the
+// blocks B is written by).
+TEST(TallBlocks, RepartitionMovesRowsToTheirNewBlocks) {
+    const auto world = mpi::Comm::world();
+    const int P = world.size();
+    const Index N = 37;
+    const Eigen::MatrixXd whole = tall_block_with_condition(N, 3, 10.0, 17);
+    std::vector<Index> first_takes_all(static_cast<std::size_t>(P), 0), last_takes_all = first_takes_all, uneven;
+    first_takes_all.front() = N;
+    last_takes_all.back() = N;
+    Index left = N;
+    for (int r = 0; r < P; ++r) {  // 1, 0, 2, 0, 3, … and the rest to the last rank
+        const Index c = r + 1 == P ? left : std::min<Index>(left, r % 2 == 0 ? r / 2 + 1 : 0);
+        uneven.push_back(c);
+        left -= c;
+    }
+    const std::vector<RowPartition> partitions = {RowPartition::balanced(N, P), RowPartition::of_counts(first_takes_all),
+                                                  RowPartition::of_counts(last_takes_all), RowPartition::of_counts(uneven),
+                                                  chunk_aligned(N, P, 3, 8 * 3 * 4).rows};
+    for (std::size_t a = 0; a < partitions.size(); ++a)
+        for (std::size_t b = 0; b < partitions.size(); ++b) {
+            const RowPartition& from = partitions[a];
+            const RowPartition& to = partitions[b];
+            const Eigen::MatrixXd moved = repartition(world, from, local_rows(from, world.rank(), whole), to);
+            EXPECT_EQ(moved, local_rows(to, world.rank(), whole)) << a << " to " << b;
+        }
+    // a vector (one column), as the unigram
+    const Eigen::VectorXd v = whole.col(0);
+    const Eigen::MatrixXd moved = repartition(world, partitions[0], local_rows(partitions[0], world.rank(), v), partitions[3]);
+    EXPECT_EQ(moved, local_rows(partitions[3], world.rank(), v));
+    // a block that does not match the partition: refused on every rank
+    EXPECT_THROW((void)repartition(world, partitions[0], Eigen::MatrixXd::Zero(N + 1, 3), partitions[1]), StageFailed);
+}
+
 }  // namespace
 }  // namespace jsmf::distmat

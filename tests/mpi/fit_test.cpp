@@ -1095,6 +1095,10 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
         const hid_t dcpl = H5Dget_create_plist(b_set);
         EXPECT_EQ(H5Pget_layout(dcpl), H5D_CHUNKED);  // deflated, in chunks
         EXPECT_GT(H5Pget_nfilters(dcpl), 0);
+        hsize_t chunk[2] = {0, 0};  // aligned to the blocks the ranks wrote
+        EXPECT_EQ(H5Pget_chunk(dcpl, 2, chunk), 2);
+        EXPECT_EQ(chunk[0], static_cast<hsize_t>(distmat::chunk_aligned(N, world.size(), K).chunk));
+        EXPECT_EQ(chunk[1], static_cast<hsize_t>(K));
         H5Pclose(dcpl);
         for (const hid_t set : {id_set, prob_set, b_set}) H5Dclose(set);
         H5Fclose(file);

@@ -34,6 +34,20 @@ private:
     std::vector<Index> offsets_{0};
 };
 
+/// How N rows `width` float64 wide are written in chunks of about `chunk_bytes` so that no
+/// chunk has two writers: every rank's block is a whole number of chunks of `chunk` rows
+/// (blocks of ⌈N/P⌉ rows rounded up to whole chunks; the last ranks' blocks may be shorter
+/// or empty, and the array's last chunk short). Chunks shrink to a rank's block where that
+/// is under chunk_bytes.
+struct ChunkedRows {
+    RowPartition rows;
+    Index chunk = 1;
+    Index block = 1;  ///< rows of every block but the last ranks' (rank r's: [min(N, r·block), min(N, (r+1)·block)))
+};
+ChunkedRows chunk_aligned(Index n, int ranks, Index width, double chunk_bytes = 1 << 20);
+/// chunk_aligned's chunk and block alone (no partition made: the cost model's, at any rank count).
+ChunkedRows chunk_sizes(Index n, int ranks, Index width, double chunk_bytes = 1 << 20);
+
 /// Collective. Replaces a local array by its sum over the ranks: the root's sum, broadcast,
 /// so every rank holds the same bits whatever reduction tree MPI would choose for each.
 void sum_on_all_ranks(const mpi::Comm& comm, double* data, std::size_t count);
@@ -112,6 +126,13 @@ Eigen::MatrixXd rows_from_root(const mpi::Comm& comm, const Eigen::MatrixXd& X, 
 /// 0..N−1 is an InternalError on its rank, found before any rows move (agreed).
 Eigen::MatrixXd rows_from_owners(const mpi::Comm& comm, const RowPartition& partition, const Eigen::MatrixXd& X,
                                  const std::vector<std::int64_t>& rows);
+
+/// Collective. X's rows, held by `from`, as `to` holds them (both partitions of the same N
+/// rows on comm's ranks): the rows each rank's two blocks do not share move in one
+/// personalized exchange; the rest is copied. Memory: the block returned and the rows
+/// that leave and arrive (row-major).
+Eigen::MatrixXd repartition(const mpi::Comm& comm, const RowPartition& from, const Eigen::MatrixXd& X,
+                            const RowPartition& to);
 
 /// Collective. `root`'s X, its shape too, into every rank's X (whatever the others held;
 /// the root's is left as it is, not copied).
