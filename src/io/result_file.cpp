@@ -550,8 +550,15 @@ BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topic
         const std::vector<hsize_t> dims = h5::dataset_dims(model, "B");
         if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(words) || dims[1] != static_cast<hsize_t>(topics))
             throw InputError(path, where + ": shapes disagree with K and the vocabulary");
-        out.B = h5::read_row_block(model, "B", static_cast<hsize_t>(out.rows.begin(comm.rank())),
-                                   static_cast<hsize_t>(out.rows.rows(comm.rank())));
+        // In panels of about 8 MiB: the row-major panel is the only copy beside B's block.
+        const Index first = out.rows.begin(comm.rank()), count = out.rows.rows(comm.rank());
+        const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max(1, topics)));
+        out.B.resize(count, topics);
+        for (Index at = 0; at < count; at += panel) {
+            const Index rows = std::min(panel, count - at);
+            out.B.middleRows(at, rows) =
+                h5::read_row_block(model, "B", static_cast<hsize_t>(first + at), static_cast<hsize_t>(rows));
+        }
     });
     // read_model_file's checks of B (check_model_values), on values reduced over the ranks:
     // whether any entry is not finite, the column sums, the least entry.
