@@ -38,8 +38,8 @@ double zipf_distinct_words(double N, double draws) {
 
 // The most rows a rank sends when B, B̆ and the unigram move from the operator's blocks
 // (RowPartition::balanced) to the whole chunks they are written by (distmat::chunk_aligned,
-// repartition). In closed form, with no partition made: the plan evaluates the model at up
-// to 2^20 ranks.
+// repartition). From the blocks' bounds, with no partition made (O(P) time, O(1) memory):
+// the plan evaluates the model at up to 2^20 ranks.
 double rows_moved_to_chunks(double N, int P, double K) {
     const auto n = static_cast<Index>(N);
     const Index block = distmat::chunk_sizes(n, P, static_cast<Index>(K)).block;
@@ -141,7 +141,11 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     add("read", {vocabulary, shard}, 0, 0, local_nnz * rate.read_nonzero);
     // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
     // C's row sums (a one-column product), the unigram and the frequencies gathered everywhere.
-    add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N}},
+    // Its lists over V_r while it is set up: the ids (4 bytes), d and the document
+    // frequencies (16), the transpose's two maps or the exchange's ids asked and served (16
+    // and 8): 44 bytes a word of V_r.
+    add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N},
+                     {"its lists over the rank's vocabulary V_r, set up (44 bytes a word)", 44 * V}},
         8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions,
         local_nnz * rate.setup_nonzero + product_seconds(1, 1));
     add("compress",
@@ -229,8 +233,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
          // a hierarchy's levels are made on rank 0 from the first level's whole B: gathered there
          {"the first level's B and B̆ on rank 0 for the hierarchy (2 × N × K₁) and their copy for the write",
           s.hierarchy ? 16 * N * K + 8 * N * K : 0}},
-        (s.hierarchy ? 16 * n * K : 0) + 8 * (2 * K + 1) * moved,
-        (s.hierarchy ? 2 * (P - 1) * K : 0) + (P > 1 ? 3 * (P - 1 + 3 * reductions) : 0),
+        (s.hierarchy ? 16 * n * K : 0) + 8 * (2 * std::max(K, s.kept_topics) + 1) * moved,
+        (s.hierarchy ? 2 * (P - 1) * K : 0) + (moved > 0 ? 3 * (P - 1 + 3 * reductions) : 0),
         (s.hierarchy ? 16 * N * K : kept) * rate.write_byte +
             (8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks

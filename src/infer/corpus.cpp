@@ -125,7 +125,7 @@ CorpusTopics infer_corpus(const mpi::Comm& world, const InferModel& model, const
         }
     });
     corpus::check_uci_totals(world, reader);
-    // The rows of B this rank's words need, from rank 0 (or their owners); the shard's words renumbered to them
+    // The rows of B this rank's words need, from their owners (or rank 0); the shard's words renumbered to them
     // (the same values in the same order: θ is the same bits as with the whole B).
     std::vector<std::int64_t> needed(shard.words.begin(), shard.words.end());
     std::sort(needed.begin(), needed.end());

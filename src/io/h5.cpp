@@ -329,27 +329,6 @@ Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
         values.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]));
 }
 
-RowMajorMatrix read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count) {
-    const std::vector<hsize_t> dims = dataset_dims(parent, name);
-    if (dims.size() != 2) fail_dataset(parent, name, "is not a 2-D array");
-    if (first > dims[0] || count > dims[0] - first)
-        fail_dataset(parent, name, "has " + std::to_string(dims[0]) + " rows, not the " + std::to_string(first + count) +
-                                       " asked for");
-    RowMajorMatrix block(static_cast<Index>(count), static_cast<Index>(dims[1]));
-    if (count == 0 || dims[1] == 0) return block;
-    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
-    Handle file_space(check(H5Dget_space(set), name, "no dataspace"), H5Sclose);
-    const hsize_t start[2] = {first, 0};
-    const hsize_t extent[2] = {count, dims[1]};
-    check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr), name,
-                 "cannot select rows");
-    Handle memory_space(check(H5Screate_simple(2, extent, nullptr), name, "no memory dataspace"), H5Sclose);
-    if (H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, H5P_DEFAULT, block.data()) < 0)
-        fail_dataset(parent, name, "cannot be read (rows " + std::to_string(first) + " to " +
-                                       std::to_string(first + count - 1) + ")");
-    return block;
-}
-
 void link_soft(hid_t parent, const std::string& name, const std::string& target, const std::string& path) {
     check_status(H5Lcreate_soft(target.c_str(), parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), path,
                  "cannot link " + name + " to " + target);
@@ -480,6 +459,28 @@ std::vector<std::int64_t> read_int64s(hid_t parent, const std::string& name) {
     return read_array<std::int64_t>(parent, name, H5T_NATIVE_INT64);
 }
 
+RowMajorMatrix read_row_block(hid_t parent, const std::string& name, hsize_t first, hsize_t count) {
+    const std::vector<hsize_t> dims = dataset_dims(parent, name);
+    if (dims.size() != 2) fail_dataset(parent, name, "is not a 2-D array");
+    if (first > dims[0] || count > dims[0] - first)
+        fail_dataset(parent, name, "has " + std::to_string(dims[0]) + " rows, not the " + std::to_string(first + count) +
+                                       " asked for");
+    RowMajorMatrix block(static_cast<Index>(count), static_cast<Index>(dims[1]));
+    if (count == 0 || dims[1] == 0) return block;
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    require_type_class(set, parent, name, H5T_NATIVE_DOUBLE);  // an integer B is refused, not converted
+    Handle file_space(check(H5Dget_space(set), name, "no dataspace"), H5Sclose);
+    const hsize_t start[2] = {first, 0};
+    const hsize_t extent[2] = {count, dims[1]};
+    check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr), name,
+                 "cannot select rows");
+    Handle memory_space(check(H5Screate_simple(2, extent, nullptr), name, "no memory dataspace"), H5Sclose);
+    if (H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, H5P_DEFAULT, block.data()) < 0)
+        fail_dataset(parent, name, "cannot be read (rows " + std::to_string(first) + " to " +
+                                       std::to_string(first + count - 1) + ")");
+    return block;
+}
+
 std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name) {
     if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
     Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
@@ -506,8 +507,9 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
     const hsize_t width = cols == 0 ? 1 : cols;
     const hsize_t dims[2] = {total_rows, width};
     Handle file_space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
-    // Deflated: chunks of about 1 MiB of whole rows (HDF5 ≥ 1.10.2 compresses in a collective
-    // write, a chunk two ranks share sent to one of them); every row must then be written.
+    // Deflated: chunks of `chunk_rows` (or about 1 MiB) of whole rows (HDF5 ≥ 1.10.2 compresses
+    // in a collective write; a chunk two ranks share is sent to one of them, none where the
+    // chunks are aligned to the ranks' blocks); every row must then be written.
     const hsize_t chunk_length = chunk_rows > 0 ? std::min(chunk_rows, total_rows) : megabyte_chunk(total_rows, width);
     std::vector<hsize_t> shape(dims, dims + rank), chunk = {std::max<hsize_t>(1, chunk_length), width};
     chunk.resize(static_cast<std::size_t>(rank));
@@ -538,6 +540,7 @@ void write_rows_parallel_typed(hid_t parent, const std::string& name, hsize_t to
         selected = H5Sselect_hyperslab(space, H5S_SELECT_OR, start, nullptr, count, nullptr);
         i = j;
     }
+    if (selected >= 0 && H5Sselect_valid(space) <= 0) selected = -1;  // within the extent (H5Dwrite checks it per rank)
     agree_on_collective(parent, selected, path, "cannot select rows of " + name);
     const hsize_t local[1] = {std::max<hsize_t>(1, rows.size() * width)};
     Handle memory(H5Screate_simple(1, local, nullptr), H5Sclose);
@@ -580,8 +583,9 @@ void write_columns_parallel(hid_t parent, const std::string& name, hsize_t rows,
     const hsize_t start[2] = {0, first_col};
     const hsize_t count[2] = {rows, cols};
     // agreed on before the collective write (as write_rows_parallel's)
-    const herr_t selected = cols == 0 ? H5Sselect_none(space)
-                                      : H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    herr_t selected = cols == 0 ? H5Sselect_none(space)
+                                : H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    if (selected >= 0 && H5Sselect_valid(space) <= 0) selected = -1;  // within the extent (H5Dwrite checks it per rank)
     agree_on_collective(parent, selected, path, "cannot select columns of " + name);
     const hsize_t local[1] = {std::max<hsize_t>(1, rows * cols)};
     Handle memory(H5Screate_simple(1, local, nullptr), H5Sclose);

@@ -132,12 +132,14 @@ struct StageCost {
 
 /// Local. The compressed fit's stages on the largest rank (each rank its ⌈N/P⌉ words: no
 /// rank holds N × K), the process before any data `base` bytes. Memory per rank: the
-/// documents (8 bytes per nonzero as read, 24 more in the operator's two copies), the
+/// documents (8 bytes per nonzero as read, 24 more in the operator's two copies, 12 a row of
+/// its word-major index: a word of a block of documents, by zipf_distinct_words), the
 /// eigensolver's blocks (10 of N/P × p), the products' exchange (N/P + 2 (served + own) +
 /// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (24 bytes a
 /// correction with Fᵀ's copy, at most 12 a checked pair, N/P × l) and its l × p blocks, the factors (a few
 /// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and B and B̆ by
-/// rows, 2 N/P × ΣK (written by rows, as Y). Bytes sent (as core/traffic.hpp counts them: the
+/// rows, 2 N/P × ΣK (written by rows, as Y; for the write moved to blocks of whole chunks,
+/// 2 N/P × K more at P > 1, and the rows moved sent). Bytes sent (as core/traffic.hpp counts them: the
 /// payload a rank hands to MPI): per column-product, the rows served to the others and the
 /// sums returned (8 (served + |V_r| − own)); ENN: 8 (l + K + 1) per column (l at one rank),
 /// Y_L and the offered rows per iteration, the solver's p × p reductions, and Y dealt out,

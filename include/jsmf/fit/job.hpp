@@ -191,9 +191,10 @@ struct InferJob {
     std::string command_line;
 };
 
-/// Collective on `world`. Rank 0 reads K's B and the vocabulary (and α, for Prior::alpha:
-/// InputError when the model has none) from the model file `path`; every rank receives K
-/// and α, B stays on rank 0 (infer_corpus sends each rank the rows it needs).
+/// Collective on `world`. Rank 0 reads the vocabulary and K (and α, for Prior::alpha:
+/// InputError when the model has none) from the model file `path`, without its arrays N × K;
+/// every rank receives K and α and reads its block of K's B by rows (io::read_B_by_rows;
+/// infer_corpus sends each rank the rows its words need).
 infer::InferModel load_infer_model(const mpi::Comm& world, const std::string& path, int topics, infer::Prior prior,
                                    infer::InferOptions& options);
 
