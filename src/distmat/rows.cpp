@@ -59,6 +59,14 @@ RowPartition RowPartition::of_counts(const std::vector<Index>& counts) {
     return p;
 }
 
+RowPartition partition_of_blocks(const mpi::Comm& comm, Index local_rows) {
+    const std::vector<std::int64_t> counts = mpi::gather_concat(comm, std::vector<std::int64_t>{local_rows}, 0);
+    std::vector<Index> all(static_cast<std::size_t>(comm.size()));
+    if (comm.is_root()) all.assign(counts.begin(), counts.end());
+    mpi::broadcast(comm, all.data(), all.size(), 0);
+    return RowPartition::of_counts(all);
+}
+
 int RowPartition::owner(Index row) const {
     const auto it = std::upper_bound(offsets_.begin(), offsets_.end(), row);
     return static_cast<int>(it - offsets_.begin()) - 1;

@@ -215,8 +215,13 @@ Clustering lloyd(const Eigen::MatrixXd& Z, Eigen::MatrixXd centers, int k) {
 
 Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs,
                                       const Eigen::VectorXd& word_weights) {
+    return nnls_document_weights(B.transpose() * B, B, docs, word_weights);
+}
+
+Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& G, const Eigen::MatrixXd& B,
+                                      const corpus::Shard& docs, const Eigen::VectorXd& word_weights) {
+    require_clustering(G.rows() == B.cols() && G.cols() == B.cols(), "the Gram matrix is not K x K for B's K columns");
     require_clustering(word_weights.size() == 0 || word_weights.size() == B.rows(), "the word weights do not match B's rows");
-    const Eigen::MatrixXd G = B.transpose() * B;
     Eigen::MatrixXd W = Eigen::MatrixXd::Zero(B.cols(), docs.num_docs());
     for (Index m = 0; m < docs.num_docs(); ++m) {
         // f = Bᵀ (h_m / n_m), from the document's few non-zero counts.

@@ -619,9 +619,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     // The levels above the first work on its A (K × K) alone: as the dense pipeline's, on
     // a most square grid of the same ranks.
     if (!options.hierarchy.empty()) {
-        // The levels' words (B₁ B₂ …, N × K_level) are made on the root from the first
-        // level's whole B: gathered there (N × K on the root, as before B was kept by rows).
-        model::gather_to_root(world, result.models.front());
+        // The levels' words (B₁ B₂ …, N × K_level) by rows, as the first level's B.
         result.hierarchy = fit_hierarchy(result.models.front(), options.hierarchy, distmat::Grid::most_square(world),
                                          corpus.options.block_size, options.rectify, options.model, report);
     }

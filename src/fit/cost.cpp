@@ -202,10 +202,13 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
              {"a product's exchange (one panel)", exchange_buffers(width)},
-             // ClustAcc weighs every rank's documents on the whole B
-             {"B on every rank for ClustAcc (--labels; N × K)", s.labels ? 8 * N * K : 0}},
-            // the probes' products; the per-word values (entropy) broadcast from rank 0
-            probes * per_column_sent + (P > 1 ? 8 * N : 0) + (s.labels && P > 1 ? 8 * n * K : 0),
+             // ClustAcc weighs a rank's documents on the rows of B they use, taken from their
+             // owners (distmat::rows_from_owners: the rows asked for and those served)
+             {"the rows of B a rank's documents use, and those it serves, for ClustAcc (--labels; (V_r + served) × K)",
+              s.labels ? 8 * K * (V + served) : 0}},
+            // the probes' products; the per-word values (entropy) broadcast from rank 0; ClustAcc's
+            // row ids out and rows back, per K
+            probes * per_column_sent + (P > 1 ? 8 * N : 0) + (s.labels && P > 1 ? 8 * (V - own + served * K) : 0),
             // the probes' exchanges and reductions; the measures on B's a dozen reductions
             std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 12 * reductions,
             // each probe's product, its rows through the blocks and the factors' part (Y, E′
@@ -230,12 +233,13 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
           (P > 1 ? 16 : 8) * n * K},
          // (with several K each K's record is kept to the write: the first K's counted)
          {"E′'s triplets, this rank's, and the ids the write selects them by (32 bytes an entry)", 32 * law_entries},
-         // a hierarchy's levels are made on rank 0 from the first level's whole B: gathered there
-         {"the first level's B and B̆ on rank 0 for the hierarchy (2 × N × K₁) and their copy for the write",
-          s.hierarchy ? 16 * N * K + 8 * N * K : 0}},
-        (s.hierarchy ? 16 * n * K : 0) + 8 * (2 * std::max(K, s.kept_topics) + 1) * moved,
-        (s.hierarchy ? 2 * (P - 1) * K : 0) + (moved > 0 ? 3 * (P - 1 + 3 * reductions) : 0),
-        (s.hierarchy ? 16 * N * K : kept) * rate.write_byte +
+         // a hierarchy's levels' words, B₁ B₂ … by rows in the first level's blocks, and the
+         // row-major copy of one (at most K₁ wide) for the write
+         {"a hierarchy's levels' words by rows (N/P × ΣK_l) and one's row-major copy (N/P × K₁)",
+          s.level_topics > 0 ? 8 * n * (s.level_topics + K) : 0}},
+        8 * (2 * std::max(K, s.kept_topics) + 1 + s.level_topics) * moved,
+        (moved > 0 ? 3 * (P - 1 + 3 * reductions) : 0),
+        (kept + 8 * n * s.level_topics) * rate.write_byte +
             (8 * n * std::max(1.0, s.kept_topics) + 24 * law_entries) * rate.row_write_byte);
     // The copy is a fresh mapping on top of the peak so far where the heap's freed blocks
     // do not take it (measured, rank 0 at 16 ranks: 400 MiB after the metrics, 478 writing
@@ -259,7 +263,7 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     s.checked_rows = static_cast<double>(options.compressed.checked_rows);
     s.metrics = options.metrics;
     s.labels = options.metrics && !options.labels.empty();
-    s.hierarchy = !options.hierarchy.empty();
+    for (std::size_t l = 1; l < options.hierarchy.size(); ++l) s.level_topics += options.hierarchy[l];
     s.metric_probes = options.compressed.metric_probes;
     s.product_buffer_bytes = options.compressed.product_buffer_bytes;
     // The most ENN runs (the settled stop ends it earlier: KOS, K = 10, 141 of 150).

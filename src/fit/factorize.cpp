@@ -9,6 +9,7 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/fit/stages.hpp"
+#include "jsmf/model/topic_rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "jsmf/recover/recover.hpp"
@@ -257,9 +258,11 @@ std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, cons
     if (levels.size() < 2) return out;
     const mpi::Comm comm = grid->borrow_comm();
     Eigen::MatrixXd A_below = first.A;
-    // Each level's topics over the words, B times the levels' B: on the root, where the
-    // first B is (the compressed pipeline holds it there only) and the writer is.
-    Eigen::MatrixXd B_words = comm.is_root() ? first.B : Eigen::MatrixXd();
+    // Each level's topics over the words, B times the levels' B: by rows where the first
+    // level is kept by rows (each rank its own words: no rank holds N × K), else on the
+    // root, where the first B and the writer are.
+    const bool rows = model::by_rows(first);
+    Eigen::MatrixXd B_words = rows || comm.is_root() ? first.B : Eigen::MatrixXd();
     for (std::size_t l = 1; l < levels.size(); ++l) {
         const int K = levels[l];
         const Index below = A_below.rows();
@@ -283,8 +286,12 @@ std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, cons
         level.rectify_method = record.method;
         level.rectify_iterations = record.iterations;
         level.rectify_converged = record.converged;
-        if (comm.is_root()) B_words = B_words * m.B;
+        if (rows || comm.is_root()) B_words = B_words * m.B;
         level.B_words = B_words;
+        if (rows) {
+            level.B_words_first_row = first.B_first_row;
+            level.B_words_total_rows = first.B_total_rows;
+        }
         A_below = m.A;
         std::string anchors;
         for (const Index a : m.anchors) anchors += (anchors.empty() ? "" : " ") + std::to_string(a + 1);

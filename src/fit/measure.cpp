@@ -269,22 +269,40 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
         mpi::broadcast(world, accuracy, 0);
         return accuracy;
     };
+    // The rows of B this rank's documents use, and the shard's words renumbered to them
+    // (the same values in the same order: the same bits as with the whole B, as infer).
+    std::vector<std::int64_t> needed(shard.words.begin(), shard.words.end());
+    std::sort(needed.begin(), needed.end());
+    needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+    for (auto& w : shard.words)
+        w = static_cast<std::uint32_t>(std::lower_bound(needed.begin(), needed.end(), std::int64_t{w}) - needed.begin());
+    Eigen::VectorXd idf_needed;
+    if (tfidf) {
+        idf_needed.resize(static_cast<Index>(needed.size()));
+        for (std::size_t j = 0; j < needed.size(); ++j) idf_needed(static_cast<Index>(j)) = idf(needed[j]);
+    }
     for (auto* m : models) {
-        // Every rank weighs its documents on the whole B, for the length of this measure:
-        // the root's, or (kept by rows, the compressed fit's) the ranks' rows gathered.
+        // Each rank takes the rows its documents use from the ranks that hold them (kept by
+        // rows, the compressed fit's) or from the root, and BᵀB (K × K) is the sum of the
+        // ranks' blocks' Grams, or the root's: no rank holds N × K that does not already.
         const bool rows = model::by_rows(*m);
-        Eigen::MatrixXd copy;  // the root's B on the other ranks (the root's own is not copied)
-        if (rows) copy = model::B_everywhere(world, *m);
-        Eigen::MatrixXd& B = !rows && world.is_root() ? m->B : copy;
-        if (!rows) distmat::broadcast_from_root(world, B);
+        const Eigen::MatrixXd B_rows = rows ? distmat::rows_from_owners(world, model::partition_of(world, *m), m->B, needed)
+                                            : distmat::rows_from_root(world, m->B, needed);
+        Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m->num_topics, m->num_topics);
+        if (rows) {
+            G = distmat::inner(world, m->B, m->B);
+        } else {
+            if (world.is_root()) G = m->B.transpose() * m->B;
+            mpi::broadcast(world, G.data(), static_cast<std::size_t>(G.size()), 0);
+        }
         // The paper's document weights: NNLS of each document's word distribution on B.
         Eigen::MatrixXd local;
-        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(B, shard, idf); });
+        mpi::run_local_phase(world, "clustacc", [&] { local = eval::nnls_document_weights(G, B_rows, shard, idf_needed); });
         m->metrics.add_number("clustacc", accuracy_of(local, m->num_topics));
         // jsmf infer's θ (maximum likelihood with B fixed); a document without a usable
         // word has θ = 0, which k-means (correlation) sees as a constant vector.
         mpi::run_local_phase(world, "clustacc", [&] {
-            const std::vector<infer::DocumentTopics> theta = infer::infer_documents(B, shard, infer::InferOptions{});
+            const std::vector<infer::DocumentTopics> theta = infer::infer_documents(B_rows, shard, infer::InferOptions{});
             local.resize(m->num_topics, static_cast<Index>(theta.size()));
             for (std::size_t d = 0; d < theta.size(); ++d) local.col(static_cast<Index>(d)) = theta[d].theta;
         });

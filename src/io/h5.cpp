@@ -323,7 +323,7 @@ void write_matrix(hid_t parent, const std::string& name, const Eigen::MatrixXd& 
 
 Eigen::MatrixXd read_matrix(hid_t parent, const std::string& name) {
     const std::vector<hsize_t> dims = dataset_dims(parent, name);
-    if (dims.size() != 2) throw InputError(name, "expected a 2-D dataset");
+    if (dims.size() != 2) fail_dataset(parent, name, "is not a 2-D array");
     const std::vector<double> values = read_doubles(parent, name);
     return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
         values.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]));
@@ -345,7 +345,8 @@ Eigen::VectorXd read_vector(hid_t parent, const std::string& name) {
 
 std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
-    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), file_name_of(parent),
+                     object_path(parent, name) + ": cannot be opened as a dataset"), H5Dclose);
     Handle space(H5Dget_space(set), H5Sclose);
     const hssize_t n = H5Sget_simple_extent_npoints(space);
     if (n < 0) fail_dataset(parent, name, "has no readable shape");
@@ -443,7 +444,8 @@ void require_type_class(hid_t set, hid_t parent, const std::string& name, hid_t 
 template <class T>
 static std::vector<T> read_array(hid_t parent, const std::string& name, hid_t type) {
     if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
-    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), file_name_of(parent),
+                     object_path(parent, name) + ": cannot be opened as a dataset"), H5Dclose);
     require_type_class(set, parent, name, type);
     Handle space(H5Dget_space(set), H5Sclose);
     std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
@@ -467,14 +469,16 @@ RowMajorMatrix read_row_block(hid_t parent, const std::string& name, hsize_t fir
                                        " asked for");
     RowMajorMatrix block(static_cast<Index>(count), static_cast<Index>(dims[1]));
     if (count == 0 || dims[1] == 0) return block;
-    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    // Errors name the file and the dataset's path in it (as fail_dataset's).
+    const std::string file = file_name_of(parent), object = object_path(parent, name);
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), file, object + ": no such dataset"), H5Dclose);
     require_type_class(set, parent, name, H5T_NATIVE_DOUBLE);  // an integer B is refused, not converted
-    Handle file_space(check(H5Dget_space(set), name, "no dataspace"), H5Sclose);
+    Handle file_space(check(H5Dget_space(set), file, object + ": no dataspace"), H5Sclose);
     const hsize_t start[2] = {first, 0};
     const hsize_t extent[2] = {count, dims[1]};
-    check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr), name,
-                 "cannot select rows");
-    Handle memory_space(check(H5Screate_simple(2, extent, nullptr), name, "no memory dataspace"), H5Sclose);
+    check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr), file,
+                 object + ": cannot select rows");
+    Handle memory_space(check(H5Screate_simple(2, extent, nullptr), file, object + ": no memory dataspace"), H5Sclose);
     if (H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, H5P_DEFAULT, block.data()) < 0)
         fail_dataset(parent, name, "cannot be read (rows " + std::to_string(first) + " to " +
                                        std::to_string(first + count - 1) + ")");
@@ -483,7 +487,8 @@ RowMajorMatrix read_row_block(hid_t parent, const std::string& name, hsize_t fir
 
 std::vector<hsize_t> dataset_dims(hid_t parent, const std::string& name) {
     if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail_dataset(parent, name, "is missing");
-    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), name, "no such dataset"), H5Dclose);
+    Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), file_name_of(parent),
+                     object_path(parent, name) + ": cannot be opened as a dataset"), H5Dclose);
     Handle space(H5Dget_space(set), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space);
     std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));

@@ -104,6 +104,27 @@ constexpr int kTopicCompression = 4;
 /// columns of B̆, taken from the ranks LAW left them on (distmat::repartition: the rows
 /// the two blocks do not share, where the partitions differ). Memory: this rank's block
 /// for the write and one copy of it (B̆ᵀ's, or B's row-major one), one array at a time.
+// Collective. An N × K array kept by rows (`owned`, each rank's block from row `first_row`)
+// written as `name`, deflated, in whole chunks per rank: the rows moved to the chunk-aligned
+// blocks first where those differ from `owned` (so that each chunk has one writer).
+void write_rows_in_chunks(const mpi::Comm& comm, hid_t group, const char* name, const distmat::RowPartition& owned,
+                          Index first_row, const Eigen::MatrixXd& X, const std::string& path) {
+    const auto N = static_cast<hsize_t>(owned.size()), K = static_cast<hsize_t>(X.cols());
+    const distmat::ChunkedRows chunked = distmat::chunk_aligned(owned.size(), comm.size(), static_cast<int>(X.cols()));
+    const Index first = chunked.rows.begin(comm.rank()), mine = chunked.rows.rows(comm.rank());
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(mine));
+    std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(first));
+    const bool moved = mpi::allreduce_max(comm, first != first_row || mine != X.rows() ? 1 : 0) != 0;
+    h5::RowMajorMatrix rows;  // HDF5 takes C order
+    if (moved) {
+        rows = distmat::repartition(comm, owned, X, chunked.rows);
+    } else {
+        rows = X;
+    }
+    h5::write_rows_parallel(group, name, N, K, ids, rows.data(), 0.0, path, kTopicCompression,
+                            static_cast<hsize_t>(chunked.chunk));
+}
+
 void write_topic_rows(const mpi::Comm& comm, hid_t parent, const model::Model& m, const std::string& path) {
     h5::Handle model = h5::open_or_create_group(parent, "model", path);
     const auto N = static_cast<hsize_t>(m.B_total_rows), K = static_cast<hsize_t>(m.num_topics);
@@ -113,16 +134,7 @@ void write_topic_rows(const mpi::Comm& comm, hid_t parent, const model::Model& m
     std::vector<std::int64_t> ids(static_cast<std::size_t>(mine));
     std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(first));
     const bool moved = mpi::allreduce_max(comm, first != m.B_first_row || mine != m.B.rows() ? 1 : 0) != 0;
-    {
-        h5::RowMajorMatrix rows;  // HDF5 takes C order
-        if (moved) {
-            rows = distmat::repartition(comm, owned, m.B, chunked.rows);
-        } else {
-            rows = m.B;
-        }
-        h5::write_rows_parallel(model, "B", N, K, ids, rows.data(), 0.0, path, kTopicCompression,
-                                static_cast<hsize_t>(chunked.chunk));
-    }
+    write_rows_in_chunks(comm, model, "B", owned, m.B_first_row, m.B, path);
     {
         // B̆ᵀ's rows in column-major order: the bytes of B̆'s columns (K × n) in row-major order
         Eigen::MatrixXd columns;
@@ -273,6 +285,8 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
     int by_rows = 0;
     for (const auto& m : models)
         by_rows |= (m.compressed && m.compressed->Y_total_rows > 0) || model::by_rows(m) ? 1 : 0;
+    if (hierarchy)
+        for (const auto& level : *hierarchy) by_rows |= level.B_words_total_rows > 0 ? 1 : 0;
     by_rows = mpi::allreduce_max(comm, by_rows);
     std::vector<std::optional<eval::TopWords>> tops(models.size());
     for (std::size_t k = 0; k < models.size(); ++k)
@@ -285,13 +299,22 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
             if (Y) write_compressed_rows(group, *m.compressed, m.num_topics, partial);
             if (model::by_rows(m)) write_topic_rows(comm, group, m, partial);
         }
+        // A hierarchy's levels' words, by rows in the first level's blocks (the compressed fit's)
+        for (std::size_t l = 0; hierarchy && l < hierarchy->size(); ++l) {
+            const model::HierarchyLevel& level = (*hierarchy)[l];
+            if (level.B_words_total_rows == 0) continue;
+            h5::Handle root = h5::open_or_create_group(file, "hierarchy", partial);
+            h5::Handle group = h5::open_or_create_group(root, "level" + std::to_string(l + 2), partial);
+            write_rows_in_chunks(comm, group, "B_words", distmat::partition_of_blocks(comm, level.B_words.rows()),
+                                 level.B_words_first_row, level.B_words, partial);
+        }
     };
     write_on_root_atomically(comm, path, [&](hid_t file, const std::string& partial) {
         if (hierarchy && !hierarchy->empty()) {
-            h5::Handle root = h5::create_group(file, "hierarchy", partial);
+            h5::Handle root = h5::open_or_create_group(file, "hierarchy", partial);
             for (std::size_t l = 0; l < hierarchy->size(); ++l) {
                 const model::HierarchyLevel& level = (*hierarchy)[l];
-                h5::Handle group = h5::create_group(root, "level" + std::to_string(l + 2), partial);
+                h5::Handle group = h5::open_or_create_group(root, "level" + std::to_string(l + 2), partial);
                 h5::write_attribute(group, "topics", std::int64_t{level.topics});
                 h5::write_attribute(group, "rectify_method",
                                     level.rectify_method ? name_of(*level.rectify_method) : std::string());
@@ -299,7 +322,7 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                 h5::write_attribute(group, "rectify_converged", std::int64_t{level.rectify_converged ? 1 : 0});
                 h5::write_matrix(group, "B", level.B);
                 h5::write_matrix(group, "A", level.A);
-                h5::write_matrix(group, "B_words", level.B_words);
+                if (level.B_words_total_rows == 0) h5::write_matrix(group, "B_words", level.B_words);  // else written by rows
                 const std::vector<std::int64_t> anchors(level.anchors.begin(), level.anchors.end());
                 h5::write_int64s(group, "anchors", anchors.data(), {anchors.size()});
             }

@@ -9,12 +9,7 @@
 namespace jsmf::model {
 
 distmat::RowPartition partition_of(const mpi::Comm& comm, const TopicsFound& t) {
-    const std::vector<std::int64_t> counts =
-        mpi::gather_concat(comm, std::vector<std::int64_t>{static_cast<std::int64_t>(t.B.rows())}, 0);
-    std::vector<Index> all(static_cast<std::size_t>(comm.size()));
-    if (comm.is_root()) all.assign(counts.begin(), counts.end());
-    mpi::broadcast(comm, all.data(), all.size(), 0);
-    return distmat::RowPartition::of_counts(all);
+    return distmat::partition_of_blocks(comm, t.B.rows());
 }
 
 eval::TopicRows rows_view(const mpi::Comm& comm, const TopicsFound& t) {
@@ -36,14 +31,6 @@ void gather_to_root(const mpi::Comm& comm, TopicsFound& t) {
     if (!comm.is_root()) t.unigram.resize(0);
     t.B_first_row = 0;
     t.B_total_rows = 0;
-}
-
-Eigen::MatrixXd B_everywhere(const mpi::Comm& comm, const TopicsFound& t) {
-    // The rows gathered on the root, then broadcast (not an all-reduce of N × K, mostly zeros)
-    Eigen::MatrixXd B = by_rows(t) ? distmat::gather_rows_to_root(comm, partition_of(comm, t), t.B)
-                                   : comm.is_root() ? t.B : Eigen::MatrixXd();
-    distmat::broadcast_from_root(comm, B);
-    return B;
 }
 
 eval::TopWords top_words_everywhere(const mpi::Comm& comm, const TopicsFound& t, int n) {

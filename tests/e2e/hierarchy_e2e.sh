@@ -49,6 +49,25 @@ PY
 else
   fail "three levels: $(cat "$work/err")"
 fi
+# The compressed pipeline at 3 ranks: the levels' words by rows (no rank holds N x K),
+# written collectively in deflated chunks: B_words = B1 B2 B3 as read back, and show's tree.
+if run 3 -q fit --corpus "$work/docword.t.txt" --vocab "$work/vocab.t.txt" --pipeline compressed --hierarchy 8,4,2 \
+   --no-metrics --out "$work/tc.h5" >/dev/null 2>"$work/err"; then
+  "$python" - "$work/tc.h5" <<'PY' && ok "compressed, 3 ranks: B_words = B1 B2 (B3) by rows, deflated" || fail "compressed three levels"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r"); h = f["hierarchy"]
+B1 = f["K8/model/B"][:]
+assert np.allclose(h["level2/B_words"][:], B1 @ h["level2/B"][:], rtol=0, atol=1e-14)
+assert np.allclose(h["level3/B_words"][:], B1 @ h["level2/B"][:] @ h["level3/B"][:], rtol=0, atol=1e-14)
+# (arrays under 1,024 entries are stored plain: level 3's 400 x 2)
+assert h["level2/B_words"].compression == "gzip" and h["level3/B_words"].shape == (400, 2)
+PY
+  "$jsmf" show "$work/tc.h5" --top-words 4 >"$work/show.txt" 2>&1
+  grep -q "== hierarchy 8 -> 4 -> 2" "$work/show.txt" && ok "show prints the compressed fit's tree" \
+    || fail "show compressed: $(tail -12 "$work/show.txt")"
+else
+  fail "compressed three levels: $(cat "$work/err")"
+fi
 "$jsmf" -q synth --dir "$work" --name neg --topics 6 --prior logistic-normal --groups 2 --correlation -0.6 \
   >/dev/null 2>"$work/err"
 rc=$?

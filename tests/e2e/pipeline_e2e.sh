@@ -77,7 +77,7 @@ else
   fail "fit --pipeline compressed --alpha --infer: $(cat "$work/err")"
 fi
 # 4b. B kept by rows (no rank holds N x K): at 1 and 3 ranks the same model (rounding apart:
-# --meaning), ClustAcc (B gathered for it) and --infer (B's rows from the ranks that hold them)
+# --meaning), ClustAcc and --infer (each rank the rows of B its documents use, from the ranks that hold them)
 # included; the 3-rank θ equals jsmf infer's from the written model, bit for bit.
 for P in 1 3; do
   run $P fit "${corpus[@]}" --topics 5 --pipeline compressed --enn-iterations 20 --labels "$work/labels.p.txt"     --infer "$work/rows_theta$P.h5" --out "$work/rows$P.h5" >"$work/rows$P.out" 2>"$work/err"     || fail "fit at $P ranks with --labels and --infer: $(cat "$work/err")"

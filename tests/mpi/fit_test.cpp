@@ -27,12 +27,14 @@
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/eval/truth.hpp"
+#include "jsmf/eval/clustering.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/eval/metrics.hpp"
 #include "jsmf/fit/evaluate.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/job.hpp"
+#include "jsmf/fit/measure.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/semi_synthetic.hpp"
 #include "jsmf/fit/sweep.hpp"
@@ -308,6 +310,42 @@ TEST(Fit, RecoversPlantedTopicsAndEqualsOneRank) {
     EXPECT_NE(m.metrics.find("recovery"), nullptr);
 
     // The same fit on one rank (every rank alone on MPI_COMM_SELF).
+    // ClustAcc with B kept by rows (each rank the rows its documents use, from their
+    // owners; BᵀB summed over the ranks' blocks) against B whole on the root, and against
+    // the serial computation on the whole B, documents in the file's order.
+    {
+        const std::string labels = dir.file("labels.p.txt");
+        if (world.is_root()) {
+            std::ofstream out(labels);
+            for (const int label : p.truth.labels) out << label + 1 << "\n";
+        }
+        MPI_Barrier(world.raw());
+        model::Model rows_model = result.models.front(), root_model = result.models.front();
+        model::gather_to_root(world, root_model);
+        ASSERT_FALSE(model::by_rows(root_model));
+        const CountingCorpus counting{p.source.files, p.source.options, {}};
+        const Report quiet = [](Level, const std::string&) {};
+        measure_clustering(world, {&rows_model}, counting, labels, 7, quiet);
+        measure_clustering(world, {&root_model}, counting, labels, 7, quiet);
+        corpus::Shard all;
+        std::vector<int> truth;
+        for (Index d = 0; d < p.truth.docs.num_docs(); ++d) {
+            const corpus::Document doc = p.truth.docs.document(d);
+            if (!cooc::contributes(doc, counting.filter)) continue;
+            all.append(doc);
+            truth.push_back(p.truth.labels[static_cast<std::size_t>(doc.key.id - 1)]);
+        }
+        const double serial = eval::clustering_accuracy(
+            eval::kmeans_correlation(eval::nnls_document_weights(m.B, all), K, /*restarts=*/10, 7), truth);
+        for (const model::Model* measured : {&rows_model, &root_model}) {
+            ASSERT_NE(measured->metrics.find("clustacc"), nullptr);
+            ASSERT_NE(measured->metrics.find("clustacc_theta"), nullptr);
+            EXPECT_EQ(measured->metrics.find("clustacc")->mean, serial) << (measured == &rows_model ? "by rows" : "root");
+        }
+        EXPECT_EQ(rows_model.metrics.find("clustacc_theta")->mean, root_model.metrics.find("clustacc_theta")->mean);
+        EXPECT_GT(serial, 0.6) << "the planted dominant topics are found";
+    }
+
     const mpi::Comm self(MPI_COMM_SELF);
     const FitResult alone = fit(p.source, distmat::Grid::create(self, 1, 1), options);
     const model::Model& a = alone.models.front();
@@ -1073,6 +1111,36 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
                     << e.messages().front();
             }
         }
+        // A torn file (B's first chunk overwritten): the rank that reads it fails, every rank
+        // stops, and the one message names the file and the dataset.
+        if (world.is_root()) {
+            std::filesystem::copy_file(dir.file("compressed.h5"), dir.file("torn.h5"));
+            const hid_t file = H5Fopen(dir.file("torn.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+            const hid_t set = H5Dopen2(file, "/K5/model/B", H5P_DEFAULT);
+            const hid_t space = H5Dget_space(set);
+            haddr_t address = 0;
+            hsize_t bytes = 0;
+            EXPECT_GE(H5Dget_chunk_info(set, space, 0, nullptr, nullptr, &address, &bytes), 0);
+            EXPECT_GT(bytes, 0u);
+            H5Sclose(space), H5Dclose(set), H5Fclose(file);
+            std::fstream torn(dir.file("torn.h5"), std::ios::in | std::ios::out | std::ios::binary);
+            torn.seekp(static_cast<std::streamoff>(address));
+            const std::string garbage(static_cast<std::size_t>(bytes), '\x5a');
+            torn.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+        }
+        world.barrier();
+        try {
+            (void)io::read_B_by_rows(world, dir.file("torn.h5"), K, N);
+            ADD_FAILURE() << "a torn chunk read";
+        } catch (const StageFailed& e) {
+            const std::size_t said = e.messages().size();
+            EXPECT_EQ(said, world.is_root() ? 1u : 0u);
+            if (said > 0) {
+                const std::string& message = e.messages().front();
+                EXPECT_NE(message.find(dir.file("torn.h5")), std::string::npos) << message;
+                EXPECT_NE(message.find("/K5/model/B cannot be read (rows 0 to"), std::string::npos) << message;
+            }
+        }
         if (world.is_root()) {
             const io::ModelFile header = io::read_model_file(dir.file("compressed.h5"), io::ModelParts::without_topic_words);
             ASSERT_EQ(header.models.size(), 1u);
@@ -1174,10 +1242,32 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_EQ(level.topics, 2);
     EXPECT_EQ(level.B.rows(), 5);
     EXPECT_EQ(level.anchors.size(), 2u);
-    if (world.is_root()) {
-        EXPECT_LT((level.B_words - tree.models.front().B * level.B).norm(), 1e-12);
-    } else {
-        EXPECT_EQ(level.B_words.size(), 0);  // on the root only, as the first level's B
+    // The level's words by rows, in the first level's blocks (no rank holds N × K), written
+    // collectively and read back whole: the same bits.
+    const model::Model& first = tree.models.front();
+    ASSERT_TRUE(model::by_rows(first));
+    EXPECT_EQ(level.B_words_total_rows, first.B_total_rows);
+    EXPECT_EQ(level.B_words_first_row, first.B_first_row);
+    ASSERT_EQ(level.B_words.rows(), first.B.rows());
+    ASSERT_EQ(level.B_words.cols(), 2);
+    EXPECT_LE((level.B_words - first.B * level.B).cwiseAbs().maxCoeff(), 1e-15);
+    const Eigen::MatrixXd words =
+        distmat::gather_rows(world, distmat::partition_of_blocks(world, level.B_words.rows()), level.B_words);
+    ASSERT_EQ(words.rows(), static_cast<Index>(p.truth.vocab.size()));
+    for (Index c = 0; c < 2; ++c) EXPECT_NEAR(words.col(c).sum(), 1.0, 1e-9);
+    {
+        io::Provenance provenance;
+        provenance.command_line = "fit_test";
+        provenance.created = io::now_iso8601();
+        io::write_model_file(world, dir.file("tree.h5"), tree.info, tree.models, provenance, tree.times, 10, nullptr,
+                             &tree.hierarchy);
+        if (world.is_root()) {
+            const io::ModelFile back = io::read_model_file(dir.file("tree.h5"));
+            ASSERT_EQ(back.hierarchy.size(), 1u);
+            EXPECT_EQ(back.hierarchy.front().B_words, words);
+            EXPECT_EQ(back.hierarchy.front().B, level.B);
+            EXPECT_EQ(back.hierarchy.front().B_words_total_rows, 0);  // read whole
+        }
     }
     for (Index c = 0; c < 2; ++c) EXPECT_NEAR(level.B.col(c).sum(), 1.0, 1e-9);
     // The level's A is rectified by the default AP (inexact eigensolves): the dense fit's
@@ -1187,6 +1277,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     EXPECT_EQ(one.anchors, level.anchors);
     EXPECT_LT(relative(level.B, one.B), 1e-7);
     EXPECT_LT(relative(level.A, one.A), 1e-7);
+    EXPECT_LT(relative(words, one.B_words), 1e-7);
 }
 
 // The user's anchor words on the compressed pipeline: LAW takes them as its pivots (in

@@ -343,16 +343,20 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         rows_written.row_write_byte = 1;
         EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(shape, 0, rows_written), "write").compute_seconds,
                          8 * n * shape.kept_topics + 24 * shape.law_corrections / P);
-        // where B is gathered after all: ClustAcc's copy on every rank, a hierarchy's on rank 0
+        // ClustAcc: the rows of B a rank's documents use and those it serves (V_r + served
+        // rows); a hierarchy (here 100 -> 20 -> 5): its levels' words by rows, and one
+        // level's row-major copy for the write
         fit::CompressedShape labelled = shape, tree = shape;
         labelled.labels = true;
-        tree.hierarchy = true;
-        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(labelled, 0, rates), "metrics").need -
-                             stage(fit::compressed_stage_costs(shape, 0, rates), "metrics").need,
-                         8 * shape.words * shape.topics);
-        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(tree, 0, rates), "write").need -
-                             stage(fit::compressed_stage_costs(shape, 0, rates), "write").need,
-                         24 * shape.words * shape.topics);
+        tree.level_topics = 25;
+        // (the parts summed in another order: equal to rounding of the stage's ~1e9 bytes)
+        EXPECT_NEAR(stage(fit::compressed_stage_costs(labelled, 0, rates), "metrics").need -
+                        stage(fit::compressed_stage_costs(shape, 0, rates), "metrics").need,
+                    8 * shape.topics * (shape.local_vocabulary + shape.served_rows),
+                    1e-15 * stage(fit::compressed_stage_costs(labelled, 0, rates), "metrics").need * 16);
+        EXPECT_NEAR(stage(fit::compressed_stage_costs(tree, 0, rates), "write").need -
+                        stage(fit::compressed_stage_costs(shape, 0, rates), "write").need,
+                    8 * n * (25 + shape.topics), 1e-15 * stage(fit::compressed_stage_costs(tree, 0, rates), "write").need * 16);
         // memory: E′'s triplets (24 bytes an entry) held from LAW to the write (with the
         // write's ids, 32), F at its rows in LAW (N/P × |S′|), and the metrics' index by word
         // (12 bytes an entry, 12 more for those in the anchors' rows: K of |S′|)

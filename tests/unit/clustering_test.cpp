@@ -101,6 +101,50 @@ TEST(NnlsDocumentWeights, WithWordWeightsFitsTheTfIdfVectorByBruteForce) {
     EXPECT_THROW(nnls_document_weights(B, docs, Eigen::VectorXd::Ones(N - 1)), InputError);
 }
 
+// From BᵀB and only the rows the documents use (their words renumbered to those rows), as
+// a rank computes them with B kept by rows: the same bits as from the whole B; a Gram of
+// the wrong shape is refused.
+TEST(NnlsDocumentWeights, FromTheGramAndTheUsedRowsEqualsTheWholeB) {
+    std::mt19937_64 engine(5);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const Eigen::Index N = 20, K = 4;
+    Eigen::MatrixXd B(N, K);
+    for (Eigen::Index k = 0; k < K; ++k) {
+        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = uniform(engine) * uniform(engine);
+        B.col(k) /= B.col(k).sum();
+    }
+    Eigen::VectorXd idf(N);
+    for (Eigen::Index i = 0; i < N; ++i) idf(i) = 0.5 + uniform(engine);
+    corpus::Shard docs;
+    docs.append(document({17, 2, 9, 5}, {1, 4, 2, 2}));
+    docs.append(document({9, 13, 2}, {3, 1, 5}));
+    docs.append(document({}, {}));  // empty: no weights
+    const std::vector<std::uint32_t> used = {2, 5, 9, 13, 17};
+    corpus::Shard renumbered = docs;
+    for (auto& w : renumbered.words)
+        w = static_cast<std::uint32_t>(std::lower_bound(used.begin(), used.end(), w) - used.begin());
+    Eigen::MatrixXd rows(static_cast<Eigen::Index>(used.size()), K);
+    Eigen::VectorXd idf_rows(static_cast<Eigen::Index>(used.size()));
+    for (std::size_t j = 0; j < used.size(); ++j) {
+        rows.row(static_cast<Eigen::Index>(j)) = B.row(used[j]);
+        idf_rows(static_cast<Eigen::Index>(j)) = idf(used[j]);
+    }
+    const Eigen::MatrixXd G = B.transpose() * B;
+    for (const bool weighted : {false, true}) {
+        const Eigen::MatrixXd whole = weighted ? nnls_document_weights(B, docs, idf) : nnls_document_weights(B, docs);
+        const Eigen::MatrixXd part = nnls_document_weights(G, rows, renumbered, weighted ? idf_rows : Eigen::VectorXd());
+        ASSERT_EQ(part.rows(), K);
+        ASSERT_EQ(part.cols(), 3);
+        EXPECT_TRUE(part == whole) << "weighted " << weighted << ": max difference " << (part - whole).cwiseAbs().maxCoeff();
+        EXPECT_GT(part.col(0).sum(), 0.99);
+        EXPECT_EQ(part.col(2).sum(), 0.0);
+    }
+    // the rows alone do not give BᵀB: a Gram from them changes the weights
+    const Eigen::MatrixXd wrong = nnls_document_weights(rows.transpose() * rows, rows, renumbered, Eigen::VectorXd());
+    EXPECT_GT((wrong - nnls_document_weights(B, docs)).cwiseAbs().maxCoeff(), 1e-6);
+    EXPECT_THROW(nnls_document_weights(Eigen::MatrixXd::Identity(K - 1, K - 1), rows, renumbered, Eigen::VectorXd()), InputError);
+}
+
 TEST(NnlsDocumentWeights, IsNonNegativeLeastSquaresNotClippedLeastSquares) {
     // v = word 1 alone (3 copies, n = 3: v = (0, 1, 0, 0)), f = Bᵀv = (½, 0, 0).
     // Unconstrained: G x = f gives x2 = −1, x0 = 1.5, x1 = 0.5; clipped and normalized that

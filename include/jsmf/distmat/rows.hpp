@@ -34,6 +34,10 @@ private:
     std::vector<Index> offsets_{0};
 };
 
+/// Collective. The partition of blocks kept by rows, each rank's `local_rows` consecutive in
+/// rank order (a model's B where LAW left it, say).
+RowPartition partition_of_blocks(const mpi::Comm& comm, Index local_rows);
+
 /// How N rows `width` float64 wide are written in chunks of about `chunk_bytes` so that no
 /// chunk has two writers: every rank's block is a whole number of chunks of `chunk` rows
 /// (blocks of ⌈N/P⌉ rows rounded up to whole chunks; the last ranks' blocks may be shorter

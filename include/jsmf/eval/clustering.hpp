@@ -22,6 +22,13 @@ namespace jsmf::eval {
 Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& B, const corpus::Shard& docs,
                                       const Eigen::VectorXd& word_weights = Eigen::VectorXd());
 
+/// Local. The same, from the Gram matrix G = BᵀB (K × K) of the whole B and only the rows
+/// of B the documents use: `docs`' word ids index `B_rows` (and `word_weights`, when given)
+/// rather than B. With G and the rows of the whole B, the same bits as the form above; a
+/// row-distributed B gives G as the sum of the ranks' blocks' Grams (topic_rows.hpp).
+Eigen::MatrixXd nnls_document_weights(const Eigen::MatrixXd& G, const Eigen::MatrixXd& B_rows,
+                                      const corpus::Shard& docs, const Eigen::VectorXd& word_weights);
+
 /// Local. k-means with the correlation distance 1 − corr(x, c) on the columns of X
 /// (points), k clusters, `restarts` seeded k-means++ starts, the best (least total
 /// distance) kept; returns the cluster (0 .. k−1) of every column. As MATLAB's

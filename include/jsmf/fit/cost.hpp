@@ -29,8 +29,8 @@ struct CompressedShape {
     double kept_topics = 1;      ///< ΣK of the models kept to the write, by rows (a hierarchy: its first level)
     double checked_rows = 0;     ///< ENN's l (0: min(N, 10K + 1000))
     bool metrics = true;
-    bool labels = false;         ///< ClustAcc (--labels): B (N × K) on every rank while it runs
-    bool hierarchy = false;      ///< --hierarchy: the first level's B and B̆ gathered on rank 0 and written there
+    bool labels = false;         ///< ClustAcc (--labels): each rank's documents' rows of B while it runs
+    double level_topics = 0;     ///< --hierarchy: ΣK of the levels above the first (their words, N × K_l, by rows)
     int metric_probes = 1024;
     double product_buffer_bytes = 0;  ///< DocumentOperator's exchange budget (0: its default)
     /// The largest rank's local vocabulary |V_r| (the rows its documents use); < 0: the
@@ -152,9 +152,9 @@ struct StageCost {
 /// (n K a probe, probe_factor), E′'s entries (K each) and the measures on B by rows (n K
 /// log₂ n, and 2 n K² flops); the write on each rank 16 n ΣK bytes of B and B̆ deflated
 /// (write_byte), 8 n ΣK of Y and 24 bytes an entry of E′ (its triplets; row_write_byte); and
-/// the bytes and messages each stage sends. Where B is gathered after all: ClustAcc (N × K on
-/// every rank in the metrics) and a hierarchy (its first level's B and B̆ on rank 0, written
-/// there: 16 N K₁, and the write's N × K copy). LAW's E′ (the
+/// the bytes and messages each stage sends; ClustAcc the rows of B a rank's documents use and
+/// those it serves (in the metrics); a hierarchy its levels' words by rows (N/P × ΣK_l, and
+/// a row-major copy of one level for the write). LAW's E′ (the
 /// triplets, 24 bytes an entry, kept to the write; F at its rows, dense in LAW; indexed by
 /// word in the metrics, 12 bytes an entry) from law_correction_rows and law_corrections.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,

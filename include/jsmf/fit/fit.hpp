@@ -24,9 +24,9 @@ namespace jsmf::fit {
 /// pipeline's are whole on rank 0, the writer's; the compressed pipeline keeps them by rows,
 /// each rank its words' (TopicsFound::B_first_row / B_total_rows, model/topic_rows.hpp), as
 /// its Y and E′'s triplets (CompressedRecord::Y_rows and correction_*), all written by row
-/// blocks and offsets, so that no rank holds an N × K array (but for a hierarchy: its first
-/// level is gathered on rank 0, and for ClustAcc's copy while it runs). A hierarchy level's
-/// B_words is rank 0's in both pipelines. A, the anchors, the metrics and the records are
+/// blocks and offsets, so that no rank holds an N × K array (ClustAcc takes only the rows its
+/// documents use; a hierarchy level's B_words is by rows too). The dense pipeline's hierarchy
+/// levels' B_words are rank 0's. A, the anchors, the metrics and the records are
 /// the same on every rank.
 struct FitResult {
     std::vector<model::Model> models;              ///< one per K, in the order of options.topics

@@ -153,7 +153,8 @@ void describe(const model::Model& m, const std::vector<std::string>& vocab, cons
 /// Collective on `grid`. Levels 2, 3, … of a hierarchy (practical-jsmf §4: "the rectified
 /// A of one level is the co-occurrence matrix of the next") above `first`, with K =
 /// levels[1], levels[2], …; each level rectified and factorized as any C (no α). Each
-/// level's B_words = first.B B₂ … on rank 0 only (where first.B is whole), empty elsewhere.
+/// level's B_words = first.B B₂ …: by rows, in first's blocks, where first is kept by rows
+/// (HierarchyLevel::B_words_first_row); else on rank 0 only (where first.B is whole).
 std::vector<model::HierarchyLevel> fit_hierarchy(const model::Model& first, const std::vector<int>& levels,
                                           const std::shared_ptr<const distmat::Grid>& grid, int block_size,
                                           const RectifyOptions& rectify_options, const ModelOptions& model_options,

@@ -287,6 +287,11 @@ struct HierarchyLevel {
     Eigen::MatrixXd A;              ///< K × K: p(topic1, topic2) at this level
     std::vector<Index> anchors;     ///< K anchor topics of the level below (0-based)
     Eigen::MatrixXd B_words;        ///< N × K: p(word | topic here) = B₁ B₂ … B_this
+    /// Where the first level is kept by rows (the compressed fit's), B_words is too, with the
+    /// same blocks: each rank its rows from word B_words_first_row, N = B_words_total_rows in
+    /// all. 0: whole (on the root).
+    Index B_words_first_row = 0;
+    Index B_words_total_rows = 0;
     std::optional<Rectification> rectify_method;  ///< how the level below's A was rectified (unset: not recorded)
     int rectify_iterations = 0;
     bool rectify_converged = false;

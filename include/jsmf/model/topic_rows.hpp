@@ -2,8 +2,8 @@
 // A model's topics kept by rows (model::TopicsFound's B_first_row / B_total_rows): the
 // compressed fit leaves B, B̆ and the unigram where LAW computed them, each rank its own
 // words, so that no rank holds N × K. These are the collective steps that read them: the
-// measures, the top words, and the gathers for the stages that still need all of B in
-// one place (the hierarchy's words, clustacc, fit --infer), each said where it is used.
+// measures, the top words, and the gather for the stage that still needs all of B in one
+// place (the hierarchy's words).
 #pragma once
 
 #include <Eigen/Core>
@@ -29,10 +29,6 @@ eval::TopicRows rows_view(const mpi::Comm& comm, const TopicsFound& t);
 /// Collective. Where `t` is kept by rows, B, B̆ and the unigram made whole on the root
 /// (N × K there, empty elsewhere) and `t` marked whole; nothing otherwise.
 void gather_to_root(const mpi::Comm& comm, TopicsFound& t);
-
-/// Collective. All of B on every rank (N × K on each): the rows gathered, or the root's
-/// broadcast.
-Eigen::MatrixXd B_everywhere(const mpi::Comm& comm, const TopicsFound& t);
 
 /// Collective. Each topic's n most probable words and their p(word | topic), on every
 /// rank (eval::top_words' order), whether `t` is kept by rows or whole on the root.
