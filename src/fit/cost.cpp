@@ -201,14 +201,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
              // the probes, their product, its residual and the recovery's three terms, and
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
-             {"a product's exchange (one panel)", exchange_buffers(width)},
-             // ClustAcc weighs a rank's documents on the rows of B they use, taken from their
-             // owners (distmat::rows_from_owners: the rows asked for and those served)
-             {"the rows of B a rank's documents use, and those it serves, for ClustAcc (--labels; (V_r + served) × K)",
-              s.labels ? 8 * K * (V + served) : 0}},
-            // the probes' products; the per-word values (entropy) broadcast from rank 0; ClustAcc's
-            // row ids out and rows back, per K
-            probes * per_column_sent + (P > 1 ? 8 * N : 0) + (s.labels && P > 1 ? 8 * (V - own + served * K) : 0),
+             {"a product's exchange (one panel)", exchange_buffers(width)}},
+            // the probes' products; the per-word values (entropy) broadcast from rank 0
+            probes * per_column_sent + (P > 1 ? 8 * N : 0),
             // the probes' exchanges and reductions; the measures on B's a dozen reductions
             std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 12 * reductions,
             // each probe's product, its rows through the blocks and the factors' part (Y, E′
@@ -217,6 +212,19 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             probes * (local_nnz * rate.product_nonzero + n * rate.probe_row + n * K * rate.probe_factor) +
                 law_entries * K * rate.metric_entry + n * K * std::log2(std::max(2.0, n)) * rate.measure_entry +
                 2 * n * K * K * rate.flop);
+    }
+    if (s.metrics && s.labels) {
+        // ClustAcc weighs a rank's documents on the rows of B they use, taken from their owners
+        // (distmat::rows_from_owners: the ids out, the rows back); the weights (NNLS, then θ)
+        // gathered to rank 0, which runs k-means on all of them (the first K's)
+        add("clustacc",
+            {libraries, vocabulary, shard, documents, factors, models, triplets,
+             {"the rows of B a rank's documents use, and those it serves ((V_r + served) × K)", 8 * K * (V + served)},
+             {"the documents' weights (K × D/P), and on rank 0 all of them and k-means' standardized copy (2 × K × D)",
+              8 * K * local_docs + 16 * K * std::max(1.0, s.docs)}},
+            P > 1 ? 8 * (V - own) + 8 * K * served + 2 * 8 * K * local_docs : 0,
+            P > 1 ? 4 * (P - 1) + 2 * (P - 1) + reductions : 0,
+            (local_docs + s.docs) * K * rate.clustacc_entry);
     }
     // (The collective write of Y's rows goes through MPI-IO, not jsmf's collectives: its
     // bytes are not counted, here or in the measured table.)

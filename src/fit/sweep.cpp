@@ -75,7 +75,8 @@ std::string number(double value) {
 }
 
 const std::vector<std::string> kStageColumns = {"rectify", "enn",        "compress", "anchors", "recover_B",
-                                                "recover_A", "square_root", "anchorfree", "finish",  "metrics", "codoc"};
+                                                "recover_A", "square_root", "anchorfree", "finish",  "metrics", "codoc",
+                                                "clustacc"};
 
 /// One CSV row: the grid point, every option, every metric (mean and std), seconds per stage.
 Entries csv_row(const SweepPoint& p, const model::Model& m, const Entries& options, const StageTimes& shared,

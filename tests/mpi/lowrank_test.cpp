@@ -288,7 +288,7 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         return std::vector<double*>{&r.read_nonzero, &r.setup_nonzero, &r.product_nonzero, &r.block_entry,
                                     &r.product_row, &r.pair, &r.correction_setup, &r.flop, &r.correction,
                                     &r.correction_pass, &r.solve, &r.probe_row, &r.probe_factor, &r.metric_entry, &r.measure_entry,
-                                    &r.write_byte, &r.row_write_byte, &r.send_byte, &r.message};
+                                    &r.write_byte, &r.row_write_byte, &r.clustacc_entry, &r.send_byte, &r.message};
     };
     fit::RankRates doubled = rates;
     for (double* r : each_rate(doubled)) *r *= 2;
@@ -349,11 +349,16 @@ TEST(CostModel, SecondsAreTheWorkAtTheRates) {
         fit::CompressedShape labelled = shape, tree = shape;
         labelled.labels = true;
         tree.level_topics = 25;
-        // (the parts summed in another order: equal to rounding of the stage's ~1e9 bytes)
-        EXPECT_NEAR(stage(fit::compressed_stage_costs(labelled, 0, rates), "metrics").need -
-                        stage(fit::compressed_stage_costs(shape, 0, rates), "metrics").need,
-                    8 * shape.topics * (shape.local_vocabulary + shape.served_rows),
-                    1e-15 * stage(fit::compressed_stage_costs(labelled, 0, rates), "metrics").need * 16);
+        // (a stage of its own after the metrics: their parts, less the probes', and its own)
+        const fit::StageCost clustacc = stage(fit::compressed_stage_costs(labelled, 0, rates), "clustacc");
+        double rows_asked = -1;
+        for (const auto& [name, bytes] : clustacc.parts)
+            if (name.find("the rows of B a rank's documents use") == 0) rows_asked = bytes;
+        EXPECT_DOUBLE_EQ(rows_asked, 8 * shape.topics * (shape.local_vocabulary + shape.served_rows));
+        fit::RankRates clustacc_rate = only;
+        clustacc_rate.clustacc_entry = 1;
+        EXPECT_DOUBLE_EQ(stage(fit::compressed_stage_costs(labelled, 0, clustacc_rate), "clustacc").compute_seconds,
+                         (shape.docs / P + shape.docs) * shape.topics);
         EXPECT_NEAR(stage(fit::compressed_stage_costs(tree, 0, rates), "write").need -
                         stage(fit::compressed_stage_costs(shape, 0, rates), "write").need,
                     8 * n * (25 + shape.topics), 1e-15 * stage(fit::compressed_stage_costs(tree, 0, rates), "write").need * 16);

@@ -112,6 +112,11 @@ struct RankRates {
     /// (MPI-IO; here into the page cache: 20 Newsgroups, K = 100, 370 MB of E′ and 16 MB of
     /// Y in ~0.2 s)
     double row_write_byte = 5.0e-10;
+    /// ClustAcc (--labels): a document × topic of the NNLS weights and θ on each rank (its
+    /// documents), and of rank 0's two k-means (10 restarts, all documents; the labels'
+    /// count matters too: this is at 100). N = 10⁵, D = 20,000, K = 100, 2 ranks: 3 s NNLS,
+    /// ~30 s θ, 2 × 33 s k-means, 101 s in all (jsmf after 3c5439a)
+    double clustacc_entry = 3.3e-5;
     double send_byte = 1.0e-9;         ///< a byte handed to MPI, packed, sent and unpacked (the inverse of a rank's bandwidth)
     double message = 2.0e-6;           ///< a message's latency
     std::string source = "this project's development machine (2-core Intel Xeon; MPI in shared memory)";
