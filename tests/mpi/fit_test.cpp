@@ -1256,9 +1256,6 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     ASSERT_EQ(words.rows(), static_cast<Index>(p.truth.vocab.size()));
     for (Index c = 0; c < 2; ++c) EXPECT_NEAR(words.col(c).sum(), 1.0, 1e-9);
     {
-        io::Provenance provenance;
-        provenance.command_line = "fit_test";
-        provenance.created = io::now_iso8601();
         io::write_model_file(world, dir.file("tree.h5"), tree.info, tree.models, provenance, tree.times, 10, nullptr,
                              &tree.hierarchy);
         if (world.is_root()) {
