@@ -40,6 +40,17 @@ Eigen::MatrixXd three_topics() {
     return B;
 }
 
+// N × K topics (columns summing to 1) of products of two uniform draws: skewed, as real topics.
+Eigen::MatrixXd random_topics(Eigen::Index N, Eigen::Index K, std::mt19937_64& engine) {
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    Eigen::MatrixXd B(N, K);
+    for (Eigen::Index k = 0; k < K; ++k) {
+        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = uniform(engine) * uniform(engine);
+        B.col(k) /= B.col(k).sum();
+    }
+    return B;
+}
+
 TEST(NnlsDocumentWeights, RecoversAnExactlyRepresentableDocument) {
     // ½b0 + ¼b1 + ¼b2 = (¼ + ⅛, ¼, ⅛ + ⅛, ⅛) = (3, 2, 2, 1)/8: counts (3, 2, 2, 1), n = 8.
     corpus::Shard docs;
@@ -59,11 +70,7 @@ TEST(NnlsDocumentWeights, WithWordWeightsFitsTheTfIdfVectorByBruteForce) {
     std::mt19937_64 engine(3);
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
     const Eigen::Index N = 12, K = 3;
-    Eigen::MatrixXd B(N, K);
-    for (Eigen::Index k = 0; k < K; ++k) {
-        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = uniform(engine) * uniform(engine);
-        B.col(k) /= B.col(k).sum();
-    }
+    const Eigen::MatrixXd B = random_topics(N, K, engine);
     Eigen::VectorXd idf(N);
     for (Eigen::Index i = 0; i < N; ++i) idf(i) = std::log(100.0 / (1.0 + 90.0 * uniform(engine)));
     corpus::Shard docs;
@@ -108,11 +115,7 @@ TEST(NnlsDocumentWeights, FromTheGramAndTheUsedRowsEqualsTheWholeB) {
     std::mt19937_64 engine(5);
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
     const Eigen::Index N = 20, K = 4;
-    Eigen::MatrixXd B(N, K);
-    for (Eigen::Index k = 0; k < K; ++k) {
-        for (Eigen::Index i = 0; i < N; ++i) B(i, k) = uniform(engine) * uniform(engine);
-        B.col(k) /= B.col(k).sum();
-    }
+    const Eigen::MatrixXd B = random_topics(N, K, engine);
     Eigen::VectorXd idf(N);
     for (Eigen::Index i = 0; i < N; ++i) idf(i) = 0.5 + uniform(engine);
     corpus::Shard docs;
