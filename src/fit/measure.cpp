@@ -206,6 +206,7 @@ void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const st
 void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>& models, const CountingCorpus& corpus,
                         const std::string& labels_path, Seed seed, const Report& report) {
     Stopwatch clock;
+    Stopwatch stage;  // each K's ClustAcc its own stage (the shard's pass and the labels' read: the first K's)
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
     std::vector<Index> file_offset;  // global document index of each file's first document
     Index declared = 0;
@@ -276,12 +277,16 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
     for (auto& w : shard.words)
         w = static_cast<std::uint32_t>(std::lower_bound(needed.begin(), needed.end(), std::int64_t{w}) - needed.begin());
+    mpi::run_local_phase(world, "clustacc", [&] {
+        if (tfidf && !needed.empty() && needed.back() >= idf.size())
+            throw InputError(corpus.files.front(), "a word id past the " + std::to_string(idf.size()) +
+                                                       " words of C's document frequencies");
+    });
     Eigen::VectorXd idf_needed;
     if (tfidf) {
         idf_needed.resize(static_cast<Index>(needed.size()));
         for (std::size_t j = 0; j < needed.size(); ++j) idf_needed(static_cast<Index>(j)) = idf(needed[j]);
     }
-    Stopwatch stage;  // each K's ClustAcc its own stage (the shard's pass and the labels' read: the first K's)
     for (auto* m : models) {
         // Each rank takes the rows its documents use from the ranks that hold them (kept by
         // rows, the compressed fit's) or from the root, and BᵀB (K × K) is the sum of the
@@ -291,7 +296,9 @@ void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>
                                             : distmat::rows_from_root(world, m->B, needed);
         Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m->num_topics, m->num_topics);
         if (rows) {
-            G = distmat::inner(world, m->B, m->B);
+            // Eigen's product, as the whole-B form's (the same bits at one rank), summed on the root
+            if (m->B.rows() > 0) G = m->B.transpose() * m->B;
+            distmat::sum_on_all_ranks(world, G.data(), static_cast<std::size_t>(G.size()));
         } else {
             if (world.is_root()) G = m->B.transpose() * m->B;
             mpi::broadcast(world, G.data(), static_cast<std::size_t>(G.size()), 0);

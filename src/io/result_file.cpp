@@ -98,12 +98,6 @@ void write_model(hid_t parent, const model::Model& m, const std::vector<std::str
 /// third of their raw size on KOS and 20 Newsgroups at K = 100.
 constexpr int kTopicCompression = 4;
 
-/// Collective (parallel file). /K<K>/model/B, B_breve and unigram of topics kept by rows.
-/// Each rank writes a block of whole chunks (distmat::chunk_aligned), so that every chunk
-/// is deflated by one rank with no part of it sent to another: its words' rows of B and
-/// columns of B̆, taken from the ranks LAW left them on (distmat::repartition: the rows
-/// the two blocks do not share, where the partitions differ). Memory: this rank's block
-/// for the write and one copy of it (B̆ᵀ's, or B's row-major one), one array at a time.
 // Collective. An N × K array kept by rows (`owned`, each rank's block from row `first_row`)
 // written as `name`, deflated, in whole chunks per rank: the rows moved to the chunk-aligned
 // blocks first where those differ from `owned` (so that each chunk has one writer).
@@ -125,6 +119,12 @@ void write_rows_in_chunks(const mpi::Comm& comm, hid_t group, const char* name, 
                             static_cast<hsize_t>(chunked.chunk));
 }
 
+/// Collective (parallel file). /K<K>/model/B, B_breve and unigram of topics kept by rows.
+/// Each rank writes a block of whole chunks (distmat::chunk_aligned), so that every chunk
+/// is deflated by one rank with no part of it sent to another: its words' rows of B and
+/// columns of B̆, taken from the ranks LAW left them on (distmat::repartition: the rows
+/// the two blocks do not share, where the partitions differ). Memory: this rank's block
+/// for the write and one copy of it (B̆ᵀ's, or B's row-major one), one array at a time.
 void write_topic_rows(const mpi::Comm& comm, hid_t parent, const model::Model& m, const std::string& path) {
     h5::Handle model = h5::open_or_create_group(parent, "model", path);
     const auto N = static_cast<hsize_t>(m.B_total_rows), K = static_cast<hsize_t>(m.num_topics);

@@ -157,9 +157,10 @@ struct StageCost {
 /// (n K a probe, probe_factor), E′'s entries (K each) and the measures on B by rows (n K
 /// log₂ n, and 2 n K² flops); the write on each rank 16 n ΣK bytes of B and B̆ deflated
 /// (write_byte), 8 n ΣK of Y and 24 bytes an entry of E′ (its triplets; row_write_byte); and
-/// the bytes and messages each stage sends; ClustAcc the rows of B a rank's documents use and
-/// those it serves (in the metrics); a hierarchy its levels' words by rows (N/P × ΣK_l, and
-/// a row-major copy of one level for the write). LAW's E′ (the
+/// the bytes and messages each stage sends; with --labels a stage "clustacc": the rows of B a
+/// rank's documents use and those it serves, the documents' weights gathered to rank 0 and
+/// its k-means (clustacc_entry a document × topic); a hierarchy its levels' words by rows
+/// (N/P × ΣK_l, and a row-major copy of one level for the write). LAW's E′ (the
 /// triplets, 24 bytes an entry, kept to the write; F at its rows, dense in LAW; indexed by
 /// word in the metrics, 12 bytes an entry) from law_correction_rows and law_corrections.
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, double base,

@@ -64,8 +64,8 @@ struct CorpusDocuments {
 ///                    docID order; labels: D int64 (1-based, into label_names) and
 ///                    label_names: L strings, when the corpus has labels
 /// Collective on `comm`: rank 0 writes "<path>.partial" and renames it when complete (the
-/// arrays kept by rows, a compressed fit's Y, E′, B, B̆ and unigram, first written into it by
-/// every rank collectively);
+/// arrays kept by rows, a compressed fit's Y, E′, B, B̆, unigram and hierarchy levels'
+/// B_words, first written into it by every rank collectively);
 /// on failure nothing is left and every rank throws StageFailed.
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<model::Model>& models, const Provenance& provenance, const StageTimes& times,

@@ -2,8 +2,7 @@
 // A model's topics kept by rows (model::TopicsFound's B_first_row / B_total_rows): the
 // compressed fit leaves B, B̆ and the unigram where LAW computed them, each rank its own
 // words, so that no rank holds N × K. These are the collective steps that read them: the
-// measures, the top words, and the gather for the stage that still needs all of B in one
-// place (the hierarchy's words).
+// measures, the top words, and a gather of all of B on the root (tests compare with it).
 #pragma once
 
 #include <Eigen/Core>
