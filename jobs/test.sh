@@ -10,8 +10,16 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cores=$(getconf _NPROCESSORS_ONLN)
 started=$(date +%s) last=$started
+# The machine's busy CPU time (all processes, in clock ticks) beside each part's wall time:
+# a part that used much less than cores x seconds waited (on MPI's starts, SLURM, signals).
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat 2>/dev/null || echo 0; }
+ticks=$(getconf CLK_TCK) started_busy=$(busy_ticks) last_busy=$started_busy
 timings=()
-took() { local now; now=$(date +%s); timings+=("$(printf '%-44s %5d s' "$1" $((now - last)))"); last=$now; }
+took() {
+  local now busy; now=$(date +%s) busy=$(busy_ticks)
+  timings+=("$(printf '%-52s %5d s %6d core-s' "$1" $((now - last)) $(((busy - last_busy) / ticks)))")
+  last=$now last_busy=$busy
+}
 
 bash "$root/jobs/setup.sh" tests
 took "setup (jobs/setup.sh tests)"
@@ -36,7 +44,8 @@ if [[ $sanitize == 1 ]]; then
   trap 'kill -- -$san_build 2>/dev/null || true' EXIT
 fi
 
-# One ctest slot more than the cores: the SLURM, signal and hostile-input tests mostly wait
+# One ctest slot more than the cores (here and in the two runs after it): the SLURM, signal
+# and hostile-input tests, and the MPI tests' ranks in MPI's start and end, mostly wait
 # (on their jobs, their signals, MPI's start) and take a slot each, so that with slots =
 # cores they left the cores idle for minutes; ranks waiting in MPI yield their core
 # (OMPI_MCA_mpi_yield_when_idle, cmake/JsmfTesting.cmake). 2 cores: 563 s, where it was
@@ -56,7 +65,7 @@ other_kernel() {
 if [[ ${JSMF_KERNEL_TESTS:-1} == 1 ]]; then
   if kernel=$(other_kernel); then
     echo "jsmf test: the numerical tests again under OpenBLAS's $kernel kernels (label kernels)"
-    (cd "$root/build" && OPENBLAS_CORETYPE=$kernel ctest --output-on-failure -j "$cores" -L kernels "$@") || status=$?
+    (cd "$root/build" && OPENBLAS_CORETYPE=$kernel ctest --output-on-failure -j "$((cores + 1))" -L kernels "$@") || status=$?
     took "tests under OPENBLAS_CORETYPE=$kernel (-L kernels)"
   else
     echo "jsmf test: no second BLAS kernel to force on $(uname -m); the kernels run is skipped"
@@ -72,10 +81,10 @@ if [[ $sanitize == 1 ]]; then
   trap - EXIT
   took "waiting for the sanitized build (beside the tests)"
   echo "jsmf test: the sanitized build (build-san: ASan + UBSan, libFuzzer harnesses)"
-  (cd "$root/build-san" && ctest --output-on-failure -j "$cores" -L sanitize "$@") || status=$?
+  (cd "$root/build-san" && ctest --output-on-failure -j "$((cores + 1))" -L sanitize "$@") || status=$?
   took "sanitized tests and fuzzing (-L sanitize)"
 fi
 echo "jsmf test: where the time went"
 printf '  %s\n' "${timings[@]}"
-printf '  %-44s %5d s\n' "total" $(($(date +%s) - started))
+printf '  %-52s %5d s %6d core-s (%d cores)\n' "total" $(($(date +%s) - started)) $((($(busy_ticks) - started_busy) / ticks)) "$cores"
 exit $status
