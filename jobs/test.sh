@@ -12,7 +12,8 @@ cores=$(getconf _NPROCESSORS_ONLN)
 started=$(date +%s) last=$started
 # The machine's busy CPU time (all processes, in clock ticks) beside each part's wall time:
 # a part that used much less than cores x seconds waited (on MPI's starts, SLURM, signals).
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat 2>/dev/null || echo 0; }
+# (printf: mawk prints sums past 2^31 in exponent form, which bash's arithmetic refuses)
+busy_ticks() { awk '/^cpu / { printf "%.0f\n", $2 + $3 + $4 + $7 + $8 }' /proc/stat 2>/dev/null || echo 0; }
 ticks=$(getconf CLK_TCK) started_busy=$(busy_ticks) last_busy=$started_busy
 timings=()
 took() {

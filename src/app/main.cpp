@@ -102,9 +102,13 @@ int main(int argc, char** argv) {
         std::fflush(nullptr);
         if (rank) {
             // Started by a launcher (mpirun, srun): it ends the job as soon as one rank exits
-            // non-zero, so the other ranks wait at a barrier until rank 0 has printed.
-            mpi::Environment environment(argc, argv);
-            mpi::Comm::world().barrier();
+            // non-zero, so the other ranks wait at a barrier until rank 0 has printed. An MPI
+            // that cannot start changes nothing of the answer already given.
+            try {
+                mpi::Environment environment(argc, argv);
+                mpi::Comm::world().barrier();
+            } catch (const std::exception&) {
+            }
         }
         return code == 0 ? exit_code::ok : exit_code::usage;
     }

@@ -11,7 +11,7 @@
 namespace jsmf::mpi {
 namespace {
 
-const char* const kNames[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+const char* const kNames[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", "SLURM_STEP_ID"};
 
 class LauncherRank : public ::testing::Test {
 protected:
@@ -24,7 +24,8 @@ protected:
 TEST_F(LauncherRank, IsNoneForAProcessStartedAlone) { EXPECT_FALSE(launcher_rank().has_value()); }
 
 TEST_F(LauncherRank, ReadsEachLaunchersVariable) {
-    for (const char* name : kNames) {
+    setenv("SLURM_STEP_ID", "0", 1);  // SLURM_PROCID counts within an srun step
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
         setenv(name, "7", 1);
         EXPECT_EQ(launcher_rank(), std::optional<int>(7)) << name;
         unsetenv(name);
@@ -41,9 +42,20 @@ TEST_F(LauncherRank, PrefersMpirunsRankToSlurmsTaskId) {
     EXPECT_EQ(launcher_rank(), std::optional<int>(3));
 }
 
+// A batch script's shell has SLURM_PROCID=0 outside any step: a jsmf started there is alone.
+TEST_F(LauncherRank, IgnoresSlurmsTaskIdOutsideAStep) {
+    setenv("SLURM_PROCID", "0", 1);
+    EXPECT_FALSE(launcher_rank().has_value());
+    setenv("SLURM_STEP_ID", "4", 1);
+    EXPECT_EQ(launcher_rank(), std::optional<int>(0));
+}
+
 TEST_F(LauncherRank, SkipsValuesThatAreNotRanks) {
+    setenv("SLURM_STEP_ID", "0", 1);
     setenv("OMPI_COMM_WORLD_RANK", "", 1);
     setenv("PMIX_RANK", "2x", 1);
+    setenv("PMI_RANK", "99999999999", 1);  // past int
+    EXPECT_EQ(launcher_rank(), std::optional<int>());
     setenv("PMI_RANK", "-1", 1);
     setenv("SLURM_PROCID", "4", 1);
     EXPECT_EQ(launcher_rank(), std::optional<int>(4));
