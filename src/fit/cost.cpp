@@ -90,7 +90,12 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double enn_block = K + lowrank::kEnnOversampling;
     const double enn_columns = s.enn_columns >= 0 ? s.enn_columns : 3 * enn_block * s.enn_iterations;
     const double enn_products = std::ceil(enn_columns / enn_block);
-    const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : 0.02 * N * l;
+    // E's typical share of the N × l checked pairs grows with K (a rank-K factor of noisy
+    // counts has more negative pairs the more dimensions it keeps): measured at the default
+    // stop's densest iteration, KOS K = 10: 0.01; KOS K = 100: 0.36; 20 Newsgroups K = 100:
+    // 0.55. K/250 between 2 % and a half (past a half of a panel's pairs F keeps it dense,
+    // 12 bytes a pair either way).
+    const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : std::clamp(K / 250, 0.02, 0.5) * N * l;
     const double corrections_summed =
         s.enn_corrections_summed >= 0 ? s.enn_corrections_summed : s.enn_iterations * corrections;
     const double correction_columns = s.enn_correction_columns >= 0 ? s.enn_correction_columns : enn_columns * corrections;
@@ -144,8 +149,13 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // Its lists over V_r while it is set up: the ids (4 bytes), d and the document
     // frequencies (16), the transpose's two maps or the exchange's ids asked and served (16
     // and 8): 44 bytes a word of V_r.
+    // Then C's row sums, a one-column product through the exchange's blocks, and the
+    // unigram gathered on every rank (measured: 29 MiB of a 10⁶-word corpus's operator
+    // stage, 297 MiB, after the set-up; 1.21 of the model without them).
     add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N},
-                     {"its lists over the rank's vocabulary V_r, set up (44 bytes a word)", 44 * V}},
+                     {"its lists over the rank's vocabulary V_r, set up (44 bytes a word)", 44 * V},
+                     {"C's row sums: a one-column product's exchange", exchange_buffers(1)},
+                     {"the unigram gathered on every rank", 8 * N}},
         8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions,
         local_nnz * rate.setup_nonzero + product_seconds(1, 1));
     add("compress",
@@ -154,6 +164,18 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
          {"a product's exchange (one panel)", exchange_buffers(p)}},
         range_columns * per_column_sent + range_products * 8 * p * p, range_products * (exchange_messages(p) + 4 * reductions),
         product_seconds(range_columns, p));
+    // F's memory at its densest, and a look at the topics after it is freed: the heap
+    // (freed blocks kept, core/memory.hpp) hands F's pieces to the look's blocks that fit in
+    // one (its N/P × K blocks), not to its F at S′'s rows where that is larger than F's
+    // largest piece (the CSR's values: 8 bytes an entry of F, half E's corrections).
+    // Measured, 2 ranks: 20 Newsgroups, K = 100, 334 MiB after the iterations, 478 with
+    // the looks (F at S′'s 1,496 rows: 114 MiB, F's values 42 MiB); KOS, K = 100, no growth.
+    const double f_bytes = std::min(12 * n * l, 8 * l * n * s.enn_dense_share + 24 * corrections / P);
+    const double look_dense = 8 * n * law_rows, look_blocks = 16 * law_rows * K + 6 * 8 * n * K;
+    const double look_beyond_f =
+        looks == 0 ? 0
+                   : 4 * corrections / P >= look_dense ? std::max(0.0, look_dense + look_blocks - f_bytes)
+                                                       : look_dense + std::max(0.0, look_blocks - f_bytes);
     add("enn",
         {libraries, vocabulary, shard, documents, {"Y and its dealt copies (3 × N/P × K)", 3 * 8 * n * K},
          // A correction (a nonzero of E) is 12 bytes: F's entry, and for a row outside L
@@ -163,9 +185,13 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
          // 12 bytes a checked pair.
          {"F: its dense rows 8 bytes a checked pair, a sparse correction 12 bytes and up to 12 more while its "
           "arrays grow (at most N/P × l × 12)",
-          std::min(12 * n * l, 8 * l * n * s.enn_dense_share + 24 * corrections / P)},
+          f_bytes},
          {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
-         {"the rows' order and the looks' masses (replicated)", 24 * N}},
+         {"the rows' order and the looks' masses (replicated)", 24 * N},
+         {"a look at the topics (every 10th iteration; LAW without E′'s triplets, F freed before it): what its "
+          "F at S′'s rows (N/P × |S′|, dense), Y_S′, Q_S′ and its N/P × K blocks (Y's copy, P₀, Q, P, B̆, B) take "
+          "beyond F's freed arrays",
+          look_beyond_f}},
         // Per column: [Y 1]ᵀx summed (K + 1), X_L's own rows gathered and FᵀX's others
         // summed to their owners (l rows between them; at one rank only the gather's). Per
         // iteration: Y_L summed everywhere (l × K) and the offered rows' norms and ids

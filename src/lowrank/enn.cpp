@@ -604,7 +604,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         Stopwatch clock;
         EnnIteration it;
         Stopwatch check_clock;
-        const CheckedPairs c = check_pairs(comm, rows, Y, l, options.dense_panel_density, screen(result.trace), recompute_share);
+        CheckedPairs c = check_pairs(comm, rows, Y, l, options.dense_panel_density, screen(result.trace), recompute_share);
         it.check_seconds = check_clock.seconds();
         Index dense_rows = 0;
         for (const auto& d : c.dense) dense_rows += d.Ft.cols();
@@ -629,6 +629,7 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         step.tolerance =
             projection_tolerance(options, eig.tolerance, result.trace, t == 0 || t + 1 == last_iteration, c.nonzeros);
         const distmat::EigResult e = distmat::top_eigenpairs(op, rows, comm, step, &warm);
+        c = CheckedPairs{};  // F's memory to the look at the topics (the heap keeps it for reuse)
         eig.lower_bound = std::isfinite(e.next_lower_bound) ? std::min(e.lower_bound, e.next_lower_bound) : e.lower_bound;
         Eigen::MatrixXd next = psd_factor(comm, e.vectors, e.values);
         it.change = factor_change(comm, Y, next);

@@ -226,11 +226,11 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     out.correction.rows = S1;
     // Reserved to size: E′ can be most of F (20 Newsgroups, K = 100, one ENN iteration: 79 %
     // of |S′| × N), and growing by doubling would hold up to twice its 24 bytes an entry.
-    const auto entries = static_cast<std::size_t>((F.array() > 0).count());
+    const auto entries = options.list_correction ? static_cast<std::size_t>((F.array() > 0).count()) : 0;
     out.correction.entry_row.reserve(entries);
     out.correction.entry_col.reserve(entries);
     out.correction.entry_value.reserve(entries);
-    for (Index j = 0; j < local; ++j)
+    for (Index j = 0; options.list_correction && j < local; ++j)
         for (Index k = 0; k < s1; ++k)
             if (F(j, k) > 0) {
                 out.correction.entry_row.push_back(S1[static_cast<std::size_t>(k)]);
@@ -318,6 +318,7 @@ EnnLook look_at_topics(const mpi::Comm& comm, const distmat::RowPartition& rows,
                        const Eigen::VectorXd& mass) {
     const Index begin = rows.begin(comm.rank()), end = rows.end(comm.rank());
     options.solve_only.assign(static_cast<std::size_t>(Y.rows()), 0);
+    options.list_correction = false;  // B and B̆ only: E′'s entries are the write's and the metrics'
     for (const Index w : words)
         if (w >= begin && w < end) options.solve_only[static_cast<std::size_t>(w - begin)] = 1;
     const LawResult law = factorize_low_rank(comm, rows, Y, doc_freq, options);

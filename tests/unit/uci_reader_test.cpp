@@ -147,6 +147,18 @@ TEST(Vocab, ChecksSizeAndEmptyWords) {
     expect_input_error([&] { read_vocab(dir.file("hole.txt"), 3); }, {"hole.txt:2:", "empty word"});
 }
 
+// The first repeat in the file's order is named, with the word's first line: "b" repeats
+// on line 4 before "a" does on line 6 (and "b" again on 5); sorted, "a" comes first.
+TEST(Vocab, NamesTheFirstRepeatedWord) {
+    TempDir dir;
+    test::write_text(dir.file("v.txt"), "a\nb\nc\nb\nb\na\n");
+    expect_input_error([&] { read_vocab(dir.file("v.txt"), 6); }, {"v.txt:4:", "'b' is already line 2"});
+    test::write_text(dir.file("w.txt"), "x\ny\nz\nx\n");
+    expect_input_error([&] { read_vocab(dir.file("w.txt"), -1); }, {"w.txt:4:", "'x' is already line 1"});
+    // A header that declares far more words than the file holds costs no memory: refused by count.
+    expect_input_error([&] { read_vocab(dir.file("w.txt"), Index{1} << 40); }, {"w.txt", "has 4 words"});
+}
+
 // A random corpus in UCI text, with long and one-line documents and empty documents.
 std::string random_uci(std::mt19937_64& engine, int num_docs, int num_words, std::map<int, std::map<int, int>>& truth) {
     std::string body;

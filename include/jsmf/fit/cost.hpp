@@ -50,7 +50,8 @@ struct CompressedShape {
     double enn_iterations = 150;  ///< ENN's iterations (the dry run: the most it runs)
     bool enn_looks = true;        ///< the settled stop's looks at the topics, every 10th iteration
     /// The most nonzeros of E (F's corrections over all ranks) in an iteration, times their
-    /// imbalance over the ranks; < 0: 2 % of the N × l checked pairs (KOS, K = 10: 1 %).
+    /// imbalance over the ranks; < 0: K/250 of the N × l checked pairs, at least 2 % and at
+    /// most a half (measured: KOS, K = 10: 1 %; K = 100: 36 %; 20 Newsgroups, K = 100: 55 %).
     double enn_corrections = -1;
     /// For ENN's seconds: the corrections summed over its iterations, and each iteration's
     /// times its column-products, summed (times the imbalance each); < 0: the iterations,
@@ -138,10 +139,12 @@ struct StageCost {
 /// Local. The compressed fit's stages on the largest rank (each rank its ⌈N/P⌉ words: no
 /// rank holds N × K), the process before any data `base` bytes. Memory per rank: the
 /// documents (8 bytes per nonzero as read, 24 more in the operator's two copies, 12 a row of
-/// its word-major index: a word of a block of documents, by zipf_distinct_words), the
+/// its word-major index: a word of a block of documents, by zipf_distinct_words; C's row sums
+/// through a one-column exchange and the unigram on every rank), the
 /// eigensolver's blocks (10 of N/P × p), the products' exchange (N/P + 2 (served + own) +
 /// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (24 bytes a
-/// correction with Fᵀ's copy, at most 12 a checked pair, N/P × l) and its l × p blocks, the factors (a few
+/// correction with Fᵀ's copy, at most 12 a checked pair, N/P × l) and its l × p blocks, with the
+/// settled stop's looks at the topics beside them (LAW without E′'s triplets), the factors (a few
 /// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and B and B̆ by
 /// rows, 2 N/P × ΣK (written by rows, as Y; for the write moved to blocks of whole chunks,
 /// 2 N/P × K more at P > 1, and the rows moved sent). Bytes sent (as core/traffic.hpp counts them: the
