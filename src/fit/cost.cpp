@@ -93,9 +93,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // E's typical share of the N × l checked pairs grows with K (a rank-K factor of noisy
     // counts has more negative pairs the more dimensions it keeps): measured at the default
     // stop's densest iteration, KOS K = 10: 0.01; KOS K = 100: 0.36; 20 Newsgroups K = 100:
-    // 0.55. K/250 between 2 % and a half (past a half of a panel's pairs F keeps it dense,
+    // 0.55. K/500 between 2 % and a half (past a half of a panel's pairs F keeps it dense,
     // 12 bytes a pair either way).
-    const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : std::clamp(K / 250, 0.02, 0.5) * N * l;
+    const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : std::clamp(K / 500, 0.02, 0.5) * N * l;
     const double corrections_summed =
         s.enn_corrections_summed >= 0 ? s.enn_corrections_summed : s.enn_iterations * corrections;
     const double correction_columns = s.enn_correction_columns >= 0 ? s.enn_correction_columns : enn_columns * corrections;

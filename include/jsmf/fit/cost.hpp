@@ -50,7 +50,7 @@ struct CompressedShape {
     double enn_iterations = 150;  ///< ENN's iterations (the dry run: the most it runs)
     bool enn_looks = true;        ///< the settled stop's looks at the topics, every 10th iteration
     /// The most nonzeros of E (F's corrections over all ranks) in an iteration, times their
-    /// imbalance over the ranks; < 0: K/250 of the N × l checked pairs, at least 2 % and at
+    /// imbalance over the ranks; < 0: K/500 of the N × l checked pairs, at least 2 % and at
     /// most a half (measured: KOS, K = 10: 1 %; K = 100: 36 %; 20 Newsgroups, K = 100: 55 %).
     double enn_corrections = -1;
     /// For ENN's seconds: the corrections summed over its iterations, and each iteration's
