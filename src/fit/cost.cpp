@@ -93,8 +93,11 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // E's typical share of the N × l checked pairs grows with K (a rank-K factor of noisy
     // counts has more negative pairs the more dimensions it keeps): measured at the default
     // stop's densest iteration, KOS K = 10: 0.01; KOS K = 100: 0.36; 20 Newsgroups K = 100:
-    // 0.55. K/500 between 2 % and a half (past a half of a panel's pairs F keeps it dense,
-    // 12 bytes a pair either way).
+    // 0.55. K/500 between 2 % and a half: below real text's share at K = 100 on purpose, a
+    // middle between it and synthetic corpora's few per cent (K/250 planned a synthetic
+    // 10⁵-word corpus at 1.24–1.45 of its peak; K/500 at 0.87–1.16, KOS at 1.09). F's
+    // memory is at most 12 bytes a checked pair whatever the share (a sparse panel, up to
+    // half its pairs: 24 bytes an entry with Fᵀ's copy; a dense one: 8 bytes a pair).
     const double corrections = s.enn_corrections >= 0 ? s.enn_corrections : std::clamp(K / 500, 0.02, 0.5) * N * l;
     const double corrections_summed =
         s.enn_corrections_summed >= 0 ? s.enn_corrections_summed : s.enn_iterations * corrections;
@@ -107,7 +110,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // the metrics also index them by word (12 bytes an entry, 12 more at the anchors'
     // rows), and they move into the model file's record after the metrics, to the write.
     const std::pair<std::string, double> triplets{"E′'s triplets, this rank's (24 bytes an entry)", 24 * law_entries};
-    const double looks = s.enn_looks ? std::floor(s.enn_iterations / 10) : 0;  // the settled stop's, LAW's work each
+    // the settled stop's looks, LAW's work each: after every 10th iteration but the last
+    const double looks = s.enn_looks ? std::floor(std::max(0.0, s.enn_iterations - 1) / 10) : 0;
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
     const double kept = 16 * n * std::max(1.0, s.kept_topics);  // B and B̆ of every K, by rows (as Y)
 
@@ -151,7 +155,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // and 8): 44 bytes a word of V_r.
     // Then C's row sums, a one-column product through the exchange's blocks, and the
     // unigram gathered on every rank (measured: 29 MiB of a 10⁶-word corpus's operator
-    // stage, 297 MiB, after the set-up; 1.21 of the model without them).
+    // stage, 297 MiB, after the set-up: the exchange's 24 and the unigram's 8; 1.21 of the
+    // model without them).
     add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N},
                      {"its lists over the rank's vocabulary V_r, set up (44 bytes a word)", 44 * V},
                      {"C's row sums: a one-column product's exchange", exchange_buffers(1)},

@@ -811,6 +811,18 @@ TEST(CompressedFit, LookSolvesOnlyTheListedWords) {
         else
             EXPECT_EQ(Bb_part.row(j).cwiseAbs().sum(), 0.0) << "word " << j;
     }
+    // Without E′'s entries listed (the looks' LAW): the same rows S′, the same B, B̆ and A
+    // to the bit, and no triplets where the whole has some (Y here is not rectified).
+    LawOptions unlisted;
+    unlisted.list_correction = false;
+    const LawResult bare = factorize_low_rank(world, op.rows(), c.Y, freq, unlisted);
+    EXPECT_GT(mpi::allreduce_sum(world, static_cast<std::int64_t>(whole.correction.entry_value.size())), 0);
+    EXPECT_TRUE(bare.correction.entry_row.empty() && bare.correction.entry_col.empty() && bare.correction.entry_value.empty());
+    EXPECT_EQ(bare.correction.rows, whole.correction.rows);
+    EXPECT_EQ(bare.anchors, whole.anchors);
+    EXPECT_EQ(bare.B, whole.B);
+    EXPECT_EQ(bare.B_breve, whole.B_breve);
+    EXPECT_EQ(bare.A, whole.A);
 }
 
 // With the fit's looks (LAW's B̆ on the most frequent words only, their specificity and

@@ -5,6 +5,9 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/corpus/uci.hpp"
@@ -155,8 +158,25 @@ TEST(Vocab, NamesTheFirstRepeatedWord) {
     expect_input_error([&] { read_vocab(dir.file("v.txt"), 6); }, {"v.txt:4:", "'b' is already line 2"});
     test::write_text(dir.file("w.txt"), "x\ny\nz\nx\n");
     expect_input_error([&] { read_vocab(dir.file("w.txt"), -1); }, {"w.txt:4:", "'x' is already line 1"});
+    // A repeat is named before the other errors, as when each line was checked as it was
+    // read: before a count that differs from the header's, and before a later empty word.
+    expect_input_error([&] { read_vocab(dir.file("w.txt"), 5); }, {"w.txt:4:", "'x' is already line 1"});
+    test::write_text(dir.file("hole.txt"), "a\na\n\nb\n");
+    expect_input_error([&] { read_vocab(dir.file("hole.txt"), 3); }, {"hole.txt:2:", "'a' is already line 1"});
     // A header that declares far more words than the file holds costs no memory: refused by count.
-    expect_input_error([&] { read_vocab(dir.file("w.txt"), Index{1} << 40); }, {"w.txt", "has 4 words"});
+    test::write_text(dir.file("ok.txt"), "p\nq\n");
+    expect_input_error([&] { read_vocab(dir.file("ok.txt"), Index{1} << 40); }, {"ok.txt", "has 2 words"});
+}
+
+// A vocabulary through a pipe (no size to reserve by, no seeking): read as a file is.
+TEST(Vocab, ReadsFromAFifo) {
+    TempDir dir;
+    const std::string fifo = dir.file("v.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] { test::write_text(fifo, "alpha\nbeta\n"); });
+    const std::vector<std::string> words = read_vocab(fifo, 2);
+    writer.join();
+    EXPECT_EQ(words, (std::vector<std::string>{"alpha", "beta"}));
 }
 
 // A random corpus in UCI text, with long and one-line documents and empty documents.

@@ -11,8 +11,10 @@
 namespace jsmf::corpus {
 
 /// Local. Reads a vocabulary file (UCI vocab.X.txt: one word per line, CRLF tolerated,
-/// a trailing newline optional). Throws InputError on an empty word (file:line), or
-/// when `expected_size` >= 0 and the number of words differs from it.
+/// a trailing newline optional). Throws InputError on a word given twice (file:line of
+/// the first repeat, naming the word's first line; reported before any other error), on
+/// an empty word (file:line), or when `expected_size` >= 0 and the number of words differs
+/// from it. Reads from pipes and FIFOs too.
 std::vector<std::string> read_vocab(const std::string& path, Index expected_size = -1);
 
 /// Collective on `comm`. Rank 0 reads and checks the file (one message on failure),
