@@ -61,6 +61,7 @@ struct RectifyCommand {
     std::string checkpoint;
     int checkpoint_every = 10;
     std::string resume;
+    std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_rectify_command(CLI::App& app, RectifyCommand& command);
 /// Collective on `world`.

@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
     install_stop_handlers(world.rank(), world.size());
     log::set_rank(world.rank(), world.size());
     log::set_quiet(quiet);
+    rectify.given = app::given_settings(*rectify_app);
     fit.given = app::given_settings(*fit_app);
     sweep.given = app::given_settings(*sweep_app);
     // The library names options ("{relaxation} must lie in (0, 2)"); users see the flags

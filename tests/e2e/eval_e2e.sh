@@ -247,6 +247,10 @@ expect_sweep_error "--rectify: 'foo' is not one of" --cooc "$work/C.h5" --rectif
 expect_sweep_error "--solver: 'admm' is given twice" --cooc "$work/C.h5" --solver admm,admm
 expect_sweep_error "--topics must look like" --cooc "$work/C.h5" --topics 5,x
 expect_sweep_error "--task 8 is outside the grid of 8 points" --cooc "$work/C.h5" --topics 3,4 --rectify none,ap --solver admm,active-set --task 8
+# A setting that no swept rectifier or solver reads, as fit refuses one its run does not read.
+expect_sweep_error "--permutations is read only with --rectify dc" --cooc "$work/C.h5" --topics 3 --rectify none,ap --permutations 4
+expect_sweep_error "--solver-iterations is read only with --solver expgrad, admm or kl" --cooc "$work/C.h5" --topics 3 \
+  --rectify none --solver active-set --solver-iterations 5
 
 # ClustAcc per run, and a labels file with a blank line inside refused before any work.
 run_quiet 2 sweep --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --labels "$work/labels.e.txt" --topics 4 \

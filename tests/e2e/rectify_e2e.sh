@@ -11,10 +11,12 @@ run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
 "$jsmf" -q synth --dir "$work" --name r --docs 1200 --words 150 --topics 5 --seed 4 || fail synth
 run_quiet 2 cooc --corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt" --out "$work/C.h5" >/dev/null || fail cooc
 
+# Each rectifier with the settings it reads (one it does not read is refused: below).
 for method in ap dr dp dc none; do
-  case $method in ap|dr|dp) iterations=8 ;; dc) iterations=4 ;; *) iterations=0 ;; esac
+  case $method in ap|dr|dp) iterations=8 settings=(--stop iterations --iterations 8) ;;
+                  dc) iterations=4 settings=(--permutations 4) ;; *) iterations=0 settings=() ;; esac
   if run_quiet 2 rectify --in "$work/C.h5" --out "$work/$method.h5" --topics 5 --method "$method" \
-       --stop iterations --iterations 8 --permutations 4 >/dev/null 2>"$work/err"; then
+       "${settings[@]}" >/dev/null 2>"$work/err"; then
     ok "rectify --method $method"
     "$checker" "$work/$method.h5" "$method" 5 "$iterations" && ok "$method file" || fail "$method file"
   else
@@ -87,6 +89,11 @@ for np in 1 2 4; do
   expect_error "$np" "the checkpoint has K = 5, not --topics 6" --in "$work/C.h5" --topics 6 --resume "$work/ck.h5"
 done
 expect_error 2 "2K < N" --in "$work/C.h5" --topics 80 --method dc
+# A setting the chosen rectifier does not read: a usage error naming it and what reads it.
+want=1 expect_error 2 "--iterations is read only with --method ap, dr or dp" --in "$work/C.h5" --topics 5 --method dc --iterations 8
+want=1 expect_error 2 "--permutations is read only with --method dc" --in "$work/C.h5" --topics 5 --method ap --permutations 4
+want=1 expect_error 2 "--checkpoint is read only with --method ap, dr or dp" --in "$work/C.h5" --topics 5 --method none \
+  --checkpoint "$work/ck_none.h5"
 expect_error 2 "not a jsmf checkpoint" --in "$work/C.h5" --topics 5 --resume "$work/C.h5"
 expect_error 2 "the checkpoint is of --method dr, not dp" --in "$work/C.h5" --topics 5 --method dp --resume "$work/ck_dr.h5"
 
