@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `jsmf rectify`: read C, rectify it (AP, or none for the Baseline), write the result and its trace.
-#include <algorithm>
 #include <cstdio>
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
-#include "jsmf/fit/options.hpp"
 #include "jsmf/fit/rectify_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 
@@ -35,14 +33,8 @@ int run_rectify(const RectifyCommand& c, const mpi::Comm& world, const std::stri
         parse_grid_shape(c.grid, world.size(), job.grid_rows, job.grid_cols);
         if (c.block_size < 1) throw usage_error("--block-size must be at least 1");
         job.rectify = to_options(c.rectify);
-        // As fit: a setting the chosen rectifier does not read is a mistake, not a no-op.
-        std::vector<fit::UnusedSetting> unused = fit::unused_settings(c.given, job.rectify);
-        if (!fit::is_projection(job.rectify.method))
-            for (const char* name : {"checkpoint", "checkpoint_every", "resume"})
-                if (std::find(c.given.begin(), c.given.end(), name) != c.given.end())
-                    unused.push_back({name, "{rectify} ap, dr or dp (the iterative rectifiers)"});
-        fit::refuse_unused(unused);
     });
+    job.given = c.given;
     job.grid_given = !c.grid.empty();
     job.in = c.in;
     job.out = c.out;

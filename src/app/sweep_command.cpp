@@ -6,7 +6,6 @@
 
 #include "app/commands.hpp"
 #include "jsmf/core/log.hpp"
-#include "jsmf/fit/options.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/sweep.hpp"
 #include "jsmf/io/output_path.hpp"
@@ -68,19 +67,6 @@ void remove_created_folders(const std::string& folder, const std::string& made_o
     io::remove_created_folder(folder, made_out);
 }
 
-/// Local. The settings of `lists[0]` that every list has: those no swept point reads.
-std::vector<fit::UnusedSetting> unused_by_every(const std::vector<std::vector<fit::UnusedSetting>>& lists) {
-    std::vector<fit::UnusedSetting> out;
-    if (lists.empty()) return out;
-    for (const fit::UnusedSetting& setting : lists.front()) {
-        const auto has = [&](const std::vector<fit::UnusedSetting>& list) {
-            return std::any_of(list.begin(), list.end(), [&](const fit::UnusedSetting& u) { return u.name == setting.name; });
-        };
-        if (std::all_of(lists.begin() + 1, lists.end(), has)) out.push_back(setting);
-    }
-    return out;
-}
-
 /// Local. The sweep the flags describe, checked as far as flags can be.
 fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& command_line) {
     fit::SweepJob job;
@@ -116,24 +102,6 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         for (const auto& name : parse_name_list(c.solvers, "--solver", choices<recover::Solver>()))
             solvers.push_back(parse_name<recover::Solver>(name, "solver"));
         job.rectify = to_options(c.rectify);  // the method is each run's, and resolve() decides the rest for it
-        // As fit: a setting that no swept rectifier, or no swept solver, reads is a mistake
-        // (--permutations with --rectify none,ap). The --solver list itself is said below.
-        std::vector<std::vector<fit::UnusedSetting>> by_rectifier, by_solver;
-        for (const fit::Rectifier r : rectifiers) {
-            fit::RectifyOptions o = job.rectify;
-            o.method = r;
-            by_rectifier.push_back(fit::unused_settings(c.given, o));
-        }
-        for (const recover::Solver s : solvers) {
-            fit::ModelOptions m = c.model.options;
-            m.solver = s;
-            std::vector<fit::UnusedSetting> u = fit::unused_settings(c.given, m);
-            u.erase(std::remove_if(u.begin(), u.end(), [](const fit::UnusedSetting& x) { return x.name == "solver"; }), u.end());
-            by_solver.push_back(std::move(u));
-        }
-        std::vector<fit::UnusedSetting> unused = unused_by_every(by_rectifier);
-        for (fit::UnusedSetting& u : unused_by_every(by_solver)) unused.push_back(std::move(u));
-        fit::refuse_unused(unused);
     }
     if (!c.model.anchor_words.empty()) throw usage_error("--anchor-words fixes K: use jsmf fit");
     check_model_settings(c.model);
@@ -157,6 +125,7 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
     job.top_words = c.top_words;
     job.folder = c.out_dir;
     job.command_line = command_line;
+    job.given = c.given;
     fit::check(job);
     return job;
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/memory.hpp"
 #include "jsmf/core/timer.hpp"
@@ -39,7 +41,19 @@ RectifyFileOutcome rectify_file(const mpi::Comm& world, const RectifyFileJob& c,
     StageTimes times;
     RectifyFileOutcome outcome;
     RectifyOptions& r = outcome.options;
-    mpi::run_local_phase(world, "setup", [&] { r = resolve(c.rectify); });
+    mpi::run_local_phase(world, "setup", [&] {
+        // A setting the rectifier does not read is a mistake, not a no-op (as fit).
+        std::vector<UnusedSetting> unused = unused_settings(c.given, c.rectify);
+        if (!is_projection(c.rectify.method)) {
+            const auto given = [&](const char* name) { return std::find(c.given.begin(), c.given.end(), name) != c.given.end(); };
+            const std::pair<const char*, bool> iterative[] = {
+                {"checkpoint", !c.checkpoint.empty()}, {"checkpoint_every", false}, {"resume", !c.resume.empty()}};
+            for (const auto& [name, set] : iterative)
+                if (set || given(name)) unused.push_back({name, "{rectify} ap, dr or dp (the iterative rectifiers)"});
+        }
+        refuse_unused(unused);
+        r = resolve(c.rectify);
+    });
     const auto grid = process_grid(world, c.grid_rows, c.grid_cols);
     if (!c.grid_given)
         if (const std::string warning = distmat::long_grid_warning(world.size()); !warning.empty())
@@ -49,8 +63,6 @@ RectifyFileOutcome rectify_file(const mpi::Comm& world, const RectifyFileJob& c,
 
     if (!c.checkpoint.empty()) io::check_output_path(world, c.checkpoint, {c.in});
     mpi::run_local_phase(world, "setup", [&] {
-        if ((!c.checkpoint.empty() || !c.resume.empty()) && !is_projection(r.method))
-            throw OptionError("{checkpoint} and {resume} apply to {rectify} ap, dr and dp");
         if (c.checkpoint_every < 1) throw OptionError("{checkpoint_every} must be at least 1");
         if (c.block_size < 1) throw OptionError("{block_size} must be at least 1");
     });

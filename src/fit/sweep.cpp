@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -38,6 +39,47 @@ std::vector<SweepPoint> sweep_points(const std::vector<Rectifier>& rectifiers, c
     return points;
 }
 
+namespace {
+// The settings given that no point of the dense grid reads: unused by each of its
+// rectifiers, or by each of its solvers (the --solver list itself is the sweep's to say).
+std::vector<UnusedSetting> unused_by_every_point(const SweepJob& job) {
+    std::vector<std::vector<UnusedSetting>> by_rectifier, by_solver;
+    std::vector<Rectifier> rectifiers;
+    std::vector<recover::Solver> solvers;
+    for (const SweepPoint& point : job.points) {
+        if (point.rectify && std::find(rectifiers.begin(), rectifiers.end(), *point.rectify) == rectifiers.end())
+            rectifiers.push_back(*point.rectify);
+        if (std::find(solvers.begin(), solvers.end(), point.solver) == solvers.end()) solvers.push_back(point.solver);
+    }
+    for (const Rectifier r : rectifiers) {
+        RectifyOptions o = job.rectify;
+        o.method = r;
+        by_rectifier.push_back(unused_settings(job.given, o));
+    }
+    for (const recover::Solver s : solvers) {
+        ModelOptions m = job.model;
+        m.solver = s;
+        std::vector<UnusedSetting> u = unused_settings(job.given, m);
+        u.erase(std::remove_if(u.begin(), u.end(), [](const UnusedSetting& x) { return x.name == "solver"; }), u.end());
+        by_solver.push_back(std::move(u));
+    }
+    // Those of the first list that every list has.
+    const auto by_every = [](const std::vector<std::vector<UnusedSetting>>& lists, std::vector<UnusedSetting>& out) {
+        if (lists.empty()) return;
+        for (const UnusedSetting& setting : lists.front()) {
+            const auto has = [&](const std::vector<UnusedSetting>& list) {
+                return std::any_of(list.begin(), list.end(), [&](const UnusedSetting& u) { return u.name == setting.name; });
+            };
+            if (std::all_of(lists.begin() + 1, lists.end(), has)) out.push_back(setting);
+        }
+    };
+    std::vector<UnusedSetting> unused;
+    by_every(by_rectifier, unused);
+    by_every(by_solver, unused);
+    return unused;
+}
+}  // namespace
+
 void check(const SweepJob& job) {
     const auto count = static_cast<int>(job.points.size());
     if (job.task >= count)
@@ -50,7 +92,10 @@ void check(const SweepJob& job) {
     if (!job.model.anchor_words.empty()) throw OptionError("{anchor_words} fixes K: use jsmf fit");
     if (job.top_words < 1) throw OptionError("{top_words} must be at least 1");
     if (job.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
-    if (job.pipeline == Pipeline::dense) (void)resolve(job.rectify);  // the method is each point's
+    if (job.pipeline == Pipeline::dense) {
+        refuse_unused(unused_by_every_point(job));
+        (void)resolve(job.rectify);  // the method is each point's
+    }
     check(job.model);
 }
 

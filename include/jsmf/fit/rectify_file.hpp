@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "jsmf/core/types.hpp"
 #include "jsmf/fit/options.hpp"
@@ -28,6 +29,9 @@ struct RectifyFileJob {
     std::string checkpoint;          ///< AP, DR, DP: a resumable checkpoint, every `checkpoint_every` iterations
     int checkpoint_every = 10;
     std::string resume;              ///< AP, DR, DP: continue from this checkpoint (C is read from it)
+    /// The settings given on the command line (RectifyOptions' names, checkpoint,
+    /// checkpoint_every, resume): one the rectifier does not read is refused, as fit does.
+    std::vector<std::string> given;
     std::string command_line;
 };
 

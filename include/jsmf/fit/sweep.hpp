@@ -47,6 +47,9 @@ struct SweepJob {
     std::string folder;              ///< holds runs/ and the table; made by the caller
     int grid_rows = 0, grid_cols = 0;  ///< the dense pipeline's process grid
     bool grid_given = false;
+    /// The settings given on the command line (fit's names): on the dense pipeline, one that
+    /// no point's rectifier or solver reads is refused (--permutations with --rectify none,ap).
+    std::vector<std::string> given;
     std::string command_line;
 };
 
