@@ -11,11 +11,13 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -47,7 +49,8 @@ public:
         model_.scaling(0);
     }
 
-    void add_rows(const Eigen::MatrixXd& B_rows, const std::vector<Index>& rows) {
+    /// Adds the rows `rows` of the factor, their values the rows of `values` in that order.
+    void add_rows(const Eigen::MatrixXd& values, const std::vector<Index>& rows) {
         for (const Index i : rows) in_set_.insert(i);
         rows_added_ = true;
         const int n = static_cast<int>(rows.size());
@@ -58,7 +61,7 @@ public:
             starts[static_cast<std::size_t>(r)] = static_cast<CoinBigIndex>(columns.size());
             for (int f = 0; f < F_; ++f) {
                 columns.push_back(f);
-                elements.push_back(B_rows(rows[static_cast<std::size_t>(r)], f));
+                elements.push_back(values(r, f));
             }
         }
         starts[static_cast<std::size_t>(n)] = static_cast<CoinBigIndex>(columns.size());
@@ -99,13 +102,48 @@ private:
     bool solved_once_ = false, rows_added_ = false;
 };
 
+/// Collective. The rows `ids` (global, each held by one rank) of the factor on the root, in
+/// the order of `ids` (the root's list; the others' are ignored): the ids broadcast, every
+/// rank sends the rows it holds (ascending, as gather_concat keeps rank order).
+Eigen::MatrixXd rows_on_root(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row,
+                             std::vector<Index> ids) {
+    const int F = static_cast<int>(B_local.cols());
+    std::int64_t count = static_cast<std::int64_t>(ids.size());
+    mpi::broadcast(comm, count, 0);
+    std::vector<std::int64_t> wanted(ids.begin(), ids.end());
+    wanted.resize(static_cast<std::size_t>(count));
+    mpi::broadcast(comm, wanted.data(), wanted.size(), 0);
+    std::vector<std::int64_t> mine;
+    std::vector<double> values;
+    std::vector<std::int64_t> sorted = wanted;
+    std::sort(sorted.begin(), sorted.end());
+    for (const std::int64_t i : sorted) {
+        if (i < first_row || i >= first_row + B_local.rows()) continue;
+        mine.push_back(i);
+        for (int f = 0; f < F; ++f) values.push_back(B_local(i - first_row, f));
+    }
+    const std::vector<std::int64_t> all_ids = mpi::gather_concat(comm, mine, 0);
+    const std::vector<double> all_values = mpi::gather_concat(comm, values, 0);
+    Eigen::MatrixXd out(comm.is_root() ? count : 0, F);
+    if (comm.is_root()) {
+        std::unordered_map<std::int64_t, std::size_t> where;
+        for (std::size_t k = 0; k < all_ids.size(); ++k) where.emplace(all_ids[k], k);
+        for (std::int64_t r = 0; r < count; ++r) {
+            const auto it = where.find(wanted[static_cast<std::size_t>(r)]);
+            if (it == where.end()) throw InternalError("anchorfree-lp: no rank holds row " + std::to_string(wanted[static_cast<std::size_t>(r)]));
+            for (int f = 0; f < F; ++f) out(r, f) = all_values[it->second * static_cast<std::size_t>(F) + static_cast<std::size_t>(f)];
+        }
+    }
+    return out;
+}
+
 /// Collective. min cᵀx over all N rows of B̃ (c, the LP and W live on the root): the
-/// root solves on its working set, every rank checks its share of the rows, the most
-/// violated join, until none is violated. Returns x on the root (others: unspecified).
+/// root solves on its working set, every rank checks its own rows, the most violated
+/// join, until none is violated. Returns x on the root (others: unspecified).
 Eigen::VectorXd solve_screened(const mpi::Comm& comm, WorkingLp* lp, const Eigen::VectorXd& c,
-                               const Eigen::MatrixXd& B_rows, const RowShare& share, const LpOptions& options,
+                               const Eigen::MatrixXd& B_local, Index first_row, const LpOptions& options,
                                int batch, LpReport& report, double& lp_seconds) {
-    const int F = static_cast<int>(B_rows.cols());
+    const int F = static_cast<int>(B_local.cols());
     Eigen::VectorXd x(F);
     for (;;) {
         mpi::check_on_root(comm, kStage, [&] {
@@ -118,9 +156,9 @@ Eigen::VectorXd solve_screened(const mpi::Comm& comm, WorkingLp* lp, const Eigen
         mpi::broadcast(comm, x.data(), static_cast<std::size_t>(F), 0);
         // This rank's most violated rows (entries of C* = B̃x below −feasibility).
         std::vector<std::pair<double, Index>> violated;
-        for (Index i = share.begin; i < share.end; ++i) {
-            const double v = B_rows.row(i).dot(x);  // an entry of the column C* = B̃x
-            if (v < -options.feasibility) violated.emplace_back(v, i);
+        for (Index i = 0; i < B_local.rows(); ++i) {
+            const double v = B_local.row(i).dot(x);  // an entry of the column C* = B̃x
+            if (v < -options.feasibility) violated.emplace_back(v, first_row + i);
         }
         const std::size_t keep = std::min(violated.size(), static_cast<std::size_t>(batch));
         std::partial_sort(violated.begin(), violated.begin() + static_cast<std::ptrdiff_t>(keep), violated.end());
@@ -133,6 +171,7 @@ Eigen::VectorXd solve_screened(const mpi::Comm& comm, WorkingLp* lp, const Eigen
         }
         const std::vector<double> all_values = mpi::gather_concat(comm, values, 0);
         const std::vector<std::int64_t> all_ids = mpi::gather_concat(comm, ids, 0);
+        std::vector<Index> rows;
         bool done = false;
         mpi::check_on_root(comm, kStage, [&] {
             done = all_ids.empty();
@@ -143,44 +182,99 @@ Eigen::VectorXd solve_screened(const mpi::Comm& comm, WorkingLp* lp, const Eigen
                     return all_values[a] != all_values[b] ? all_values[a] < all_values[b] : all_ids[a] < all_ids[b];
                 });
                 order.resize(std::min(order.size(), static_cast<std::size_t>(batch)));
-                std::vector<Index> rows;
                 for (const std::size_t k : order)
                     if (!lp->has_row(all_ids[k])) rows.push_back(all_ids[k]);
                 // Violated rows that are in the set already are met to Clp's own
                 // tolerance: nothing is left to add, and the solution stands.
-                if (rows.empty()) done = true;
-                else lp->add_rows(B_rows, rows);
+                done = rows.empty();
             }
         });
         if (mpi::root_decides(comm, done)) return x;
+        const Eigen::MatrixXd added = rows_on_root(comm, B_local, first_row, rows);
+        mpi::check_on_root(comm, kStage, [&] { lp->add_rows(added, rows); });
     }
+}
+
+/// Collective. Each column's largest and smallest entries' rows (ties: the lowest id),
+/// sorted and distinct: the LP's first working set, a start that touches every direction.
+std::vector<Index> extreme_rows(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row) {
+    const int F = static_cast<int>(B_local.cols());
+    std::vector<double> high(static_cast<std::size_t>(F), -std::numeric_limits<double>::infinity()),
+        low(static_cast<std::size_t>(F), std::numeric_limits<double>::infinity());
+    for (int f = 0; f < F; ++f)
+        if (B_local.rows() > 0) {
+            high[static_cast<std::size_t>(f)] = B_local.col(f).maxCoeff();
+            low[static_cast<std::size_t>(f)] = B_local.col(f).minCoeff();
+        }
+    mpi::allreduce_inplace(comm, high, MPI_MAX);
+    mpi::allreduce_inplace(comm, low, MPI_MIN);
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    std::vector<std::int64_t> at(2 * static_cast<std::size_t>(F), none);  // the lowest id attaining each
+    for (int f = 0; f < F; ++f)
+        for (Index i = 0; i < B_local.rows(); ++i) {
+            const double v = B_local(i, f);
+            std::int64_t& hi = at[2 * static_cast<std::size_t>(f)];
+            std::int64_t& lo = at[2 * static_cast<std::size_t>(f) + 1];
+            if (v == high[static_cast<std::size_t>(f)] && hi == none) hi = first_row + i;
+            if (v == low[static_cast<std::size_t>(f)] && lo == none) lo = first_row + i;
+        }
+    mpi::allreduce_inplace(comm, at, MPI_MIN);
+    std::vector<Index> start(at.begin(), at.end());
+    std::sort(start.begin(), start.end());
+    start.erase(std::unique(start.begin(), start.end()), start.end());
+    return start;
 }
 
 }  // namespace
 
+void require_row_blocks(const mpi::Comm& comm, Index first_row, Index local_rows, Index N, const std::string& who) {
+    std::vector<std::int64_t> before{static_cast<std::int64_t>(local_rows)};
+    mpi::exscan_inplace(comm, before, MPI_SUM);
+    if (comm.rank() == 0) before[0] = 0;  // MPI_Exscan leaves rank 0's undefined
+    const std::int64_t total = mpi::allreduce_sum(comm, static_cast<std::int64_t>(local_rows));
+    const bool ok = mpi::allreduce_min(comm, static_cast<int>(before[0] == first_row && local_rows >= 0)) == 1;
+    mpi::run_local_phase(comm, kStage, [&] {
+        if (!ok || total != N)
+            throw InputError(who + ": the ranks' rows are not contiguous blocks of the " + std::to_string(N) +
+                             " rows in rank order");
+    });
+}
+
 Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, const LpOptions& options,
                               LpReport* report_out) {
-    const Index N = B.rows();
-    const int F = static_cast<int>(B.cols());
+    const RowShare share = row_share(B.rows(), comm.rank(), comm.size());
+    return anchorfree_lp(comm, B.middleRows(share.begin, share.end - share.begin), share.begin, B.rows(), options,
+                         report_out);
+}
+
+Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row, Index N,
+                              const LpOptions& options, LpReport* report_out) {
+    const int F = static_cast<int>(B_local.cols());
     mpi::require_same_on_all_ranks(comm, {N, F, options.max_sweeps, options.batch, options.screening ? 1 : 0},
                                    "anchorfree_lp");
+    require_row_blocks(comm, first_row, B_local.rows(), N, "anchorfree-lp");
+    const bool finite = mpi::allreduce_min(comm, static_cast<int>(B_local.allFinite())) == 1;
     mpi::run_local_phase(comm, kStage, [&] {
         if (F < 2 || F >= N) throw InputError("anchorfree-lp: needs 2 <= K < N");
         if (options.max_sweeps < 1) throw InputError("anchorfree-lp: max_sweeps must be at least 1");
-        if (!B.allFinite()) throw InputError("anchorfree-lp: the square-root factor is not finite");
+        if (!finite) throw InputError("anchorfree-lp: the square-root factor is not finite");
     });
     LpReport report;
     const int batch = options.batch > 0 ? options.batch : 2 * F + 10;
     // Scale so that b = B̃ᵀ1 has unit norm (M then scales back by the same factor).
-    const double scale = (B.transpose() * Eigen::VectorXd::Ones(N)).norm();
+    Eigen::VectorXd column_sums = B_local.colwise().sum().transpose();
+    distmat::sum_on_all_ranks(comm, column_sums.data(), static_cast<std::size_t>(F));
+    const double scale = column_sums.norm();
     mpi::run_local_phase(comm, kStage, [&] {
         if (!(scale > 0)) throw InputError("anchorfree-lp: 1ᵀB̃ = 0 (P sums to 0?)");
     });
-    const Eigen::MatrixXd B_s = B / scale;
-    const Eigen::VectorXd b = B_s.transpose() * Eigen::VectorXd::Ones(N);
+    const Eigen::VectorXd b = column_sums / scale;
+    Eigen::MatrixXd B_rows = B_local / scale;
     // Every feasible x has ‖B̃x‖₂ <= ‖B̃x‖₁ = 1ᵀB̃x = 1 (B̃x >= 0), so ‖x‖₂ <= 1/σ_min(B̃):
     // the box |x_f| <= 1/σ_min holds the feasible set.
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> gram(B_s.transpose() * B_s, Eigen::EigenvaluesOnly);
+    Eigen::MatrixXd gram_matrix = B_rows.transpose() * B_rows;
+    distmat::sum_on_all_ranks(comm, gram_matrix.data(), static_cast<std::size_t>(gram_matrix.size()));
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> gram(gram_matrix, Eigen::EigenvaluesOnly);
     const double sigma_min = std::sqrt(std::max(gram.eigenvalues()(0), 0.0));
     mpi::run_local_phase(comm, kStage, [&] {
         if (!(sigma_min > 0)) throw InputError("anchorfree-lp: the square-root factor is rank deficient");
@@ -189,43 +283,37 @@ Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, c
     // Rows of B̃ that are rounding noise (the eigenvectors' entries for words whose row of P
     // is 0, e.g. words that never occur) constrain nothing real: they are left out. They
     // must not be scaled up either: as unit rows they would be random constraints.
-    const Eigen::VectorXd norms = B_s.rowwise().norm();
-    const double noise = 1e-10 * norms.maxCoeff();
-    Eigen::MatrixXd B_rows = B_s;
-    for (Index i = 0; i < N; ++i)
+    const Eigen::VectorXd norms = B_rows.rowwise().norm();
+    const double noise =
+        1e-10 * mpi::allreduce_max(comm, norms.size() > 0 ? norms.maxCoeff() : 0.0);
+    for (Index i = 0; i < B_rows.rows(); ++i)
         if (!(norms(i) > noise)) B_rows.row(i).setZero();
-    const RowShare share = row_share(N, comm.rank(), comm.size());
 
+    std::vector<Index> start;
+    if (options.screening) {
+        start = extreme_rows(comm, B_rows, first_row);
+    } else {
+        std::vector<std::int64_t> mine;
+        for (Index i = 0; i < B_rows.rows(); ++i)
+            if (norms(i) > noise) mine.push_back(first_row + i);
+        const std::vector<std::int64_t> all = mpi::gather_concat(comm, mine, 0);
+        start.assign(all.begin(), all.end());
+    }
+    const Eigen::MatrixXd start_rows = rows_on_root(comm, B_rows, first_row, start);
     std::unique_ptr<WorkingLp> lp;
     double lp_seconds = 0;
     mpi::check_on_root(comm, kStage, [&] {
         lp = std::make_unique<WorkingLp>(b, bound);
-        std::vector<Index> start;
-        if (options.screening) {  // each column's extreme rows: a start that touches every direction
-            for (int f = 0; f < F; ++f) {
-                Index hi = 0, lo = 0;
-                B_rows.col(f).maxCoeff(&hi);
-                B_rows.col(f).minCoeff(&lo);
-                start.push_back(hi);
-                start.push_back(lo);
-            }
-            std::sort(start.begin(), start.end());
-            start.erase(std::unique(start.begin(), start.end()), start.end());
-        } else {
-            for (Index i = 0; i < N; ++i)
-                if (norms(i) > noise) start.push_back(i);
-        }
-        lp->add_rows(B_rows, start);
+        lp->add_rows(start_rows, start);
     });
-
     Eigen::MatrixXd M = Eigen::MatrixXd::Identity(F, F);  // the root's; broadcast at the end
     double previous = -std::numeric_limits<double>::infinity();
     for (int sweep = 1; sweep <= options.max_sweeps; ++sweep) {
         for (int f = 0; f < F; ++f) {
             Eigen::VectorXd a = Eigen::VectorXd::Zero(F);
             if (comm.is_root()) a = M.inverse().row(f).transpose();  // co-factors / det M
-            const Eigen::VectorXd x_max = solve_screened(comm, lp.get(), -a, B_rows, share, options, batch, report, lp_seconds);
-            const Eigen::VectorXd x_min = solve_screened(comm, lp.get(), a, B_rows, share, options, batch, report, lp_seconds);
+            const Eigen::VectorXd x_max = solve_screened(comm, lp.get(), -a, B_rows, first_row, options, batch, report, lp_seconds);
+            const Eigen::VectorXd x_min = solve_screened(comm, lp.get(), a, B_rows, first_row, options, batch, report, lp_seconds);
             if (comm.is_root()) {
                 // det M' = det M · aᵀx; the current column has aᵀm_f = 1. Once M is feasible
                 // (after the first sweep) the LPs cannot do worse than the current column,

@@ -150,21 +150,30 @@ Eigen::MatrixXd newton_direction(const Subproblem& s, const Eigen::MatrixXd& Q, 
 
 Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, const PdsOptions& o,
                                PdsReport* report_out) {
-    const Index N = B.rows();
-    const int F = static_cast<int>(B.cols());
+    const RowShare share = row_share(B.rows(), comm.rank(), comm.size());
+    return anchorfree_pds(comm, B.middleRows(share.begin, share.end - share.begin), share.begin, B.rows(), o,
+                          report_out);
+}
+
+Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row, Index N,
+                               const PdsOptions& o, PdsReport* report_out) {
+    const int F = static_cast<int>(B_local.cols());
     mpi::require_same_on_all_ranks(comm, {N, F, o.max_outer, o.max_inner}, "anchorfree_pds");
+    require_row_blocks(comm, first_row, B_local.rows(), N, "anchorfree-pds");
+    const bool finite = mpi::allreduce_min(comm, static_cast<int>(B_local.allFinite())) == 1;
     mpi::run_local_phase(comm, kPdsStage, [&] {
         if (F < 2 || F >= N) throw InputError("anchorfree-pds: needs 2 <= K < N");
         if (!(o.rho0 > 0) || !(o.c > 0 && o.c < 1) || !(o.eta0 > 0) || !(o.mu > 0) || !(o.epsilon0 > 0) ||
             !(o.tolerance > 0) || o.max_outer < 1 || o.max_inner < 1)
             throw InputError("anchorfree-pds: needs rho0, eta0, mu, epsilon0, tolerance > 0, 0 < c < 1 and positive "
                              "iteration limits");
-        if (!B.allFinite()) throw InputError("anchorfree-pds: the square-root factor is not finite");
+        if (!finite) throw InputError("anchorfree-pds: the square-root factor is not finite");
     });
     // Scale B̃ so that b = B̃ᵀ1 has unit norm, and sign its columns so that b >= 0: then
     // the start I + b(1 − b)ᵀ has det = Σ_f b_f >= ‖b‖₂ = 1 (never singular). Both are
     // absorbed by M (returned for the B̃ given).
-    Eigen::VectorXd b = B.transpose() * Eigen::VectorXd::Ones(N);
+    Eigen::VectorXd b = B_local.colwise().sum().transpose();
+    sum_everywhere(comm, b.data(), static_cast<std::size_t>(F));
     const double scale = b.norm();
     mpi::run_local_phase(comm, kPdsStage, [&] {
         if (!(scale > 0)) throw InputError("anchorfree-pds: 1ᵀB̃ = 0 (P sums to 0?)");
@@ -172,9 +181,8 @@ Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, 
     Eigen::VectorXd sign(F);
     for (int f = 0; f < F; ++f) sign(f) = b(f) < 0 ? -1.0 : 1.0;
     b = b.cwiseProduct(sign) / scale;
-    const RowShare share = row_share(N, comm.rank(), comm.size());
-    const Index rows = share.end - share.begin;
-    const Eigen::MatrixXd B_loc = B.middleRows(share.begin, rows) * sign.asDiagonal() / scale;
+    const Index rows = B_local.rows();
+    const Eigen::MatrixXd B_loc = B_local * sign.asDiagonal() / scale;
 
     Eigen::MatrixXd G = B_loc.transpose() * B_loc;  // B̃ᵀB̃, summed over the shares
     sum_everywhere(comm, G.data(), static_cast<std::size_t>(G.size()));

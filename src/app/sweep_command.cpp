@@ -89,7 +89,8 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
         std::vector<std::string> unused = fit::dense_only_settings();
         // (and the active set it solves with reads no solver setting)
         for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words", "admm_stop", "solver_iterations",
-                                 "solver_tolerance"})
+                                 "solver_tolerance", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
+                                 "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"})
             unused.push_back(name);
         fit::refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
         solvers = {recover::Solver::active_set};

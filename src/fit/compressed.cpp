@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "fit/fit_k.hpp"
+#include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/distmat/eig.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/anchors/finder.hpp"
 #include "jsmf/core/error.hpp"
 #include "jsmf/core/memory.hpp"
@@ -306,11 +308,11 @@ lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vect
 /// Collective. The metrics that compare with C, from Y, E′ and the documents (C never
 /// formed; lowrank::factor_metrics), into m.metrics.
 void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const lowrank::EnnResult& r,
-                    const lowrank::LawResult& law, int probes) {
+                    const lowrank::Correction& correction, int probes) {
     const mpi::Comm& world = C.comm();
     Stopwatch clock;
     const lowrank::FactorMetrics f =
-        lowrank::factor_metrics(C, {r.Y, law.correction, m.unigram, m.B, m.B_breve, m.A, law.anchors}, probes);
+        lowrank::factor_metrics(C, {r.Y, correction, m.unigram, m.B, m.B_breve, m.A, m.anchors}, probes);
     const auto everywhere = [&](const Eigen::VectorXd& local) {
         return Eigen::VectorXd(distmat::gather_rows(world, C.rows(), local).col(0));
     };
@@ -395,6 +397,49 @@ model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_d
     return out;
 }
 
+/// Collective. AnchorFree on ENN's factor. Y is a square root of the rectified P = YYᵀ
+/// (scaled to sum 1), and the minimum-determinant criterion is the same for every square
+/// root (B̃Q's solution is QᵀM), so the LP or PDS runs on Y by rows where ENN left them:
+/// no rank holds N × K. C* = B̃M by rows, E* from K × K products (E′, LAW's correction of
+/// the anchors' rows, is LAW's and has no place here); B, B̆ and the representative words
+/// (among the words that occur) by rows, as the dense fit makes them from its C*. Returns
+/// the correction the metrics take: none, on the representative words' rows.
+lowrank::Correction anchorfree_of_factor(model::Model& m, const mpi::Comm& world, const distmat::RowPartition& rows,
+                                         const Eigen::MatrixXd& Y, const std::vector<std::int64_t>& doc_freq,
+                                         const lowrank::Compression& y0, const FitOptions& options,
+                                         const Report& report) {
+    const Index N = rows.size(), first = rows.begin(world.rank());
+    Stopwatch clock;
+    model::AnchorFreeRecord& record = m.anchorfree;
+    record.eigenvalues = y0.eigenvalues;
+    // P = YYᵀ / 1ᵀYYᵀ1: the rectified C, normalized as the dense fit's.
+    Eigen::VectorXd column_sums = Y.colwise().sum().transpose();
+    distmat::sum_on_all_ranks(world, column_sums.data(), static_cast<std::size_t>(column_sums.size()));
+    const double total = column_sums.squaredNorm();
+    mpi::run_local_phase(world, "anchorfree", [&] {
+        if (!(total > 0)) throw InputError("anchorfree: the rectified factor's YYᵀ sums to 0");
+    });
+    const Eigen::MatrixXd root = Y / std::sqrt(total);
+    const Eigen::MatrixXd M = anchorfree_m(world, root, first, N, options.model, record);
+    m.times.add("anchorfree", clock.seconds());
+    clock.restart();
+    const anchorfree::AnchorFreeResult r = anchorfree::finish_square_root(world, root, M);
+    m.unigram = root * (column_sums / std::sqrt(total));  // P's row sums, this rank's words
+    std::vector<bool> occurs(doc_freq.size());
+    for (std::size_t i = 0; i < doc_freq.size(); ++i) occurs[i] = doc_freq[i] > 0;
+    take_anchorfree_topics(m, anchorfree::topics_of(world, r.C, first, r.E, occurs), r, report);
+    m.B_first_row = first;
+    m.B_total_rows = N;
+    if (options.model.alpha && record.a_is_distribution) static_cast<model::AlphaFit&>(m) = fit_alpha(world, m.A);
+    else if (options.model.alpha)
+        say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", m.num_topics));
+    m.times.add("finish", clock.seconds());
+    lowrank::Correction none;
+    none.rows = m.anchors;
+    std::sort(none.rows.begin(), none.rows.end());
+    return none;
+}
+
 }  // namespace
 
 model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
@@ -447,6 +492,16 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     m.rectification.iterations = static_cast<int>(r.trace.size());
     m.rectification.stop_reason = r.stop_reason;
 
+    if (options.model.method != Method::anchors) {
+        m.method = options.model.method;
+        lowrank::Correction none = anchorfree_of_factor(m, world, C.rows(), r.Y, doc_freq, y0, options, report);
+        if (options.metrics) {
+            measure_factor(m, C, r, none, o.metric_probes);
+            C.release_buffers();
+        }
+        m.compressed = record_of(world, C.rows(), y0, r, std::move(none));
+        return m;
+    }
     lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options_of(options));
     m.times.add("anchors", law.seconds);
     counts.law_correction_rows = static_cast<double>(law.correction.rows.size());
@@ -467,7 +522,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df, !options.model.anchor_words.empty());
     if (options.model.alpha) static_cast<model::AlphaFit&>(m) = fit_alpha(world, m.A);  // RECOVER-ALPHA on A, as the dense fit does
     if (options.metrics) {
-        measure_factor(m, C, r, law, o.metric_probes);
+        measure_factor(m, C, r, law.correction, o.metric_probes);
         C.release_buffers();
     }
     m.compressed = record_of(world, C.rows(), y0, r, std::move(law.correction));  // law's last use
@@ -475,8 +530,6 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
 }
 
 void check_compressed(const FitOptions& options) {
-    if (options.model.method != Method::anchors)
-        throw OptionError("{pipeline} compressed finds anchor words; AnchorFree ({method}) needs the dense pipeline");
     if (options.model.solver == recover::Solver::kl)
         throw OptionError("{pipeline} compressed has each word's row of C-bar only in projection: {solver} kl "
                           "(RecoverKL, on whole rows) needs the dense pipeline");

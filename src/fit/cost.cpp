@@ -217,11 +217,28 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const std::pair<std::string, double> factors{"Y, Q and P by rows (3 × N/P × K)", 3 * 8 * n * K};
     const std::pair<std::string, double> models{"B and B̆ by rows (2 × N/P × K per K)", kept};
     // (B and B̆ stay by rows where LAW computed them, as Y: measured and written so.)
-    add("anchors",
-        {libraries, vocabulary, shard, documents, factors,
-         {"F at E′'s rows, dense (N/P × |S′|)", 8 * n * law_rows}, triplets},
-        8 * K * (4 * K + l), 4 * K * reductions,
-        n * K * K * rate.solve * (P > 1 ? rate.law_imbalance : 1.0));
+    if (s.anchorfree) {
+        // The LP (or PDS) on Y's rows: each rank checks its rows against each solution
+        // (about 12 screening rounds a column over the sweeps: 2 K F-vectors, measured on
+        // KOS at K = 10: 223 Clp solves in 6 sweeps), the root's working set (KOS: 23 % of
+        // the words at K = 10) in Clp; then C* = YM, B and B̆ by rows.
+        const double rounds = 12.0 * K;
+        add("anchorfree",
+            {libraries, vocabulary, shard, documents,
+             {"Y and its scaled copy, C*, B and B̆ by rows (5 × N/P × K)", 5 * 8 * n * K},
+             {"the root's working set of Y's rows in Clp, twice (KOS: 23 % of N at K = 10, 62 % at K = 25)",
+              2 * 8 * K * N * std::min(1.0, 0.023 * K)}},
+            rounds * 8 * (K + 2 * (2 * K + 10) * (K + 1)), rounds * 4 * reductions,
+            // the checks only: Clp's own time on the root follows its pivots, not a rate
+            // (KOS, K = 10: 0.76 s in 223 solves on 1,579 rows)
+            rounds * n * K * rate.flop * 2);
+    } else {
+        add("anchors",
+            {libraries, vocabulary, shard, documents, factors,
+             {"F at E′'s rows, dense (N/P × |S′|)", 8 * n * law_rows}, triplets},
+            8 * K * (4 * K + l), 4 * K * reductions,
+            n * K * K * rate.solve * (P > 1 ? rate.law_imbalance : 1.0));
+    }
     if (s.metrics) {
         const double probes = std::max(1, s.metric_probes);
         const double width = std::min<double>(lowrank::probe_batch_width(static_cast<Index>(N)), probes);
@@ -308,6 +325,11 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     // The most ENN runs (the settled stop ends it earlier: KOS, K = 10, 141 of 150).
     s.enn_iterations = options.compressed.iterations;
     s.enn_looks = options.compressed.stop_when_settled;
+    s.anchorfree = options.model.method != Method::anchors;
+    if (s.anchorfree) {  // no E′
+        s.law_correction_rows = s.topics;
+        s.law_corrections = 0;
+    }
     return s;
 }
 

@@ -99,6 +99,55 @@ model::Model fit_anchors(const distmat::DistMatrix& C, int K, const ModelOptions
     return m;
 }
 
+}  // namespace
+
+Eigen::MatrixXd anchorfree_m(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row, Index N,
+                             const ModelOptions& c, model::AnchorFreeRecord& record) {
+    Eigen::MatrixXd M;
+    if (c.method == Method::anchorfree_lp) {
+        anchorfree::LpReport lp;
+        M = anchorfree::anchorfree_lp(comm, B_local, first_row, N, c.lp, &lp);
+        record.algorithm = model::AnchorFreeAlgorithm::lp;
+        record.iterations = lp.sweeps;
+        record.inner_iterations = lp.lp_solves;
+        record.converged = lp.converged;
+        record.working_rows = lp.working_rows;
+    } else {
+        anchorfree::PdsReport pds;
+        M = anchorfree::anchorfree_pds(comm, B_local, first_row, N, c.pds, &pds);
+        record.algorithm = model::AnchorFreeAlgorithm::pds;
+        record.iterations = pds.outer;
+        record.inner_iterations = pds.inner;
+        record.converged = pds.converged;
+        record.violation = pds.violation;
+    }
+    return M;
+}
+
+void take_anchorfree_topics(model::Model& m, anchorfree::AnchorFreeTopics&& topics,
+                            const anchorfree::AnchorFreeResult& r, const Report& report) {
+    model::AnchorFreeRecord& record = m.anchorfree;
+    record.M = r.M;
+    record.E = r.E;
+    record.min_C = r.min_C;
+    record.a_is_distribution = topics.a_is_distribution;
+    m.B = std::move(topics.B);
+    m.A = std::move(topics.A);
+    m.B_breve = std::move(topics.B_breve);
+    m.zero_rows = topics.zero_rows;
+    m.anchors = std::move(topics.representatives);
+    m.diag_r = std::move(topics.representative_weight);
+    m.a_method = model::ARecovery::anchorfree;
+    m.anchor_method = model::AnchorChoice::representative;
+    if (!record.a_is_distribution)
+        say(report, Level::warning,
+            fmt::format("fit: K = {}: E* has negative entries (min {:.3g}, max {:.3g}): A is E* itself, not a joint "
+                        "distribution",
+                        m.num_topics, r.E.minCoeff(), r.E.maxCoeff()));
+}
+
+namespace {
+
 model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOptions& c, const model::RectificationTrace& rectification,
                      Seed seed, const Report& report) {
     const mpi::Comm comm = C.grid().borrow_comm();
@@ -117,69 +166,20 @@ model::Model fit_anchorfree(const distmat::DistMatrix& C, int K, const ModelOpti
     m.times.add("square_root", clock.seconds());
 
     clock.restart();
-    Eigen::MatrixXd M;
-    if (c.method == Method::anchorfree_lp) {
-        anchorfree::LpReport lp;
-        M = anchorfree::anchorfree_lp(comm, root.B, c.lp, &lp);
-        record.algorithm = model::AnchorFreeAlgorithm::lp;
-        record.iterations = lp.sweeps;
-        record.inner_iterations = lp.lp_solves;
-        record.converged = lp.converged;
-        record.working_rows = lp.working_rows;
-    } else {
-        anchorfree::PdsReport pds;
-        M = anchorfree::anchorfree_pds(comm, root.B, c.pds, &pds);
-        record.algorithm = model::AnchorFreeAlgorithm::pds;
-        record.iterations = pds.outer;
-        record.inner_iterations = pds.inner;
-        record.converged = pds.converged;
-        record.violation = pds.violation;
-    }
+    const anchorfree::RowShare share = anchorfree::row_share(C.rows(), comm.rank(), comm.size());
+    const Eigen::MatrixXd M =
+        anchorfree_m(comm, root.B.middleRows(share.begin, share.end - share.begin), share.begin, C.rows(), c, record);
     m.times.add("anchorfree", clock.seconds());
 
     clock.restart();
     const anchorfree::AnchorFreeResult r = anchorfree::finish(C, root.B, M);
-    record.M = r.M;
-    record.E = r.E;
-    record.min_C = r.min_C;
     const Index N = C.rows();
-    // B: C* with its negative residue (at the solver's tolerance) cut, columns summed to 1.
-    m.B = r.C.cwiseMax(0.0);
-    for (Index k = 0; k < K; ++k) {
-        const double sum = m.B.col(k).sum();
-        if (sum > 0) m.B.col(k) /= sum;
-    }
-    // A: E* as a joint distribution when it is one (nonnegative to rounding).
-    const double scale = r.E.cwiseAbs().maxCoeff();
-    record.a_is_distribution = r.E.minCoeff() >= -1e-9 * scale && r.E.sum() > 0;
-    m.A = record.a_is_distribution ? Eigen::MatrixXd(r.E.cwiseMax(0.0) / r.E.cwiseMax(0.0).sum()) : r.E;
-    m.a_method = model::ARecovery::anchorfree;
-    if (!record.a_is_distribution)
-        say(report, Level::warning, fmt::format("fit: K = {}: E* has negative entries (min {:.3g}, max {:.3g}): A is E* itself, not a joint "
-                  "distribution", K, r.E.minCoeff(), r.E.maxCoeff()));
-    // B̆ by Bayes' rule with the topic marginals, and each topic's representative word.
+    // B, A, B̆ and the representative words: every rank the same, from its replicated C*.
     m.unigram = distmat::row_sums(C);
-    const Eigen::VectorXd marginal = m.A.rowwise().sum().cwiseMax(0.0);
-    m.B_breve = Eigen::MatrixXd::Zero(K, N);
-    for (Index i = 0; i < N; ++i) {
-        const Eigen::VectorXd joint = m.B.row(i).transpose().cwiseProduct(marginal);
-        const double total = joint.sum();
-        if (total > 0) m.B_breve.col(i) = joint / total;
-        else ++m.zero_rows;
-    }
-    std::vector<bool> taken(static_cast<std::size_t>(N), false);
-    m.diag_r.resize(K);
-    for (Index k = 0; k < K; ++k) {  // greedy in topic order, a word to one topic only
-        Index best = -1;
-        for (Index i = 0; i < N; ++i)
-            if (!taken[static_cast<std::size_t>(i)] && m.unigram(i) > 0 && (best < 0 || m.B_breve(k, i) > m.B_breve(k, best)))
-                best = i;
-        if (best < 0) best = k;  // fewer occurring words than topics: any id (never happens with K < N words used)
-        taken[static_cast<std::size_t>(best)] = true;
-        m.anchors.push_back(best);
-        m.diag_r(k) = m.B_breve(k, best);
-    }
-    m.anchor_method = model::AnchorChoice::representative;
+    std::vector<bool> occurs(static_cast<std::size_t>(N));
+    for (Index i = 0; i < N; ++i) occurs[static_cast<std::size_t>(i)] = m.unigram(i) > 0;
+    const mpi::Comm self(MPI_COMM_SELF);
+    take_anchorfree_topics(m, anchorfree::topics_of(self, r.C, 0, r.E, occurs), r, report);
     if (c.alpha && record.a_is_distribution) static_cast<model::AlphaFit&>(m) = fit_alpha(comm, m.A);
     else if (c.alpha) say(report, Level::warning, fmt::format("fit: K = {}: no alpha: A is not a joint distribution", K));
     m.times.add("finish", clock.seconds());

@@ -24,9 +24,8 @@ const std::vector<std::string>& dense_only_settings() {
         "eig_check_every", "permutations",
         // building and laying out C
         "cooc", "estimator", "exchange", "buffer_mb", "block_size", "grid",
-        // the dense finders' and solvers' tuning, AnchorFree's
-        "projection_dim", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
-        "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"};
+        // the dense finders' tuning (AnchorFree's LP and PDS run on both pipelines)
+        "projection_dim"};
     return names;
 }
 
@@ -115,7 +114,6 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
         return {Pipeline::dense, why, fits ? std::string() : short_of_memory + ": the dense fit may run out of memory"};
     };
     const ModelOptions& m = options.model;
-    if (m.method != Method::anchors) return dense("{method} " + name_of(m.method) + " works on C itself");
     if (m.solver == recover::Solver::kl)
         return dense("{solver} kl needs each word's whole row of C-bar, not the factor's projection of it");
     if (m.finder != anchors::Finder::qr && m.finder != anchors::Finder::spa)

@@ -53,6 +53,42 @@ for m in ("anchorfree-lp", "anchorfree-pds"):
 print("anchors: max L1 to truth %.4f" % l1(Ba, truth))
 PY
 
+# The compressed pipeline: the LP and PDS on ENN's factor by rows; the same topics as the
+# dense pipeline's (measured 1e-4 in L1: ENN's rectification against AP's), 1 and 3 ranks
+# alike; show and infer read the file.
+for method in anchorfree-lp anchorfree-pds; do
+  for np in 1 3; do
+    run $np -q fit "${common[@]}" --method $method --pipeline compressed --out "$work/c.$method.$np.h5" >"$work/out.c.$method" \
+      2>"$work/err" || fail "fit --method $method --pipeline compressed at $np ranks: $(cat "$work/err")"
+  done
+  grep -q "method=$method pipeline=compressed rectify=enn" "$work/out.c.$method" \
+    && ok "fit --method $method --pipeline compressed (1 and 3 ranks)" || fail "no compressed jsmf-fit line for $method"
+done
+"$python" - "$work" <<'PY' && ok "compressed AnchorFree: the dense pipeline's topics, the planted ones, ranks agree" || fail "compressed AnchorFree topics differ"
+import sys, h5py, numpy as np
+from scipy.optimize import linear_sum_assignment
+w = sys.argv[1]
+truth = h5py.File(f"{w}/truth.s.h5", "r")["model/B"][:]
+def l1(X, Y):
+    cost = np.abs(X[:, :, None] - Y[:, None, :]).sum(0)
+    r, c = linear_sum_assignment(cost)
+    return cost[r, c].max()
+for m in ("anchorfree-lp", "anchorfree-pds"):
+    f = h5py.File(f"{w}/c.{m}.1.h5", "r")
+    assert f.attrs["pipeline"] in (b"compressed", "compressed")
+    B1, B3 = f["K5/model/B"][:], h5py.File(f"{w}/c.{m}.3.h5", "r")["K5/model/B"][:]
+    Bd = h5py.File(f"{w}/{m}.1.h5", "r")["K5/model/B"][:]
+    af = f["K5/anchorfree"]
+    assert int(af.attrs["converged"]) == 1 and int(af.attrs["a_is_distribution"]) == 1
+    assert f["K5/compressed/Y"].shape == (300, 5)
+    d_dense, d_truth, d_ranks = l1(B1, Bd), l1(B1, truth), l1(B1, B3)
+    print(m, "compressed: max L1 to dense %.4f, to truth %.4f (dense %.4f), 1 vs 3 ranks %.2e" % (d_dense, d_truth, l1(Bd, truth), d_ranks))
+    assert d_dense < 0.01 and d_truth < l1(Bd, truth) + 0.01 and d_ranks < 1e-6, (m, d_dense, d_truth, d_ranks)
+PY
+"$jsmf" show "$work/c.anchorfree-lp.3.h5" --top-words 5 >"$work/show.txt" 2>&1 && grep -q "rectification: enn, .*anchorfree-lp: .* sweeps, converged" "$work/show.txt" \
+  && run 2 -q infer --model "$work/c.anchorfree-lp.3.h5" --corpus "$work/docword.s.txt" --out "$work/c.theta.h5" >/dev/null 2>"$work/err" \
+  && ok "show and infer read a compressed AnchorFree model" || fail "show/infer on compressed AnchorFree: $(cat "$work/show.txt" "$work/err")"
+
 run 2 -q fit "${common[@]}" --method anchorfree-lp --lp-no-screening --out "$work/full.h5" >/dev/null 2>"$work/err" \
   && "$python" - "$work/full.h5" "$work/anchorfree-lp.1.h5" <<'PY' && ok "--lp-no-screening: Clp gets every row, and the same topics as the screened LP" || fail "--lp-no-screening: $(cat "$work/err")"
 import sys, h5py, numpy as np

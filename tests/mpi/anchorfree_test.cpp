@@ -6,6 +6,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
 
 #include "jsmf/anchorfree/anchorfree.hpp"
@@ -157,6 +158,66 @@ TEST(AnchorFree, TheDeterminantGrowsEverySweepAndTheColumnsAreFeasible) {
     // det C*ᵀC* is maximal at the truth: M's determinant equals the truth's own M.
     const Eigen::MatrixXd M_truth = root.B.colPivHouseholderQr().solve(truth.C);
     EXPECT_NEAR(std::abs(M.determinant()), std::abs(M_truth.determinant()), 1e-8 * std::abs(M_truth.determinant()));
+}
+
+// The by-rows LP and PDS (the compressed pipeline's: each rank its own rows of B̃, none
+// holding N × F) on an uneven split give the replicated one-rank solution; finish_square_root
+// gives finish's C* and E* for P = B̃B̃ᵀ; topics_of by rows gives the one-rank topics;
+// a layout whose blocks are not contiguous in rank order is refused on every rank.
+TEST(AnchorFree, ByRowsEqualsOneRankOnAnUnevenSplit) {
+    const auto world = mpi::Comm::world();
+    const mpi::Comm self(MPI_COMM_SELF);
+    const PlantedFactors truth = paper_synthetic(400, 8, 0, 53);
+    const SquareRootFactor root = root_of(distribute(world, truth.P), 8);
+    const Index N = root.B.rows();
+    // Rank r of P holds a block of size proportional to r + 1 (rank 0 the smallest).
+    const int P = world.size(), r = world.rank();
+    const auto cut = [&](int k) { return N * (k * (k + 1) / 2) / (P * (P + 1) / 2); };
+    const Index first = cut(r), rows = cut(r + 1) - first;
+    const Eigen::MatrixXd mine = root.B.middleRows(first, rows);
+
+    const Eigen::MatrixXd M_one = anchorfree_lp(self, root.B, LpOptions{});
+    const Eigen::MatrixXd M_rows = anchorfree_lp(world, mine, first, N, LpOptions{});
+    EXPECT_LE((root.B * M_rows - root.B * M_one).cwiseAbs().maxCoeff(), 1e-9);
+    const Eigen::MatrixXd M_pds_one = anchorfree_pds(self, root.B, PdsOptions{});
+    const Eigen::MatrixXd M_pds_rows = anchorfree_pds(world, mine, first, N, PdsOptions{});
+    EXPECT_LE((root.B * M_pds_rows - root.B * M_pds_one).cwiseAbs().maxCoeff(), 1e-9);
+
+    // finish for P = B̃B̃ᵀ formed (one distributed product) against K × K products by rows.
+    const distmat::DistMatrix BBt = distribute(world, root.B * root.B.transpose());
+    const AnchorFreeResult whole = finish(BBt, root.B, M_one);
+    const AnchorFreeResult by_rows = finish_square_root(world, mine, M_one);
+    EXPECT_LE((by_rows.C - whole.C.middleRows(first, rows)).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LE((by_rows.E - whole.E).cwiseAbs().maxCoeff(), 1e-9 * whole.E.cwiseAbs().maxCoeff());
+    // E* = M⁻¹M⁻ᵀ when P is B̃B̃ᵀ itself.
+    const Eigen::MatrixXd inverse = M_one.inverse();
+    EXPECT_LE((by_rows.E - inverse * inverse.transpose()).cwiseAbs().maxCoeff(), 1e-8 * whole.E.cwiseAbs().maxCoeff());
+    EXPECT_NEAR(by_rows.min_C, whole.min_C, 1e-12);
+
+    // The model's topics: by rows against one rank on the whole C*.
+    std::vector<bool> occurs(static_cast<std::size_t>(N), true);
+    occurs[3] = false;  // a word that never occurs never represents a topic
+    const AnchorFreeTopics one = topics_of(self, whole.C, 0, whole.E, occurs);
+    const AnchorFreeTopics rows_topics = topics_of(
+        world, by_rows.C, first, by_rows.E,
+        std::vector<bool>(occurs.begin() + first, occurs.begin() + first + rows));
+    EXPECT_EQ(rows_topics.representatives, one.representatives);
+    EXPECT_EQ(std::count(one.representatives.begin(), one.representatives.end(), Index{3}), 0);
+    EXPECT_LE((rows_topics.B - one.B.middleRows(first, rows)).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LE((rows_topics.B_breve - one.B_breve.middleCols(first, rows)).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LE((rows_topics.A - one.A).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_EQ(rows_topics.a_is_distribution, one.a_is_distribution);
+    EXPECT_LE((rows_topics.representative_weight - one.representative_weight).cwiseAbs().maxCoeff(), 1e-12);
+    // Each topic's representative is its planted anchor-free topic's best word: distinct.
+    std::vector<Index> sorted = one.representatives;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end());
+
+    if (P > 1) {  // rank order broken: the last rank's block claims to start at 0
+        const Index bad_first = r == P - 1 ? 0 : first;
+        test::expect_stage_failed(world, [&] { (void)anchorfree_lp(world, mine, bad_first, N, LpOptions{}); },
+                                  {"not contiguous blocks"});
+    }
 }
 
 TEST(AnchorFree, PWithTooFewPositiveEigenvaluesHasNoSquareRootAndStopsEveryRank) {

@@ -1284,6 +1284,71 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
 // their order, no candidate threshold), so the planted anchors give the planted topics, the
 // same on one rank, and the record says "words"; words it cannot take are refused on every
 // rank, naming the word.
+// AnchorFree on the compressed pipeline: the LP and PDS on ENN's factor Y by rows (no rank
+// holds N × K), C* and E* from K × K products. On a planted corpus it recovers the planted
+// topics as the dense pipeline's AnchorFree does, PDS reaches the LP's topics, and the
+// model is the same at any rank count (1 rank alone against all).
+TEST(Fit, CompressedPipelineRunsAnchorFree) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 13);
+    const Index N = static_cast<Index>(p.truth.vocab.size());
+    FitOptions options = compressed_options(K);
+    options.model.method = Method::anchorfree_lp;
+    const FitResult result = fit(p.source, square_grid(world), options);
+    expect_words_by_rows(world, result.models.front(), N);
+    const model::Model m = everywhere(world, result.models.front());
+    EXPECT_EQ(m.method, Method::anchorfree_lp);
+    EXPECT_EQ(m.rectification.method, model::Rectification::enn);
+    EXPECT_EQ(m.anchor_method, model::AnchorChoice::representative);
+    EXPECT_TRUE(m.anchorfree.converged);
+    EXPECT_TRUE(m.anchorfree.a_is_distribution);
+    EXPECT_NEAR(m.A.sum(), 1.0, 1e-12);
+    for (Index k = 0; k < K; ++k) EXPECT_NEAR(m.B.col(k).sum(), 1.0, 1e-12) << k;
+    EXPECT_GE(m.B.minCoeff(), 0.0);
+    EXPECT_EQ(m.compressed->correction_total, 0);  // P = YYᵀ: no E′
+    // The metrics against YYᵀ and the documents' C, with the representative words as anchors.
+    ASSERT_NE(m.metrics.find("recovery"), nullptr);
+    ASSERT_NE(m.metrics.find("approximation_original"), nullptr);
+    EXPECT_TRUE(std::isfinite(m.metrics.find("approximation_original")->mean));
+    ASSERT_NE(m.metrics.find("coherence"), nullptr);
+
+    // The planted topics, as the dense pipeline's AnchorFree finds them.
+    FitOptions dense = options;
+    dense.pipeline = Pipeline::dense;
+    dense.metrics = false;
+    const model::Model d = everywhere(world, fit(p.source, square_grid(world), dense).models.front());
+    const eval::TruthComparison tc = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    const eval::TruthComparison td = eval::compare_to_truth(d.B, d.A, d.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    if (world.is_root())
+        std::printf("AnchorFree-LP, planted B L1 per topic: compressed %.4f, dense %.4f; A L1 %.4f, %.4f\n", tc.b_l1,
+                    td.b_l1, tc.a_l1, td.a_l1);
+    // Both 0.073 (B) and 0.155 (A) at 1 and 3 ranks: ENN's rectification moves neither.
+    EXPECT_LT(tc.b_l1, 0.1);
+    EXPECT_LT(tc.b_l1, td.b_l1 + 0.01);
+    EXPECT_LT(tc.a_l1, td.a_l1 + 0.01);
+
+    // The same model on one rank alone.
+    options.metrics = false;
+    const mpi::Comm self(MPI_COMM_SELF);
+    const model::Model alone = fit(p.source, distmat::Grid::create(self, 1, 1), options).models.front();
+    EXPECT_EQ(alone.anchors, m.anchors);
+    EXPECT_LT(relative(m.B, alone.B), 1e-7);
+    EXPECT_LT(relative(m.A, alone.A), 1e-7);
+
+    // PDS: the LP's topics (its stopping tolerance, 1e-7 of ‖Z‖).
+    options.model.method = Method::anchorfree_pds;
+    const model::Model pds = everywhere(world, fit(p.source, square_grid(world), options).models.front());
+    EXPECT_EQ(pds.method, Method::anchorfree_pds);
+    EXPECT_TRUE(pds.anchorfree.converged);
+    Eigen::MatrixXi lp_words(K, 1);
+    for (int k = 0; k < K; ++k) lp_words(k, 0) = static_cast<int>(m.anchors[static_cast<std::size_t>(k)]);
+    const eval::TruthComparison same = eval::compare_to_truth(pds.B, pds.A, pds.anchors, m.B, m.A, lp_words);
+    EXPECT_LT(same.topic_l1.maxCoeff(), 1e-4);
+    EXPECT_EQ(same.anchor_hits, K);
+}
+
 TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
     const mpi::Comm world = mpi::Comm::world();
     test::SharedTempDir dir(world);

@@ -62,8 +62,12 @@ TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     o.hierarchy = {10, 3};  // both pipelines fit hierarchies: the size decides
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
     o = automatic();
-    o.model.method = Method::anchorfree_lp;
-    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    o.model.method = Method::anchorfree_lp;  // both pipelines run AnchorFree: the size decides
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty, {"lp_max_sweeps", "lp_tolerance"}).pipeline, Pipeline::compressed);
+    EXPECT_EQ(choose_pipeline(o, 500, 2, kPlenty).pipeline, Pipeline::dense);
+    o.model.method = Method::anchorfree_pds;
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty, {"pds_mu"}).pipeline, Pipeline::compressed);
     o = automatic();
     o.model.anchor_words = {1, 2, 3};  // both pipelines take them: the size decides
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed);
@@ -98,8 +102,11 @@ TEST(PipelineChoice, EnnSettingsAskForCompressedAndClashWithDenseOnes) {
     EXPECT_TRUE(mentions(c, "{enn_iterations}")) << c.reason;
     EXPECT_THROW(choose_pipeline(automatic(), 300, 2, kPlenty, {"enn_iterations", "rectify"}), OptionError);
     FitOptions anchorfree = automatic();
-    anchorfree.model.method = Method::anchorfree_lp;
-    EXPECT_THROW(choose_pipeline(anchorfree, 300, 2, kPlenty, {"checked_rows"}), OptionError);
+    anchorfree.model.method = Method::anchorfree_lp;  // runs on ENN's factor too
+    EXPECT_EQ(choose_pipeline(anchorfree, 300, 2, kPlenty, {"checked_rows"}).pipeline, Pipeline::compressed);
+    FitOptions kl = automatic();
+    kl.model.solver = recover::Solver::kl;
+    EXPECT_THROW(choose_pipeline(kl, 300, 2, kPlenty, {"checked_rows"}), OptionError);
 }
 
 TEST(PipelineChoice, ALibraryCallersChangedSettingsCountAsGiven) {
@@ -117,13 +124,13 @@ TEST(PipelineChoice, ALibraryCallersChangedSettingsCountAsGiven) {
 }
 
 TEST(PipelineChoice, ANeededDenseFitThatMayNotFitWarns) {
-    FitOptions anchorfree = automatic();
-    anchorfree.model.method = Method::anchorfree_lp;
+    FitOptions kl = automatic();
+    kl.model.solver = recover::Solver::kl;  // RecoverKL needs C's whole rows
     const Index N = 100000;
-    const PipelineChoice c = choose_pipeline(anchorfree, N, 2, std::int64_t{1} << 30);
+    const PipelineChoice c = choose_pipeline(kl, N, 2, std::int64_t{1} << 30);
     EXPECT_EQ(c.pipeline, Pipeline::dense);
     EXPECT_NE(c.warning.find("may run out of memory"), std::string::npos) << c.warning;
-    EXPECT_TRUE(choose_pipeline(anchorfree, N, 2, kPlenty * 1024).warning.empty());
+    EXPECT_TRUE(choose_pipeline(kl, N, 2, kPlenty * 1024).warning.empty());
 }
 
 TEST(PipelineChoice, CThatWouldNotFitIsCompressed) {

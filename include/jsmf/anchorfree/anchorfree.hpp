@@ -94,6 +94,18 @@ struct AnchorFreeResult {
 Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, const LpOptions& options,
                               LpReport* report = nullptr);
 
+/// Collective on `comm`. The same LP on a factor held by rows: this rank holds rows
+/// [first_row, first_row + B_local.rows()) of an N-row B̃, the ranks' blocks contiguous
+/// and in rank order (InputError on every rank otherwise). No rank holds N × F: each
+/// checks its own rows, and the rows that join the working set (each column's extremes,
+/// then at most `batch` a screening round) are sent to the root by the ranks that hold
+/// them. Per-rank memory: B_local, and on the root Clp's working set. Communication per
+/// screening round: F doubles broadcast, at most `batch` (id, violation) pairs per rank
+/// gathered, the chosen ids broadcast and their rows (at most batch · F doubles) gathered.
+/// The replicated overload calls this one with each rank's RowShare.
+Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row, Index N,
+                              const LpOptions& options, LpReport* report = nullptr);
+
 /// AnchorFree-PDS (Alg. 2): penalty dual splitting on min −log|det M| s.t. B̃M = Z,
 /// Mᵀb = 1 (b = B̃ᵀ1), Z >= 0, with the paper's parameters (ρ₀ = 1, c = 0.5, η₀ = 1e-3,
 /// μ = 1e-4) in the units below.
@@ -156,10 +168,52 @@ struct PdsReport {
 Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B, const PdsOptions& options,
                                PdsReport* report = nullptr);
 
+/// Collective on `comm`. The same on a factor held by rows, as anchorfree_lp's by-rows
+/// overload (each rank its contiguous block, in rank order); per-rank memory about
+/// 6 · B_local.rows() · F doubles and F³. The replicated overload calls this one with each
+/// rank's RowShare.
+Eigen::MatrixXd anchorfree_pds(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row, Index N,
+                               const PdsOptions& options, PdsReport* report = nullptr);
+
+/// Collective on `comm`. Checks that each rank's [first_row, first_row + local_rows) are
+/// contiguous blocks of 0..N−1 in rank order; InputError on every rank naming `who` if not.
+void require_row_blocks(const mpi::Comm& comm, Index first_row, Index local_rows, Index N, const std::string& who);
+
 /// Collective on P.grid(). C* = B̃M and E* = (C*ᵀC*)⁻¹ C*ᵀ (P C*) (C*ᵀC*)⁻¹ (Alg. 1 line 7),
 /// P C* by one distributed product (distmat::multiply_block, N·F doubles reduced). C* and E*
 /// are the root's copies on every rank. Throws StageFailed (InputError) on every rank when
 /// C*ᵀC* is singular (dependent topics: no E*).
 AnchorFreeResult finish(const distmat::DistMatrix& P, const Eigen::MatrixXd& B, const Eigen::MatrixXd& M);
+
+/// Collective on `comm`. finish for P = B̃B̃ᵀ itself, B̃ held by rows (anchorfree_lp's
+/// by-rows layout; the compressed pipeline, whose rectified factor Y is B̃): C* = B̃M by
+/// rows (this rank's), and E* = (C*ᵀC*)⁻¹ C*ᵀ P C* (C*ᵀC*)⁻¹ from K × K products only
+/// (C*ᵀC* = MᵀGM and C*ᵀPC* = MᵀG²M, G = B̃ᵀB̃; E* = M⁻¹M⁻ᵀ in exact arithmetic). C (the
+/// result's) holds this rank's rows; M and E* are the root's on every rank. Communication:
+/// one reduction of F² doubles, one of a double. Throws StageFailed (InputError) on every
+/// rank when C*ᵀC* is singular, as finish.
+AnchorFreeResult finish_square_root(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, const Eigen::MatrixXd& M);
+
+/// What a model keeps of AnchorFree's C* and E*, by rows: B, B̆, A and each topic's
+/// representative word.
+struct AnchorFreeTopics {
+    Eigen::MatrixXd B;        ///< this rank's rows: C* cut at 0 (its residue at the solver's tolerance), columns summed to 1 over all rows
+    Eigen::MatrixXd B_breve;  ///< K × this rank's rows: p(z | w) by Bayes' rule with A's topic marginals (0 where B's row is)
+    Eigen::MatrixXd A;        ///< E*/ΣE* when E* is a joint distribution (no entry below −1e-9 of its largest), else E* itself
+    bool a_is_distribution = false;
+    /// Topic by topic, in order, the occurring word with the largest B̆ not taken by an
+    /// earlier topic (ties: the lowest id); B̆ there.
+    std::vector<Index> representatives;
+    Eigen::VectorXd representative_weight;
+    Index zero_rows = 0;      ///< words, over all ranks, whose B̆ is 0 (B's row 0 under the marginals)
+};
+
+/// Collective on `comm`. The topics of C* (this rank's rows, starting at global row
+/// `first_row`) and E*; `occurs`: this rank's words that may represent a topic (they
+/// occur). Communication: K doubles reduced, and two reductions of a double and an id per
+/// topic for the representatives. With a one-rank communicator on replicated C*, the
+/// dense fit's topics.
+AnchorFreeTopics topics_of(const mpi::Comm& comm, const Eigen::MatrixXd& C_local, Index first_row,
+                           const Eigen::MatrixXd& E, const std::vector<bool>& occurs);
 
 }  // namespace jsmf::anchorfree

@@ -68,6 +68,9 @@ struct CompressedShape {
     /// Newsgroups, K = 100, one iteration: 975 rows, 79 % of their pairs).
     double law_correction_rows = -1;
     double law_corrections = -1;
+    /// AnchorFree (--method anchorfree-lp/-pds) in LAW's place: no E′, the LP or PDS on Y
+    /// by rows, the root's Clp working set (at most N rows; KOS, K = 10: 23 % of them).
+    bool anchorfree = false;
 };
 
 /// Seconds per unit of each kind of work on one rank (one core: ranks × threads ≤ cores),

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "jsmf/anchorfree/anchorfree.hpp"
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/timer.hpp"
 #include "jsmf/distmat/dist_matrix.hpp"
@@ -143,6 +144,18 @@ model::AlphaFit fit_alpha(const mpi::Comm& comm, const Eigen::MatrixXd& A);
 model::Model factorize(const distmat::DistMatrix& C, int K, const ModelOptions& options, const model::RectificationTrace& trace,
                 Seed seed, const Report& report = {}, const recover::RecoverProgress* progress = nullptr,
                 const anchors::DocFreq& doc_freq = anchors::DocFreq());
+
+/// Collective on `comm`. AnchorFree's M (LP or PDS, by options.method, with its
+/// settings) on a square root B̃ held by rows (anchorfree_lp's by-rows layout: rows
+/// [first_row, first_row + B_local.rows()) of N), its report into `record`.
+Eigen::MatrixXd anchorfree_m(const mpi::Comm& comm, const Eigen::MatrixXd& B_local, Index first_row, Index N,
+                             const ModelOptions& options, model::AnchorFreeRecord& record);
+
+/// Local. Moves AnchorFree's topics (anchorfree::topics_of, by rows or replicated) and
+/// C*'s record (M, E*, C*'s residue) into `m`: B, B̆, A, the representative words as its
+/// anchors; warns when A is E* itself (not a joint distribution).
+void take_anchorfree_topics(model::Model& m, anchorfree::AnchorFreeTopics&& topics,
+                            const anchorfree::AnchorFreeResult& r, const Report& report);
 
 /// Local. What was found (anchors, the solver's convergence, α), as report lines.
 /// Local. The warning, when some words' B̆ stopped before their solver's tolerance (both
