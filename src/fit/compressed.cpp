@@ -202,6 +202,7 @@ lowrank::LawOptions law_options_of(const FitOptions& options) {
     law.solver = options.model.solver;
     law.min_anchor_doc_freq = options.model.anchor_min_df;
     law.anchors = options.model.anchor_words;
+    law.finder = options.model.finder;
     return law;
 }
 
@@ -259,6 +260,7 @@ lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vect
     // the factor settles, and a given word may not be representable by every iterate.
     lowrank::LawOptions law_options = law_options_of(options);
     law_options.anchors.clear();
+    law_options.finder = anchors::Finder::qr;  // the looks' own anchors, whatever the model's finder
     // And by the exact active set whatever the model's solver: a look measures how the
     // factor settles, and an iterative solver's own stopping would move its figures.
     law_options.solver = recover::Solver::active_set;
@@ -385,13 +387,13 @@ model::TopicsFound topics_of(const mpi::Comm& world, const distmat::RowPartition
     return out;
 }
 
-/// LAW's anchors: pivoted QR among the candidates in at least `min_df` documents, or the
+/// LAW's anchors: pivoted QR (or `finder`) among the candidates in at least `min_df` documents, or the
 /// user's words (no candidates then, as the dense pipeline's).
-model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_df, bool given) {
+model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_df, bool given, anchors::Finder finder) {
     model::AnchorsFound out;
     out.anchors = law.anchors;
     out.diag_r = law.diag_r;
-    out.anchor_method = given ? model::AnchorChoice::words : model::AnchorChoice::qr;
+    out.anchor_method = given ? model::AnchorChoice::words : model::recorded(finder);
     out.anchor_min_df = given ? 0 : min_df;
     out.anchor_excluded = given ? 0 : law.below_threshold;
     return out;
@@ -519,7 +521,8 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
         m.A = lowrank::least_squares_a(world, C.rows(), r.Y, law.correction, m.B);
         m.a_method = model::ARecovery::least_squares;
     }
-    static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df, !options.model.anchor_words.empty());
+    static_cast<model::AnchorsFound&>(m) = anchors_of(law, options.model.anchor_min_df, !options.model.anchor_words.empty(),
+                                                                 options.model.finder);
     if (options.model.alpha) static_cast<model::AlphaFit&>(m) = fit_alpha(world, m.A);  // RECOVER-ALPHA on A, as the dense fit does
     if (options.metrics) {
         measure_factor(m, C, r, law.correction, o.metric_probes);
@@ -533,9 +536,6 @@ void check_compressed(const FitOptions& options) {
     if (options.model.solver == recover::Solver::kl)
         throw OptionError("{pipeline} compressed has each word's row of C-bar only in projection: {solver} kl "
                           "(RecoverKL, on whole rows) needs the dense pipeline");
-    if (options.model.finder != anchors::Finder::qr && options.model.finder != anchors::Finder::spa)
-        throw OptionError("{pipeline} compressed finds anchors by pivoted QR on its K x N factor: {finder} " +
-                          name_of(options.model.finder) + " needs the dense pipeline");
     if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");

@@ -23,7 +23,7 @@ const std::vector<std::string>& dense_only_settings() {
         "relaxation", "eig_tolerance_factor", "precision", "check_every", "eigensolver", "eig_check_steps",
         "eig_check_every", "permutations",
         // building and laying out C
-        "cooc", "estimator", "exchange", "buffer_mb", "block_size", "grid",
+        "cooc", "exchange", "buffer_mb", "block_size", "grid",
         // the dense finders' tuning (AnchorFree's LP and PDS run on both pipelines)
         "projection_dim"};
     return names;
@@ -116,8 +116,6 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
     const ModelOptions& m = options.model;
     if (m.solver == recover::Solver::kl)
         return dense("{solver} kl needs each word's whole row of C-bar, not the factor's projection of it");
-    if (m.finder != anchors::Finder::qr && m.finder != anchors::Finder::spa)
-        return dense("{finder} " + name_of(m.finder) + " searches C itself");
     const auto [dense_list, dense_count] = listed(dense_only_settings());
     if (dense_count > 0)
         return dense(dense_list + (dense_count > 1 ? " are settings" : " is a setting") + " of the dense pipeline");
@@ -150,9 +148,6 @@ PipelineChoice choose_pipeline(const CorpusSource& corpus, const mpi::Comm& worl
     if (options.pipeline == Pipeline::automatic) {
         N = corpus::inspect_uci_files(world, corpus.files).front().header.num_words;
         memory = memory_per_rank(world);
-        if (corpus.options.estimator != cooc::Estimator::unbiased &&
-            std::find(given.begin(), given.end(), "estimator") == given.end())
-            given.push_back("estimator");
     }
     PipelineChoice choice;  // the same inputs everywhere: every rank decides alike, or fails alike
     mpi::run_local_phase(world, "setup", [&] { choice = choose_pipeline(options, N, world.size(), memory, given); });

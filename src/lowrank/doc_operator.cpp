@@ -86,8 +86,6 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     mpi::run_local_phase(comm, "compress", [&] {
         if (!(exchange_bytes >= 0) || !std::isfinite(exchange_bytes))
             throw OptionError("the products' exchange budget must be positive and finite (0: the default)");
-        if (options.estimator != cooc::Estimator::unbiased)
-            throw OptionError("the compressed pipeline estimates C by Eq. 5 only: {estimator} must be unbiased");
         for (const std::uint32_t w : docs.words)
             if (static_cast<Index>(w) >= num_words)
                 throw InputError("a document has word id " + std::to_string(w + 1) + " > W = " + std::to_string(num_words));
@@ -117,6 +115,7 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
                              std::to_string(stats_.num_docs_read) + " read)");
     });
     const double M = static_cast<double>(stats_.num_docs);
+    const bool tfidf = options.estimator == cooc::Estimator::tfidf;
 
     // V_r: the words of the used documents, sorted (marked in a byte per word: a list of
     // every nonzero, sorted and made unique, held 4 bytes a nonzero for good).
@@ -147,7 +146,9 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
         const auto b = docs.doc_offsets[static_cast<std::size_t>(m)], e = docs.doc_offsets[static_cast<std::size_t>(m) + 1];
         double n = 0;
         for (auto k = b; k < e; ++k) n += docs.counts[static_cast<std::size_t>(k)];
-        const double weight = 1.0 / (n * (n - 1) * M), root = std::sqrt(weight);
+        // Eq. 5: h/√(n(n − 1)M) and d += h/(n(n − 1)M); tf-idf: the term frequency h/n here,
+        // times the word's idf and 1/√S once the document frequencies are known (below).
+        const double weight = tfidf ? 0.0 : 1.0 / (n * (n - 1) * M), root = tfidf ? 1.0 / n : std::sqrt(weight);
         for (auto k = b; k < e; ++k) {
             const std::uint32_t v = local_index(docs.words[static_cast<std::size_t>(k)]);
             const double h = docs.counts[static_cast<std::size_t>(k)];
@@ -158,10 +159,6 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
         }
         doc_offsets_.push_back(static_cast<std::int64_t>(doc_words_.size()));
     }
-    // ... and word-major by blocks of documents, so both passes run over rows without races
-    // and the words' pass reads a block's rows of H̃ᵀX while they are in cache.
-    transpose_by_blocks(V);
-
     // The exchange pattern: V_r is sorted, so the rows each owner holds are one segment.
     const int P = comm.size();
     fetch_counts_.assign(static_cast<std::size_t>(P), 0);
@@ -181,6 +178,11 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     return_rows(RowView(d_vocab.data(), V, 1), d_rows);
     diagonal_ = d_own.col(0);
 
+    if (tfidf) scale_by_idf(M);
+    // ... and word-major by blocks of documents, so both passes run over rows without races
+    // and the words' pass reads a block's rows of H̃ᵀX while they are in cache.
+    transpose_by_blocks(V);
+
     std::int64_t sizes[2] = {V, V - fetch_counts_[static_cast<std::size_t>(comm.rank())]};
     stats_.max_rank_words = mpi::allreduce_max(comm, sizes[0]);
     stats_.exchanged_rows = mpi::allreduce_sum(comm, sizes[1]);
@@ -190,6 +192,34 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
     const Index local_docs = static_cast<Index>(doc_offsets_.size()) - 1;
     buffer_rows_ = mpi::allreduce_max(comm, static_cast<std::int64_t>(rows_.rows(comm.rank()) + 2 * served + 2 * V +
                                                                        std::min(kDocBlock, local_docs)));
+}
+
+void DocumentOperator::scale_by_idf(double M) {
+    // Each V_r word's document frequency over all ranks, from its owner (one column fetched).
+    const std::vector<std::int64_t> own_df = doc_freq();
+    Eigen::MatrixXd df(static_cast<Index>(own_df.size()), 1);
+    for (std::size_t i = 0; i < own_df.size(); ++i) df(static_cast<Index>(i), 0) = static_cast<double>(own_df[i]);
+    const RowView fetched = fetch_rows(RowView(df.data(), df.rows(), 1));
+    std::vector<double> idf(vocab_.size());
+    for (std::size_t v = 0; v < idf.size(); ++v) idf[v] = std::log(M / fetched(static_cast<Index>(v), 0));
+    // D(v, m) = (h/n)·idf_v; S = Σ_m (Σ_v D(v, m))², every rank's documents'.
+    double S = 0;
+    for (std::size_t m = 0; m + 1 < doc_offsets_.size(); ++m) {
+        double sum = 0;
+        for (auto k = doc_offsets_[m]; k < doc_offsets_[m + 1]; ++k) {
+            doc_values_[static_cast<std::size_t>(k)] *= idf[doc_words_[static_cast<std::size_t>(k)]];
+            sum += doc_values_[static_cast<std::size_t>(k)];
+        }
+        S += sum * sum;
+    }
+    distmat::sum_on_all_ranks(*comm_, &S, 1);
+    mpi::run_local_phase(*comm_, "compress", [&] {
+        if (!(S > 0))
+            throw InputError("the tf-idf C is 0: every word of the used documents is in all of them (idf = ln(M/df) = 0)");
+    });
+    const double root = 1 / std::sqrt(S);
+    for (double& value : doc_values_) value *= root;
+    release_buffers();
 }
 
 double DocumentOperator::exchange_budget(Index p) const {

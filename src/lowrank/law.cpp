@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Low-rank anchor words: anchors, B and A from the factor Y.
 #include "jsmf/lowrank/law.hpp"
+#include "jsmf/lowrank/point_finders.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -167,7 +168,13 @@ LawResult factorize_low_rank(const mpi::Comm& comm, const distmat::RowPartition&
     out.excluded_candidates = excluded[0];
     out.below_threshold = excluded[1];
     if (!options.anchors.empty()) check_given_anchors(comm, rows, options.anchors, d0, doc_freq, K);
-    pivoted_qr(comm, rows, P0, allowed, static_cast<int>(K), options.anchors, out);
+    if (options.anchors.empty() && !anchors::is_pivoted_qr(options.finder)) {
+        PointAnchors found = find_anchors_on_points(comm, rows, P0, allowed, static_cast<int>(K), options.finder);
+        out.anchors = std::move(found.anchors);
+        out.diag_r = std::move(found.diag_r);
+    } else {
+        pivoted_qr(comm, rows, P0, allowed, static_cast<int>(K), options.anchors, out);
+    }
 
     // S′ = S ∪ {j : d₀_j < 0}, and F_js = −min(y_j·y_s, 0) for every local j, s ∈ S′.
     std::vector<std::int64_t> negative;

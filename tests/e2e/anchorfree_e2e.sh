@@ -136,6 +136,15 @@ run 2 -q fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --method
 for finder in spa snpa xray fastanchor; do
   run 2 -q fit "${common[@]}" --anchors $finder --out "$work/$finder.h5" >/dev/null 2>"$work/err" \
     && ok "fit --anchors $finder" || fail "fit --anchors $finder: $(cat "$work/err")"
+  run 2 -q fit "${common[@]}" --anchors $finder --pipeline compressed --out "$work/c.$finder.h5" >/dev/null 2>"$work/err" \
+    && "$python" -c "
+import h5py
+d, c = h5py.File('$work/$finder.h5', 'r'), h5py.File('$work/c.$finder.h5', 'r')
+assert sorted(d['K5/model/anchors'][:]) == sorted(c['K5/model/anchors'][:]), 'anchors differ'
+m = c['K5/model'].attrs['anchor_method']
+assert (m.decode() if isinstance(m, bytes) else m) == '$finder', m" \
+    && ok "fit --anchors $finder --pipeline compressed: the dense pipeline's anchors" \
+    || fail "fit --anchors $finder --pipeline compressed: $(cat "$work/err")"
 done
 
 run 2 -q fit "${common[@]}" --method anchorfree-lp --recover-a ls --out "$work/bad.h5" >/dev/null 2>"$work/err"

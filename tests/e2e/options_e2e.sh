@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$jsmf" -q synth --dir "$work" --name o --docs 300 --words 200 --topics 5 --seed 3 || fail synth
 base=(--corpus "$work/docword.o.txt" --vocab "$work/vocab.o.txt" --topics 5 --out "$work/m.h5" --dry-run)
 
-general=(alpha anchor-words checkpoint cooc corpus dry-run help hierarchy infer labels memory-per-rank method plan-ranks min-distinct
+general=(alpha anchor-words checkpoint cooc corpus dry-run estimator help hierarchy infer labels memory-per-rank method plan-ranks min-distinct
          min-tokens name no-metrics out pipeline prepared progress-seconds recover-a relaxation precision resume
          seed text top-words topics vocab)
 # option|value (empty: a flag)|context where it is not read|context where it is (both after --pipeline dense)
@@ -56,7 +56,7 @@ scoped=(
   "checkpoint-seconds|5||--checkpoint $work/ck.h5"
   "text-format|lines||"  # read with --text, which a dry run does not take
 )
-dense=(rectify estimator exchange buffer-mb block-size grid)
+dense=(rectify exchange buffer-mb block-size grid)
 compressed=(enn-iterations checked-rows product-buffer-mb)
 
 # Every option of the help is classified.
@@ -104,7 +104,7 @@ for s in "${scoped[@]}"; do
   # shellcheck disable=SC2086
   check "--$option accepted with ${used:-the defaults}" 0 "$option" --pipeline dense $used "${given[@]}"
 done
-values=(rectify=dc estimator=tfidf exchange=pairs buffer-mb=8 block-size=32 grid=1x1)
+values=(rectify=dc exchange=pairs buffer-mb=8 block-size=32 grid=1x1)
 for pair in "${values[@]}"; do
   option=${pair%%=*}
   check "--$option refused on the compressed pipeline" 1 "$option" --pipeline compressed --"$option" "${pair#*=}"
@@ -112,6 +112,7 @@ done
 # AnchorFree runs on both pipelines, its LP's and PDS's settings with it.
 check "--method anchorfree-lp accepted on the compressed pipeline" 0 method --pipeline compressed --method anchorfree-lp \
   --lp-max-sweeps 3
+check "--estimator tfidf accepted on the compressed pipeline" 0 estimator --pipeline compressed --estimator tfidf
 check "--method anchorfree-pds accepted on the compressed pipeline" 0 method --pipeline compressed --method anchorfree-pds \
   --pds-mu 0.001
 check "--lp-max-sweeps refused on the compressed pipeline without --method anchorfree-lp" 1 lp-max-sweeps \

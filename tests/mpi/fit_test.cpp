@@ -1349,6 +1349,60 @@ TEST(Fit, CompressedPipelineRunsAnchorFree) {
     EXPECT_EQ(same.anchor_hits, K);
 }
 
+// The other anchor finders on the compressed pipeline (on the rows of C̄ as the factor gives
+// them, in K dimensions): on a separable planted corpus each finds the planted anchors, as
+// pivoted QR and the dense pipeline's finders do, the same at 1 rank and at all; the file
+// names the finder. And the tf-idf estimator (AnchorFree's P) on the compressed pipeline:
+// with AnchorFree and no rectification, the dense pipeline's topics.
+TEST(Fit, CompressedPipelineFindsAnchorsWithEveryFinderAndTakesTfIdf) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 14);
+    const mpi::Comm self(MPI_COMM_SELF);
+    std::vector<Index> planted(static_cast<std::size_t>(K));
+    for (int k = 0; k < K; ++k) planted[static_cast<std::size_t>(k)] = p.truth.anchors(k, 0);
+    std::sort(planted.begin(), planted.end());
+    for (const auto finder : {anchors::Finder::fastanchor, anchors::Finder::snpa, anchors::Finder::xray}) {
+        FitOptions options = compressed_options(K);
+        options.metrics = false;
+        options.model.finder = finder;
+        const model::Model m = everywhere(world, fit(p.source, square_grid(world), options).models.front());
+        EXPECT_EQ(m.anchor_method, model::recorded(finder));
+        std::vector<Index> found = m.anchors;
+        std::sort(found.begin(), found.end());
+        EXPECT_EQ(found, planted) << name_of(finder);
+        const eval::TruthComparison t = eval::compare_to_truth(m.B, m.A, m.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+        EXPECT_LT(t.b_l1, 0.1) << name_of(finder);
+        const model::Model alone = fit(p.source, distmat::Grid::create(self, 1, 1), options).models.front();
+        EXPECT_EQ(alone.anchors, m.anchors) << name_of(finder);
+        EXPECT_LT(relative(m.B, alone.B), 1e-9) << name_of(finder);
+    }
+
+    // tf-idf, AnchorFree-LP, no rectification (--enn-iterations 0): the dense pipeline's
+    // AnchorFree on the formed tf-idf C with --rectify none.
+    CorpusSource tfidf = p.source;
+    tfidf.options.estimator = cooc::Estimator::tfidf;
+    FitOptions compressed = compressed_options(K);
+    compressed.metrics = false;
+    compressed.model.method = Method::anchorfree_lp;
+    compressed.compressed.iterations = 0;
+    compressed.compressed.stop_when_settled = false;
+    FitOptions dense = compressed;
+    dense.pipeline = Pipeline::dense;
+    dense.rectify.method = Rectifier::none;
+    const model::Model c = everywhere(world, fit(tfidf, square_grid(world), compressed).models.front());
+    const model::Model d = everywhere(world, fit(tfidf, square_grid(world), dense).models.front());
+    Eigen::MatrixXi dense_words(K, 1);
+    for (int k = 0; k < K; ++k) dense_words(k, 0) = static_cast<int>(d.anchors[static_cast<std::size_t>(k)]);
+    const eval::TruthComparison same = eval::compare_to_truth(c.B, c.A, c.anchors, d.B, d.A, dense_words);
+    if (world.is_root()) std::printf("tf-idf AnchorFree-LP, compressed against dense: B L1 per topic at most %.2e\n", same.topic_l1.maxCoeff());
+    // The same C's top-K square root (to the range finder's 1e-11 against the dense
+    // eigensolver's 1e-10) and the same LP: the same topics to far below the planted noise.
+    EXPECT_LT(same.topic_l1.maxCoeff(), 1e-6);
+    EXPECT_EQ(same.anchor_hits, K);
+}
+
 TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
     const mpi::Comm world = mpi::Comm::world();
     test::SharedTempDir dir(world);

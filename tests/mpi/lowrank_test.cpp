@@ -78,16 +78,24 @@ TEST(DocumentOperator, EqualsTheFormedC) {
     const Index N = 57;
     const corpus::Shard all = random_corpus(400, N, 3);
     const corpus::Shard mine = deal(all, world);
-    for (const Index min_tokens : {Index{2}, Index{6}}) {
+    for (const Index min_tokens : {Index{2}, Index{6}})
+    for (const cooc::Estimator estimator : {cooc::Estimator::unbiased, cooc::Estimator::tfidf}) {
         cooc::CoocOptions o;
         o.min_tokens = min_tokens;
         o.min_distinct = min_tokens == 2 ? 1 : 3;
+        o.estimator = estimator;  // tf-idf: H̃'s columns the documents' tf-idf vectors, no diagonal term
         const Eigen::MatrixXd C = dense_cooc(world, mine, N, o);
         const DocumentOperator op(world, N, mine, o);
         const distmat::RowPartition& rows = op.rows();
         const Eigen::MatrixXd X = distmat::random_rows(0, N, 5, 17);
         const Eigen::MatrixXd CX = distmat::gather_rows(world, rows, op.apply(distmat::local_rows(rows, world.rank(), X)));
-        EXPECT_LT((CX - C * X).cwiseAbs().maxCoeff(), 1e-14 * (C * X).cwiseAbs().maxCoeff()) << "min_tokens " << min_tokens;
+        EXPECT_LT((CX - C * X).cwiseAbs().maxCoeff(), 1e-14 * (C * X).cwiseAbs().maxCoeff())
+            << "min_tokens " << min_tokens << " " << name_of(estimator);
+        if (estimator == cooc::Estimator::tfidf) {
+            EXPECT_EQ(op.diagonal().size() > 0 ? op.diagonal().cwiseAbs().maxCoeff() : 0.0, 0.0);
+            const Eigen::VectorXd diagonal = distmat::gather_rows(world, rows, op.cooc_diagonal());
+            EXPECT_LT((diagonal - C.diagonal()).cwiseAbs().maxCoeff(), 1e-14 * C.diagonal().maxCoeff());
+        }
         // Row sums are the unigram, summing to 1; the document frequencies are counts.
         const Eigen::VectorXd p = distmat::gather_rows(world, rows, op.row_sums());
         EXPECT_LT((p - C.rowwise().sum()).cwiseAbs().maxCoeff(), 1e-15);
@@ -385,9 +393,12 @@ TEST(DocumentOperator, RefusesBadInputOnEveryRank) {
     corpus::Shard bad = deal(random_corpus(40, 10, 1), world);
     if (world.is_root()) bad.words.front() = 99;  // one rank's document names a word >= N
     EXPECT_THROW(DocumentOperator(world, 10, bad, cooc::CoocOptions{}), StageFailed);
+    // tf-idf where every used document has every word: idf = 0, C = 0.
     cooc::CoocOptions tfidf;
     tfidf.estimator = cooc::Estimator::tfidf;
-    EXPECT_THROW(DocumentOperator(world, 10, deal(random_corpus(40, 10, 1), world), tfidf), StageFailed);
+    corpus::Shard same;
+    for (Index m = 0; m < 12; ++m) same.append(document_of({{0, 2}, {1, 1}, {2, 3}}, m));
+    test::expect_stage_failed(world, [&] { DocumentOperator(world, 3, deal(same, world), tfidf); }, {"tf-idf C is 0"});
 }
 
 // A planted corpus small enough for the dense path.

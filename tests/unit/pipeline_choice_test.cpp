@@ -83,9 +83,13 @@ TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     const PipelineChoice kl = choose_pipeline(o, N, 2, kPlenty);
     EXPECT_EQ(kl.pipeline, Pipeline::dense);
     EXPECT_TRUE(mentions(kl, "whole row")) << kl.reason;
-    o = automatic();
-    o.model.finder = anchors::Finder::xray;
-    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::dense);
+    for (const auto finder : {anchors::Finder::xray, anchors::Finder::snpa, anchors::Finder::fastanchor}) {
+        o = automatic();
+        o.model.finder = finder;  // both pipelines find anchors with every finder: the size decides
+        EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty).pipeline, Pipeline::compressed) << name_of(finder);
+    }
+    o.model.finder = anchors::Finder::fastanchor;  // its projection is the dense pipeline's only
+    EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty, {"projection_dim"}).pipeline, Pipeline::dense);
 }
 
 TEST(PipelineChoice, AGivenDenseSettingKeepsItDenseOthersDoNot) {

@@ -65,8 +65,7 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
                                const std::vector<std::string>& given = {});
 
 /// Collective on `world`. choose_pipeline for a fit of `corpus` on `world`'s ranks: N from
-/// the corpus's header, the memory from memory_per_rank, and a tf-idf estimator (which
-/// only the dense pipeline builds) counted among `given`. Every rank gets the same choice.
+/// the corpus's header, the memory from memory_per_rank. Every rank gets the same choice.
 PipelineChoice choose_pipeline(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                                std::vector<std::string> given = {});
 

@@ -30,7 +30,9 @@ struct DocumentStats {
 /// C = (1/M) Σ_m (h_m h_mᵀ − diag h_m) / (n_m (n_m − 1)) = H̃H̃ᵀ − diag(d), Eq. 5 (the same C
 /// `jsmf cooc` forms), with H̃'s column m = h_m / √(n_m (n_m − 1) M) and
 /// d = Σ_m h_m / (n_m (n_m − 1) M). C X = H̃ (H̃ᵀ X) − d ∘ X costs O(nnz · p) and never
-/// O(N²).
+/// O(N²). With the tf-idf estimator (AnchorFree's P, as `jsmf cooc --estimator tfidf`
+/// forms it): H̃'s column m = D(:, m)/√S, D(v, m) = (h_mv/n_m)·ln(M/df_v), S = Σ_m (1ᵀD(:, m))²
+/// (C sums to 1), and d = 0 (no diagonal correction: tf-idf weights are not counts).
 ///
 /// Layout. Documents stay on the rank that read them. N × p blocks are distributed by rows
 /// (`rows()`, contiguous, balanced). A product fetches, for each rank, the rows of X of the
@@ -63,8 +65,8 @@ public:
     static constexpr double kMinExchangeBytes = 64.0 * 1024 * 1024;
 
     /// Collective. From this rank's documents (`comm` must outlive the operator) (word ids 0-based, < num_words), those that
-    /// pass `options`' filters (min_tokens, at least 2, and min_distinct); the estimator
-    /// must be the unbiased one (Eq. 5). Throws StageFailed on every rank if a rank's
+    /// pass `options`' filters (min_tokens, at least 2, and min_distinct), by
+    /// `options.estimator` (Eq. 5 or tf-idf). Throws StageFailed on every rank if a rank's
     /// documents are invalid or no document contributes. `exchange_bytes` bounds a
     /// product's buffers per rank (column panels; at least one column each); 0: the
     /// default, 4 · 8 · ⌈N/P⌉ · p bytes for a product of p columns, at least 64 MiB.
@@ -127,6 +129,7 @@ private:
         RowView view(Index rows, Index cols);
     };
     void transpose_by_blocks(Index V);  // fills word_rows_ .. word_values_ from the document-major CSR
+    void scale_by_idf(double M);        // tf-idf: doc_values_ (term frequencies) times idf, over √S
     void apply_panel(const Eigen::MatrixXd& X, Index first, Index width, Eigen::MatrixXd& out) const;
     RowView fetch_rows(const RowView& X) const;  // X's rows of V_r (in xv_), from this rank's rows of X
     void return_rows(const RowView& W_vocab, RowView& out) const;  // out += what the ranks return

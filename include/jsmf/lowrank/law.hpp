@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "jsmf/anchors/finder.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/mpi/comm.hpp"
@@ -55,6 +56,10 @@ struct LawOptions {
     /// the topics): the pivoted QR takes them as its pivots instead of searching, with no
     /// candidate threshold. Empty: LAW finds them.
     std::vector<Index> anchors;
+    /// How LAW finds them: qr (= spa, default), its pivoted QR on P₀; fastanchor, snpa, xray
+    /// on P₀'s columns, the rows of C̄ in K dimensions (find_anchors_on_points). Not read
+    /// with `anchors` given.
+    anchors::Finder finder = anchors::Finder::qr;
     /// Whether E′'s entries are listed (LawResult::correction's triplets, 24 bytes an entry:
     /// the model file's E′ and the metrics need them). A look at the topics does not: on real
     /// text they are most of LAW's memory (20 Newsgroups, K = 100, 2 ranks: 296 MiB on the
@@ -81,7 +86,7 @@ struct LawResult {
 /// P₀ = R Yᵀ diag(d₀)⁻¹ (K × N, column j on the owner of word j) stands for C̄ᵀ, and its
 /// Gram matrix is that of C̄'s rows, so the anchors are those of the dense pivoted QR on
 /// YYᵀ; S = the first K pivots of a column-pivoted QR on P₀ (greedy; ties within kPivotTie
-/// go to the lower word). Then E′ (Correction), d = d₀ + E′1, P = (R Yᵀ + Qᵀ E′) diag(d)⁻¹,
+/// go to the lower word), or options.finder's choice on P₀'s columns. Then E′ (Correction), d = d₀ + E′1, P = (R Yᵀ + Qᵀ E′) diag(d)⁻¹,
 /// B̆_j = argmin_{b ∈ Δ} ‖P_S b − P_j‖ per word (K-dimensional, over ranks and threads),
 /// B by Bayes' rule, A from the anchors' block. Words with d_j <= 0 get B̆_j = 0.
 /// `doc_freq` (this rank's rows) is used for options.min_anchor_doc_freq. With

