@@ -81,6 +81,13 @@ check() {
     id=$checks
     "$jsmf" fit "${base[@]}" "$@" >"$work/out.$id" 2>"$work/err.$id"
     rc=$?
+    # A singleton's MPI start can fail under load (PMIx "Unreachable", seen once in a
+    # ctest -j3 run): that is the launcher, not the option under test; once more.
+    if [[ $rc != 0 ]] && grep -q "MPI_Init" "$work/err.$id"; then
+      sleep 1
+      "$jsmf" fit "${base[@]}" "$@" >"$work/out.$id" 2>"$work/err.$id"
+      rc=$?
+    fi
     good=0
     if [[ $want == 0 ]]; then
       [[ $rc == 0 ]] && good=1

@@ -52,7 +52,7 @@ run 2 fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 
   >/dev/null 2>"$work/small.err" || fail "fit small"
 grep -q "the dense pipeline: N = 300 words" "$work/small.err" && ok "auto takes dense on 300 words" || fail "small: $(grep pipeline "$work/small.err")"
 # 3. Asked for compressed, a dense setting is an error, not dropped silently.
-for bad in "--rectify dc" "--solver kl" "--iterations 5" "--anchors xray"; do
+for bad in "--rectify dc" "--solver kl" "--iterations 5" "--anchors fastanchor --projection-dim 500"; do
   # shellcheck disable=SC2086
   if run 2 fit "${corpus[@]}" --topics 5 --pipeline compressed $bad --out "$work/bad.h5" >/dev/null 2>"$work/err"; then
     fail "--pipeline compressed $bad was accepted"
