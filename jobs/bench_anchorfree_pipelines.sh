@@ -7,7 +7,7 @@
 # ClustAcc (labelled corpora), coherence, specificity, the representative words in common
 # and B's distance (L1 per topic, topics matched) between the pipelines.
 # Usage: jobs/bench_anchorfree_pipelines.sh CORPUS_DIR NAME   (the UCI corpus, e.g. KOS)
-#        CORPORA="brown spam" KOS_TOPICS="10 25" RANKS=2
+#        CORPORA="brown spam" KOS_TOPICS="10 25" SETTINGS="rectified paper" RANKS=2
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 corpus_dir=${1:?usage: bench_anchorfree_pipelines.sh CORPUS_DIR NAME} name=${2:?NAME}
@@ -44,11 +44,22 @@ same = len(set(d[f"K{K}/model/anchors"][:].tolist()) & set(c[f"K{K}/model/anchor
 print(f"{same}/{K} {np.median(cost[r, col]):.3f}/{cost[r, col].max():.3f}")
 PY
 }
+# The two settings: "rectified" (Eq. 5's C, AP on the dense pipeline, ENN's default stop on
+# the compressed one) and "paper" (AnchorFree's: the tf-idf C, no rectification: --rectify
+# none, --enn-iterations 0).
+setting_flags() {  # setting_flags SETTING PIPELINE
+  case $1/$2 in
+    paper/dense) echo --estimator tfidf --rectify none ;;
+    paper/compressed) echo --estimator tfidf --enn-iterations 0 ;;
+    *) echo ;;
+  esac
+}
 row() {  # row LABEL K ARGS...: one fit per pipeline, and the comparison
   local label=$1 K=$2; shift 2
   for pipeline in dense compressed; do
-    line=$(mpirun -np "$ranks" "$jsmf" fit "$@" --topics "$K" --pipeline "$pipeline" --out "$work/$pipeline.h5" \
-           2>"$work/log" | grep '^jsmf-fit') || { echo "$label $pipeline: FAILED"; tail -3 "$work/log"; return; }
+    # shellcheck disable=SC2046  # the flags are words
+    line=$(mpirun -np "$ranks" "$jsmf" fit "$@" --topics "$K" --pipeline "$pipeline" $(setting_flags "$setting" "$pipeline") \
+           --out "$work/$pipeline.h5" 2>"$work/log" | grep '^jsmf-fit') || { echo "$label $pipeline: FAILED"; tail -3 "$work/log"; return; }
     printf "%-22s %-10s %4s %8s %9.1f %8.4f %9.2f %8s\n" "$label" "$pipeline" "$K" "$(field clustacc "$line" || true)" \
       "$(field coherence "$line")" "$(field specificity "$line")" "$(field total_seconds "$line")" \
       "$(grep -o 'converged\|NOT converged' "$work/log" | head -1)"
@@ -56,6 +67,8 @@ row() {  # row LABEL K ARGS...: one fit per pipeline, and the comparison
   echo "    between the pipelines: representative words in common, B L1 per topic median/max: $(compare "$work/dense.h5" "$work/compressed.h5" "$K")"
 }
 printf "%-22s %-10s %4s %8s %9s %8s %9s %8s\n" corpus/method pipeline K clustacc coherence specific total_s solver
+for setting in ${SETTINGS:-rectified paper}; do
+echo "== setting: $setting"
 for method in anchorfree-lp anchorfree-pds; do
   for K in ${KOS_TOPICS:-10 25}; do
     row "$name/$method" "$K" --corpus "$docword" --vocab "$vocab" --method "$method"
@@ -66,4 +79,5 @@ for method in anchorfree-lp anchorfree-pds; do
     row "$corpus/$method" "$K" --prepared "$data/$corpus" --name "$corpus" --labels "$data/$corpus/labels.$corpus.txt" \
       --method "$method"
   done
+done
 done

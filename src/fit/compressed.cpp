@@ -404,12 +404,15 @@ model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_d
 /// root (B̃Q's solution is QᵀM), so the LP or PDS runs on Y by rows where ENN left them:
 /// no rank holds N × K. C* = B̃M by rows, E* from K × K products (E′, LAW's correction of
 /// the anchors' rows, is LAW's and has no place here); B, B̆ and the representative words
-/// (among the words that occur) by rows, as the dense fit makes them from its C*. Returns
-/// the correction the metrics take: none, on the representative words' rows.
+/// (among the words that occur) by rows, as the dense fit makes them from its C*. The
+/// unigram is P's row sums, as the dense fit's is its C's: YYᵀ1 after ENN, and without
+/// rectification (no ENN iteration) `documents_unigram`, the documents' C1, as the dense fit
+/// with --rectify none. Returns the correction the metrics take: none, on the
+/// representative words' rows.
 lowrank::Correction anchorfree_of_factor(model::Model& m, const mpi::Comm& world, const distmat::RowPartition& rows,
                                          const Eigen::MatrixXd& Y, const std::vector<std::int64_t>& doc_freq,
-                                         const lowrank::Compression& y0, const FitOptions& options,
-                                         const Report& report) {
+                                         const lowrank::Compression& y0, const Eigen::VectorXd& documents_unigram,
+                                         const FitOptions& options, const Report& report) {
     const Index N = rows.size(), first = rows.begin(world.rank());
     Stopwatch clock;
     model::AnchorFreeRecord& record = m.anchorfree;
@@ -426,7 +429,8 @@ lowrank::Correction anchorfree_of_factor(model::Model& m, const mpi::Comm& world
     m.times.add("anchorfree", clock.seconds());
     clock.restart();
     const anchorfree::AnchorFreeResult r = anchorfree::finish_square_root(world, root, M);
-    m.unigram = root * (column_sums / std::sqrt(total));  // P's row sums, this rank's words
+    m.unigram = documents_unigram.size() > 0 ? documents_unigram
+                                             : Eigen::VectorXd(root * (column_sums / std::sqrt(total)));  // this rank's words
     std::vector<bool> occurs(doc_freq.size());
     for (std::size_t i = 0; i < doc_freq.size(); ++i) occurs[i] = doc_freq[i] > 0;
     take_anchorfree_topics(m, anchorfree::topics_of(world, r.C, first, r.E, occurs), r, report);
@@ -496,7 +500,8 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
 
     if (options.model.method != Method::anchors) {
         m.method = options.model.method;
-        lowrank::Correction none = anchorfree_of_factor(m, world, C.rows(), r.Y, doc_freq, y0, options, report);
+        const Eigen::VectorXd unigram = r.trace.empty() ? C.row_sums() : Eigen::VectorXd();  // unrectified: C's own
+        lowrank::Correction none = anchorfree_of_factor(m, world, C.rows(), r.Y, doc_freq, y0, unigram, options, report);
         if (options.metrics) {
             measure_factor(m, C, r, none, o.metric_probes);
             C.release_buffers();

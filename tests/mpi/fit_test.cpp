@@ -1401,6 +1401,8 @@ TEST(Fit, CompressedPipelineFindsAnchorsWithEveryFinderAndTakesTfIdf) {
     // eigensolver's 1e-10) and the same LP: the same topics to far below the planted noise.
     EXPECT_LT(same.topic_l1.maxCoeff(), 1e-6);
     EXPECT_EQ(same.anchor_hits, K);
+    // Unrectified, the unigram (specificity's) is the documents' C1 on both, not YYᵀ1.
+    EXPECT_LT((c.unigram - d.unigram).cwiseAbs().maxCoeff(), 1e-12 * d.unigram.maxCoeff());
 }
 
 TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
