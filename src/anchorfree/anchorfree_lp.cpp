@@ -125,7 +125,7 @@ Eigen::MatrixXd rows_on_root(const mpi::Comm& comm, const Eigen::MatrixXd& B_loc
     const std::vector<std::int64_t> all_ids = mpi::gather_concat(comm, mine, 0);
     const std::vector<double> all_values = mpi::gather_concat(comm, values, 0);
     Eigen::MatrixXd out(comm.is_root() ? count : 0, F);
-    if (comm.is_root()) {
+    mpi::check_on_root(comm, kStage, [&] {
         std::unordered_map<std::int64_t, std::size_t> where;
         for (std::size_t k = 0; k < all_ids.size(); ++k) where.emplace(all_ids[k], k);
         for (std::int64_t r = 0; r < count; ++r) {
@@ -133,7 +133,7 @@ Eigen::MatrixXd rows_on_root(const mpi::Comm& comm, const Eigen::MatrixXd& B_loc
             if (it == where.end()) throw InternalError("anchorfree-lp: no rank holds row " + std::to_string(wanted[static_cast<std::size_t>(r)]));
             for (int f = 0; f < F; ++f) out(r, f) = all_values[it->second * static_cast<std::size_t>(F) + static_cast<std::size_t>(f)];
         }
-    }
+    });
     return out;
 }
 

@@ -57,7 +57,8 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
     for (const std::int64_t v : all) total += static_cast<std::uint64_t>(v);
     std::int64_t shared = static_cast<std::int64_t>(total);
     mpi::broadcast(C.comm(), shared, 0);
-    return {{"documents", std::to_string(s.num_docs)},
+    return {{"estimator", name_of(C.estimator())},
+            {"documents", std::to_string(s.num_docs)},
             {"tokens", std::to_string(s.num_tokens)},
             {"nonzeros", std::to_string(s.num_entries)},
             {"doc_freq_hash", fmt::format("{:016x}", static_cast<std::uint64_t>(shared))},
@@ -402,7 +403,7 @@ model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_d
 /// Collective. AnchorFree on ENN's factor. Y is a square root of the rectified P = YYᵀ
 /// (scaled to sum 1), and the minimum-determinant criterion is the same for every square
 /// root (B̃Q's solution is QᵀM), so the LP or PDS runs on Y by rows where ENN left them:
-/// no rank holds N × K. C* = B̃M by rows, E* from K × K products (E′, LAW's correction of
+/// no rank holds N × K but the LP's root (its Clp working set). C* = B̃M by rows, E* from K × K products (E′, LAW's correction of
 /// the anchors' rows, is LAW's and has no place here); B, B̆ and the representative words
 /// (among the words that occur) by rows, as the dense fit makes them from its C*. The
 /// unigram is P's row sums, as the dense fit's is its C's: YYᵀ1 after ENN, and without
@@ -423,6 +424,20 @@ lowrank::Correction anchorfree_of_factor(model::Model& m, const mpi::Comm& world
     const double total = column_sums.squaredNorm();
     mpi::run_local_phase(world, "anchorfree", [&] {
         if (!(total > 0)) throw InputError("anchorfree: the rectified factor's YYᵀ sums to 0");
+    });
+    // Unrectified (no ENN iteration), Y is Y₀ = V max(Λ, 0)^{1/2}: a C with fewer than K
+    // positive eigenvalues among its K largest has no N × K square root (as the dense fit's).
+    mpi::run_local_phase(world, "anchorfree", [&] {
+        const Eigen::VectorXd& l = y0.eigenvalues;
+        const Index K = l.size();
+        if (documents_unigram.size() > 0 && K > 0 && !(l(K - 1) > 1e-12 * std::abs(l(0)))) {
+            Index positive = 0;
+            for (Index k = 0; k < K; ++k) positive += l(k) > 1e-12 * std::abs(l(0)) ? 1 : 0;
+            throw InputError(render_options(fmt::format(
+                "anchorfree: C has {} positive eigenvalues among its {} largest (λ_{} = {:.3g}), so no N x K square root "
+                "B = U Λ^1/2 exists; rectify it (drop {{enn_iterations}} 0) or ask for fewer topics",
+                positive, K, K, l(K - 1))));
+        }
     });
     const Eigen::MatrixXd root = Y / std::sqrt(total);
     const Eigen::MatrixXd M = anchorfree_m(world, root, first, N, options.model, record);
@@ -464,12 +479,20 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     const lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report);
     m.times.add("compress", y0.seconds);
     counts.range_columns = static_cast<double>(C.column_products() - columns_before);
+    // C's row sums (a one-column product, made before the buffers go): the looks' masses,
+    // AnchorFree's unigram without rectification, and which words may be anchors or
+    // representatives: those with a positive row of C, as the dense pipeline's p > 0 (under
+    // tf-idf a word in every document has idf 0 and a zero row; its row of Y is rounding).
+    const Eigen::VectorXd word_mass = C.row_sums();
+    std::vector<std::int64_t> anchor_doc_freq(doc_freq);
+    for (std::size_t i = 0; i < anchor_doc_freq.size(); ++i)
+        if (!(word_mass(static_cast<Index>(i)) > 0)) anchor_doc_freq[i] = 0;
     LookWords looks;
     if (o.stop_when_settled) {
         const Index N = C.rows().size();
         const Index l = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);  // as ENN's
         looks.words = lowrank::most_frequent_words(world, C.rows(), doc_freq, l);
-        looks.mass = distmat::gather_rows(world, C.rows(), C.row_sums()).col(0);  // N doubles, replicated
+        looks.mass = distmat::gather_rows(world, C.rows(), word_mass).col(0);  // N doubles, replicated
     }
     C.release_buffers();  // ENN and LAW apply no product
     say(report, Level::info,
@@ -480,7 +503,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     if (!y0.converged)
         say(report, Level::warning, "compress: the eigensolver did not reach its tolerance; the factor is inexact");
 
-    const lowrank::EnnResult r = enn_stage(C, doc_freq, K, y0, eig, looks, options, progress, report);
+    const lowrank::EnnResult r = enn_stage(C, anchor_doc_freq, K, y0, eig, looks, options, progress, report);
     m.times.add("enn", r.seconds);
     counts.enn_iterations = static_cast<double>(r.trace.size());
     for (const auto& iteration : r.trace) {
@@ -500,8 +523,9 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
 
     if (options.model.method != Method::anchors) {
         m.method = options.model.method;
-        const Eigen::VectorXd unigram = r.trace.empty() ? C.row_sums() : Eigen::VectorXd();  // unrectified: C's own
-        lowrank::Correction none = anchorfree_of_factor(m, world, C.rows(), r.Y, doc_freq, y0, unigram, options, report);
+        const Eigen::VectorXd unigram = r.trace.empty() ? word_mass : Eigen::VectorXd();  // unrectified: C's own
+        lowrank::Correction none =
+            anchorfree_of_factor(m, world, C.rows(), r.Y, anchor_doc_freq, y0, unigram, options, report);
         if (options.metrics) {
             measure_factor(m, C, r, none, o.metric_probes);
             C.release_buffers();
@@ -509,7 +533,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
         m.compressed = record_of(world, C.rows(), y0, r, std::move(none));
         return m;
     }
-    lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, doc_freq, law_options_of(options));
+    lowrank::LawResult law = lowrank::factorize_low_rank(world, C.rows(), r.Y, anchor_doc_freq, law_options_of(options));
     m.times.add("anchors", law.seconds);
     counts.law_correction_rows = static_cast<double>(law.correction.rows.size());
     counts.law_corrections =
@@ -615,7 +639,8 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     // Too few anchor candidates for a K: said now by every rank (replicated counts), not
     // in LAW after the compression and ENN.
     mpi::run_local_phase(world, "setup", [&] {
-        if (!options.model.anchor_words.empty()) return;  // given: no candidates
+        // given: no candidates; AnchorFree has no anchors: its own checks say what fails
+        if (!options.model.anchor_words.empty() || options.model.method != Method::anchors) return;
         const anchors::Candidates candidates = anchors::candidates_by_doc_freq(stats.doc_freq, options.model.anchor_min_df);
         for (const int K : topics) anchors::count_candidates(stats.unigram, candidates, K);
     });
@@ -637,8 +662,10 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
             shape.enn_corrections_summed = counts.enn_corrections_summed;
             shape.enn_correction_columns = counts.enn_correction_columns;
             shape.enn_correction_products = counts.enn_correction_products;
-            shape.law_correction_rows = counts.law_correction_rows;
-            shape.law_corrections = counts.law_corrections;
+            if (!shape.anchorfree) {  // AnchorFree runs no LAW: compressed_shape's K rows, no entries
+                shape.law_correction_rows = counts.law_correction_rows;
+                shape.law_corrections = counts.law_corrections;
+            }
             result.costs = compressed_stage_costs(shape, base_bytes);
             say(report, Level::info,
                 fmt::format("cost model: N = {}, D = {}, nnz = {}, P = {}, K = {}; |V_r| = {}, served rows {}; range finder "

@@ -227,7 +227,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             {libraries, vocabulary, shard, documents,
              {"Y and its scaled copy, C*, B and B̆ by rows (5 × N/P × K)", 5 * 8 * n * K},
              {"the root's working set of Y's rows in Clp, twice (KOS: 23 % of N at K = 10, 62 % at K = 25)",
-              2 * 8 * K * N * std::min(1.0, 0.023 * K)}},
+              s.anchorfree_lp ? 2 * 8 * K * N * std::min(1.0, 0.023 * K) : 0.0}},
             rounds * 8 * (K + 2 * (2 * K + 10) * (K + 1)), rounds * 4 * reductions,
             // the checks only: Clp's own time on the root follows its pivots, not a rate
             // (KOS, K = 10: 0.76 s in 223 solves on 1,579 rows)
@@ -326,6 +326,7 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     s.enn_iterations = options.compressed.iterations;
     s.enn_looks = options.compressed.stop_when_settled;
     s.anchorfree = options.model.method != Method::anchors;
+    s.anchorfree_lp = options.model.method == Method::anchorfree_lp;
     if (s.anchorfree) {  // no E′
         s.law_correction_rows = s.topics;
         s.law_corrections = 0;

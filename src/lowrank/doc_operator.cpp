@@ -115,6 +115,7 @@ DocumentOperator::DocumentOperator(const mpi::Comm& comm, Index num_words, const
                              std::to_string(stats_.num_docs_read) + " read)");
     });
     const double M = static_cast<double>(stats_.num_docs);
+    estimator_ = options.estimator;
     const bool tfidf = options.estimator == cooc::Estimator::tfidf;
 
     // V_r: the words of the used documents, sorted (marked in a byte per word: a list of

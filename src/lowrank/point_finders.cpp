@@ -150,9 +150,12 @@ PointAnchors snpa_or_xray(const mpi::Comm& comm, const distmat::RowPartition& ro
             const Eigen::VectorXd r = z - anchor_points * h;
             const auto [j, score] = argmax_open(comm, rows, (r.transpose() * points).transpose(), open, -1.0);
             (void)score;
-            if (j != i) {
+            if (j != i) {  // rounding only (the contract): j's point, and its residual from its owner
                 word = j;
                 z = point_of(comm, rows, points, j);
+                const int j_owner = rows.owner(j);
+                if (comm.rank() == j_owner) d2 = residual2(j - rows.begin(j_owner));
+                mpi::broadcast(comm, d2, j_owner);
             }
         }
         out.anchors.push_back(word);

@@ -160,4 +160,9 @@ run 2 -q fit --corpus "$work/docword.r3.txt" --vocab "$work/vocab.r3.txt" --meth
 rc=$?
 [[ $rc == 2 && $(grep -c "positive eigenvalues" "$work/err") == 1 && ! -e "$work/bad2.h5" ]] \
   && ok "a C of rank 3 asked for 5 AnchorFree topics: exit 2, one message, no file" || fail "no root: rc $rc $(tail -3 "$work/err")"
+run 2 -q fit --corpus "$work/docword.r3.txt" --vocab "$work/vocab.r3.txt" --method anchorfree-lp --pipeline compressed \
+  --enn-iterations 0 --topics 5 --out "$work/bad2.h5" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 && $(grep -c "positive eigenvalues" "$work/err") == 1 && ! -e "$work/bad2.h5" ]] \
+  && ok "the same, compressed and unrectified: exit 2, one message, no file" || fail "no root, compressed: rc $rc $(tail -3 "$work/err")"
 finish

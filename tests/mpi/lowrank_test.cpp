@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
@@ -25,6 +26,9 @@
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
+#include "jsmf/lowrank/point_finders.hpp"
+#include "jsmf/anchors/fast_anchor.hpp"
+#include "jsmf/anchors/snpa_xray.hpp"
 #include "jsmf/mpi/collectives.hpp"
 #include "jsmf/synth/synth.hpp"
 #include "mpi/test_support.hpp"
@@ -399,6 +403,90 @@ TEST(DocumentOperator, RefusesBadInputOnEveryRank) {
     corpus::Shard same;
     for (Index m = 0; m < 12; ++m) same.append(document_of({{0, 2}, {1, 1}, {2, 3}}, m));
     test::expect_stage_failed(world, [&] { DocumentOperator(world, 3, deal(same, world), tfidf); }, {"tf-idf C is 0"});
+}
+
+/// FastAnchorWords' greedy and cleanup on the rows of X (N × d, replicated), textbook form:
+/// the farthest row from the origin, then from the first, then from the affine span of
+/// those chosen; each anchor then replaced by the row farthest from the others' span.
+std::vector<Index> farthest_rows(const Eigen::MatrixXd& X, int K, Index barred) {
+    const auto distance2 = [&](Index i, const std::vector<Index>& span) {
+        if (span.empty()) return X.row(i).squaredNorm();
+        Eigen::MatrixXd D(X.cols(), static_cast<Index>(span.size()) - 1);
+        for (std::size_t l = 1; l < span.size(); ++l) D.col(static_cast<Index>(l) - 1) = (X.row(span[l]) - X.row(span[0])).transpose();
+        const Eigen::VectorXd r = (X.row(i) - X.row(span[0])).transpose();
+        if (D.cols() == 0) return r.squaredNorm();
+        const Eigen::VectorXd c = D.colPivHouseholderQr().solve(r);
+        return (r - D * c).squaredNorm();
+    };
+    const auto farthest = [&](const std::vector<Index>& span, const std::vector<Index>& taken) {
+        Index best = -1;
+        double most = -1;
+        for (Index i = 0; i < X.rows(); ++i) {
+            if (i == barred || std::find(taken.begin(), taken.end(), i) != taken.end()) continue;
+            const double d2 = distance2(i, span);
+            if (d2 > most) most = d2, best = i;
+        }
+        return best;
+    };
+    std::vector<Index> S;
+    for (int k = 0; k < K; ++k) S.push_back(farthest(S, S));
+    for (int k = 0; k < K; ++k) {
+        std::vector<Index> others;
+        for (int l = 0; l < K; ++l)
+            if (l != k) others.push_back(S[static_cast<std::size_t>(l)]);
+        S[static_cast<std::size_t>(k)] = farthest(others, others);
+    }
+    return S;
+}
+
+// The finders by words (the compressed pipeline's, on K-dimensional points whose Gram is
+// C̄C̄ᵀ) choose what the dense finders choose on C̄'s rows: SNPA and XRAY the same words in
+// the same order as anchors::find_anchors_snpa and _xray on the formed C = YYᵀ, and
+// FastAnchorWords the textbook greedy's on C̄'s N-dimensional rows. Y is random and dense:
+// no word is separable, so pivoted QR's anchors are not the answer. Rank 0 holds no word.
+TEST(PointFinders, ChooseWhatTheDenseFindersChooseOnTheRows) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 90;
+    const int K = 6;
+    std::mt19937_64 engine(29);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    Eigen::MatrixXd Y(N, K);
+    for (Index i = 0; i < N; ++i)
+        for (int k = 0; k < K; ++k) Y(i, k) = uniform(engine) * uniform(engine);
+    const Eigen::MatrixXd C = Y * Y.transpose();
+    const Eigen::VectorXd p = C.rowwise().sum();
+    const Eigen::MatrixXd Cbar = p.cwiseInverse().asDiagonal() * C;
+    // z_j = R Y_jᵀ / p_j (Y = QR): z_iᵀz_j = Y_i YᵀY Y_jᵀ / (p_i p_j) = (C̄C̄ᵀ)_ij.
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(Y);
+    const Eigen::MatrixXd R = qr.matrixQR().topRows(K).triangularView<Eigen::Upper>();
+    const Eigen::MatrixXd Z = R * Y.transpose() * p.cwiseInverse().asDiagonal();
+    std::vector<Index> counts(static_cast<std::size_t>(world.size()), 0);
+    for (Index i = 0; i < N; ++i) ++counts[world.size() > 1 ? 1 + static_cast<std::size_t>(i % (world.size() - 1)) : 0];
+    const distmat::RowPartition rows = distmat::RowPartition::of_counts(counts);
+    const Eigen::MatrixXd mine = Z.middleCols(rows.begin(world.rank()), rows.rows(world.rank()));
+    std::vector<char> allowed(static_cast<std::size_t>(mine.cols()), 1);
+    if (rows.rows(world.rank()) > 0 && rows.begin(world.rank()) == rows.begin(1 % world.size())) allowed[0] = 0;
+    const Index barred = rows.begin(1 % world.size());  // the first word of the first rank holding words
+    anchors::Candidates candidates(static_cast<std::size_t>(N), true);
+    candidates[static_cast<std::size_t>(barred)] = false;
+
+    const auto dense = distmat::Grid::most_square(world);
+    distmat::DistMatrix D(dense, N, N, 16);
+    test::fill(D, C);
+    const anchors::AnchorResult snpa = anchors::find_anchors_snpa(D, p, K, candidates);
+    const anchors::AnchorResult xray = anchors::find_anchors_xray(D, p, K, candidates);
+    const PointAnchors by_words_snpa = find_anchors_on_points(world, rows, mine, allowed, K, anchors::Finder::snpa);
+    const PointAnchors by_words_xray = find_anchors_on_points(world, rows, mine, allowed, K, anchors::Finder::xray);
+    EXPECT_EQ(by_words_snpa.anchors, snpa.anchors);
+    EXPECT_EQ(by_words_xray.anchors, xray.anchors);
+    EXPECT_LT((by_words_snpa.diag_r - snpa.diag_r).cwiseAbs().maxCoeff(), 1e-8 * snpa.diag_r.maxCoeff());
+    EXPECT_LT((by_words_xray.diag_r - xray.diag_r).cwiseAbs().maxCoeff(), 1e-8 * xray.diag_r.maxCoeff());
+
+    const PointAnchors by_words_fast = find_anchors_on_points(world, rows, mine, allowed, K, anchors::Finder::fastanchor);
+    EXPECT_EQ(by_words_fast.anchors, farthest_rows(Cbar, K, barred));
+    EXPECT_EQ(std::count(by_words_fast.anchors.begin(), by_words_fast.anchors.end(), barred), 0);
+    // Not pivoted QR's answer on this corpus: the finders are not one another.
+    EXPECT_NE(by_words_snpa.anchors, by_words_fast.anchors);
 }
 
 // A planted corpus small enough for the dense path.

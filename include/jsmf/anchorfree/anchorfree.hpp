@@ -96,7 +96,8 @@ Eigen::MatrixXd anchorfree_lp(const mpi::Comm& comm, const Eigen::MatrixXd& B, c
 
 /// Collective on `comm`. The same LP on a factor held by rows: this rank holds rows
 /// [first_row, first_row + B_local.rows()) of an N-row B̃, the ranks' blocks contiguous
-/// and in rank order (InputError on every rank otherwise). No rank holds N × F: each
+/// and in rank order (InputError on every rank otherwise). No rank holds N × F but the
+/// root's working set (the screened rows; all of them without screening): each rank
 /// checks its own rows, and the rows that join the working set (each column's extremes,
 /// then at most `batch` a screening round) are sent to the root by the ranks that hold
 /// them. Per-rank memory: B_local, and on the root Clp's working set. Communication per

@@ -71,6 +71,7 @@ struct CompressedShape {
     /// AnchorFree (--method anchorfree-lp/-pds) in LAW's place: no E′, the LP or PDS on Y
     /// by rows, the root's Clp working set (at most N rows; KOS, K = 10: 23 % of them).
     bool anchorfree = false;
+    bool anchorfree_lp = false;   ///< the LP's (PDS keeps no working set on the root)
 };
 
 /// Seconds per unit of each kind of work on one rank (one core: ranks × threads ≤ cores),

@@ -54,8 +54,8 @@ std::vector<std::string> changed_dense_settings(const FitOptions& options);
 Index dense_words_at_most(int K, int enn_iterations = 150);
 
 /// Local. The pipeline `options.pipeline` names, or for automatic, in this order:
-/// dense when the fit needs C itself (RecoverKL, a finder other than pivoted
-/// QR, or any of `given` in dense_only_settings()), with a warning when C's working set would
+/// dense when the fit needs C itself (RecoverKL, or any of `given` in
+/// dense_only_settings()), with a warning when C's working set would
 /// not fit; compressed when any of `given` is in compressed_only_settings() (OptionError
 /// when the fit also needs the dense one); compressed when C's dense working set
 /// (three N × N doubles over `ranks`) exceeds 70 % of `memory_per_rank` (bytes; ≤ 0:

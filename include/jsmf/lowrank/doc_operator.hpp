@@ -77,6 +77,7 @@ public:
     const distmat::RowPartition& rows() const { return rows_; }
     Index num_words() const { return rows_.size(); }
     const DocumentStats& stats() const { return stats_; }
+    cooc::Estimator estimator() const { return estimator_; }
 
     /// Collective. This rank's rows of C X for this rank's rows X (rows().rows(rank) × p).
     Eigen::MatrixXd apply(const Eigen::MatrixXd& X) const;
@@ -137,6 +138,7 @@ private:
     const mpi::Comm* comm_ = nullptr;
     distmat::RowPartition rows_;
     DocumentStats stats_;
+    cooc::Estimator estimator_ = cooc::Estimator::unbiased;
     std::vector<std::uint32_t> vocab_;           // V_r: sorted global word ids of the local documents
     // The local documents, scaled: document-major (CSR over documents, columns index V_r)...
     std::vector<std::int64_t> doc_offsets_{0};
