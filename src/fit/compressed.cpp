@@ -648,6 +648,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     for (const int K : topics) {
         RunCounts counts;
         model::Model m = fit_k(C, doc_freq, K, options, report, counts);
+        if (m.method != Method::anchors) describe(m, result.info.vocab, report);  // LAW's lines say the rest
         if (result.models.empty()) {  // the model at this run's sizes and counts, the first K's
             CompressedShape shape = compressed_shape(options, static_cast<double>(N), static_cast<double>(declared_docs),
                                                      static_cast<double>(declared_nonzeros), world.size());

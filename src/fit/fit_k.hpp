@@ -47,7 +47,7 @@ struct RunCounts {
 };
 
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's
-/// top-K eigenpairs, ENN, LAW, and the model's own metrics and those against C (coherence
+/// top-K eigenpairs, ENN, LAW (or AnchorFree on Y), and the model's own metrics and those against C (coherence
 /// aside); checkpoints and resume from options.checkpoint. `counts`: what it iterated.
 model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
                    const FitOptions& options, const Report& report, RunCounts& counts);

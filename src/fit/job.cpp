@@ -296,7 +296,8 @@ void say_plan(const Job& job, const mpi::Comm& world, const distmat::Grid& grid,
                     dense ? std::string(from_file ? "read C, " : "inspect, cooc, ") + "rectify (" +
                                 name_of(options.rectify.method) + "), anchors, recover B and A" +
                                 (options.metrics ? ", metrics" : "") + ", write"
-                          : std::string("inspect, read the documents, compress (top-K eigenpairs), ENN, LAW") +
+                          : std::string("inspect, read the documents, compress (top-K eigenpairs), ENN, ") +
+                                (options.model.method == Method::anchors ? "LAW" : name_of(options.model.method) + " on Y") +
                                 (options.metrics ? ", metrics" : "") + ", write",
                     topics));
     say(report, Level::info,
