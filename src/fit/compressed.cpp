@@ -403,8 +403,9 @@ model::AnchorsFound anchors_of(const lowrank::LawResult& law, std::int64_t min_d
 /// Collective. AnchorFree on ENN's factor. Y is a square root of the rectified P = YYᵀ
 /// (scaled to sum 1), and the minimum-determinant criterion is the same for every square
 /// root (B̃Q's solution is QᵀM), so the LP or PDS runs on Y by rows where ENN left them:
-/// no rank holds N × K but the LP's root (its Clp working set). C* = B̃M by rows, E* from K × K products (E′, LAW's correction of
-/// the anchors' rows, is LAW's and has no place here); B, B̆ and the representative words
+/// no rank holds N × K but the LP's root (its Clp working set). C* = B̃M by rows, E* from
+/// K × K products (E′, LAW's correction of the anchors' rows, is LAW's and has no place
+/// here); B, B̆ and the representative words
 /// (among the words that occur) by rows, as the dense fit makes them from its C*. The
 /// unigram is P's row sums, as the dense fit's is its C's: YYᵀ1 after ENN, and without
 /// rectification (no ENN iteration) `documents_unigram`, the documents' C1, as the dense fit
