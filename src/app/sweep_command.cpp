@@ -42,7 +42,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
     sub->add_option("--pipeline", c.pipeline,
                     "dense: the grid rectifiers x K x solvers on C (the papers' experiments); compressed: K only, "
-                    "each fit by the compressed pipeline (C never formed: ENN, anchors by QR, the active set), one "
+                    "each fit by the compressed pipeline (C never formed: ENN, --anchors or --method, the active set), one "
                     "read of the corpus for all K. Not auto, unlike fit: a sweep's grid (and --task's indices) "
                     "must not change with the corpus")
         ->check(CLI::IsMember({name_of(fit::Pipeline::dense), name_of(fit::Pipeline::compressed)}))
@@ -77,20 +77,17 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
     std::vector<recover::Solver> solvers;
     job.pipeline = parse_name<fit::Pipeline>(c.pipeline, "pipeline");
     if (job.pipeline == fit::Pipeline::compressed) {  // K is the only axis; a dense setting would be dropped
-        // What it does anyway (--solver active-set, --anchors qr, ...) may be said.
+        // What it does anyway (--solver active-set, --recover-a diagonal) may be said.
         std::vector<std::string> given = c.given;
         const auto said_as_done = [&](const std::string& name) {
-            return (name == "solver" && c.solvers == "active-set") || (name == "method" && c.model.options.method == fit::Method::anchors) ||
-                   (name == "finder" && anchors::is_pivoted_qr(c.model.options.finder)) ||
-                   (name == "estimator" && c.input.options.estimator == cooc::Estimator::unbiased) ||
+            return (name == "solver" && c.solvers == "active-set") ||
                    (name == "recover_a" && c.model.options.recover_a == fit::RecoverA::diagonal);
         };
         given.erase(std::remove_if(given.begin(), given.end(), said_as_done), given.end());
         std::vector<std::string> unused = fit::dense_only_settings();
-        // (and the active set it solves with reads no solver setting)
-        for (const char* name : {"solver", "method", "finder", "recover_a", "anchor_words", "admm_stop", "solver_iterations",
-                                 "solver_tolerance", "lp_max_sweeps", "lp_tolerance", "lp_no_screening", "pds_rho0", "pds_c",
-                                 "pds_eta0", "pds_mu", "pds_max_outer", "pds_tolerance"})
+        // (and the active set it solves with reads no solver setting; --method, --anchors,
+        // --estimator and AnchorFree's settings apply to every run, as fit's)
+        for (const char* name : {"solver", "recover_a", "anchor_words", "admm_stop", "solver_iterations", "solver_tolerance"})
             unused.push_back(name);
         fit::refuse_settings(given, unused, "sweep {pipeline} compressed sweeps K only and", "sweep with {pipeline} dense");
         solvers = {recover::Solver::active_set};

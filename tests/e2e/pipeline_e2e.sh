@@ -128,6 +128,19 @@ grep -q "does not use --rectify" "$work/err" && ok "sweep --pipeline compressed 
 run 2 sweep "${corpus[@]}" --pipeline compressed --topics 5 --solver active-set --anchors qr --enn-iterations 5 \
   --no-metrics --out-dir "$work/said" >/dev/null 2>"$work/err" && ok "sweep --pipeline compressed takes --solver active-set" \
   || fail "sweep --pipeline compressed --solver active-set: $(cat "$work/err")"
+run 2 sweep "${corpus[@]}" --pipeline compressed --topics 4,5 --method anchorfree-lp --no-metrics --out-dir "$work/af" \
+  >/dev/null 2>"$work/err" && "$python" - "$work/af" <<'PY' && ok "sweep --pipeline compressed --method anchorfree-lp: 2 rows, AnchorFree's models" \
+  || fail "sweep --pipeline compressed --method anchorfree-lp: $(cat "$work/err")"
+import csv, sys, h5py
+d = sys.argv[1]
+rows = list(csv.DictReader(open(f"{d}/sweep.csv")))
+assert [r["topics"] for r in rows] == ["4", "5"], rows
+for r in rows:
+    assert float(r["anchorfree_seconds"]) > 0 and r["model_method"] == "anchorfree-lp", r
+    f = h5py.File(f"{d}/{r['file']}", "r")
+    m = f[f"K{r['topics']}/model"].attrs["method"]
+    assert (m.decode() if isinstance(m, bytes) else m) == "anchorfree-lp", m
+PY
 # 6. ENN's settings: under auto they ask for the compressed pipeline (even on 300 words);
 #    with a dense setting, or with --pipeline dense, they are an error.
 run 2 fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 --enn-iterations 10 --no-metrics \
