@@ -15,18 +15,6 @@ source "$root/jobs/bench_common.sh"
 data=${JSMF_DATA_DIR:-$build/data}
 ranks=${RANKS:-2}
 mkdir -p "$data"
-compare() {  # compare DENSE.h5 COMPRESSED.h5 K: representative words in common, B's matched L1 (median, max)
-  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
-import sys, h5py, numpy as np
-from scipy.optimize import linear_sum_assignment
-d, c, K = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r"), sys.argv[3]
-Bd, Bc = d[f"K{K}/model/B"][:], c[f"K{K}/model/B"][:]
-cost = np.abs(Bd[:, :, None] - Bc[:, None, :]).sum(0)
-r, col = linear_sum_assignment(cost)
-same = len(set(d[f"K{K}/model/anchors"][:].tolist()) & set(c[f"K{K}/model/anchors"][:].tolist()))
-print(f"{same}/{K} {np.median(cost[r, col]):.3f}/{cost[r, col].max():.3f}")
-PY
-}
 # The two settings: "rectified" (Eq. 5's C, AP on the dense pipeline, ENN's default stop on
 # the compressed one) and "paper" (AnchorFree's: the tf-idf C, no rectification: --rectify
 # none, --enn-iterations 0).
@@ -47,7 +35,7 @@ row() {  # row LABEL K ARGS...: one fit per pipeline, and the comparison
       "$(field coherence "$line")" "$(field specificity "$line")" "$(field total_seconds "$line")" \
       "$(grep -o 'converged\|NOT converged' "$work/log" | head -1)"
   done
-  echo "    between the pipelines: representative words in common, B L1 per topic median/max: $(compare "$work/dense.h5" "$work/compressed.h5" "$K")"
+  echo "    between the pipelines: representative words in common, B L1 per topic median/max: $(compare_models "$work/dense.h5" "$work/compressed.h5" "$K")"
 }
 printf "%-22s %-10s %4s %8s %9s %8s %9s %8s\n" corpus/method pipeline K clustacc coherence specific total_s solver
 for setting in ${SETTINGS:-rectified paper}; do

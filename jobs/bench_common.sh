@@ -16,6 +16,20 @@ vocab=$corpus_dir/vocab.$name.txt
 # field NAME LINE: the value of NAME=value in a machine-readable jsmf line.
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"; }
 calc() { awk "BEGIN { print $1 }"; }
+# compare_models REFERENCE.h5 OTHER.h5 K: the anchors (or representative words) the two
+# models share, and B's L1 distance per topic, topics matched (Hungarian), median/max.
+compare_models() {
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import sys, h5py, numpy as np
+from scipy.optimize import linear_sum_assignment
+d, c, K = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r"), sys.argv[3]
+Bd, Bc = d[f"K{K}/model/B"][:], c[f"K{K}/model/B"][:]
+cost = np.abs(Bd[:, :, None] - Bc[:, None, :]).sum(0)
+r, col = linear_sum_assignment(cost)
+same = len(set(d[f"K{K}/model/anchors"][:].tolist()) & set(c[f"K{K}/model/anchors"][:].tolist()))
+print(f"{same}/{K} {np.median(cost[r, col]):.3f}/{cost[r, col].max():.3f}")
+PY
+}
 
 echo "== machine"
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -27,6 +28,7 @@
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
+#include "jsmf/lowrank/matrix_operator.hpp"
 #include "jsmf/model/topic_rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -37,13 +39,14 @@ namespace {
 
 
 // What a checkpoint must share with the run that resumes it: everything that changes the
-// arithmetic — the settings, and the corpus by its counts and a hash of every word's
-// document frequency (integers: the same bits at any rank count), so that another corpus
-// with the same counts, or the same one under another vocabulary order, is told apart.
-std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowrank::DocumentOperator& C,
+// arithmetic — the settings, and the source by its counts (`source`: the documents', or a
+// co-occurrence file's with a hash of C) and a hash of every word's document frequency
+// (integers: the same bits at any rank count), so that another corpus with the same counts,
+// or the same one under another vocabulary order, is told apart.
+std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowrank::CoocOperator& C,
                                                                      const std::vector<std::int64_t>& doc_freq,
+                                                                     const SourceSettings& source,
                                                                      const CompressedOptions& o) {
-    const lowrank::DocumentStats& s = C.stats();
     std::uint64_t local = 0;
     const Index begin = C.rows().begin(C.comm().rank());
     for (std::size_t i = 0; i < doc_freq.size(); ++i) {  // Σ over words of a mix of (word, df)
@@ -57,10 +60,9 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
     for (const std::int64_t v : all) total += static_cast<std::uint64_t>(v);
     std::int64_t shared = static_cast<std::int64_t>(total);
     mpi::broadcast(C.comm(), shared, 0);
-    return {{"estimator", name_of(C.estimator())},
-            {"documents", std::to_string(s.num_docs)},
-            {"tokens", std::to_string(s.num_tokens)},
-            {"nonzeros", std::to_string(s.num_entries)},
+    std::vector<std::pair<std::string, std::string>> settings{{"estimator", name_of(C.estimator())}};
+    settings.insert(settings.end(), source.begin(), source.end());
+    settings.insert(settings.end(), {
             {"doc_freq_hash", fmt::format("{:016x}", static_cast<std::uint64_t>(shared))},
             {"seed", std::to_string(o.seed)},
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
@@ -71,7 +73,8 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
             {"enn_loosest_tolerance", fmt::format("{:.17g}", lowrank::EnnOptions{}.loosest_tolerance)},
             {"checked_rows", std::to_string(o.checked_rows)},
-            {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}};
+            {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}});
+    return settings;
 }
 
 /// One K's checkpoints, agreed by every rank: the root's clock decides, and any rank's
@@ -80,10 +83,10 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
 /// resume starts from, and the settings a checkpoint must share with its resume.
 class CompressedCheckpoints {
 public:
-    CompressedCheckpoints(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
-                          const FitOptions& options, const Report& report)
+    CompressedCheckpoints(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq,
+                          const SourceSettings& source, int K, const FitOptions& options, const Report& report)
         : C_(C), K_(K), checkpoints_(C.comm(), options.checkpoint.path, options.checkpoint.seconds, report),
-          settings_(checkpoint_settings(C, doc_freq, options.compressed)) {}
+          settings_(checkpoint_settings(C, doc_freq, source, options.compressed)) {}
 
     /// Collective. Reads the checkpoint to resume from (none: nothing) and says where it stands.
     void resume_from(const std::string& resume, int enn_iterations, const Report& report) {
@@ -118,7 +121,7 @@ public:
     Checkpoints& agreed() { return checkpoints_; }
 
 private:
-    const lowrank::DocumentOperator& C_;
+    const lowrank::CoocOperator& C_;
     int K_;
     Checkpoints checkpoints_;
     std::vector<std::pair<std::string, std::string>> settings_;
@@ -143,7 +146,7 @@ std::int64_t expected_nonzeros(const std::vector<corpus::UciFile>& files, const 
 
 /// Collective. Y₀: C's top-K eigenpairs from the documents (lowrank::compress), or the
 /// finished range finder's record from an ENN checkpoint; a checkpoint when due.
-lowrank::Compression compress_stage(const lowrank::DocumentOperator& C, int K, const distmat::EigOptions& eig,
+lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const distmat::EigOptions& eig,
                                     const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
     const CompressedOptions& o = options.compressed;
     lowrank::Compression y0;
@@ -217,7 +220,7 @@ struct LookWords {
 
 /// Collective. ENN from Y₀ (lowrank::rectify_enn): a fixed count, or until the model's
 /// measures settle (looks at the topics on `looks`); checkpoints between iterations.
-lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
                              const lowrank::Compression& y0, const distmat::EigOptions& eig, const LookWords& looks,
                              const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
     const mpi::Comm& world = C.comm();
@@ -310,7 +313,7 @@ lowrank::EnnResult enn_stage(const lowrank::DocumentOperator& C, const std::vect
 
 /// Collective. The metrics that compare with C, from Y, E′ and the documents (C never
 /// formed; lowrank::factor_metrics), into m.metrics.
-void measure_factor(model::Model& m, const lowrank::DocumentOperator& C, const lowrank::EnnResult& r,
+void measure_factor(model::Model& m, const lowrank::CoocOperator& C, const lowrank::EnnResult& r,
                     const lowrank::Correction& correction, int probes) {
     const mpi::Comm& world = C.comm();
     Stopwatch clock;
@@ -464,7 +467,7 @@ lowrank::Correction anchorfree_of_factor(model::Model& m, const mpi::Comm& world
 
 }  // namespace
 
-model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, const SourceSettings& source, int K,
                    const FitOptions& options, const Report& report, RunCounts& counts) {
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
@@ -472,7 +475,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     eig.tolerance = o.eig_tolerance;
     model::Model m;
     m.num_topics = K;
-    CompressedCheckpoints progress(C, doc_freq, K, options, report);
+    CompressedCheckpoints progress(C, doc_freq, source, K, options, report);
     const StopScope stoppable;  // signals from here on are requests this fit looks at
     progress.resume_from(options.checkpoint.resume, o.iterations, report);
 
@@ -497,7 +500,7 @@ model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::in
     }
     C.release_buffers();  // ENN and LAW apply no product
     say(report, Level::info,
-        fmt::format("compress: K = {}: top eigenpairs of C from the documents in {:.2f} s, {} products, largest "
+        fmt::format("compress: K = {}: top eigenpairs of C in {:.2f} s, {} products, largest "
                     "residual {:.1e} of λ₁ ({}), λ_K = {:.3e}",
                     K, y0.seconds, y0.products, y0.residuals.maxCoeff() / std::abs(y0.eigenvalues(0)),
                     y0.converged ? "converged" : "NOT converged", y0.eigenvalues(K - 1)));
@@ -571,6 +574,109 @@ void check_compressed(const FitOptions& options) {
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
 }
 
+namespace {
+
+/// The unigram, the document frequencies and their sums in the fit's statistics (every rank).
+void take_word_stats(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq,
+                     cooc::CoocStats& stats) {
+    const mpi::Comm& world = C.comm();
+    stats.unigram = distmat::gather_rows(world, C.rows(), C.row_sums());
+    Eigen::MatrixXd df_local(static_cast<Index>(doc_freq.size()), 1);
+    for (std::size_t i = 0; i < doc_freq.size(); ++i) df_local(static_cast<Index>(i), 0) = static_cast<double>(doc_freq[i]);
+    const Eigen::MatrixXd df = distmat::gather_rows(world, C.rows(), df_local);
+    stats.doc_freq = df.col(0).unaryExpr([](double v) { return static_cast<std::int64_t>(std::llround(v)); });
+    stats.sum = stats.unigram.sum();
+}
+
+/// Collective on C.comm(). What both sources share once C is an operator: each K's fit
+/// (fit_k), the cost model at the first K's counts (from `shape`, the source's sizes), the
+/// measures, coherence and ClustAcc over `counting` (none without its files), the hierarchy.
+void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq,
+                     const SourceSettings& source, CompressedShape shape, double base_bytes,
+                     const CountingCorpus& counting, int block_size, const FitOptions& options, const Report& report,
+                     FitResult& result) {
+    const mpi::Comm& world = C.comm();
+    const Index N = C.num_words();
+    const cooc::CoocStats& stats = result.info.stats;
+    // The K to fit: a hierarchy's first level is its first K (as the dense fit's).
+    const std::vector<int> topics = options.hierarchy.empty() ? options.topics
+                                                              : std::vector<int>{options.hierarchy.front()};
+    // Too few anchor candidates for a K: said now by every rank (replicated counts), not
+    // in LAW after the compression and ENN.
+    mpi::run_local_phase(world, "setup", [&] {
+        // given: no candidates; AnchorFree has no anchors: its own checks say what fails
+        if (!options.model.anchor_words.empty() || options.model.method != Method::anchors) return;
+        const anchors::Candidates candidates = anchors::candidates_by_doc_freq(stats.doc_freq, options.model.anchor_min_df);
+        for (const int K : topics) anchors::count_candidates(stats.unigram, candidates, K);
+    });
+
+    for (const int K : topics) {
+        RunCounts counts;
+        model::Model m = fit_k(C, doc_freq, source, K, options, report, counts);
+        if (m.method != Method::anchors) describe(m, result.info.vocab, report);  // LAW's lines say the rest
+        if (result.models.empty()) {  // the model at this run's sizes and counts, the first K's
+            shape.topics = K;
+            shape.range_columns = counts.range_columns;
+            shape.enn_columns = counts.enn_columns;
+            shape.enn_iterations = counts.enn_iterations;
+            shape.enn_corrections = counts.enn_corrections;
+            shape.enn_dense_share = counts.enn_dense_share;
+            shape.enn_corrections_summed = counts.enn_corrections_summed;
+            shape.enn_correction_columns = counts.enn_correction_columns;
+            shape.enn_correction_products = counts.enn_correction_products;
+            if (!shape.anchorfree) {  // AnchorFree runs no LAW: compressed_shape's K rows, no entries
+                shape.law_correction_rows = counts.law_correction_rows;
+                shape.law_corrections = counts.law_corrections;
+            }
+            result.costs = compressed_stage_costs(shape, base_bytes);
+            say(report, Level::info,
+                fmt::format("cost model: N = {}, D = {}, {}, P = {}, K = {}; {}; range finder "
+                            "{} column-products; ENN {} iterations, {} column-products, corrections (× imbalance) at "
+                            "most {:.4g}, {:.4g} summed over the iterations, {:.4g} times their columns, {:.4g} times their "
+                            "products; dense share {:.3f}; LAW's E′ {} rows, {:.4g} entries (× imbalance)",
+                            N, shape.docs,
+                            shape.cooc_file ? std::string("C's rows from a file") : fmt::format("nnz = {}", shape.nonzeros),
+                            world.size(), K,
+                            shape.cooc_file ? std::string("a product gathers X")
+                                            : fmt::format("|V_r| = {}, served rows {}", shape.local_vocabulary, shape.served_rows),
+                            shape.range_columns, shape.enn_iterations, shape.enn_columns,
+                            shape.enn_corrections, shape.enn_corrections_summed, shape.enn_correction_columns,
+                            shape.enn_correction_products, shape.enn_dense_share, shape.law_correction_rows,
+                            shape.law_corrections));
+        }
+        if (options.metrics) {  // on B by rows, reduced: the same values on every rank
+            Stopwatch metrics;
+            const eval::MetricSet on_B = eval::model_metrics_by_rows(world, model::rows_view(world, m), m.A, m.anchors);
+            for (const auto& metric : on_B.metrics) m.metrics.put(metric);
+            eval::sort_metrics(m.metrics);
+            say(report, Level::info,
+                fmt::format("metrics: K = {}: the measures on B by rows in {:.2f} s", K, metrics.seconds()));
+            m.times.add("metrics", metrics.seconds());
+        }
+        result.models.push_back(std::move(m));
+    }
+    if (options.metrics) {
+        std::vector<model::Model*> models;
+        for (auto& m : result.models) models.push_back(&m);
+        std::vector<std::string> notes;  // coherence writes its own note first
+        for (auto* m : models) notes.push_back(m->metrics_note);
+        measure_coherence(world, models, counting, N, report);
+        for (std::size_t k = 0; k < models.size(); ++k)
+            models[k]->metrics_note += (models[k]->metrics_note.empty() ? "" : "; ") + notes[k];
+        if (!options.labels.empty())
+            measure_clustering(world, models, counting, options.labels, options.compressed.seed, report);
+    }
+    // The levels above the first work on its A (K × K) alone: as the dense pipeline's, on
+    // a most square grid of the same ranks.
+    if (!options.hierarchy.empty()) {
+        // The levels' words (B₁ B₂ …, N × K_level) by rows, as the first level's B.
+        result.hierarchy = fit_hierarchy(result.models.front(), options.hierarchy, distmat::Grid::most_square(world),
+                                         block_size, options.rectify, options.model, report);
+    }
+}
+
+}  // namespace
+
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report) {
     mpi::run_local_phase(world, "setup", [&] {
@@ -608,7 +714,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     clock.restart();
     const lowrank::DocumentOperator C(world, N, docs, corpus.options, options.compressed.product_buffer_bytes);
     const std::vector<std::int64_t> doc_freq = C.doc_freq();
-    const Eigen::VectorXd unigram = distmat::gather_rows(world, C.rows(), C.row_sums());
+    take_word_stats(C, doc_freq, result.info.stats);
     result.times.add("operator", clock.seconds());
     const lowrank::DocumentStats& s = C.stats();
     const auto& all_topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
@@ -628,88 +734,81 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     stats.num_docs_skipped = s.num_docs_skipped;
     stats.num_tokens = s.num_tokens;
     stats.num_tokens_read = s.num_tokens;  // of the documents kept in memory: the skipped ones are not counted
-    stats.unigram = unigram;
-    Eigen::MatrixXd df_local(static_cast<Index>(doc_freq.size()), 1);
-    for (std::size_t i = 0; i < doc_freq.size(); ++i) df_local(static_cast<Index>(i), 0) = static_cast<double>(doc_freq[i]);
-    const Eigen::MatrixXd df = distmat::gather_rows(world, C.rows(), df_local);
-    stats.doc_freq = df.col(0).unaryExpr([](double v) { return static_cast<std::int64_t>(std::llround(v)); });
-    stats.sum = unigram.sum();
-    // The K to fit: a hierarchy's first level is its first K (as the dense fit's).
-    const std::vector<int> topics = options.hierarchy.empty() ? options.topics
-                                                              : std::vector<int>{options.hierarchy.front()};
-    // Too few anchor candidates for a K: said now by every rank (replicated counts), not
-    // in LAW after the compression and ENN.
-    mpi::run_local_phase(world, "setup", [&] {
-        // given: no candidates; AnchorFree has no anchors: its own checks say what fails
-        if (!options.model.anchor_words.empty() || options.model.method != Method::anchors) return;
-        const anchors::Candidates candidates = anchors::candidates_by_doc_freq(stats.doc_freq, options.model.anchor_min_df);
-        for (const int K : topics) anchors::count_candidates(stats.unigram, candidates, K);
-    });
+    CompressedShape shape = compressed_shape(options, static_cast<double>(N), static_cast<double>(declared_docs),
+                                             static_cast<double>(declared_nonzeros), world.size());
+    shape.local_vocabulary = static_cast<double>(s.max_rank_words);
+    shape.served_rows = static_cast<double>(s.max_served_rows);
+    const SourceSettings source{{"documents", std::to_string(s.num_docs)},
+                                {"tokens", std::to_string(s.num_tokens)},
+                                {"nonzeros", std::to_string(s.num_entries)}};
+    const CountingCorpus counting{corpus.files, corpus.options, stats.doc_freq};
+    fit_on_operator(C, doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report, result);
+    return result;
+}
 
-    for (const int K : topics) {
-        RunCounts counts;
-        model::Model m = fit_k(C, doc_freq, K, options, report, counts);
-        if (m.method != Method::anchors) describe(m, result.info.vocab, report);  // LAW's lines say the rest
-        if (result.models.empty()) {  // the model at this run's sizes and counts, the first K's
-            CompressedShape shape = compressed_shape(options, static_cast<double>(N), static_cast<double>(declared_docs),
-                                                     static_cast<double>(declared_nonzeros), world.size());
-            shape.topics = K;
-            shape.local_vocabulary = static_cast<double>(s.max_rank_words);
-            shape.served_rows = static_cast<double>(s.max_served_rows);
-            shape.range_columns = counts.range_columns;
-            shape.enn_columns = counts.enn_columns;
-            shape.enn_iterations = counts.enn_iterations;
-            shape.enn_corrections = counts.enn_corrections;
-            shape.enn_dense_share = counts.enn_dense_share;
-            shape.enn_corrections_summed = counts.enn_corrections_summed;
-            shape.enn_correction_columns = counts.enn_correction_columns;
-            shape.enn_correction_products = counts.enn_correction_products;
-            if (!shape.anchorfree) {  // AnchorFree runs no LAW: compressed_shape's K rows, no entries
-                shape.law_correction_rows = counts.law_correction_rows;
-                shape.law_corrections = counts.law_corrections;
-            }
-            result.costs = compressed_stage_costs(shape, base_bytes);
-            say(report, Level::info,
-                fmt::format("cost model: N = {}, D = {}, nnz = {}, P = {}, K = {}; |V_r| = {}, served rows {}; range finder "
-                            "{} column-products; ENN {} iterations, {} column-products, corrections (× imbalance) at "
-                            "most {:.4g}, {:.4g} summed over the iterations, {:.4g} times their columns, {:.4g} times their "
-                            "products; dense share {:.3f}; LAW's E′ {} rows, {:.4g} entries (× imbalance)",
-                            N, declared_docs, declared_nonzeros, world.size(), K, shape.local_vocabulary,
-                            shape.served_rows, shape.range_columns, shape.enn_iterations, shape.enn_columns,
-                            shape.enn_corrections, shape.enn_corrections_summed, shape.enn_correction_columns,
-                            shape.enn_correction_products, shape.enn_dense_share, shape.law_correction_rows,
-                            shape.law_corrections));
+FitResult fit_compressed(const std::string& cooc_file, const CorpusSource& corpus, const mpi::Comm& world,
+                         const FitOptions& options, const Report& report) {
+    mpi::run_local_phase(world, "setup", [&] {
+        check(options);
+        check_compressed(options);
+        if (!options.labels.empty() && corpus.files.empty())
+            throw OptionError("{labels} needs the documents ({corpus} beside {cooc}) for ClustAcc");
+    });
+    const StopScope stoppable;
+    FitResult result;
+    Stopwatch clock;
+    const double base_bytes = static_cast<double>(mpi::allreduce_max(world, current_rss_bytes()));
+    io::CoocFileInfo info;
+    io::CoocRows read = io::read_cooc_rows(world, cooc_file, info);
+    const Index N = read.rows.size();
+    mpi::run_local_phase(world, "setup", [&] { check(options, N); });
+    if (!info.rectification.empty())
+        say(report, Level::warning,
+            fmt::format("fit: {} holds an already rectified C ({}); ENN rectifies its factor again", cooc_file,
+                        info.rectification));
+    // A hash of C's bits, for the checkpoints: another C with the same counts is told apart.
+    std::uint64_t local = 0;
+    for (Index i = 0; i < read.C.rows(); ++i)
+        for (Index j = 0; j < read.C.cols(); ++j) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &read.C(i, j), sizeof bits);
+            std::uint64_t z = (static_cast<std::uint64_t>(read.rows.begin(world.rank()) + i) * 0x9e3779b97f4a7c15ULL +
+                               static_cast<std::uint64_t>(j)) ^ bits * 0xc2b2ae3d27d4eb4fULL;
+            z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ULL;
+            local += z ^ (z >> 29);
         }
-        if (options.metrics) {  // on B by rows, reduced: the same values on every rank
-            Stopwatch metrics;
-            const eval::MetricSet on_B = eval::model_metrics_by_rows(world, model::rows_view(world, m), m.A, m.anchors);
-            for (const auto& metric : on_B.metrics) m.metrics.put(metric);
-            eval::sort_metrics(m.metrics);
-            say(report, Level::info,
-                fmt::format("metrics: K = {}: the measures on B by rows in {:.2f} s", K, metrics.seconds()));
-            m.times.add("metrics", metrics.seconds());
-        }
-        result.models.push_back(std::move(m));
-    }
-    if (options.metrics) {
-        std::vector<model::Model*> models;
-        for (auto& m : result.models) models.push_back(&m);
-        const CountingCorpus counting{corpus.files, corpus.options, stats.doc_freq};
-        std::vector<std::string> notes;  // coherence writes its own note first
-        for (auto* m : models) notes.push_back(m->metrics_note);
-        measure_coherence(world, models, counting, N, report);
-        for (std::size_t k = 0; k < models.size(); ++k)
-            models[k]->metrics_note += (models[k]->metrics_note.empty() ? "" : "; ") + notes[k];
-        if (!options.labels.empty())
-            measure_clustering(world, models, counting, options.labels, options.compressed.seed, report);
-    }
-    // The levels above the first work on its A (K × K) alone: as the dense pipeline's, on
-    // a most square grid of the same ranks.
-    if (!options.hierarchy.empty()) {
-        // The levels' words (B₁ B₂ …, N × K_level) by rows, as the first level's B.
-        result.hierarchy = fit_hierarchy(result.models.front(), options.hierarchy, distmat::Grid::most_square(world),
-                                         corpus.options.block_size, options.rectify, options.model, report);
-    }
+    std::uint64_t c_hash = 0;
+    for (const std::int64_t v : mpi::gather_concat(world, std::vector<std::int64_t>{static_cast<std::int64_t>(local)}, 0))
+        c_hash += static_cast<std::uint64_t>(v);
+    std::int64_t shared_hash = static_cast<std::int64_t>(c_hash);
+    mpi::broadcast(world, shared_hash, 0);
+    result.times.add("read", clock.seconds());
+    clock.restart();
+    const Index begin = read.rows.begin(world.rank());
+    std::vector<std::int64_t> doc_freq(static_cast<std::size_t>(read.C.rows()));
+    for (std::size_t i = 0; i < doc_freq.size(); ++i) doc_freq[i] = info.stats.doc_freq(begin + static_cast<Index>(i));
+    const lowrank::MatrixOperator C(world, read.rows, std::move(read.C), std::move(doc_freq), read.estimator);
+    const std::vector<std::int64_t> own_doc_freq = C.doc_freq();
+    result.info.vocab = info.vocab;
+    result.info.num_docs_declared = info.num_docs_declared;
+    result.info.stats = info.stats;
+    take_word_stats(C, own_doc_freq, result.info.stats);  // C's own row sums: the file's unigram to rounding
+    result.times.add("operator", clock.seconds());
+    say(report, Level::info,
+        fmt::format("compress: C read from {}: N = {} words over {} ranks, {} rows a rank at most ({}); a product "
+                    "gathers N x p on every rank",
+                    cooc_file, N, world.size(), read.rows.rows(0), mib(8.0 * static_cast<double>(read.rows.rows(0)) * N)));
+    CompressedShape shape = compressed_shape(options, static_cast<double>(N), static_cast<double>(info.stats.num_docs),
+                                             0.0, world.size());
+    shape.cooc_file = true;
+    const SourceSettings source{{"cooc_documents", std::to_string(info.stats.num_docs)},
+                                {"cooc_tokens", std::to_string(info.stats.num_tokens)},
+                                {"cooc_hash", fmt::format("{:016x}", static_cast<std::uint64_t>(shared_hash))}};
+    const CountingCorpus counting =
+        options.metrics ? counting_corpus_of_file(world, cooc_file, corpus.files, info.stats.doc_freq, corpus.options)
+                        : CountingCorpus{};
+    if (options.metrics) check_counting_corpus(world, counting, N);
+    fit_on_operator(C, own_doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report, result);
     return result;
 }
 

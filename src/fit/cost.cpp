@@ -70,21 +70,26 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double V = s.local_vocabulary >= 0 ? s.local_vocabulary : zipf_distinct_words(N, local_nnz);
     const double own = n * V / N;                             // V_r's rows this rank owns
     const double served = s.served_rows >= 0 ? s.served_rows : (P - 1) * own;
-    const double per_column_sent = 8 * (served + std::max(0.0, V - own));
+    // A file's C (s.cooc_file): each product gathers X's rows on every rank (its own N/P
+    // rows to each other rank) and multiplies by the rank's N/P × N rows.
+    const double per_column_sent = s.cooc_file ? 8 * n * (P - 1) : 8 * (served + std::max(0.0, V - own));
     // The exchange's blocks: X's rows, the rows served (to the others, and to itself) sent
     // and returned, V_r fetched and summed, a block of documents.
-    const double buffer_rows = n + 2 * (served + own) + 2 * V + std::min(kDocBlock, local_docs);
+    const double buffer_rows =
+        s.cooc_file ? N + n : n + 2 * (served + own) + 2 * V + std::min(kDocBlock, local_docs);
     // DocumentOperator::panel_columns: as wide as the budget lets, the panels balanced.
     const auto panel = [&](double width) {
         const double per_column = 8 * std::max(1.0, buffer_rows);
         const double budget = s.product_buffer_bytes > 0 ? s.product_buffer_bytes
                                                          : std::max(lowrank::DocumentOperator::kMinExchangeBytes, 4 * 8 * n * width);
-        if (per_column * width <= budget) return width;
+        if (s.cooc_file || per_column * width <= budget) return width;  // the gather: one panel
         const double widest = std::max(1.0, std::floor(budget / per_column));
         return std::ceil(width / std::ceil(width / widest));
     };
     const auto exchange_buffers = [&](double width) { return 8 * buffer_rows * panel(width); };
-    const auto exchange_messages = [&](double width) { return 2 * (P - 1) * std::ceil(width / panel(width)); };
+    const auto exchange_messages = [&](double width) {
+        return (s.cooc_file ? 1 : 2) * (P - 1) * std::ceil(width / panel(width));
+    };
     const double range_columns = s.range_columns >= 0 ? s.range_columns : 30 * p;
     const double range_products = std::ceil(range_columns / p);
     const double enn_block = K + lowrank::kEnnOversampling;
@@ -132,37 +137,55 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // A product's seconds per column: each local nonzero's part, and the N/P × p block's
     // entries (the eigensolver's or the probes' dense work spread over its products).
     const auto product_seconds = [&](double columns, double block) {
-        return columns * (local_nnz * rate.product_nonzero + n * rate.product_row + n * block * rate.block_entry);
+        return columns * ((s.cooc_file ? 2 * n * N * rate.flop : local_nnz * rate.product_nonzero) + n * rate.product_row +
+                          n * block * rate.block_entry);
     };
     // BLAS's and HDF5's buffers on the compressed fit's path: KOS, 1–4 ranks, measured 3 MiB
     // above the data at the range finder, 12 at the metrics (the dense fit's 32 MiB includes
     // ScaLAPACK's work arrays).
     const std::pair<std::string, double> libraries{"libraries at work", 12 * kMiB};
     const std::pair<std::string, double> vocabulary{"the vocabulary's words (every rank)", 40 * N};
-    const std::pair<std::string, double> shard{"the documents as read (8 bytes a nonzero)", 8 * local_nnz + 24 * local_docs};
+    const std::pair<std::string, double> shard =
+        s.cooc_file ? std::pair<std::string, double>{"C's rows, this rank's (8 N/P × N)", 8 * n * N}
+                    : std::pair<std::string, double>{"the documents as read (8 bytes a nonzero)", 8 * local_nnz + 24 * local_docs};
     // The word-major copy's index: a row per distinct word of each block of documents.
     const double blocks = std::ceil(local_docs / kDocBlock);
     const double index_rows = blocks > 0 ? blocks * zipf_distinct_words(N, local_nnz / blocks) : 0;
-    const std::pair<std::string, double> documents{
-        "the operator's two copies (24 bytes a nonzero) and the word-major copy's index (12 bytes a word of each "
-        "block of documents)", 24 * local_nnz + 12 * index_rows};
+    const std::pair<std::string, double> documents =
+        s.cooc_file ? std::pair<std::string, double>{"the operator: C's rows, as read", 0.0}
+                    : std::pair<std::string, double>{
+                          "the operator's two copies (24 bytes a nonzero) and the word-major copy's index (12 bytes a "
+                          "word of each block of documents)",
+                          24 * local_nnz + 12 * index_rows};
     // BLAS's buffers and HDF5's caches come with the first products and the write.
-    add("read", {vocabulary, shard}, 0, 0, local_nnz * rate.read_nonzero);
-    // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
-    // C's row sums (a one-column product), the unigram and the frequencies gathered everywhere.
-    // Its lists over V_r while it is set up: the ids (4 bytes), d and the document
-    // frequencies (16), the transpose's two maps or the exchange's ids asked and served (16
-    // and 8): 44 bytes a word of V_r.
-    // Then C's row sums, a one-column product through the exchange's blocks, and the
-    // unigram gathered on every rank (measured: 29 MiB of a 10⁶-word corpus's operator
-    // stage, 297 MiB, after the set-up: the exchange's 24 and the unigram's 8; 1.21 of the
-    // model without them).
-    add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N},
-                     {"its lists over the rank's vocabulary V_r, set up (44 bytes a word)", 44 * V},
-                     {"C's row sums: a one-column product's exchange", exchange_buffers(1)},
-                     {"the unigram gathered on every rank", 8 * N}},
-        8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions,
-        local_nnz * rate.setup_nonzero + product_seconds(1, 1));
+    if (s.cooc_file) {
+        // C's rows read (HDF5, deflated) and checked: the symmetry probe's Cᵀx summed; then
+        // the unigram and the frequencies gathered everywhere.
+        add("read",
+            {vocabulary, shard, {"a panel of rows as read (about 64 MiB)", std::min(64 * kMiB, 8 * n * N)},
+             {"the symmetry probe's Cᵀx (N)", 8 * N}},
+            8 * N, 2 * reductions,
+            8 * n * N * rate.cooc_read_byte);
+        add("operator", {vocabulary, shard, {"the unigram and frequencies gathered on every rank", 16 * N}},
+            P > 1 ? 16 * n * (P - 1) : 0, 2 * (P - 1), n * N * rate.flop);
+    } else {
+        add("read", {vocabulary, shard}, 0, 0, local_nnz * rate.read_nonzero);
+        // The operator's set-up: the asked rows' ids, d and the document frequencies returned,
+        // C's row sums (a one-column product), the unigram and the frequencies gathered everywhere.
+        // Its lists over V_r while it is set up: the ids (4 bytes), d and the document
+        // frequencies (16), the transpose's two maps or the exchange's ids asked and served (16
+        // and 8): 44 bytes a word of V_r.
+        // Then C's row sums, a one-column product through the exchange's blocks, and the
+        // unigram gathered on every rank (measured: 29 MiB of a 10⁶-word corpus's operator
+        // stage, 297 MiB, after the set-up: the exchange's 24 and the unigram's 8; 1.21 of the
+        // model without them).
+        add("operator", {vocabulary, shard, documents, {"its index of words (a byte each)", N},
+                         {"its lists over the rank's vocabulary V_r, set up (44 bytes a word)", 44 * V},
+                         {"C's row sums: a one-column product's exchange", exchange_buffers(1)},
+                         {"the unigram gathered on every rank", 8 * N}},
+            8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions,
+            local_nnz * rate.setup_nonzero + product_seconds(1, 1));
+    }
     add("compress",
         {libraries, vocabulary, shard, documents,
          {"the eigensolver's blocks and products (10 × N/P × p)", 10 * 8 * n * p},
@@ -257,7 +280,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             // each probe's product, its rows through the blocks and the factors' part (Y, E′
             // and B's terms); the measures on B by rows: each of the rank's K columns sorted
             // (the basis measures) and Bᵀ log B (soft dissimilarity, 2 n K² flops)
-            probes * (local_nnz * rate.product_nonzero + n * rate.probe_row + n * K * rate.probe_factor) +
+            probes * ((s.cooc_file ? 2 * n * N * rate.flop : local_nnz * rate.product_nonzero) + n * rate.probe_row +
+                      n * K * rate.probe_factor) +
                 law_entries * K * rate.metric_entry + n * K * std::log2(std::max(2.0, n)) * rate.measure_entry +
                 2 * n * K * K * rate.flop);
     }

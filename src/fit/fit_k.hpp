@@ -3,6 +3,8 @@
 // compressed one): what fit::fit repeats per K and fit::sweep per grid point.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fit/dense_checkpoint.hpp"
@@ -10,7 +12,7 @@
 #include "jsmf/fit/options.hpp"
 #include "jsmf/fit/report.hpp"
 #include "jsmf/io/cooc_file.hpp"
-#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/cooc_operator.hpp"
 #include "jsmf/model/model.hpp"
 
 namespace jsmf::fit {
@@ -46,10 +48,14 @@ struct RunCounts {
     double law_corrections = 0;      ///< LAW's E′ entries: the largest rank's, times the ranks
 };
 
+/// What identifies the compressed fit's source in its checkpoints (beside each word's
+/// document frequency): the documents' counts, or a co-occurrence file's and a hash of C.
+using SourceSettings = std::vector<std::pair<std::string, std::string>>;
+
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's
 /// top-K eigenpairs, ENN, LAW (or AnchorFree on Y), and the model's own metrics and those against C (coherence
 /// aside); checkpoints and resume from options.checkpoint. `counts`: what it iterated.
-model::Model fit_k(const lowrank::DocumentOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
+model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, const SourceSettings& source, int K,
                    const FitOptions& options, const Report& report, RunCounts& counts);
 
 }  // namespace jsmf::fit

@@ -296,7 +296,8 @@ void say_plan(const Job& job, const mpi::Comm& world, const distmat::Grid& grid,
                     dense ? std::string(from_file ? "read C, " : "inspect, cooc, ") + "rectify (" +
                                 name_of(options.rectify.method) + "), anchors, recover B and A" +
                                 (options.metrics ? ", metrics" : "") + ", write"
-                          : std::string("inspect, read the documents, compress (top-K eigenpairs), ENN, ") +
+                          : std::string(from_file ? "read C's rows, " : "inspect, read the documents, ") +
+                                "compress (top-K eigenpairs), ENN, " +
                                 (options.model.method == Method::anchors ? "LAW" : name_of(options.model.method) + " on Y") +
                                 (options.metrics ? ", metrics" : "") + ", write",
                     topics));
@@ -504,15 +505,24 @@ FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, 
 /// Collective on `world`. The compressed pipeline; sets `settings` to its provenance entries.
 FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings, const Report& report) {
     const FitOptions& options = job.options;
+    const std::string cooc_file = cooc_file_of(job);
     mpi::run_local_phase(world, "setup", [&] {
-        if (job.corpus.files.empty()) throw OptionError("{pipeline} compressed needs the corpus ({corpus} and {vocab})");
+        if (job.corpus.files.empty() && cooc_file.empty())
+            throw OptionError("{pipeline} compressed needs the corpus ({corpus} and {vocab}) or {cooc}");
     });
     if (!job.anchor_words_file.empty()) {  // the words against the vocabulary (the fit reads it again: a few MB)
-        const Index N = corpus::inspect_uci_files(world, job.corpus.files).front().header.num_words;
-        take_anchor_words(world, job, corpus::load_vocab(world, job.corpus.vocab, N));
+        if (cooc_file.empty()) {
+            const Index N = corpus::inspect_uci_files(world, job.corpus.files).front().header.num_words;
+            take_anchor_words(world, job, corpus::load_vocab(world, job.corpus.vocab, N));
+        } else {
+            io::CoocFileInfo info;
+            io::read_cooc_info(world, cooc_file, info);
+            take_anchor_words(world, job, info.vocab);
+        }
     }
-    FitResult result = fit_compressed(job.corpus, world, options, report);
-    settings = source_entries(job.corpus);
+    FitResult result = cooc_file.empty() ? fit_compressed(job.corpus, world, options, report)
+                                         : fit_compressed(cooc_file, job.corpus, world, options, report);
+    settings = source_entries(job.corpus, cooc_file);
     if (!options.hierarchy.empty()) settings.emplace_back("hierarchy", hierarchy_entry(options.hierarchy));
     const Entries model = model_entries(options.model, job.anchor_words_file);
     settings.insert(settings.end(), model.begin(), model.end());
@@ -571,8 +581,6 @@ void check(const Job& job) {
     if (!c.path.empty() && (c.path == job.out || (job.infer && c.path == job.infer->out)))
         throw InputError(c.path, render_options("{checkpoint} names an output of the fit"));
     if (!c.resume.empty() && c.resume == job.out) throw InputError(c.resume, render_options("{resume} names the output model ({out})"));
-    if (o.pipeline == Pipeline::compressed && cooc)
-        throw OptionError("{pipeline} compressed works from the documents: give {corpus}, {prepared} or {text}, not {cooc}");
     if (o.pipeline == Pipeline::compressed) {  // a setting it would not use is a mistake
         refuse_settings(job.given, dense_only_settings(), "{pipeline} compressed", "fit with {pipeline} dense");
         check_compressed(o);
@@ -616,10 +624,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     // Which pipeline: the one asked for, or auto's pick, said with its reason.
     const std::string cooc_file = cooc_file_of(job);
     PipelineChoice& choice = outcome.choice;
-    if (!cooc_file.empty()) {
-        std::vector<std::string> given = job.given;
-        given.push_back("cooc");
-        mpi::run_local_phase(world, "setup", [&] { choice = choose_pipeline(job.options, 0, world.size(), -1, given); });
+    if (!cooc_file.empty()) {  // by C's size, as from the documents
+        const Index N = job.options.pipeline == Pipeline::automatic ? io::read_cooc_words(world, cooc_file) : 0;
+        const std::int64_t memory = job.options.pipeline == Pipeline::automatic ? memory_per_rank(world) : -1;
+        mpi::run_local_phase(world, "setup", [&] { choice = choose_pipeline(job.options, N, world.size(), memory, job.given); });
     } else {
         choice = choose_pipeline(job.corpus, world, job.options, job.given);
     }

@@ -23,7 +23,7 @@ const std::vector<std::string>& dense_only_settings() {
         "relaxation", "eig_tolerance_factor", "precision", "check_every", "eigensolver", "eig_check_steps",
         "eig_check_every", "permutations",
         // building and laying out C
-        "cooc", "exchange", "buffer_mb", "block_size", "grid",
+        "exchange", "buffer_mb", "block_size", "grid",
         // the dense finders' tuning (AnchorFree's LP and PDS run on both pipelines)
         "projection_dim"};
     return names;

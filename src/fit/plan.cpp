@@ -66,13 +66,13 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
 }
 
 MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::int64_t nonzeros, int ranks,
-                                          const FitOptions& options, double base) {
+                                          const FitOptions& options, double base, bool cooc_file) {
     MemoryEstimate e;
     e.base = base;
-    e.stages = compressed_stage_costs(
-        compressed_shape(options, static_cast<double>(num_words), static_cast<double>(num_docs),
-                         static_cast<double>(nonzeros), ranks),
-        base);
+    CompressedShape shape = compressed_shape(options, static_cast<double>(num_words), static_cast<double>(num_docs),
+                                             static_cast<double>(nonzeros), ranks);
+    shape.cooc_file = cooc_file;
+    e.stages = compressed_stage_costs(shape, base);
     // The stage with the highest resident peak; where that is above what the stage holds
     // (the write's copy on top of the heap the stages before kept), the difference is a part.
     const auto largest = std::max_element(e.stages.begin(), e.stages.end(), [](const StageCost& a, const StageCost& b) {
@@ -121,7 +121,8 @@ MemoryPlan plan_memory(const mpi::Comm& world, const CorpusSource& corpus, const
     const double buffer = cooc_file.empty() ? static_cast<double>(corpus.options.buffer_bytes) : 0.0;
     const auto estimate = [&](int ranks) {
         return dense ? estimate_dense_memory(plan.num_words, plan.nonzeros, ranks, options, buffer, base)
-                     : estimate_compressed_memory(plan.num_words, plan.num_docs, plan.nonzeros, ranks, options, base);
+                     : estimate_compressed_memory(plan.num_words, plan.num_docs, plan.nonzeros, ranks, options, base,
+                                                  !cooc_file.empty());
     };
     plan.ranks = plan_ranks > 0 ? plan_ranks : world.size();
     plan.estimate = estimate(plan.ranks);

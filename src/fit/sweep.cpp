@@ -87,8 +87,6 @@ void check(const SweepJob& job) {
                           " points (0.." + std::to_string(count - 1) + ")");
     if (!job.labels.empty() && (job.corpus.files.empty() || !job.metrics))
         throw OptionError("{labels} needs the corpus ({corpus}) and the metrics");
-    if (job.pipeline == Pipeline::compressed && !job.cooc_file.empty())
-        throw InputError(render_options("sweep {pipeline} compressed works from the documents: give {corpus}, not {cooc}"));
     if (!job.model.anchor_words.empty()) throw OptionError("{anchor_words} fixes K: use jsmf fit");
     if (job.top_words < 1) throw OptionError("{top_words} must be at least 1");
     if (job.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
@@ -194,8 +192,8 @@ void write_run(const mpi::Comm& world, const SweepJob& job, const distmat::Grid&
         fmt::format("sweep: run {} of {} done: {}/{}", point.index + 1, job.points.size(), job.folder, point.file));
 }
 
-/// The compressed pipeline: every K of the job from one read of the corpus and one
-/// operator (fit_compressed), then a model file and a row per K.
+/// The compressed pipeline: every K of the job from one read of the corpus (or of C's rows
+/// from a co-occurrence file) and one operator (fit_compressed), then a model file and a row per K.
 int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat::Grid& grid, const Report& report) {
     FitOptions options;
     options.pipeline = Pipeline::compressed;
@@ -207,7 +205,8 @@ int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat:
     for (const auto& p : group) options.topics.push_back(p.topics);
     mpi::run_local_phase(world, "setup", [&] { check(options); });
     if (!job.labels.empty()) check_labels(world, CountingCorpus{job.corpus.files, job.corpus.options, {}}, job.labels);
-    FitResult result = fit_compressed(job.corpus, world, options, report);
+    FitResult result = job.cooc_file.empty() ? fit_compressed(job.corpus, world, options, report)
+                                             : fit_compressed(job.cooc_file, job.corpus, world, options, report);
     if (!job.labels.empty()) {
         const CountingCorpus counting{job.corpus.files, job.corpus.options, result.info.stats.doc_freq};
         std::vector<model::Model*> measured;
@@ -216,7 +215,7 @@ int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat:
     }
     mpi::take_largest_stage_peaks(world, result.times);  // the files hold the largest rank's peaks
     for (auto& m : result.models) mpi::take_largest_stage_peaks(world, m.times);
-    Entries settings = source_entries(job.corpus);
+    Entries settings = source_entries(job.corpus, job.cooc_file);
     for (const Entries& more : {model_entries(options.model, "")}) settings.insert(settings.end(), more.begin(), more.end());
     settings.emplace_back("pipeline", "compressed");
     settings.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -188,9 +189,7 @@ Index read_cooc_words(const mpi::Comm& comm, const std::string& path) {
     return static_cast<Index>(words);
 }
 
-distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
-                                CoocFileInfo& info) {
-    const mpi::Comm comm = grid->borrow_comm();
+Index read_cooc_info(const mpi::Comm& comm, const std::string& path, CoocFileInfo& info) {
     std::int64_t n = 0;
     mpi::check_on_root(comm, "read", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
@@ -234,44 +233,40 @@ distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_pt
     info.stats.doc_freq.resize(n);
     mpi::broadcast(comm, info.stats.unigram.data(), static_cast<std::size_t>(n), 0);
     mpi::broadcast(comm, info.stats.doc_freq.data(), static_cast<std::size_t>(n), 0);
-    distmat::DistMatrix C(grid, n, n, block_size);
-    std::string error;
-    int code = 0;
-    try {
-        h5::Handle file = h5::open_file_parallel(path, comm.raw());
-        h5::read_dist_matrix(file, "cooc/C", C, path);
-    } catch (const std::exception& e) {
-        error = mpi::describe(e, "read", comm);
-        code = exit_code_of(e);
-    }
-    mpi::agree_or_throw(comm, "read", error, code);
-    return C;
+    return static_cast<Index>(n);
 }
 
-void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info) {
-    const mpi::Comm comm = C.grid().borrow_comm();
-    // One pass over the local block: non-finite entries, the smallest and the largest
-    // magnitude, the sum (of the finite entries).
+namespace {
+/// Collective on `comm`. One pass over each rank's entries: the non-finite ones, the
+/// smallest entry and the largest magnitude, the sum (of the finite ones), reduced.
+struct ScannedValues {
     std::int64_t non_finite = 0;
     double smallest = std::numeric_limits<double>::infinity(), largest = 0, total = 0;
-    const auto local = C.local();
-    for (Index j = 0; j < C.local_cols(); ++j)
-        for (Index i = 0; i < C.local_rows(); ++i) {
+};
+template <class Block>
+ScannedValues scan_values(const mpi::Comm& comm, const Block& local) {
+    ScannedValues v;
+    for (Index j = 0; j < local.cols(); ++j)
+        for (Index i = 0; i < local.rows(); ++i) {
             const double x = local(i, j);
             if (!std::isfinite(x)) {
-                ++non_finite;
+                ++v.non_finite;
                 continue;
             }
-            smallest = std::min(smallest, x);
-            largest = std::max(largest, std::abs(x));
-            total += x;
+            v.smallest = std::min(v.smallest, x);
+            v.largest = std::max(v.largest, std::abs(x));
+            v.total += x;
         }
-    non_finite = mpi::allreduce_sum(comm, non_finite);
-    smallest = mpi::allreduce_min(comm, smallest);
-    largest = mpi::allreduce_max(comm, largest);
-    total = mpi::allreduce_sum(comm, total);
-    const double asymmetry = non_finite == 0 ? distmat::asymmetry(C) : 0.0;
-    const Index n = C.rows();
+    v.non_finite = mpi::allreduce_sum(comm, v.non_finite);
+    v.smallest = mpi::allreduce_min(comm, v.smallest);
+    v.largest = mpi::allreduce_max(comm, v.largest);
+    v.total = mpi::allreduce_sum(comm, v.total);
+    return v;
+}
+
+/// Collective on `comm`. The agreed verdict on what check_cooc_values measured (reduced over the ranks).
+void judge_cooc_values(const mpi::Comm& comm, const std::string& path, Index n, std::int64_t non_finite,
+                       double smallest, double largest, double total, double asymmetry, const CoocFileInfo& info) {
     // A jsmf C is a joint distribution of word pairs: symmetric, non-negative, summing to 1.
     // Tolerances: 1e-6 on the sum (rounding over N² terms is far below); below zero, 1e-9
     // of the largest entry for a counted C (rounding). A rectified C may hold small
@@ -296,6 +291,76 @@ void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, co
         if (asymmetry > 1e-9)
             throw InputError(path, where + fmt::format(" is not symmetric (relative asymmetry {:.3g})", asymmetry));
     });
+}
+}  // namespace
+
+distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid, int block_size,
+                                CoocFileInfo& info) {
+    const mpi::Comm comm = grid->borrow_comm();
+    const Index n = read_cooc_info(comm, path, info);
+    distmat::DistMatrix C(grid, n, n, block_size);
+    std::string error;
+    int code = 0;
+    try {
+        h5::Handle file = h5::open_file_parallel(path, comm.raw());
+        h5::read_dist_matrix(file, "cooc/C", C, path);
+    } catch (const std::exception& e) {
+        error = mpi::describe(e, "read", comm);
+        code = exit_code_of(e);
+    }
+    mpi::agree_or_throw(comm, "read", error, code);
+    return C;
+}
+
+void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, const CoocFileInfo& info) {
+    const mpi::Comm comm = C.grid().borrow_comm();
+    const ScannedValues v = scan_values(comm, C.local());
+    const double asymmetry = v.non_finite == 0 ? distmat::asymmetry(C) : 0.0;
+    judge_cooc_values(comm, path, C.rows(), v.non_finite, v.smallest, v.largest, v.total, asymmetry, info);
+}
+
+CoocRows read_cooc_rows(const mpi::Comm& comm, const std::string& path, CoocFileInfo& info) {
+    CoocRows out;
+    const Index n = read_cooc_info(comm, path, info);
+    std::string estimator;
+    mpi::check_on_root(comm, "read", [&] {
+        for (const auto& [name, value] : read_root_options(path, {"estimator"})) estimator = value;
+    });
+    mpi::broadcast(comm, estimator, 0);
+    out.estimator = estimator == "tfidf" ? cooc::Estimator::tfidf : cooc::Estimator::unbiased;
+    out.rows = distmat::RowPartition::balanced(n, comm.size());
+    const Index first = out.rows.begin(comm.rank()), count = out.rows.rows(comm.rank());
+    mpi::run_local_phase(comm, "read", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        // In panels of about 64 MiB: HDF5's chunk cache and the panel are the only copies
+        // beside the rows.
+        const Index panel = std::max<Index>(1, (Index{64} << 20) / (8 * std::max<Index>(1, n)));
+        out.C.resize(count, n);
+        for (Index at = 0; at < count; at += panel) {
+            const Index rows = std::min(panel, count - at);
+            out.C.middleRows(at, rows) =
+                h5::read_row_block(file, "cooc/C", static_cast<hsize_t>(first + at), static_cast<hsize_t>(rows));
+        }
+    });
+    // check_cooc_values's checks by rows; the symmetry by its probe: Cx and Cᵀx, x the same
+    // on every rank, Cᵀx summed from each rank's rows.
+    const ScannedValues v = scan_values(comm, out.C);
+    double asymmetry = 0;
+    if (v.non_finite == 0 && n > 0) {
+        std::mt19937_64 engine(1);
+        std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+        Eigen::VectorXd x(n);
+        for (Index i = 0; i < n; ++i) x(i) = uniform(engine);
+        const Eigen::VectorXd Cx = out.C * x;
+        const Eigen::VectorXd scale = out.C.cwiseAbs() * x.cwiseAbs();
+        Eigen::VectorXd CTx = out.C.transpose() * x.segment(first, count);
+        mpi::allreduce_inplace(comm, CTx.data(), static_cast<std::size_t>(n), MPI_SUM);
+        const double difference = mpi::allreduce_max(comm, count > 0 ? (Cx - CTx.segment(first, count)).lpNorm<Eigen::Infinity>() : 0.0);
+        const double denominator = mpi::allreduce_max(comm, count > 0 ? scale.lpNorm<Eigen::Infinity>() : 0.0);
+        asymmetry = denominator > 0 ? difference / denominator : 0.0;
+    }
+    judge_cooc_values(comm, path, n, v.non_finite, v.smallest, v.largest, v.total, asymmetry, info);
+    return out;
 }
 
 namespace {

@@ -332,8 +332,7 @@ void DocumentOperator::return_rows(const RowView& send, RowView& out) const {
 Eigen::MatrixXd DocumentOperator::apply(const Eigen::MatrixXd& X) const {
     JSMF_REQUIRE(X.rows() == rows_.rows(comm_->rank()), "DocumentOperator::apply: X has the wrong rows");
     const Index p = X.cols();
-    ++products_;
-    columns_ += p;
+    count_product(p);
     Eigen::MatrixXd out(X.rows(), p);
     const Index width = panel_columns(p);  // the same on every rank: as many exchanges everywhere
     for (Index first = 0; first < p; first += width) apply_panel(X, first, std::min(width, p - first), out);

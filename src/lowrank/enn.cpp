@@ -48,7 +48,7 @@ Eigen::MatrixXd psd_factor(const mpi::Comm& comm, Eigen::MatrixXd V, const Eigen
 }
 }  // namespace
 
-Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options,
+Compression compress(const CoocOperator& C, int K, const distmat::EigOptions& options,
                      const Eigen::MatrixXd* warm_block, const Eigen::MatrixXd* warm_product) {
     Stopwatch clock;
     distmat::EigOptions o = options;

@@ -63,7 +63,7 @@ int probe_batch_width(Index N) {
     return N <= 250000 ? 128 : static_cast<int>(std::max<Index>(16, 128 * 250000 / N / 8 * 8));
 }
 
-FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& m, int probes, Seed seed) {
+FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& m, int probes, Seed seed) {
     const mpi::Comm& comm = C.comm();
     const distmat::RowPartition& partition = C.rows();
     const Index N = partition.size(), K = m.A.rows(), begin = partition.begin(comm.rank());

@@ -87,6 +87,17 @@ run_quiet 2 cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc
 run_quiet 2 fit --cooc "$work/C.h5" --topics 5 --stop iterations --iterations 30 --out "$work/from_c.h5" >/dev/null 2>&1 || fail "fit --cooc"
 "$checker" --compare "$work/m1.h5" "$work/from_c.h5" 5 && ok "fit --cooc equals fit --corpus" ||
   fail "fit --cooc differs from fit --corpus"
+# The compressed pipeline from the same file: C's rows on each rank, the planted topics, the
+# dry run's plan of it, and the given anchor words checked against the file's vocabulary.
+if run_quiet 3 fit --cooc "$work/C.h5" --pipeline compressed --topics 5 --out "$work/from_c_compressed.h5"      >"$work/out" 2>"$work/err"; then
+  "$checker" "$work/from_c_compressed.h5" 5 "$truth" $b_bound $a_bound && ok "fit --cooc --pipeline compressed: the planted topics" ||
+    fail "fit --cooc --pipeline compressed: the planted topics"
+else
+  fail "fit --cooc --pipeline compressed: $(tail -2 "$work/err")"
+fi
+plan=$(run 2 fit --cooc "$work/C.h5" --pipeline compressed --topics 5 --dry-run --out "$work/plan.h5" 2>&1)
+grep -q "read C's rows, compress" <<<"$plan" && grep -q "C's rows, this rank's" <<<"$plan" &&
+  ok "the dry run plans C's rows from the file" || fail "dry run of --cooc --pipeline compressed: $plan"
 
 # Several K, and the alternatives: FastAnchorWords, ADMM-DR, least-squares A, alpha.
 if run_quiet 2 fit "${corpus[@]}" --topics 5,7 --iterations 30 --anchors fastanchor --projection-dim 100 \

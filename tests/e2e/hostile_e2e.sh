@@ -376,7 +376,7 @@ done <<CASES
 --hierarchy|fit --cooc C.h5 --hierarchy 4,5 --out out.h5
 --memory-per-rank|fit --cooc C.h5 --topics 4 --memory-per-rank 0 --out out.h5
 --relaxation|fit --cooc C.h5 --topics 4 --relaxation 5 --out out.h5
---pipeline compressed|fit --cooc C.h5 --topics 4 --pipeline compressed --out out.h5
+--solver kl|fit --cooc C.h5 --topics 4 --pipeline compressed --solver kl --out out.h5
 --block-size|fit --cooc C.h5 --topics 4 --block-size 0 --out out.h5
 --buffer-mb|fit ${corpus[*]} --topics 4 --buffer-mb 0 --out out.h5
 --top-words|show model.h5 --top-words 0

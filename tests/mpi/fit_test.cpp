@@ -1438,6 +1438,76 @@ TEST(Fit, CompressedPipelineTakesGivenAnchorWords) {
                               {"word id 300 is out of range"});
 }
 
+// A co-occurrence file on the compressed pipeline: each rank reads its rows of C
+// (io::read_cooc_rows) and applies them (lowrank::MatrixOperator). The same C as the
+// documents' operator applies, to rounding, so the same model as the fit from the documents
+// (anchors equal; B and A within 1e-7 of their largest entries), the planted topics, the
+// same model at one rank and at all; coherence needs the corpus, as the dense fit's does.
+// A damaged C is refused as the dense pipeline refuses it.
+TEST(Fit, CompressedPipelineTakesACoocFile) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 5;
+    const Planted p = plant(world, dir, K, 17);
+    CoocJob cooc;
+    cooc.corpus = p.source;
+    cooc.out = dir.file("C.h5");
+    (void)write_cooc(world, cooc, Report{});
+    FitOptions options = compressed_options(K);
+    options.compressed.iterations = 40;  // exactly 40: no stopping rule between the two fits
+    const FitResult from_file = fit_compressed(cooc.out, CorpusSource{}, world, options);
+    const FitResult from_docs = fit_compressed(p.source, world, options);
+    const model::Model f = everywhere(world, from_file.models.front());
+    const model::Model d = everywhere(world, from_docs.models.front());
+    EXPECT_EQ(f.rectification.method, model::Rectification::enn);
+    EXPECT_EQ(f.anchors, d.anchors);
+    if (world.is_root())
+        std::printf("cooc file against documents: B %.3g, A %.3g relative\n", relative(f.B, d.B), relative(f.A, d.A));
+    EXPECT_LT(relative(f.B, d.B), 1e-7);
+    EXPECT_LT(relative(f.A, d.A), 1e-7);
+    EXPECT_LT((f.unigram - d.unigram).lpNorm<Eigen::Infinity>(), 1e-12);
+    const eval::TruthComparison t = eval::compare_to_truth(f.B, f.A, f.anchors, p.truth.B, p.truth.A, p.truth.anchors);
+    EXPECT_EQ(t.anchor_hits, K);
+    EXPECT_LT(t.b_l1, 0.1);
+    // The metrics that compare with C, from C's rows; coherence not without the corpus.
+    ASSERT_NE(f.metrics.find("approximation_original"), nullptr);
+    EXPECT_NEAR(f.metrics.find("approximation_original")->mean, d.metrics.find("approximation_original")->mean,
+                1e-6 * d.metrics.find("approximation_original")->mean);  // the same probes of the same C
+    EXPECT_EQ(f.metrics.find("coherence"), nullptr);
+    EXPECT_NE(f.metrics_note.find("coherence not measured"), std::string::npos) << f.metrics_note;
+    // With the corpus: coherence, the documents' fit's.
+    options.metrics = true;
+    const model::Model fc = everywhere(world, fit_compressed(cooc.out, p.source, world, options).models.front());
+    ASSERT_NE(fc.metrics.find("coherence"), nullptr);
+    EXPECT_NEAR(fc.metrics.find("coherence")->mean, d.metrics.find("coherence")->mean,
+                1e-9 * std::abs(d.metrics.find("coherence")->mean));
+
+    options.metrics = false;
+    const mpi::Comm self(MPI_COMM_SELF);
+    const model::Model alone = fit_compressed(cooc.out, CorpusSource{}, self, options).models.front();
+    EXPECT_EQ(alone.anchors, f.anchors);
+    EXPECT_LT(relative(f.B, alone.B), 1e-7);
+    EXPECT_LT(relative(f.A, alone.A), 1e-7);
+
+    // C made asymmetric in one row (its sum kept): refused by rows as the dense read refuses it.
+    if (world.is_root()) {
+        std::filesystem::copy_file(cooc.out, dir.file("bad.h5"));
+        const hid_t file = H5Fopen(dir.file("bad.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        const hid_t set = H5Dopen2(file, "cooc/C", H5P_DEFAULT);
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> C(300, 300);
+        H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, C.data());
+        const double delta = 0.5 * std::min(C(7, 1), C(7, 2));
+        C(7, 1) += delta;
+        C(7, 2) -= delta;
+        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, C.data());
+        H5Dclose(set);
+        H5Fclose(file);
+    }
+    MPI_Barrier(world.raw());
+    test::expect_stage_failed(world, [&] { (void)fit_compressed(dir.file("bad.h5"), CorpusSource{}, world, options); },
+                              {"is not symmetric"});
+}
+
 // ExpGrad and ADMM-DR on the compressed pipeline solve LAW's per-word problems (G = P_SᵀP_S,
 // f = P_SᵀP_j): tightened to a 1e-10 gap they give the active set's B (the exact solution of
 // the same problems; the bound recover_test's SolversAgree states for the dense pipeline),

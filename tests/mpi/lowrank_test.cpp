@@ -23,6 +23,7 @@
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/fit/cost.hpp"
 #include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/matrix_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
@@ -106,6 +107,38 @@ TEST(DocumentOperator, EqualsTheFormedC) {
         EXPECT_NEAR(p.sum(), 1.0, 1e-12);
         EXPECT_GT(op.stats().num_docs_skipped, 0);
         EXPECT_EQ(op.stats().num_docs + op.stats().num_docs_skipped, 400);
+    }
+}
+
+// C given by its rows (a co-occurrence file's, lowrank::MatrixOperator): its products, its
+// diagonal and row sums are the formed C's, on an uneven split that leaves a rank no rows
+// (4 ranks, N = 3), and one rank's to rounding; the frequencies are passed through.
+TEST(MatrixOperator, AppliesCsRowsAsTheFormedC) {
+    const mpi::Comm world = mpi::Comm::world();
+    for (const Index N : {Index{57}, Index{3}}) {
+        Eigen::MatrixXd C = Eigen::MatrixXd::Random(N, N).cwiseAbs();
+        C = (C + C.transpose()).eval() / (2 * C.sum());
+        std::vector<Index> counts(static_cast<std::size_t>(world.size()), 0);
+        for (Index i = 0; i < N; ++i) ++counts[static_cast<std::size_t>((i * 7) % world.size())];  // uneven
+        const distmat::RowPartition rows = distmat::RowPartition::of_counts(counts);
+        const Index begin = rows.begin(world.rank()), mine = rows.rows(world.rank());
+        std::vector<std::int64_t> df(static_cast<std::size_t>(mine));
+        for (Index i = 0; i < mine; ++i) df[static_cast<std::size_t>(i)] = 10 + begin + i;
+        const MatrixOperator op(world, rows, C.middleRows(begin, mine), df, cooc::Estimator::unbiased);
+        const Eigen::MatrixXd X = distmat::random_rows(0, N, 5, 17);
+        const Eigen::MatrixXd CX = distmat::gather_rows(world, rows, op.apply(distmat::local_rows(rows, world.rank(), X)));
+        EXPECT_LT((CX - C * X).cwiseAbs().maxCoeff(), 1e-15 * N * (C * X).cwiseAbs().maxCoeff());
+        EXPECT_EQ(op.products(), 1);
+        EXPECT_EQ(op.column_products(), 5);
+        EXPECT_EQ(distmat::gather_rows(world, rows, op.cooc_diagonal()), Eigen::VectorXd(C.diagonal()));
+        EXPECT_LT((distmat::gather_rows(world, rows, op.row_sums()) - C.rowwise().sum()).cwiseAbs().maxCoeff(), 1e-15);
+        EXPECT_EQ(op.doc_freq(), df);
+        // One rank alone: the same rows times the same X (BLAS may block a taller product
+        // otherwise: rounding, not bits).
+        const mpi::Comm self(MPI_COMM_SELF);
+        const MatrixOperator alone(self, distmat::RowPartition::balanced(N, 1), C, std::vector<std::int64_t>(N, 1),
+                                   cooc::Estimator::unbiased);
+        EXPECT_LT((CX - alone.apply(X)).cwiseAbs().maxCoeff(), 1e-15 * N * (C * X).cwiseAbs().maxCoeff()) << N;
     }
 }
 

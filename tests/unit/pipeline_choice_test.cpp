@@ -90,6 +90,9 @@ TEST(PipelineChoice, WhatOnlyTheDensePipelineDoesKeepsItDense) {
     }
     o.model.finder = anchors::Finder::fastanchor;  // its projection is the dense pipeline's only
     EXPECT_EQ(choose_pipeline(o, N, 2, kPlenty, {"projection_dim"}).pipeline, Pipeline::dense);
+    // A co-occurrence file: both pipelines take it (the compressed one by C's rows): the size decides.
+    EXPECT_EQ(choose_pipeline(automatic(), N, 2, kPlenty, {"cooc", "topics"}).pipeline, Pipeline::compressed);
+    EXPECT_EQ(choose_pipeline(automatic(), 500, 2, kPlenty, {"cooc", "topics"}).pipeline, Pipeline::dense);
 }
 
 TEST(PipelineChoice, AGivenDenseSettingKeepsItDenseOthersDoNot) {

@@ -24,6 +24,9 @@ struct CompressedShape {
     double words = 0;            ///< N
     double docs = 0;             ///< D, the documents read
     double nonzeros = 0;         ///< nnz, (document, word) pairs
+    /// C's rows read from a co-occurrence file (lowrank::MatrixOperator), not the documents:
+    /// the read and the operator hold 8 N²/P bytes, a product gathers N × p and is a DGEMM.
+    bool cooc_file = false;
     int ranks = 1;               ///< P
     int topics = 1;              ///< K (the largest fitted)
     double kept_topics = 1;      ///< ΣK of the models kept to the write, by rows (a hierarchy: its first level)
@@ -82,6 +85,7 @@ struct CompressedShape {
 /// beside its own measured ones, and the dry run says whose rates it uses.
 struct RankRates {
     double read_nonzero = 1.3e-7;      ///< a nonzero parsed from UCI text and kept
+    double cooc_read_byte = 2.0e-9;    ///< a byte of a co-occurrence file's C read (deflated, level 1) and checked
     double setup_nonzero = 1.4e-7;     ///< a nonzero set up in the document operator
     double product_nonzero = 2.0e-10;  ///< a nonzero's part of one column of a document product
     /// an entry of the N/P × p block per column of a product: the eigensolver's

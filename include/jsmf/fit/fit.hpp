@@ -76,6 +76,15 @@ void check_compressed(const FitOptions& options);
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
                          const Report& report = {});
 
+/// Collective on `world`. The compressed pipeline on a co-occurrence file's C (jsmf cooc's,
+/// checked as io::check_cooc_values does): each rank reads its rows of C
+/// (io::read_cooc_rows; 8 N²/P bytes, a third of the dense pipeline's working set) and
+/// applies them (lowrank::MatrixOperator: X gathered, one DGEMM), then per K as above.
+/// `corpus.files` (may be empty) are the documents that built C, for coherence and
+/// ClustAcc (checked against C's N; their filter the file's, as the dense fit's).
+FitResult fit_compressed(const std::string& cooc_file, const CorpusSource& corpus, const mpi::Comm& world,
+                         const FitOptions& options, const Report& report = {});
+
 FitResult fit(const CorpusSource& corpus, const std::shared_ptr<const distmat::Grid>& grid, const FitOptions& options,
               const Report& report = {});
 

@@ -39,9 +39,9 @@ MemoryEstimate estimate_dense_memory(Index num_words, std::int64_t nonzeros, int
 
 /// Local. The compressed pipeline at `ranks` ranks: its cost model by stage from the
 /// headers (fit/cost.hpp; the largest rank, ⌈N/P⌉ words), the phase the stage that needs
-/// the most.
+/// the most. `cooc_file`: C's rows read from a co-occurrence file instead of the documents.
 MemoryEstimate estimate_compressed_memory(Index num_words, Index num_docs, std::int64_t nonzeros, int ranks,
-                                          const FitOptions& options, double base);
+                                          const FitOptions& options, double base, bool cooc_file);
 
 /// Local. The smallest rank count (up to 2^20) whose estimate fits 98 % of `memory_per_rank`
 /// bytes (2 % spare: the measured base grows with the ranks), each rank having that much; 0 if none does.

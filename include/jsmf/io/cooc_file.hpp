@@ -9,6 +9,7 @@
 
 #include "jsmf/cooc/cooc.hpp"
 #include "jsmf/core/timer.hpp"
+#include "jsmf/distmat/rows.hpp"
 #include "jsmf/model/model.hpp"
 #include "jsmf/io/provenance.hpp"
 
@@ -107,6 +108,24 @@ void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, co
 /// and the rest of the file into `info` (replicated). Throws StageFailed on a bad file.
 distmat::DistMatrix read_cooc_file(const std::string& path, const std::shared_ptr<const distmat::Grid>& grid,
                                 int block_size, CoocFileInfo& info);
+
+/// Collective on `comm`. Everything of a co-occurrence file but C (rank 0 reads, every rank
+/// receives: the vocabulary, the statistics, the rectification); returns N. StageFailed on
+/// a bad file.
+Index read_cooc_info(const mpi::Comm& comm, const std::string& path, CoocFileInfo& info);
+
+/// This rank's rows of a co-occurrence file's C, as the compressed pipeline takes it.
+struct CoocRows {
+    distmat::RowPartition rows;  ///< balanced over the ranks
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> C;  ///< rows.rows(rank) × N
+    cooc::Estimator estimator = cooc::Estimator::unbiased;  ///< the file's estimator attribute
+};
+
+/// Collective on `comm`. Reads this rank's rows of /cooc/C (each rank its own, in panels of
+/// about 64 MiB) and the rest of the file into `info` (replicated), and checks C as
+/// check_cooc_values does, by rows (the symmetry by the same one-probe test: Cᵀx summed
+/// from each rank's rows). StageFailed, agreed, on a bad file or C.
+CoocRows read_cooc_rows(const mpi::Comm& comm, const std::string& path, CoocFileInfo& info);
 
 /// Collective on `comm`. N of the co-occurrence file `path` (the rows of /cooc/C), read
 /// from its header alone (rank 0 reads, every rank gets it). StageFailed on a bad file.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jsmf/cooc/cooc.hpp"
+#include "jsmf/lowrank/cooc_operator.hpp"
 #include "jsmf/corpus/shard.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/comm.hpp"
@@ -58,7 +59,7 @@ struct DocumentStats {
 /// measured no slower than one (row_kernel cost per nonzero-column: 18 columns +7 %, 60
 /// columns −16 %, noise ±15 %). Each column's arithmetic is the same whatever the width:
 /// the same bits.
-class DocumentOperator {
+class DocumentOperator final : public CoocOperator {
 public:
     /// The default budget: 0, four of the factor's blocks (at least kMinExchangeBytes).
     static constexpr double kDefaultExchangeBytes = 0;
@@ -73,27 +74,26 @@ public:
     DocumentOperator(const mpi::Comm& comm, Index num_words, const corpus::Shard& docs,
                      const cooc::CoocOptions& options, double exchange_bytes = kDefaultExchangeBytes);
 
-    const mpi::Comm& comm() const { return *comm_; }
-    const distmat::RowPartition& rows() const { return rows_; }
-    Index num_words() const { return rows_.size(); }
+    const mpi::Comm& comm() const override { return *comm_; }
+    const distmat::RowPartition& rows() const override { return rows_; }
     const DocumentStats& stats() const { return stats_; }
-    cooc::Estimator estimator() const { return estimator_; }
+    cooc::Estimator estimator() const override { return estimator_; }
 
     /// Collective. This rank's rows of C X for this rank's rows X (rows().rows(rank) × p).
-    Eigen::MatrixXd apply(const Eigen::MatrixXd& X) const;
+    Eigen::MatrixXd apply(const Eigen::MatrixXd& X) const override;
 
     /// This rank's rows of d (the diagonal correction).
     const Eigen::VectorXd& diagonal() const { return diagonal_; }
 
     /// Collective. This rank's rows of C's diagonal, C_ii = Σ_m H̃_im² − d_i (exact, from
     /// the documents: the metrics that compare with C take its diagonal apart).
-    Eigen::VectorXd cooc_diagonal() const;
+    Eigen::VectorXd cooc_diagonal() const override;
 
     /// Collective. This rank's rows of C 1 = p(word), the unigram (Σ = 1).
-    Eigen::VectorXd row_sums() const;
+    Eigen::VectorXd row_sums() const override;
 
     /// Collective. This rank's rows of the document frequency over the M documents.
-    std::vector<std::int64_t> doc_freq() const;
+    std::vector<std::int64_t> doc_freq() const override;
 
     /// Bytes this rank sends (and about as many receives) per product of p columns.
     std::int64_t bytes_per_product(Index p) const;
@@ -111,14 +111,10 @@ public:
     /// of H̃ᵀX, ~4 MB at p = 120, stay in cache while the block's words are summed).
     static constexpr Index kDocBlock = 4096;
 
-    /// The products applied so far, and their columns in all.
-    Index products() const { return products_; }
-    Index column_products() const { return columns_; }
-
     /// Local. Frees the buffers the products keep between calls (V_r × p twice, a block of
     /// documents × p, the exchanged rows × p twice, N/P × p): for the phases that apply no
     /// product. The next product allocates them again.
-    void release_buffers() const;
+    void release_buffers() const override;
 
 private:
     using RowBlock = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -161,7 +157,6 @@ private:
     std::vector<Index> serve_rows_;              // local row indices I send, grouped by rank
     double exchange_bytes_ = kDefaultExchangeBytes;
     Index buffer_rows_ = 0;                      // a product's buffer rows per column, the largest rank's
-    mutable Index products_ = 0, columns_ = 0;
     mutable Buffer own_, send_, xv_, z_, w_, back_;
 };
 

@@ -13,7 +13,7 @@
 
 #include "jsmf/distmat/eig.hpp"
 #include "jsmf/distmat/rows.hpp"
-#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/cooc_operator.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/rectify/stopping.hpp"
 
@@ -61,7 +61,7 @@ struct Compression {
 /// to options.progress, to continue that solve (a checkpoint; options.lower_bound and
 /// first_round from the same round). The continuation redoes that round's Rayleigh–Ritz
 /// step, so it agrees with the uninterrupted solve to the tolerance, not to the bit.
-Compression compress(const DocumentOperator& C, int K, const distmat::EigOptions& options,
+Compression compress(const CoocOperator& C, int K, const distmat::EigOptions& options,
                      const Eigen::MatrixXd* warm_block = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
 
 /// Collective. Each column's sign flipped so that its sum over all rows is >= 0.

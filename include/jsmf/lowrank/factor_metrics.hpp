@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jsmf/core/types.hpp"
-#include "jsmf/lowrank/doc_operator.hpp"
+#include "jsmf/lowrank/cooc_operator.hpp"
 #include "jsmf/lowrank/law.hpp"
 
 namespace jsmf::lowrank {
@@ -52,7 +52,7 @@ int probe_batch_width(Index num_words);
 /// N = 250,000, 32 at N = 10⁶); communication: operator products of p columns in all,
 /// K × p, |S′| × K and |S′|² reductions. Cost O(N/P·K² + nnz(E′)·K
 /// + the product).
-FactorMetrics factor_metrics(const DocumentOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
+FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
 
 /// Collective on `comm`. Arora et al.'s A on the compressed pipeline (fit --recover-a ls):
 /// argmin_A ‖Ĉ − B A Bᵀ‖_F = B⁺ Ĉ B⁺ᵀ, B⁺ = (BᵀB)⁻¹Bᵀ, with the rectified Ĉ = YYᵀ + E′,
