@@ -34,10 +34,12 @@ int run_synth(const SynthCommand& command, const mpi::Comm& world, const std::st
 
 struct CoocCommand {
     CoocSettings input;
+    std::vector<std::string> add;  ///< --add: co-occurrence files to sum instead of a corpus
     int block_size = 64;
     std::string out;
     std::string grid;  ///< "RxC"; empty for the most-square grid
     int compression = 1;
+    std::vector<std::string> given;  ///< the settings given on the command line (given_settings)
 };
 CLI::App* add_cooc_command(CLI::App& app, CoocCommand& command);
 /// Collective on `world`.

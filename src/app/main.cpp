@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
     install_stop_handlers(world.rank(), world.size());
     log::set_rank(world.rank(), world.size());
     log::set_quiet(quiet);
+    cooc.given = app::given_settings(*cooc_app);
     rectify.given = app::given_settings(*rectify_app);
     fit.given = app::given_settings(*fit_app);
     sweep.given = app::given_settings(*sweep_app);

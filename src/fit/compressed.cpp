@@ -144,7 +144,7 @@ std::int64_t expected_nonzeros(const std::vector<corpus::UciFile>& files, const 
     return static_cast<std::int64_t>(1.1 * expected) + 1024;
 }
 
-/// Collective. Y₀: C's top-K eigenpairs from the documents (lowrank::compress), or the
+/// Collective. Y₀: C's top-K eigenpairs from its operator (lowrank::compress), or the
 /// finished range finder's record from an ENN checkpoint; a checkpoint when due.
 lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const distmat::EigOptions& eig,
                                     const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
@@ -311,7 +311,7 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     return r;
 }
 
-/// Collective. The metrics that compare with C, from Y, E′ and the documents (C never
+/// Collective. The metrics that compare with C, from Y, E′ and C's operator (C never
 /// formed; lowrank::factor_metrics), into m.metrics.
 void measure_factor(model::Model& m, const lowrank::CoocOperator& C, const lowrank::EnnResult& r,
                     const lowrank::Correction& correction, int probes) {
@@ -336,7 +336,8 @@ void measure_factor(model::Model& m, const lowrank::CoocOperator& C, const lowra
     m.metrics.add("specificity_original", "topic", eval::specificity_by_rows(world, m.B, p_original));
     m.metrics_note = fmt::format(
         "compressed pipeline: recovery and approximation are exact against the rectified C = YYᵀ + E′ (never "
-        "formed); recovery_original and approximation_original compare with C from the documents, estimated by "
+        "formed); recovery_original and approximation_original compare with the original C (the documents' or the "
+        "file's), estimated by "
         "{} random probes (approximation_original² within a relative standard error of {:.1e}; recovery_original "
         "per word within about {:.1f} % (one standard error))",
         f.probes, f.approximation_original_relative_error, 100 * std::sqrt(0.5 / f.probes));
@@ -595,6 +596,9 @@ void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int6
                      const SourceSettings& source, CompressedShape shape, double base_bytes,
                      const CountingCorpus& counting, int block_size, const FitOptions& options, const Report& report,
                      FitResult& result) {
+    // From a file, a corpus that turns out not to be C's costs coherence, not the fit (as the
+    // dense fit's); from the documents the corpus is C's own, and a failure a real one.
+    const bool coherence_may_fail = shape.cooc_file;
     const mpi::Comm& world = C.comm();
     const Index N = C.num_words();
     const cooc::CoocStats& stats = result.info.stats;
@@ -637,7 +641,7 @@ void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int6
                             N, shape.docs,
                             shape.cooc_file ? std::string("C's rows from a file") : fmt::format("nnz = {}", shape.nonzeros),
                             world.size(), K,
-                            shape.cooc_file ? std::string("a product gathers X")
+                            shape.cooc_file ? std::string("a product all-reduces X")
                                             : fmt::format("|V_r| = {}, served rows {}", shape.local_vocabulary, shape.served_rows),
                             shape.range_columns, shape.enn_iterations, shape.enn_columns,
                             shape.enn_corrections, shape.enn_corrections_summed, shape.enn_correction_columns,
@@ -660,7 +664,7 @@ void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int6
         for (auto& m : result.models) models.push_back(&m);
         std::vector<std::string> notes;  // coherence writes its own note first
         for (auto* m : models) notes.push_back(m->metrics_note);
-        measure_coherence(world, models, counting, N, report);
+        measure_coherence(world, models, counting, N, report, coherence_may_fail);
         for (std::size_t k = 0; k < models.size(); ++k)
             models[k]->metrics_note += (models[k]->metrics_note.empty() ? "" : "; ") + notes[k];
         if (!options.labels.empty())
@@ -796,7 +800,7 @@ FitResult fit_compressed(const std::string& cooc_file, const CorpusSource& corpu
     result.times.add("operator", clock.seconds());
     say(report, Level::info,
         fmt::format("compress: C read from {}: N = {} words over {} ranks, {} rows a rank at most ({}); a product "
-                    "gathers N x p on every rank",
+                    "puts N x p on every rank (an all-reduce)",
                     cooc_file, N, world.size(), read.rows.rows(0), mib(8.0 * static_cast<double>(read.rows.rows(0)) * N)));
     CompressedShape shape = compressed_shape(options, static_cast<double>(N), static_cast<double>(info.stats.num_docs),
                                              0.0, world.size());
@@ -808,6 +812,8 @@ FitResult fit_compressed(const std::string& cooc_file, const CorpusSource& corpu
         options.metrics ? counting_corpus_of_file(world, cooc_file, corpus.files, info.stats.doc_freq, corpus.options)
                         : CountingCorpus{};
     if (options.metrics) check_counting_corpus(world, counting, N);
+    if (options.metrics && !options.labels.empty())  // a bad labels file now, not after the work
+        check_labels(world, counting, options.labels);
     fit_on_operator(C, own_doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report, result);
     return result;
 }

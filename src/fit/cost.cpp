@@ -70,9 +70,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double V = s.local_vocabulary >= 0 ? s.local_vocabulary : zipf_distinct_words(N, local_nnz);
     const double own = n * V / N;                             // V_r's rows this rank owns
     const double served = s.served_rows >= 0 ? s.served_rows : (P - 1) * own;
-    // A file's C (s.cooc_file): each product gathers X's rows on every rank (its own N/P
-    // rows to each other rank) and multiplies by the rank's N/P × N rows.
-    const double per_column_sent = s.cooc_file ? 8 * n * (P - 1) : 8 * (served + std::max(0.0, V - own));
+    // A file's C (s.cooc_file): each product puts X on every rank (an all-reduce of N × p,
+    // N doubles a column handed to MPI) and multiplies by the rank's N/P × N rows.
+    const double per_column_sent = s.cooc_file ? (P > 1 ? 8 * N : 0) : 8 * (served + std::max(0.0, V - own));
     // The exchange's blocks: X's rows, the rows served (to the others, and to itself) sent
     // and returned, V_r fetched and summed, a block of documents.
     const double buffer_rows =
@@ -88,7 +88,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     };
     const auto exchange_buffers = [&](double width) { return 8 * buffer_rows * panel(width); };
     const auto exchange_messages = [&](double width) {
-        return (s.cooc_file ? 1 : 2) * (P - 1) * std::ceil(width / panel(width));
+        return s.cooc_file ? 2 * std::ceil(std::log2(P)) : 2 * (P - 1) * std::ceil(width / panel(width));
     };
     const double range_columns = s.range_columns >= 0 ? s.range_columns : 30 * p;
     const double range_products = std::ceil(range_columns / p);

@@ -204,11 +204,17 @@ int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat:
     options.topics.clear();
     for (const auto& p : group) options.topics.push_back(p.topics);
     mpi::run_local_phase(world, "setup", [&] { check(options); });
-    if (!job.labels.empty()) check_labels(world, CountingCorpus{job.corpus.files, job.corpus.options, {}}, job.labels);
+    // The documents ClustAcc weighs, filtered as C was: a file's filter and estimator are its own.
+    const auto counting_of = [&](const Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1>& doc_freq) {
+        return job.cooc_file.empty() ? CountingCorpus{job.corpus.files, job.corpus.options, doc_freq}
+                                     : counting_corpus_of_file(world, job.cooc_file, job.corpus.files, doc_freq,
+                                                               job.corpus.options);
+    };
+    if (!job.labels.empty()) check_labels(world, counting_of({}), job.labels);
     FitResult result = job.cooc_file.empty() ? fit_compressed(job.corpus, world, options, report)
                                              : fit_compressed(job.cooc_file, job.corpus, world, options, report);
     if (!job.labels.empty()) {
-        const CountingCorpus counting{job.corpus.files, job.corpus.options, result.info.stats.doc_freq};
+        const CountingCorpus counting = counting_of(result.info.stats.doc_freq);
         std::vector<model::Model*> measured;
         for (auto& m : result.models) measured.push_back(&m);
         measure_clustering(world, measured, counting, job.labels, job.rectify.seed, report);

@@ -319,6 +319,11 @@ void check_cooc_values(const std::string& path, const distmat::DistMatrix& C, co
     judge_cooc_values(comm, path, C.rows(), v.non_finite, v.smallest, v.largest, v.total, asymmetry, info);
 }
 
+bool is_checkpoint_file(const std::string& path) {
+    h5::Handle file = h5::open_file_serial(path, false);
+    return H5Lexists(file, "checkpoint", H5P_DEFAULT) > 0;
+}
+
 CoocRows read_cooc_rows(const mpi::Comm& comm, const std::string& path, CoocFileInfo& info) {
     CoocRows out;
     const Index n = read_cooc_info(comm, path, info);

@@ -71,8 +71,64 @@ run 2 cooc --corpus "$corpus" --vocab "$vocab" --out "$work/no/such/dir/C.h5" >/
 rc=$?
 [[ $rc -eq 2 ]] && grep -q "does not exist" "$work/err" && ok "missing output directory" || fail "missing output directory: rc=$rc"
 # A command-line mistake is reported once, by rank 0.
-run 2 cooc --corpus "$corpus" >/dev/null 2>"$work/err"
+run 2 cooc --corpus "$corpus" --out "$work/x.h5" >/dev/null 2>"$work/err"
 rc=$?
-[[ $rc -ne 0 && $(grep -c -- '--vocab is required' "$work/err") -eq 1 ]] && ok "missing flag" || fail "missing flag: rc=$rc"
+[[ $rc -ne 0 && $(grep -c -- 'give --corpus and --vocab' "$work/err") -eq 1 ]] && ok "missing flag" || fail "missing flag: rc=$rc"
+
+# 3. cooc --add: the files of two halves of the documents (and of three thirds, at another
+# grid and block size) sum to the file of the whole: C to 1e-12 of its largest entry, the
+# counts and document frequencies exactly; fit reads the sum as any cooc file.
+python=/usr/bin/python3; [[ -x $python ]] || python=python3
+zcat "$corpus" | awk -v dir="$work" 'NR <= 3 { head[NR] = $0; next }
+  { part = ($1 <= 750) ? "a" : "b"; third = ($1 <= 500) ? "x" : ($1 <= 1000) ? "y" : "z"
+    rows[part] = rows[part] $0 "\n"; n[part]++; rows[third] = rows[third] $0 "\n"; n[third]++ }
+  END { for (p in rows) { f = dir "/docword." p ".txt"; printf "%s\n%s\n%d\n%s", head[1], head[2], n[p], rows[p] > f } }'
+for part in a b x y z; do
+  run 2 cooc --corpus "$work/docword.$part.txt" --vocab "$vocab" --out "$work/C.$part.h5" >/dev/null 2>"$work/err" ||
+    fail "cooc of part $part: $(tail -1 "$work/err")"
+done
+if run 2 cooc --add "$work/C.a.h5" "$work/C.b.h5" --out "$work/C.ab.h5" >"$work/out" 2>"$work/err" &&
+   run 3 cooc --add "$work/C.x.h5" "$work/C.y.h5" "$work/C.z.h5" --block-size 5 --out "$work/C.xyz.h5" >/dev/null 2>>"$work/err"; then
+  grep -q '^jsmf-cooc ranks=2 added=2 ' "$work/out" && ok "cooc --add: summary line" || fail "cooc --add: no summary line"
+  "$python" - "$work/C.h5" "$work/C.ab.h5" "$work/C.xyz.h5" <<'PY' && ok "cooc --add of halves and thirds equals cooc of the whole" || fail "cooc --add differs from the whole"
+import sys, h5py, numpy as np
+whole = h5py.File(sys.argv[1], "r")
+C = whole["cooc/C"][:]
+for path in sys.argv[2:]:
+    f = h5py.File(path, "r")
+    d = np.abs(f["cooc/C"][:] - C).max() / np.abs(C).max()
+    assert d < 1e-12, f"{path}: C differs by {d:.2e} of its largest entry"
+    assert (f["stats/doc_freq"][:] == whole["stats/doc_freq"][:]).all(), f"{path}: doc_freq"
+    for a in ("num_docs", "num_docs_read", "num_tokens"):
+        assert f["stats"].attrs[a] == whole["stats"].attrs[a], f"{path}: {a}"
+    assert abs(f["stats/unigram"][:] - whole["stats/unigram"][:]).max() < 1e-15, f"{path}: unigram"
+    assert [v.decode() if isinstance(v, bytes) else v for v in f["vocab"][:]] == \
+           [v.decode() if isinstance(v, bytes) else v for v in whole["vocab"][:]], f"{path}: vocab"
+    added = f.attrs["added"]
+    added = (added.decode() if isinstance(added, bytes) else added).split(";")
+    assert len(added) == (2 if path == sys.argv[2] else 3), f"{path}: added {added}"
+PY
+  run 2 -q fit --cooc "$work/C.ab.h5" --topics 4 --no-metrics --out "$work/fit_ab.h5" >/dev/null 2>"$work/err" &&
+    ok "fit --cooc of the sum" || fail "fit --cooc of the sum: $(tail -1 "$work/err")"
+else
+  fail "cooc --add: $(tail -3 "$work/err")"
+fi
+# What is no term of a sum, or another sum's: one message, exit code 2, nothing written.
+run 2 cooc --corpus "$work/docword.a.txt" --vocab "$vocab" --min-tokens 6 --out "$work/C.a6.h5" >/dev/null 2>&1
+run 2 cooc --corpus "$work/docword.b.txt" --vocab "$vocab" --estimator tfidf --out "$work/C.bt.h5" >/dev/null 2>&1
+run 2 rectify --in "$work/C.b.h5" --topics 4 --method ap --iterations 2 --out "$work/C.br.h5" >/dev/null 2>&1
+head -n 199 "$vocab" > "$work/vocab.short.txt"; echo other_word >> "$work/vocab.short.txt"
+run 2 cooc --corpus "$work/docword.b.txt" --vocab "$work/vocab.short.txt" --out "$work/C.bv.h5" >/dev/null 2>&1
+for np in 1 3; do
+  expect_error "$np" "with min_tokens = 6" cooc --add "$work/C.a.h5" "$work/C.a6.h5"
+  expect_error "$np" "no sum over documents" cooc --add "$work/C.a.h5" "$work/C.bt.h5"
+  expect_error "$np" "holds a rectified C" cooc --add "$work/C.a.h5" "$work/C.br.h5"
+  expect_error "$np" "word 200 is 'other_word'" cooc --add "$work/C.a.h5" "$work/C.bv.h5"
+done
+want=1 expect_error 2 "--add sums files counted already: --min-tokens" cooc --add "$work/C.a.h5" "$work/C.b.h5" --min-tokens 4
+run 2 cooc --add "$work/C.a.h5" --out "$work/x.h5" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc -eq 1 && $(grep -c -- '--add: At least 2 required' "$work/err") -eq 1 && ! -e $work/x.h5 ]] && ok "--add of one file" ||
+  fail "--add of one file: rc=$rc $(head -2 "$work/err")"
 
 finish

@@ -261,6 +261,16 @@ import sys, csv
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 1 and float(rows[0]["clustacc"]) > 0.8, rows[0]["clustacc"]
 PY
+# The compressed pipeline from the same file: C's rows on each rank, ClustAcc on the
+# documents as the file's filter kept them.
+run_quiet 2 sweep --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --labels "$work/labels.e.txt" --topics 4 \
+  --pipeline compressed --out-dir "$work/sweepc" >/dev/null 2>"$work/err" ||
+  fail "sweep --cooc --pipeline compressed --labels: $(cat "$work/err")"
+py "$work/sweepc/sweep.csv" <<'PY' && ok "sweep --cooc --pipeline compressed --labels: clustacc in the row" || fail "sweep --cooc --pipeline compressed --labels"
+import sys, csv
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and float(rows[0]["clustacc"]) > 0.8, rows[0]["clustacc"]
+PY
 { head -n 10 "$work/labels.e.txt"; echo; tail -n +11 "$work/labels.e.txt"; } >"$work/blank.txt"
 run_quiet 2 sweep --cooc "$work/C.h5" --corpus "$work/docword.e.txt" --labels "$work/blank.txt" --topics 4 \
   --rectify ap --solver active-set --out-dir "$work/sweepb" >/dev/null 2>"$work/err"

@@ -1455,6 +1455,7 @@ TEST(Fit, CompressedPipelineTakesACoocFile) {
     (void)write_cooc(world, cooc, Report{});
     FitOptions options = compressed_options(K);
     options.compressed.iterations = 40;  // exactly 40: no stopping rule between the two fits
+    options.compressed.stop_when_settled = false;
     const FitResult from_file = fit_compressed(cooc.out, CorpusSource{}, world, options);
     const FitResult from_docs = fit_compressed(p.source, world, options);
     const model::Model f = everywhere(world, from_file.models.front());

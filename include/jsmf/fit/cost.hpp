@@ -85,7 +85,7 @@ struct CompressedShape {
 /// beside its own measured ones, and the dry run says whose rates it uses.
 struct RankRates {
     double read_nonzero = 1.3e-7;      ///< a nonzero parsed from UCI text and kept
-    double cooc_read_byte = 2.0e-9;    ///< a byte of a co-occurrence file's C read (deflated, level 1) and checked
+    double cooc_read_byte = 1.5e-8;    ///< a byte of a co-occurrence file's C read (deflated, level 1) and checked (KOS, 2 ranks: 2.8 s for 191 MB a rank)
     double setup_nonzero = 1.4e-7;     ///< a nonzero set up in the document operator
     double product_nonzero = 2.0e-10;  ///< a nonzero's part of one column of a document product
     /// an entry of the N/P × p block per column of a product: the eigensolver's

@@ -179,6 +179,28 @@ struct CoocOutcome {
 /// its provenance; the output checked first (no input overwritten).
 CoocOutcome write_cooc(const mpi::Comm& world, const CoocJob& job, const Report& report = {});
 
+/// `jsmf cooc --add`: co-occurrence files of disjoint document sets summed into the file of
+/// their union, exactly: Eq. 5's C is an average over documents, so the union's is
+/// Σ_f M_f C_f / Σ_f M_f (M_f the documents each used), its counts and document
+/// frequencies sums.
+struct AddCoocJob {
+    std::vector<std::string> inputs;   ///< at least two jsmf cooc files
+    std::string out;
+    int grid_rows = 0, grid_cols = 0;  ///< 0: the most square grid
+    int block_size = 64;
+    int compression = 1;
+    std::string command_line;
+};
+/// Collective on `world`. Reads each input on the grid (checked as fit's --cooc is), sums
+/// them as above and writes the union's file, whose root records the inputs' filter and
+/// estimator (so a later fit's coherence counts with it) and `added`, the inputs in order.
+/// InputError (agreed, nothing written) unless every input is an unrectified, Eq. 5
+/// ("unbiased") C of the same vocabulary (the same words in the same order) and the same
+/// document filter: tf-idf's idf and scale depend on the whole corpus, so its C is no sum;
+/// a rectified C or a checkpoint's iterate is no average over documents. Per-rank memory:
+/// two N × N / P blocks (the sum and the input being read).
+CoocOutcome add_cooc(const mpi::Comm& world, const AddCoocJob& job, const Report& report = {});
+
 /// `jsmf infer`: θ of a corpus under one model of a model file.
 struct InferJob {
     std::string model;               ///< a model file (jsmf fit's)

@@ -127,6 +127,10 @@ struct CoocRows {
 /// from each rank's rows). StageFailed, agreed, on a bad file or C.
 CoocRows read_cooc_rows(const mpi::Comm& comm, const std::string& path, CoocFileInfo& info);
 
+/// Local. Whether the co-occurrence file `path` is a checkpoint (holds /checkpoint: its C is
+/// an iterate, not a co-occurrence matrix of documents). StageFailed if it cannot be opened.
+bool is_checkpoint_file(const std::string& path);
+
 /// Collective on `comm`. N of the co-occurrence file `path` (the rows of /cooc/C), read
 /// from its header alone (rank 0 reads, every rank gets it). StageFailed on a bad file.
 Index read_cooc_words(const mpi::Comm& comm, const std::string& path);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The papers' metrics that compare a model with C, for the compressed pipeline: against
 // the rectified Ĉ = YYᵀ + E′ exactly (from K × K Gram matrices and E′'s entries), against
-// the original C from the documents estimated by random probes — never forming either.
+// the original C (its operator: the documents', or a file's rows) estimated by random
+// probes — never forming either.
 #pragma once
 
 #include <Eigen/Core>
@@ -31,9 +32,9 @@ struct FactorMetrics {
     /// row-normalized by d; ‖Ĉ − BABᵀ‖_F and its off-diagonal part.
     Eigen::VectorXd recovery;
     double approximation = 0, approximation_offdiag = 0;
-    /// Estimated, against C from the documents, by `probes` Gaussian probes G (N × p, the
+    /// Estimated, against the original C (its operator), by `probes` Gaussian probes G (N × p, the
     /// same at any rank count): ‖C − BABᵀ‖²_F ≈ ‖(C − BABᵀ)G‖²_F / p (Hutchinson), its
-    /// diagonal part exact (C_ii from the documents); per word ‖r_i‖² ≈ ‖(RG)_i‖² / p, R
+    /// diagonal part exact (C_ii from the operator); per word ‖r_i‖² ≈ ‖(RG)_i‖² / p, R
     /// the recovery residual with C's row sums.
     Eigen::VectorXd recovery_original;
     double approximation_original = 0, approximation_offdiag_original = 0;

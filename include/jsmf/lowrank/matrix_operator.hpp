@@ -12,9 +12,10 @@
 
 namespace jsmf::lowrank {
 
-/// C's rows [rows().begin(r), rows().end(r)) on rank r, row-major. A product gathers X on
-/// every rank (N × p: 8 N p bytes received, 8 (N/P) p sent to each other rank) and
-/// multiplies by the rank's rows (2 N²p/P flops, DGEMM). Per-rank memory: 8 N²/P for the
+/// C's rows [rows().begin(r), rows().end(r)) on rank r, row-major. A product puts X on every
+/// rank (distmat::gather_rows: an all-reduce of the N × p block, each rank's rows in place,
+/// the rest zero; 8 N p bytes handed to MPI a rank) and multiplies it by the rank's rows
+/// (2 N²p/P flops, DGEMM). Per-rank memory: 8 N²/P for the
 /// rows (a third of the dense pipeline's working set, which rectifies C with two more
 /// copies), 8 N p for a product's gathered X. At any rank count each entry is one row of C
 /// times a column of X, equal to rounding (BLAS blocks the sum by the product's shape).
