@@ -168,6 +168,9 @@ struct ShowCommand {
     int top_words = 10;
     int pairs = 10;
     bool schema = false;     ///< print the files' HDF5 schema instead
+    std::vector<std::string> compare;  ///< --compare OLD NEW: which topics of NEW are which of OLD
+    int topics = 0;                    ///< --topics: the K compared (0: each file's first)
+    double match_distance = 0.5;       ///< --match-distance: the farthest a topic may move and stay itself
 };
 CLI::App* add_show_command(CLI::App& app, ShowCommand& command);
 /// Rank 0 reads and prints; the others wait for its verdict.

@@ -10,6 +10,7 @@
 #include "app/output.hpp"
 #include "jsmf/io/schema.hpp"
 #include "jsmf/io/result_file.hpp"
+#include "jsmf/model/matching.hpp"
 #include "jsmf/mpi/agree.hpp"
 
 namespace jsmf::app {
@@ -20,6 +21,17 @@ CLI::App* add_show_command(CLI::App& app, ShowCommand& c) {
     sub->add_flag("--schema", c.schema, "Print the HDF5 schema of jsmf's files (what each group, dataset and attribute holds)");
     sub->add_option("--top-words", c.top_words, "Words per topic")->capture_default_str();
     sub->add_option("--pairs", c.pairs, "Most correlated topic pairs to list")->capture_default_str();
+    sub->add_option("--compare", c.compare,
+                    "OLD.h5 NEW.h5: which topics of NEW are which of OLD (a refit, an update, another K): the "
+                    "one-to-one matching of B's columns of least total distance (total variation, words aligned by "
+                    "name; the Hungarian method); each NEW topic printed with the OLD id it keeps, its distance and "
+                    "the top words it gained and lost; then the new and the gone topics")
+        ->expected(2);
+    sub->add_option("--topics", c.topics, "With --compare: the K compared, in both files (default: each file's first)");
+    sub->add_option("--match-distance", c.match_distance,
+                    "With --compare: the largest total-variation distance (0 to 1) at which a topic is still the same "
+                    "topic; farther, it is a new topic and the old one gone")
+        ->capture_default_str();
     return sub;
 }
 
@@ -111,6 +123,61 @@ void print_hierarchy(const io::ModelFile& file, const ShowCommand& c) {
     for (const int k : model::largest_first(p)) print_subtree(file, levels, k, p(k), 0, c);
 }
 
+const model::Model& model_of(const io::ModelFile& file, const std::string& path, int topics) {
+    if (file.models.empty()) throw InputError(path, "holds no model");
+    if (topics == 0) return file.models.front();
+    for (const auto& m : file.models)
+        if (m.num_topics == topics) return m;
+    throw InputError(path, "holds no model with K = " + std::to_string(topics));
+}
+
+/// The words of `now` (ids into its vocabulary) that `before` (ids into its own) lacks, by name.
+std::string words_gained(const std::vector<Index>& now, const std::vector<std::string>& vocab_now,
+                         const std::vector<Index>& before, const std::vector<std::string>& vocab_before,
+                         const char* sign) {
+    std::string text;
+    for (const Index i : now) {
+        const std::string& word = vocab_now[static_cast<std::size_t>(i)];
+        const bool there = std::any_of(before.begin(), before.end(), [&](Index j) {
+            return vocab_before[static_cast<std::size_t>(j)] == word;
+        });
+        if (!there) text += std::string(text.empty() ? "" : " ") + sign + word;
+    }
+    return text;
+}
+
+void print_comparison(const ShowCommand& c) {
+    if (!(c.match_distance >= 0 && c.match_distance <= 1)) throw usage_error("--match-distance must lie in [0, 1]");
+    const std::string &old_path = c.compare[0], &new_path = c.compare[1];
+    const io::ModelFile old_file = io::read_model_file(old_path), new_file = io::read_model_file(new_path);
+    const model::Model &before = model_of(old_file, old_path, c.topics), &now = model_of(new_file, new_path, c.topics);
+    const model::TopicMatching m =
+        model::match_topics(before.B, old_file.vocab, now.B, new_file.vocab, c.match_distance);
+    const auto kept = static_cast<int>(std::count_if(m.old_of_new.begin(), m.old_of_new.end(), [](int l) { return l >= 0; }));
+    std::printf("jsmf compare %s (K = %d) -> %s (K = %d): %d topics kept, %d new, %zu gone (total-variation distance "
+                "of B's columns, words by name; the least total over one-to-one matchings; a topic stays itself "
+                "within %.2f)\n",
+                old_path.c_str(), before.num_topics, new_path.c_str(), now.num_topics, kept, now.num_topics - kept,
+                m.gone.size(), c.match_distance);
+    std::printf("%5s %5s %8s  %-60s %s\n", "new", "old", "distance", "top words (new)", "words gained / lost");
+    for (int k = 0; k < now.num_topics; ++k) {
+        const int l = m.old_of_new[static_cast<std::size_t>(k)];
+        const std::vector<Index> top_now = model::top_word_ids(now.B, k, c.top_words);
+        std::string moved;
+        if (l >= 0) {
+            const std::vector<Index> top_before = model::top_word_ids(before.B, l, c.top_words);
+            const std::string gained = words_gained(top_now, new_file.vocab, top_before, old_file.vocab, "+");
+            const std::string lost = words_gained(top_before, old_file.vocab, top_now, new_file.vocab, "-");
+            moved = gained + (gained.empty() || lost.empty() ? "" : " ") + lost;
+        }
+        std::printf("%5d %5s %8.3f  %-60s %s\n", k + 1, l >= 0 ? std::to_string(l + 1).c_str() : "new",
+                    m.distance[static_cast<std::size_t>(k)], words_of(now, new_file.vocab, k, c.top_words).c_str(),
+                    l >= 0 ? (moved.empty() ? "(same top words)" : moved.c_str()) : "(new topic)");
+    }
+    for (const int l : m.gone)
+        std::printf("gone: old topic %d: %s\n", l + 1, words_of(before, old_file.vocab, l, c.top_words).c_str());
+}
+
 }  // namespace
 
 int run_show(const ShowCommand& c, const mpi::Comm& world) {
@@ -124,7 +191,15 @@ int run_show(const ShowCommand& c, const mpi::Comm& world) {
             std::fflush(stdout);
             return;
         }
-        if (c.file.empty()) throw usage_error("give a model file (or --schema)");
+        if (!c.compare.empty()) {
+            if (!c.file.empty()) throw usage_error("--compare names both model files: give no other file");
+            if (c.top_words < 1) throw usage_error("--top-words must be >= 1");
+            print_comparison(c);
+            std::fflush(stdout);
+            return;
+        }
+        if (c.topics != 0) throw usage_error("--topics chooses the K that --compare compares: give --compare");
+        if (c.file.empty()) throw usage_error("give a model file (or --schema, or --compare OLD NEW)");
         if (c.top_words < 1 || c.pairs < 0) throw usage_error("--top-words must be >= 1 and --pairs >= 0");
         const io::ModelFile file = io::read_model_file(c.file);
         std::printf("jsmf model %s: %zu words, created %s\n  by: %s\n", c.file.c_str(), file.vocab.size(),

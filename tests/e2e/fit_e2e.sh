@@ -149,6 +149,16 @@ else
 fi
 run 1 show "$work/C.h5" >/dev/null 2>"$work/err"
 [[ $? -eq 2 ]] && grep -q 'not a jsmf model file' "$work/err" && ok "show refuses a cooc file" || fail "show on a cooc file"
+# show --compare: the dense fit and the compressed fit from C (both near the planted topics)
+# keep every topic's id; a K one file lacks is refused; a file against itself keeps all.
+cmp=$(run 1 show --compare "$work/m1.h5" "$work/from_c_compressed.h5" 2>&1)
+grep -q "(K = 5) -> .* (K = 5): 5 topics kept, 0 new, 0 gone" <<<"$cmp" && ok "show --compare: every planted topic kept" ||
+  fail "show --compare: $(head -3 <<<"$cmp")"
+cmp=$(run 1 show --compare "$work/m1.h5" "$work/multi.h5" --topics 7 2>&1)
+[[ $? -ne 0 ]] && grep -q "holds no model with K = 7" <<<"$cmp" && ok "show --compare --topics: a K one file lacks refused" ||
+  fail "show --compare --topics 7: $(head -2 <<<"$cmp")"
+cmp=$(run 1 show --compare "$work/multi.h5" "$work/multi.h5" --topics 7 2>&1)
+grep -q "7 topics kept, 0 new, 0 gone" <<<"$cmp" && ok "show --compare of a file with itself" || fail "show --compare itself: $(head -2 <<<"$cmp")"
 
 expect_error() {  # np (want: the exit code, 2 unless given) fragment args...
   local np=$1 fragment=$2; shift 2

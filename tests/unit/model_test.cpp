@@ -5,7 +5,12 @@
 
 #include <cmath>
 
+#include "jsmf/model/matching.hpp"
 #include "jsmf/model/model.hpp"
+
+#include <random>
+#include <string>
+#include <vector>
 
 namespace jsmf::model {
 namespace {
@@ -72,6 +77,74 @@ TEST(Model, SubtopicsGoToTheirMostProbableSupertopic) {
     ASSERT_EQ(second.size(), 1u);
     EXPECT_EQ(second[0].second, 2);
     EXPECT_DOUBLE_EQ(second[0].first, 0.6);
+}
+
+
+// Topic ids that stay put (show --compare): a refit whose topics come in another order and
+// whose vocabulary is another order of the same words is matched back exactly; one more
+// planted topic is exactly one new topic, one fewer exactly one gone; a pair farther apart
+// than the threshold is a new topic and a gone one; the distance is total variation.
+Eigen::MatrixXd random_topics(Index N, Index K, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::gamma_distribution<double> gamma(0.3, 1.0);
+    Eigen::MatrixXd B(N, K);
+    for (Index k = 0; k < K; ++k) {
+        for (Index i = 0; i < N; ++i) B(i, k) = gamma(engine) + 1e-12;
+        B.col(k) /= B.col(k).sum();
+    }
+    return B;
+}
+
+TEST(TopicMatching, ARefitsPermutedTopicsAndWordsKeepTheirIds) {
+    const Index N = 40, K = 6;
+    const Eigen::MatrixXd B = random_topics(N, K, 3);
+    std::vector<std::string> vocab;
+    for (Index i = 0; i < N; ++i) vocab.push_back("w" + std::to_string(i));
+    // The new model: words in reverse order, topics in the order 3 5 0 1 4 2.
+    const std::vector<int> order{3, 5, 0, 1, 4, 2};
+    Eigen::MatrixXd B_new(N, K);
+    std::vector<std::string> vocab_new(vocab.rbegin(), vocab.rend());
+    for (Index k = 0; k < K; ++k) B_new.col(k) = B.col(order[static_cast<std::size_t>(k)]).reverse();
+    const TopicMatching m = match_topics(B, vocab, B_new, vocab_new);
+    EXPECT_EQ(m.old_of_new, order);
+    for (const double d : m.distance) EXPECT_LT(d, 1e-15);
+    EXPECT_TRUE(m.gone.empty());
+
+    // One more topic, on words of its own: exactly one new topic.
+    Eigen::MatrixXd grown = Eigen::MatrixXd::Zero(N + 5, K + 1);
+    grown.topLeftCorner(N, K) = B_new.colwise().reverse();  // back in the old word order
+    grown.bottomRightCorner(5, 1).setConstant(0.2);
+    std::vector<std::string> vocab_grown = vocab;
+    for (int i = 0; i < 5; ++i) vocab_grown.push_back("fresh" + std::to_string(i));
+    const TopicMatching g = match_topics(B, vocab, grown, vocab_grown);
+    EXPECT_EQ(std::vector<int>(g.old_of_new.begin(), g.old_of_new.end() - 1), order);
+    EXPECT_EQ(g.old_of_new.back(), -1);
+    EXPECT_NEAR(g.distance.back(), 1.0, 1e-12);  // disjoint supports: all the mass moved
+    EXPECT_TRUE(g.gone.empty());
+
+    // One fewer: exactly one gone, the others kept.
+    const TopicMatching s = match_topics(B, vocab, B.leftCols(K - 1), vocab);
+    EXPECT_EQ(s.gone, std::vector<int>{static_cast<int>(K - 1)});
+    for (Index k = 0; k < K - 1; ++k) EXPECT_EQ(s.old_of_new[static_cast<std::size_t>(k)], k);
+}
+
+TEST(TopicMatching, DistanceIsTotalVariationAndTheThresholdSplitsPairs) {
+    const std::vector<std::string> vocab{"a", "b", "c"};
+    Eigen::MatrixXd B_old(3, 2), B_new(3, 2);
+    B_old << 0.7, 0.0,  //
+        0.3, 0.2,       //
+        0.0, 0.8;
+    B_new << 0.6, 0.0,  //
+        0.4, 0.9,       //
+        0.0, 0.1;
+    const TopicMatching m = match_topics(B_old, vocab, B_new, vocab);
+    EXPECT_EQ(m.old_of_new, (std::vector<int>{0, -1}));  // ½(0.1 + 0.1) = 0.1 kept; ½(0.7 + 0.7) = 0.7 > 0.5
+    EXPECT_NEAR(m.distance[0], 0.1, 1e-15);
+    EXPECT_NEAR(m.distance[1], 0.7, 1e-15);  // its nearest old topic
+    EXPECT_EQ(m.gone, std::vector<int>{1});
+    const TopicMatching loose = match_topics(B_old, vocab, B_new, vocab, 0.8);
+    EXPECT_EQ(loose.old_of_new, (std::vector<int>{0, 1}));
+    EXPECT_TRUE(loose.gone.empty());
 }
 
 }  // namespace
