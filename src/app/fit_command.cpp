@@ -40,6 +40,15 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "Output model file (HDF5; a compressed fit's is written by every rank, its factor by row "
                     "blocks: on a filesystem they share)")
         ->required();
+    sub->add_option("--update", c.update,
+                    "A model (jsmf fit's, one level) to update: the new model is fit on the documents given (all of "
+                    "them: the old ones again and the new, --corpus OLD NEW; the exact update), with OLD's vocabulary, "
+                    "document filter and estimator (checked), K = OLD's unless --topics, and each topic keeps the id "
+                    "of the OLD topic it matches (as jsmf show --compare; the matching, the new and gone topics and "
+                    "the history of updates recorded in the file's root attributes update_*, updates)");
+    sub->add_option("--match-distance", c.match_distance,
+                    "With --update: the largest total-variation distance (0 to 1) at which a topic keeps its id")
+        ->capture_default_str();
     sub->add_option("--infer", c.infer_out,
                     "Also infer each training document's topic proportions θ under the model (one K) into this "
                     "HDF5 file, as jsmf infer does");
@@ -156,6 +165,8 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     if (!c.infer_out.empty())
         job.infer = fit::InferRequest{c.infer_out, c.infer.options, c.infer.prior};
     job.top_words = c.top_words;
+    job.update_from = c.update;
+    job.match_distance = c.match_distance;
     options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
     job.topics_given = !c.topics.empty();
     if (!c.hierarchy.empty()) {

@@ -204,6 +204,11 @@ int run_show(const ShowCommand& c, const mpi::Comm& world) {
         const io::ModelFile file = io::read_model_file(c.file);
         std::printf("jsmf model %s: %zu words, created %s\n  by: %s\n", c.file.c_str(), file.vocab.size(),
                     file.created.c_str(), file.command_line.c_str());
+        for (const auto& [name, value] : file.options)  // fit --update's record
+            if (name == "updates") std::printf("  updates: %s\n", value.c_str());
+        for (const auto& [name, value] : file.options)
+            if (name == "update_old_topics")
+                std::printf("  topic ids kept from the update's base (0-based old id per topic, -1: new): %s\n", value.c_str());
         for (const auto& m : file.models) print_model(m, file, c);
         if (!file.hierarchy.empty()) print_hierarchy(file, c);
         std::fflush(stdout);

@@ -19,6 +19,7 @@
 #include "jsmf/distmat/blas_check.hpp"
 #include "jsmf/distmat/ops.hpp"
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/fit/update.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/theta_file.hpp"
@@ -262,7 +263,7 @@ std::string prepared_folder_of(const Job& job) {
 std::vector<std::string> inputs_of(const Job& job, const std::vector<std::string>& text_inputs) {
     std::vector<std::string> files = job.corpus.files;
     for (const std::string& path : {job.corpus.vocab, cooc_file_of(job), job.options.checkpoint.resume,
-                                    job.anchor_words_file, job.labels})
+                                    job.anchor_words_file, job.labels, job.update_from})
         files.push_back(path);
     files.insert(files.end(), text_inputs.begin(), text_inputs.end());
     return files;
@@ -555,6 +556,7 @@ std::vector<UnusedSetting> unused_settings(const Job& job) {
     };
     needs(std::holds_alternative<input::Text>(job.input), {"text_format"}, "{text}");
     needs(job.infer.has_value(), {"infer_iterations", "infer_tolerance", "prior"}, "{infer}");
+    needs(!job.update_from.empty(), {"match_distance"}, "{update}");
     needs(!job.options.checkpoint.path.empty(), {"checkpoint_seconds"}, "{checkpoint}");
     return unused;
 }
@@ -597,6 +599,14 @@ void check(const Job& job) {
         if (o.topics.size() > 1) throw OptionError("{infer} works with one {topics} value");
     }
     if (job.top_words < 1) throw OptionError("{top_words} must be at least 1");
+    if (!job.update_from.empty()) {
+        if (!o.hierarchy.empty()) throw OptionError("{update} keeps the ids of one level's topics: give no {hierarchy}");
+        if (o.topics.size() > 1) throw OptionError("{update} works with one {topics} value");
+        if (job.infer) throw OptionError("{update} renumbers the topics after the fit: infer θ afterwards (jsmf infer)");
+        if (!(job.match_distance >= 0 && job.match_distance <= 1))
+            throw OptionError("{match_distance} must lie in [0, 1] (a total-variation distance)");
+        if (job.update_from == job.out) throw InputError(job.out, render_options("{update} names the output model ({out})"));
+    }
     if (!o.hierarchy.empty() && (job.topics_given || !job.anchor_words_file.empty()))
         throw OptionError("{hierarchy} sets the topics: give no {topics} or {anchor_words} with it");
     if (!job.anchor_words_file.empty() && o.topics.size() > 1)
@@ -616,6 +626,36 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     if (const auto* folder = std::get_if<input::Prepared>(&job.input)) prepared = read_prepared(world, *folder, job);
     job.options.labels = job.labels;
     Stopwatch total;
+
+    // An update: the base's vocabulary, filter and estimator are the new fit's (checked before
+    // any work), and its K the new one's unless given.
+    std::optional<UpdateBase> base;
+    if (!job.update_from.empty()) {
+        base = read_update_base(world, job.update_from);
+        const std::string cooc_path = cooc_file_of(job);
+        std::vector<std::string> vocab;
+        Entries source;
+        if (cooc_path.empty()) {
+            const Index N = corpus::inspect_uci_files(world, job.corpus.files).front().header.num_words;
+            vocab = corpus::load_vocab(world, job.corpus.vocab, N);
+            source = {{"min_tokens", std::to_string(job.corpus.options.min_tokens)},
+                      {"min_distinct", std::to_string(job.corpus.options.min_distinct)},
+                      {"estimator", name_of(job.corpus.options.estimator)}};
+        } else {
+            io::CoocFileInfo info;
+            io::read_cooc_info(world, cooc_path, info);
+            vocab = info.vocab;
+            std::vector<std::string> flat;
+            mpi::check_on_root(world, "setup", [&] {
+                for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct", "estimator"}))
+                    flat.insert(flat.end(), {name, value});
+            });
+            mpi::broadcast(world, flat, 0);
+            for (std::size_t k = 0; k + 1 < flat.size(); k += 2) source.emplace_back(flat[k], flat[k + 1]);
+        }
+        mpi::run_local_phase(world, "setup", [&] { check_update_source(*base, vocab, source); });
+        if (!job.topics_given && job.anchor_words_file.empty()) job.options.topics = {base->topics.front()};
+    }
 
     // K is the number of anchor words, when they are given: known before the pipeline is
     // chosen and the memory planned (the words are checked against the vocabulary later).
@@ -663,9 +703,32 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     if (const std::string folder = prepared_folder_of(job); !folder.empty()) settings.emplace_back("prepared", folder);
     outcome.words = static_cast<long long>(outcome.result.info.vocab.size());
 
-    // The ending both pipelines share: resources, the model file, θ.
+    // The ending both pipelines share: the update's ids, resources, the model file, θ.
     Stopwatch clock;
     std::vector<model::Model>& models = outcome.result.models;
+    if (base) {
+        Stopwatch matching_clock;
+        const model::TopicMatching matching = keep_topic_ids(world, models.front(), *base, job.match_distance);
+        const double matching_seconds = matching_clock.seconds();
+        const auto kept = std::count_if(matching.old_of_new.begin(), matching.old_of_new.end(), [](int l) { return l >= 0; });
+        const cooc::CoocStats& s = outcome.result.info.stats;
+        std::string files;
+        for (const auto& f : job.corpus.files) files += (files.empty() ? "" : " ") + f;
+        const std::string what = fmt::format("{} from {}: {} documents, {} tokens, exact (all documents read), K = {}",
+                                             io::now_iso8601(), cooc_file.empty() ? files : cooc_file, s.num_docs,
+                                             s.num_tokens, models.front().num_topics);
+        const Entries recorded = update_entries(*base, matching, what);
+        settings.insert(settings.end(), recorded.begin(), recorded.end());
+        std::string fresh, gone;
+        for (std::size_t k = 0; k < matching.old_of_new.size(); ++k)
+            if (matching.old_of_new[k] < 0) fresh += (fresh.empty() ? "" : ", ") + std::to_string(k + 1);
+        for (const int l : matching.gone) gone += (gone.empty() ? "" : ", ") + std::to_string(l + 1);
+        say(report, Level::info,
+            fmt::format("update: {} of {} topics keep their ids from {} (total-variation distance at most {}); new: {}; "
+                        "gone: {}; matched in {:.2f} s",
+                        kept, matching.old_of_new.size(), base->path, job.match_distance, fresh.empty() ? "none" : fresh,
+                        gone.empty() ? "none" : gone, matching_seconds));
+    }
     record_resources(world, settings, outcome.plan.estimate.total(), outcome.result.times, models, outcome.result.costs,
                      report);
     io::write_model_file(world, job.out, outcome.result.info, models,

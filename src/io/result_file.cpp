@@ -443,7 +443,8 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
                              "tolerance", "eigensolver", "eig_check_steps", "eig_check_every", "permutations", "seed",
                              "block_size", "solver", "anchors", "recover_a", "stop", "acceleration", "anderson_depth",
                              "anderson_below", "relaxation", "eig_tolerance_factor", "check_every", "precision", "hierarchy",
-                             "estimator", "model_method"})
+                             "estimator", "model_method", "update_of", "update_old_topics", "update_distances",
+                             "update_gone", "update_match_distance", "updates"})
         if (H5Aexists(file, name) > 0) out.options.emplace_back(name, h5::read_string_attribute(file, name));
     const std::string topics = h5::read_string_attribute(file, "topics");
     std::size_t start = 0;
@@ -562,8 +563,13 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
 }
 
 BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topics, Index words) {
+    return read_B_by_rows(comm, path, topics, distmat::RowPartition::balanced(words, comm.size()));
+}
+
+BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topics, const distmat::RowPartition& rows) {
+    const Index words = rows.size();
     BByRows out;
-    out.rows = distmat::RowPartition::balanced(words, comm.size());
+    out.rows = rows;
     const std::string where = "/" + group_name(topics) + "/model";
     mpi::run_local_phase(comm, "setup", [&] {
         h5::Handle file = h5::open_file_serial(path, false);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/model/model.hpp"
 #include "jsmf/solvers/matching.hpp"
 
 namespace jsmf::model {
@@ -36,6 +37,11 @@ TopicMatching match_topics(const Eigen::MatrixXd& B_old, const std::vector<std::
             for (Index k = 0; k < K_new; ++k) distance.row(k).array() += std::abs(B_new(static_cast<Index>(i), k));
     distance *= 0.5;
 
+    return assign_topics(distance, threshold);
+}
+
+TopicMatching assign_topics(const Eigen::MatrixXd& distance, double threshold) {
+    const Index K_new = distance.rows(), K_old = distance.cols();
     const Index n = std::max(K_old, K_new);
     Eigen::MatrixXd cost = Eigen::MatrixXd::Constant(n, n, threshold);  // padding: "unmatched"
     cost.topLeftCorner(K_new, K_old) = distance;
@@ -54,6 +60,57 @@ TopicMatching match_topics(const Eigen::MatrixXd& B_old, const std::vector<std::
     for (Index l = 0; l < K_old; ++l)
         if (!kept[static_cast<std::size_t>(l)]) m.gone.push_back(static_cast<int>(l));
     return m;
+}
+
+std::vector<int> keeping_order(const TopicMatching& matching) {
+    const auto K = static_cast<int>(matching.old_of_new.size());
+    std::vector<int> order(static_cast<std::size_t>(K), -1);
+    std::vector<int> rest;
+    for (int k = 0; k < K; ++k) {
+        const int l = matching.old_of_new[static_cast<std::size_t>(k)];
+        if (l >= 0 && l < K) order[static_cast<std::size_t>(l)] = k;
+        else rest.push_back(k);
+    }
+    auto next = rest.begin();
+    for (int& slot : order)
+        if (slot < 0) slot = *next++;
+    return order;
+}
+
+void permute_topics(Model& m, const std::vector<int>& order) {
+    const auto K = static_cast<Index>(order.size());
+    JSMF_REQUIRE(K == m.num_topics, "permute_topics: the order is not of the model's K");
+    std::vector<bool> seen(order.size(), false);
+    for (const int k : order) {
+        JSMF_REQUIRE(k >= 0 && k < K && !seen[static_cast<std::size_t>(k)], "permute_topics: not a permutation");
+        seen[static_cast<std::size_t>(k)] = true;
+    }
+    const auto at = [&](Index k) { return static_cast<Index>(order[static_cast<std::size_t>(k)]); };
+    if (m.B.cols() == K) {
+        const Eigen::MatrixXd B = m.B;
+        for (Index k = 0; k < K; ++k) m.B.col(k) = B.col(at(k));
+    }
+    if (m.B_breve.rows() == K) {
+        const Eigen::MatrixXd B_breve = m.B_breve;
+        for (Index k = 0; k < K; ++k) m.B_breve.row(k) = B_breve.row(at(k));
+    }
+    if (m.A.rows() == K) {
+        const Eigen::MatrixXd A = m.A;
+        for (Index k = 0; k < K; ++k)
+            for (Index l = 0; l < K; ++l) m.A(k, l) = A(at(k), at(l));
+    }
+    const auto reorder = [&](auto& v) {
+        if (static_cast<Index>(v.size()) != K) return;
+        auto copy = v;
+        for (Index k = 0; k < K; ++k) v[k] = copy[order[static_cast<std::size_t>(k)]];
+    };
+    std::vector<Index> anchors = m.anchors;
+    if (static_cast<Index>(anchors.size()) == K)
+        for (Index k = 0; k < K; ++k) m.anchors[static_cast<std::size_t>(k)] = anchors[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+    reorder(m.diag_r);
+    if (m.has_alpha) reorder(m.alpha);
+    for (auto& metric : m.metrics.metrics)
+        if (metric.per == "topic") reorder(metric.values);
 }
 
 }  // namespace jsmf::model

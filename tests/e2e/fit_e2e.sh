@@ -183,6 +183,33 @@ for np in 1 2 4; do
 done
 want=1 expect_error 2 "--projection-dim must be at least K = 5" "${corpus[@]}" --topics 5 --anchors fastanchor --projection-dim 3
 expect_error 2 "lists 5 anchor words, but --topics is 6" "${corpus[@]}" --topics 6 --anchor-words "$work/anchors.txt"
+
+# fit --update: the compressed pipeline's refit of the same corpus finds the planted topics
+# in its own order; updating the dense model m1.h5 renumbers them to m1's ids (each topic
+# nearest its namesake), records the matching and the history, at 3 ranks; updating that
+# again appends to the history. A base of another vocabulary or filter is refused.
+if run_quiet 3 fit "${corpus[@]}" --update "$work/m1.h5" --pipeline compressed --out "$work/upd.h5" >/dev/null 2>"$work/err" &&
+   run_quiet 2 fit "${corpus[@]}" --update "$work/upd.h5" --pipeline compressed --out "$work/upd2.h5" >/dev/null 2>>"$work/err"; then
+  /usr/bin/python3 - "$work/m1.h5" "$work/upd.h5" "$work/upd2.h5" <<'PY' && ok "fit --update keeps the base's topic ids and records them" || fail "fit --update ids"
+import sys, h5py, numpy as np
+base, upd, upd2 = (h5py.File(p, "r") for p in sys.argv[1:])
+B0, B1 = base["K5/model/B"][:], upd["K5/model/B"][:]
+tv = 0.5 * np.abs(B1[:, :, None] - B0[:, None, :]).sum(0)   # new k x old l
+assert (tv.argmin(1) == np.arange(5)).all(), tv.round(3)
+text = lambda f, a: f.attrs[a].decode() if isinstance(f.attrs[a], bytes) else f.attrs[a]
+assert text(upd, "update_old_topics") == "0,1,2,3,4", text(upd, "update_old_topics")
+assert text(upd, "update_gone") == "", text(upd, "update_gone")
+assert text(upd2, "updates").count(";") == 1 and "exact" in text(upd2, "updates"), text(upd2, "updates")
+PY
+else
+  fail "fit --update: $(tail -2 "$work/err")"
+fi
+sed 's/^anchor0_0$/renamed_word/' "$work/vocab.f.txt" >"$work/vocab.renamed.txt"
+expect_error 2 "'anchor0_0' where the corpus to update it with has 'renamed_word'" \
+  --corpus "$work/docword.f.txt" --vocab "$work/vocab.renamed.txt" --update "$work/m1.h5"
+expect_error 2 "was fit with min_tokens = 2, the update with 6" "${corpus[@]}" --min-tokens 6 --update "$work/m1.h5"
+want=1 expect_error 2 "--update works with one --topics value" "${corpus[@]}" --topics 5,6 --update "$work/m1.h5"
+want=1 expect_error 2 "--match-distance is read only" "${corpus[@]}" --match-distance 0.3
 want=1 expect_error 2 "--precision single applies to AP only" "${corpus[@]}" --topics 5 --rectify dr --precision single
 
 finish

@@ -147,5 +147,40 @@ TEST(TopicMatching, DistanceIsTotalVariationAndTheThresholdSplitsPairs) {
     EXPECT_TRUE(loose.gone.empty());
 }
 
+
+// The ids kept: a topic matched to old id l becomes topic l; the new ones fill the rest in
+// order. Renumbering moves B's and B-breve's topics, A's rows and columns, the anchors, the
+// finder's r, alpha and the per-topic metrics together.
+TEST(TopicMatching, KeepingOrderAndPermutationMoveEveryTopicPart) {
+    TopicMatching matching;
+    matching.old_of_new = {1, -1, 0, 7};  // topic 3 matched an old id past K: a free id
+    EXPECT_EQ(keeping_order(matching), (std::vector<int>{2, 0, 1, 3}));
+
+    Model m;
+    m.num_topics = 3;
+    m.B = Eigen::MatrixXd::Random(5, 3);
+    m.B_breve = m.B.transpose();
+    m.A = Eigen::MatrixXd::Random(3, 3);
+    m.anchors = {10, 11, 12};
+    m.diag_r = Eigen::Vector3d(1, 2, 3);
+    m.has_alpha = true;
+    m.alpha = Eigen::Vector3d(0.1, 0.2, 0.3);
+    m.metrics.add("specificity", "topic", Eigen::Vector3d(5, 6, 7));
+    const Model before = m;
+    const std::vector<int> order{2, 0, 1};
+    permute_topics(m, order);
+    for (int k = 0; k < 3; ++k) {
+        const int was = order[static_cast<std::size_t>(k)];
+        EXPECT_EQ(m.B.col(k), before.B.col(was));
+        EXPECT_EQ(m.B_breve.row(k), before.B_breve.row(was));
+        EXPECT_EQ(m.anchors[static_cast<std::size_t>(k)], before.anchors[static_cast<std::size_t>(was)]);
+        EXPECT_EQ(m.diag_r(k), before.diag_r(was));
+        EXPECT_EQ(m.alpha(k), before.alpha(was));
+        EXPECT_EQ(m.metrics.find("specificity")->values(k), 5.0 + was);
+        for (int l = 0; l < 3; ++l) EXPECT_EQ(m.A(k, l), before.A(was, order[static_cast<std::size_t>(l)]));
+    }
+    EXPECT_EQ(m.metrics.find("specificity")->mean, before.metrics.find("specificity")->mean);
+}
+
 }  // namespace
 }  // namespace jsmf::model

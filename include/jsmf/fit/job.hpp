@@ -71,6 +71,8 @@ struct Job {
     int grid_rows = 0, grid_cols = 0;  ///< the process grid (C's layout; recorded either way); 0: the most square
     bool grid_given = false;         ///< a long thin default grid is warned about
     std::string out;                 ///< the model file
+    std::string update_from;         ///< --update: a model whose topic ids the new one keeps (fit/update.hpp)
+    double match_distance = 0.5;     ///< --update: the farthest a topic moves and keeps its id
     int top_words = 20;              ///< words per topic kept in /K<K>/topics
     std::optional<InferRequest> infer;
     double memory_per_rank = 0;      ///< bytes; ≤ 0: detected (the node's or its cgroup's limit shared by its ranks)

@@ -114,5 +114,8 @@ struct BByRows {
 /// 1e-6 or 0), with the same messages, on values reduced over the ranks. On failure every
 /// rank throws StageFailed (one message, from the rank that found it or from rank 0).
 BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topics, Index words);
+/// The same, each rank its rows of `rows` (any contiguous blocks in rank order, e.g. another
+/// model's rows as it holds them).
+BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topics, const distmat::RowPartition& rows);
 
 }  // namespace jsmf::io

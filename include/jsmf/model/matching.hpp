@@ -36,4 +36,19 @@ TopicMatching match_topics(const Eigen::MatrixXd& B_old, const std::vector<std::
                            const Eigen::MatrixXd& B_new, const std::vector<std::string>& vocab_new,
                            double threshold = kDefaultMatchDistance);
 
+/// Local. match_topics from the distances alone: distance(k, l) between new topic k and old
+/// topic l (K_new × K_old, in [0, 1]).
+TopicMatching assign_topics(const Eigen::MatrixXd& distance, double threshold = kDefaultMatchDistance);
+
+/// Local. The order that keeps ids: order[k] is the current topic that becomes topic k.
+/// A topic matched to old topic l becomes topic l (where l < K_new); the others (new topics,
+/// and those whose old id is past K_new) fill the free ids in their current order.
+std::vector<int> keeping_order(const TopicMatching& matching);
+
+struct Model;
+/// Local. Renumbers m's topics: topic k becomes m's topic order[k] (a permutation of 0..K−1):
+/// B's and B̆'s columns and rows, A, the anchors and the finder's r, α, and the per-topic
+/// metrics (their means unchanged). B may be this rank's rows (a compressed fit's).
+void permute_topics(Model& m, const std::vector<int>& order);
+
 }  // namespace jsmf::model
