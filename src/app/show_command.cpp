@@ -149,7 +149,8 @@ std::string words_gained(const std::vector<Index>& now, const std::vector<std::s
 void print_comparison(const ShowCommand& c) {
     if (!(c.match_distance >= 0 && c.match_distance <= 1)) throw usage_error("--match-distance must lie in [0, 1]");
     const std::string &old_path = c.compare[0], &new_path = c.compare[1];
-    const io::ModelFile old_file = io::read_model_file(old_path), new_file = io::read_model_file(new_path);
+    const io::ModelFile old_file = io::read_model_file(old_path, io::ModelParts::without_factor);
+    const io::ModelFile new_file = io::read_model_file(new_path, io::ModelParts::without_factor);
     const model::Model &before = model_of(old_file, old_path, c.topics), &now = model_of(new_file, new_path, c.topics);
     const model::TopicMatching m =
         model::match_topics(before.B, old_file.vocab, now.B, new_file.vocab, c.match_distance);

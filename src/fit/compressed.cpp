@@ -191,6 +191,10 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
         y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
         y0.products += saved->products;
         y0.seconds += saved->seconds;
+    } else if (o.range_start.size() > 0) {  // an earlier model's topics (every rank has rows, or none has)
+        const Index block = distmat::eig_block_columns(K);
+        const Eigen::MatrixXd start = o.range_start.leftCols(std::min<Index>(block, o.range_start.cols()));
+        y0 = lowrank::compress(C, K, compress_eig, &start);
     } else {
         y0 = lowrank::compress(C, K, compress_eig);
     }

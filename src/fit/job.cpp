@@ -249,6 +249,20 @@ PreparedInput read_prepared(const mpi::Comm& world, const input::Prepared& folde
     return read;
 }
 
+/// Collective on `world`. The document filter and estimator a co-occurrence file records
+/// (rank 0 reads them; what an older file lacks is absent).
+Entries cooc_file_filter(const mpi::Comm& world, const std::string& path) {
+    std::vector<std::string> flat;
+    mpi::check_on_root(world, "setup", [&] {
+        for (const auto& [name, value] : io::read_root_options(path, {"min_tokens", "min_distinct", "estimator"}))
+            flat.insert(flat.end(), {name, value});
+    });
+    mpi::broadcast(world, flat, 0);
+    Entries entries;
+    for (std::size_t k = 0; k + 1 < flat.size(); k += 2) entries.emplace_back(flat[k], flat[k + 1]);
+    return entries;
+}
+
 std::string cooc_file_of(const Job& job) {
     const auto* cooc = std::get_if<input::Cooc>(&job.input);
     return cooc ? cooc->file : std::string();
@@ -645,16 +659,18 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
             io::CoocFileInfo info;
             io::read_cooc_info(world, cooc_path, info);
             vocab = info.vocab;
-            std::vector<std::string> flat;
-            mpi::check_on_root(world, "setup", [&] {
-                for (const auto& [name, value] : io::read_root_options(cooc_path, {"min_tokens", "min_distinct", "estimator"}))
-                    flat.insert(flat.end(), {name, value});
-            });
-            mpi::broadcast(world, flat, 0);
-            for (std::size_t k = 0; k + 1 < flat.size(); k += 2) source.emplace_back(flat[k], flat[k + 1]);
+            source = cooc_file_filter(world, cooc_path);
         }
         mpi::run_local_phase(world, "setup", [&] { check_update_source(*base, vocab, source); });
         if (!job.topics_given && job.anchor_words_file.empty()) job.options.topics = {base->topics.front()};
+        // The compressed pipeline's range finder starts from the base's topics: C = BABᵀ for
+        // the base's model, so its B spans about the top eigenvectors of the new C.
+        if (job.options.pipeline != Pipeline::dense) {
+            const int K = job.options.topics.front();
+            const int base_K = std::find(base->topics.begin(), base->topics.end(), K) != base->topics.end() ? K : base->topics.front();
+            const auto rows = distmat::RowPartition::balanced(static_cast<Index>(vocab.size()), world.size());
+            job.options.compressed.range_start = io::read_B_by_rows(world, base->path, base_K, rows).B;
+        }
     }
 
     // K is the number of anchor words, when they are given: known before the pipeline is
@@ -701,6 +717,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     Entries settings;
     outcome.result = dense ? fit_dense(job, grid, settings, report) : fit_compressed_job(job, world, settings, report);
     if (const std::string folder = prepared_folder_of(job); !folder.empty()) settings.emplace_back("prepared", folder);
+    if (!cooc_file.empty())  // how the file's C counted the documents: a later update checks against it
+        for (const auto& [name, value] : cooc_file_filter(world, cooc_file))
+            if (std::none_of(settings.begin(), settings.end(), [&](const auto& e) { return e.first == name; }))
+                settings.emplace_back(name, value);
     outcome.words = static_cast<long long>(outcome.result.info.vocab.size());
 
     // The ending both pipelines share: the update's ids, resources, the model file, θ.

@@ -47,7 +47,9 @@ UpdateBase read_update_base(const mpi::Comm& world, const std::string& path) {
     mpi::check_on_root(world, "setup", [&] {
         const io::ModelFile file = io::read_model_file(path, io::ModelParts::without_topic_words);
         if (file.models.empty()) throw InputError(path, "holds no model to update");
-        if (!file.hierarchy.empty()) throw InputError(path, "holds a hierarchy: an update keeps the ids of one level's topics, fit it anew");
+        for (const auto& [key, value] : file.options)  // (its levels are not read here: the attribute says)
+            if (key == "hierarchy" && !value.empty())
+                throw InputError(path, "holds a hierarchy: an update keeps the ids of one level's topics, fit it anew");
         base.vocab = file.vocab;
         for (const auto& m : file.models) base.topics.push_back(m.num_topics);
         Entries kept;
@@ -95,8 +97,9 @@ model::TopicMatching keep_topic_ids(const mpi::Comm& world, model::Model& m, con
     const distmat::RowPartition rows = distmat::partition_of_blocks(world, mine.B.rows());
     const io::BByRows old = io::read_B_by_rows(world, base.path, base_K, rows);
     Eigen::MatrixXd distance = Eigen::MatrixXd::Zero(K, base_K);  // Σ over this rank's words of |b_new − b_old|
-    for (Index k = 0; k < K; ++k)
-        for (Index l = 0; l < base_K; ++l) distance(k, l) = (mine.B.col(k) - old.B.col(l)).cwiseAbs().sum();
+    if (mine.B.rows() > 0)  // a dense fit's other ranks hold no rows (and no columns)
+        for (Index k = 0; k < K; ++k)
+            for (Index l = 0; l < base_K; ++l) distance(k, l) = (mine.B.col(k) - old.B.col(l)).cwiseAbs().sum();
     distmat::sum_on_all_ranks(world, distance.data(), static_cast<std::size_t>(distance.size()));
     distance *= 0.5;
     model::TopicMatching matching;

@@ -44,7 +44,9 @@ TopicMatching assign_topics(const Eigen::MatrixXd& distance, double threshold) {
     const Index K_new = distance.rows(), K_old = distance.cols();
     const Index n = std::max(K_old, K_new);
     Eigen::MatrixXd cost = Eigen::MatrixXd::Constant(n, n, threshold);  // padding: "unmatched"
-    cost.topLeftCorner(K_new, K_old) = distance;
+    // A pair farther than the threshold costs what "unmatched" costs: it can never take an id
+    // from a pair within it (0.1 and 0.95 would otherwise beat 0.3 and 0.45).
+    cost.topLeftCorner(K_new, K_old) = distance.cwiseMin(threshold);
     const std::vector<int> column = solvers::optimal_assignment(cost);
 
     TopicMatching m;
@@ -94,10 +96,17 @@ void permute_topics(Model& m, const std::vector<int>& order) {
         const Eigen::MatrixXd B_breve = m.B_breve;
         for (Index k = 0; k < K; ++k) m.B_breve.row(k) = B_breve.row(at(k));
     }
-    if (m.A.rows() == K) {
-        const Eigen::MatrixXd A = m.A;
+    const auto both_axes = [&](Eigen::MatrixXd& X) {  // rows and columns are topics
+        if (X.rows() != K || X.cols() != K) return;
+        const Eigen::MatrixXd copy = X;
         for (Index k = 0; k < K; ++k)
-            for (Index l = 0; l < K; ++l) m.A(k, l) = A(at(k), at(l));
+            for (Index l = 0; l < K; ++l) X(k, l) = copy(at(k), at(l));
+    };
+    both_axes(m.A);
+    both_axes(m.anchorfree.E);  // AnchorFree's E* (A = E*/ΣE*) and M (C* = B̃M: its columns are topics)
+    if (m.anchorfree.M.cols() == K) {
+        const Eigen::MatrixXd M = m.anchorfree.M;
+        for (Index k = 0; k < K; ++k) m.anchorfree.M.col(k) = M.col(at(k));
     }
     const auto reorder = [&](auto& v) {
         if (static_cast<Index>(v.size()) != K) return;

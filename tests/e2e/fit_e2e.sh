@@ -204,6 +204,21 @@ PY
 else
   fail "fit --update: $(tail -2 "$work/err")"
 fi
+# The dense pipeline's update (B on rank 0) at 2 ranks; a base fit from a cooc file records
+# the file's filter, and an update with another is refused.
+run_quiet 2 fit --cooc "$work/C.h5" --topics 5 --iterations 30 --out "$work/from_c5.h5" >/dev/null 2>&1 || fail "fit --cooc base"
+if run_quiet 2 fit "${corpus[@]}" --update "$work/upd.h5" --iterations 30 --out "$work/upd_dense.h5" >/dev/null 2>"$work/err"; then
+  /usr/bin/python3 - "$work/upd.h5" "$work/upd_dense.h5" <<'PY' && ok "fit --update on the dense pipeline at 2 ranks" || fail "dense update ids"
+import sys, h5py, numpy as np
+base, upd = (h5py.File(p, "r") for p in sys.argv[1:])
+B0, B1 = base["K5/model/B"][:], upd["K5/model/B"][:]
+tv = 0.5 * np.abs(B1[:, :, None] - B0[:, None, :]).sum(0)
+assert (tv.argmin(1) == np.arange(5)).all(), tv.round(3)
+PY
+else
+  fail "dense fit --update: $(tail -2 "$work/err")"
+fi
+expect_error 2 "was fit with min_tokens = 2, the update with 6" "${corpus[@]}" --min-tokens 6 --update "$work/from_c5.h5"
 sed 's/^anchor0_0$/renamed_word/' "$work/vocab.f.txt" >"$work/vocab.renamed.txt"
 expect_error 2 "'anchor0_0' where the corpus to update it with has 'renamed_word'" \
   --corpus "$work/docword.f.txt" --vocab "$work/vocab.renamed.txt" --update "$work/m1.h5"

@@ -145,6 +145,14 @@ TEST(TopicMatching, DistanceIsTotalVariationAndTheThresholdSplitsPairs) {
     const TopicMatching loose = match_topics(B_old, vocab, B_new, vocab, 0.8);
     EXPECT_EQ(loose.old_of_new, (std::vector<int>{0, 1}));
     EXPECT_TRUE(loose.gone.empty());
+    // A pair past the threshold never takes an id from one within it: uncapped, a -> y and
+    // b -> x (0.45 + 0.3 < 0.1 + 0.95) would cost topic a its match x at 0.1.
+    Eigen::MatrixXd d(2, 2);
+    d << 0.1, 0.45,  // a: to x, to y
+        0.3, 0.95;   // b: to x, to y
+    const TopicMatching capped = assign_topics(d, 0.5);
+    EXPECT_EQ(capped.old_of_new, (std::vector<int>{0, -1}));
+    EXPECT_EQ(capped.gone, std::vector<int>{1});
 }
 
 
@@ -166,6 +174,8 @@ TEST(TopicMatching, KeepingOrderAndPermutationMoveEveryTopicPart) {
     m.has_alpha = true;
     m.alpha = Eigen::Vector3d(0.1, 0.2, 0.3);
     m.metrics.add("specificity", "topic", Eigen::Vector3d(5, 6, 7));
+    m.anchorfree.E = Eigen::MatrixXd::Random(3, 3);
+    m.anchorfree.M = Eigen::MatrixXd::Random(3, 3);
     const Model before = m;
     const std::vector<int> order{2, 0, 1};
     permute_topics(m, order);
@@ -177,7 +187,11 @@ TEST(TopicMatching, KeepingOrderAndPermutationMoveEveryTopicPart) {
         EXPECT_EQ(m.diag_r(k), before.diag_r(was));
         EXPECT_EQ(m.alpha(k), before.alpha(was));
         EXPECT_EQ(m.metrics.find("specificity")->values(k), 5.0 + was);
-        for (int l = 0; l < 3; ++l) EXPECT_EQ(m.A(k, l), before.A(was, order[static_cast<std::size_t>(l)]));
+        EXPECT_EQ(m.anchorfree.M.col(k), before.anchorfree.M.col(was));  // C* = B̃M: its columns are topics
+        for (int l = 0; l < 3; ++l) {
+            EXPECT_EQ(m.A(k, l), before.A(was, order[static_cast<std::size_t>(l)]));
+            EXPECT_EQ(m.anchorfree.E(k, l), before.anchorfree.E(was, order[static_cast<std::size_t>(l)]));
+        }
     }
     EXPECT_EQ(m.metrics.find("specificity")->mean, before.metrics.find("specificity")->mean);
 }

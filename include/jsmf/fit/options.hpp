@@ -161,6 +161,11 @@ struct CompressedOptions {
     /// approximation_original; lowrank::factor_metrics): per word about ±(2/p)^½/2 of the
     /// recovery (1σ), the mean over words and the approximation far closer.
     int metric_probes = 1024;
+    /// The range finder's start (this rank's rows of N × k, k ≤ its block; the rows the
+    /// operator gives the rank, RowPartition::balanced): an earlier model's B, whose columns
+    /// span about C's top eigenvectors when C changed little (fit --update). Empty: the
+    /// seeded random start. The result is the same to the solver's tolerance either way.
+    Eigen::MatrixXd range_start;
 };
 
 /// Checkpoints of a fit in progress, for one K. The long stages' state is written to

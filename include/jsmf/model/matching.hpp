@@ -28,9 +28,10 @@ struct TopicMatching {
 /// Local. Matches the columns of B_new (N_new × K_new) to those of B_old (N_old × K_old),
 /// words aligned by name (a word absent from one vocabulary has probability 0 there), by
 /// the total-variation distance ½‖b_new − b_old‖₁ ∈ [0, 1]: the one-to-one assignment of
-/// least total distance (the Hungarian method, the smaller side padded with "unmatched" at
-/// cost `threshold`), pairs farther apart than `threshold` then counted as a new topic and a
-/// gone one. InvalidArgument for a vocabulary whose size is not B's rows, or a repeated
+/// least total distance, each distance capped at `threshold` (the Hungarian method, the
+/// smaller side padded with "unmatched" at cost `threshold`: a pair farther apart never
+/// takes an id from pairs within it), pairs farther apart than `threshold` then counted as
+/// a new topic and a gone one. InvalidArgument for a vocabulary whose size is not B's rows, or a repeated
 /// word in one.
 TopicMatching match_topics(const Eigen::MatrixXd& B_old, const std::vector<std::string>& vocab_old,
                            const Eigen::MatrixXd& B_new, const std::vector<std::string>& vocab_new,
@@ -47,8 +48,8 @@ std::vector<int> keeping_order(const TopicMatching& matching);
 
 struct Model;
 /// Local. Renumbers m's topics: topic k becomes m's topic order[k] (a permutation of 0..K−1):
-/// B's and B̆'s columns and rows, A, the anchors and the finder's r, α, and the per-topic
-/// metrics (their means unchanged). B may be this rank's rows (a compressed fit's).
+/// B's and B̆'s columns and rows, A, the anchors and the finder's r, α, AnchorFree's E* and
+/// M, and the per-topic metrics (their means unchanged). B may be this rank's rows (a compressed fit's).
 void permute_topics(Model& m, const std::vector<int>& order);
 
 }  // namespace jsmf::model
