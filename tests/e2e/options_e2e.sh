@@ -14,10 +14,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 "$jsmf" -q synth --dir "$work" --name o --docs 300 --words 200 --topics 5 --seed 3 || fail synth
 base=(--corpus "$work/docword.o.txt" --vocab "$work/vocab.o.txt" --topics 5 --out "$work/m.h5" --dry-run)
+# A model for --update to start from (its dry run reads the base's vocabulary and filter).
+# (A singleton's MPI start can fail under load, as below: once more.)
+for attempt in 1 2; do
+  "$jsmf" -q fit --corpus "$work/docword.o.txt" --vocab "$work/vocab.o.txt" --topics 5 --no-metrics \
+    --out "$work/base.h5" >/dev/null 2>&1 && break
+  sleep 1
+done
+[[ -f $work/base.h5 ]] || fail "the base model for --update"
 
 general=(alpha anchor-words checkpoint cooc corpus dry-run estimator help hierarchy infer labels memory-per-rank method plan-ranks min-distinct
          min-tokens name no-metrics out pipeline prepared progress-seconds recover-a relaxation precision resume
-         seed text top-words topics vocab)
+         seed text top-words topics update vocab)
 # option|value (empty: a flag)|context where it is not read|context where it is (both after --pipeline dense)
 scoped=(
   "permutations|5||--rectify dc"
@@ -55,6 +63,7 @@ scoped=(
   "prior|none||--infer $work/theta.h5"
   "checkpoint-seconds|5||--checkpoint $work/ck.h5"
   "text-format|lines||"  # read with --text, which a dry run does not take
+  "match-distance|0.3||--update $work/base.h5"
 )
 dense=(rectify exchange buffer-mb block-size grid)
 compressed=(enn-iterations checked-rows product-buffer-mb)
