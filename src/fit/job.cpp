@@ -718,9 +718,9 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     outcome.result = dense ? fit_dense(job, grid, settings, report) : fit_compressed_job(job, world, settings, report);
     if (const std::string folder = prepared_folder_of(job); !folder.empty()) settings.emplace_back("prepared", folder);
     if (!cooc_file.empty())  // how the file's C counted the documents: a later update checks against it
-        for (const auto& [name, value] : cooc_file_filter(world, cooc_file))
-            if (std::none_of(settings.begin(), settings.end(), [&](const auto& e) { return e.first == name; }))
-                settings.emplace_back(name, value);
+        for (const auto& entry : cooc_file_filter(world, cooc_file))  // (not a structured binding: a lambda captures it)
+            if (std::none_of(settings.begin(), settings.end(), [&](const auto& e) { return e.first == entry.first; }))
+                settings.push_back(entry);
     outcome.words = static_cast<long long>(outcome.result.info.vocab.size());
 
     // The ending both pipelines share: the update's ids, resources, the model file, θ.
