@@ -204,6 +204,21 @@ PY
 else
   fail "fit --update: $(tail -2 "$work/err")"
 fi
+# One topic more than the base (K = 6 on the 5 planted topics): the five keep their ids, the
+# sixth is the one new topic, none gone.
+if run_quiet 2 fit "${corpus[@]}" --update "$work/m1.h5" --topics 6 --pipeline compressed --out "$work/upd6.h5" \
+     >/dev/null 2>"$work/err"; then
+  /usr/bin/python3 - "$work/upd6.h5" <<'PY' && ok "fit --update with K + 1: five ids kept, one new topic" || fail "update K + 1"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+text = lambda a: f.attrs[a].decode() if isinstance(f.attrs[a], bytes) else f.attrs[a]
+old = [int(v) for v in text("update_old_topics").split(",")]
+assert sorted(v for v in old if v >= 0) == [0, 1, 2, 3, 4] and old.count(-1) == 1 and old[5] == -1, old
+assert text("update_gone") == "", text("update_gone")
+PY
+else
+  fail "fit --update --topics 6: $(tail -2 "$work/err")"
+fi
 # The dense pipeline's update (B on rank 0) at 2 ranks; a base fit from a cooc file records
 # the file's filter, and an update with another is refused.
 run_quiet 2 fit --cooc "$work/C.h5" --topics 5 --iterations 30 --out "$work/from_c5.h5" >/dev/null 2>&1 || fail "fit --cooc base"
