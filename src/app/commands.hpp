@@ -100,6 +100,9 @@ struct FitCommand {
     std::string cooc_file;       ///< a precomputed co-occurrence file (jsmf cooc)
     std::string update;          ///< --update: the model whose topic ids the new one keeps
     double match_distance = 0.5; ///< --match-distance: the farthest a topic moves and keeps its id
+    fit::UpdateMode update_mode = fit::UpdateMode::exact;  ///< --update-mode
+    double decay = fit::CompressedOptions{}.decay;          ///< --decay: the old statistics' weight (sketch)
+    int sketch_rank = 0;         ///< --sketch-rank: keep C's sketch of this rank in the model file
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words
     std::string hierarchy;       ///< "25,5": K₁ = 25 topics, then their A factorized into 5 supertopics

@@ -41,11 +41,25 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "blocks: on a filesystem they share)")
         ->required();
     sub->add_option("--update", c.update,
-                    "A model (jsmf fit's, one level) to update: the new model is fit on the documents given (all of "
-                    "them: the old ones again and the new, --corpus OLD NEW; the exact update), with OLD's vocabulary, "
-                    "document filter and estimator (checked), K = OLD's unless --topics, and each topic keeps the id "
-                    "of the OLD topic it matches (as jsmf show --compare; the matching, the new and gone topics and "
-                    "the history of updates recorded in the file's root attributes update_*, updates)");
+                    "A model (jsmf fit's, one level) to update with more documents, with OLD's vocabulary (a new "
+                    "vocabulary's words are a later step), document filter and estimator (checked), K = OLD's unless "
+                    "--topics; each topic keeps the id of the OLD topic it matches (as jsmf show --compare; the "
+                    "matching, the new and gone topics, the mode and the history of updates recorded in the file's "
+                    "root attributes update_*, updates). How the old documents count: --update-mode");
+    add_choice(sub, "--update-mode", c.update_mode,
+               "With --update: exact (default) fits the documents given, all of them (the old ones again and the new: "
+               "--corpus OLD NEW, or a cooc file of both from jsmf cooc --add): the fresh fit's model; sketch reads "
+               "the new documents only and takes the old ones' C from OLD's sketch (fit OLD with --sketch-rank): C = "
+               "(γ W V Λ Vᵀ + M C_new) / (γ W + M), exact on the new documents, rank r on the old, the cost the new "
+               "documents' (the compressed pipeline; counts' C, not tf-idf)");
+    sub->add_option("--decay", c.decay,
+                    "With --update-mode sketch: γ in (0, 1], the old documents' weight before the sum (a sliding window "
+                    "over a stream: after n updates a batch weighs γ^n); 1: the plain sum")
+        ->capture_default_str();
+    sub->add_option("--sketch-rank", c.sketch_rank,
+                    "Keep a sketch of C in the model file for a later --update-mode sketch: C's top r >= K eigenpairs "
+                    "(solved with the K the fit needs), its diagonal, unigram and document frequencies, 8 N (r + 3) "
+                    "bytes. 0: none (default; an update keeps its base's rank). The compressed pipeline");
     sub->add_option("--match-distance", c.match_distance,
                     "With --update: the largest total-variation distance (0 to 1) at which a topic keeps its id")
         ->capture_default_str();
@@ -167,6 +181,10 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     job.top_words = c.top_words;
     job.update_from = c.update;
     job.match_distance = c.match_distance;
+    job.update_mode = c.update_mode;
+    options.compressed.decay = c.decay;
+    options.compressed.sketch_rank = c.sketch_rank;
+    job.sketch_rank_given = given("sketch_rank");
     options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
     job.topics_given = !c.topics.empty();
     if (!c.hierarchy.empty()) {

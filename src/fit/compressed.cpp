@@ -73,6 +73,7 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
             {"enn_loosest_tolerance", fmt::format("{:.17g}", lowrank::EnnOptions{}.loosest_tolerance)},
             {"checked_rows", std::to_string(o.checked_rows)},
+            {"sketch_rank", std::to_string(o.sketch_rank)},
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}});
     return settings;
 }
@@ -147,7 +148,8 @@ std::int64_t expected_nonzeros(const std::vector<corpus::UciFile>& files, const 
 /// Collective. Y₀: C's top-K eigenpairs from its operator (lowrank::compress), or the
 /// finished range finder's record from an ENN checkpoint; a checkpoint when due.
 lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const distmat::EigOptions& eig,
-                                    const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
+                                    const FitOptions& options, CompressedCheckpoints& progress, const Report& report,
+                                    SketchPairs* sketch) {
     const CompressedOptions& o = options.compressed;
     lowrank::Compression y0;
     if (const io::CompressedCheckpoint* saved = progress.enn()) {  // the range finder's record only
@@ -156,8 +158,18 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
         y0.products = saved->products;
         y0.converged = saved->compress_converged;
         y0.seconds = saved->seconds;
+        if (sketch) {
+            sketch->V = saved->sketch_vectors;
+            sketch->values = saved->sketch_values;
+        }
         return y0;
     }
+    // The sketch's pairs from the same solve, unless its block would be all of C: then C's
+    // exact decomposition after the range finder's K.
+    const Index N = C.num_words();
+    const int solved_r = sketch && distmat::eig_block_columns(o.sketch_rank) < N ? o.sketch_rank : 0;
+    Eigen::MatrixXd V;
+    Eigen::VectorXd values;
     const io::CompressedCheckpoint* saved = progress.range_finder();
     distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
     if (o.stop_when_settled) compress_eig.tolerance = std::max(eig.tolerance, o.range_tolerance);
@@ -188,15 +200,27 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
     if (saved) {
         compress_eig.first_round = saved->round;
         compress_eig.lower_bound = saved->lower_bound;
-        y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
+        y0 = lowrank::compress_with_sketch(C, K, solved_r, compress_eig, V, values, &saved->block, &saved->product);
         y0.products += saved->products;
         y0.seconds += saved->seconds;
     } else if (o.range_start.size() > 0) {  // an earlier model's topics (every rank has rows, or none has)
-        const Index block = distmat::eig_block_columns(K);
+        const Index block = distmat::eig_block_columns(std::max(K, solved_r));
         const Eigen::MatrixXd start = o.range_start.leftCols(std::min<Index>(block, o.range_start.cols()));
-        y0 = lowrank::compress(C, K, compress_eig, &start);
+        y0 = lowrank::compress_with_sketch(C, K, solved_r, compress_eig, V, values, &start);
     } else {
-        y0 = lowrank::compress(C, K, compress_eig);
+        y0 = lowrank::compress_with_sketch(C, K, solved_r, compress_eig, V, values);
+    }
+    if (sketch && solved_r == 0) {
+        Stopwatch exact;
+        lowrank::exact_top_eigenpairs(C, o.sketch_rank, V, values);
+        say(report, Level::info,
+            fmt::format("compress: the sketch's {} eigenpairs of C's {} from C's exact decomposition (a block "
+                        "solver's block would be all of C) in {:.2f} s",
+                        o.sketch_rank, N, exact.seconds()));
+    }
+    if (sketch) {
+        sketch->V = std::move(V);
+        sketch->values = std::move(values);
     }
     return y0;
 }
@@ -226,7 +250,8 @@ struct LookWords {
 /// measures settle (looks at the topics on `looks`); checkpoints between iterations.
 lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
                              const lowrank::Compression& y0, const distmat::EigOptions& eig, const LookWords& looks,
-                             const FitOptions& options, CompressedCheckpoints& progress, const Report& report) {
+                             const FitOptions& options, CompressedCheckpoints& progress, const Report& report,
+                             const SketchPairs* sketch) {
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     lowrank::EnnOptions enn;
@@ -243,6 +268,10 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     enn_checkpoint.eigenvalues = y0.eigenvalues;
     enn_checkpoint.residuals = y0.residuals;
     enn_checkpoint.compress_converged = y0.converged;
+    if (sketch) {  // kept in every ENN checkpoint: a resume does not solve them again
+        enn_checkpoint.sketch_vectors = sketch->V;
+        enn_checkpoint.sketch_values = sketch->values;
+    }
     enn.checkpoint_due = [&](int) { return progress.agreed().due(); };
     const lowrank::EnnCheckpoint enn_hook = [&](const lowrank::EnnState& state) {
         if (progress.agreed().enabled()) {
@@ -473,7 +502,7 @@ lowrank::Correction anchorfree_of_factor(model::Model& m, const mpi::Comm& world
 }  // namespace
 
 model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, const SourceSettings& source, int K,
-                   const FitOptions& options, const Report& report, RunCounts& counts) {
+                   const FitOptions& options, const Report& report, RunCounts& counts, SketchPairs* sketch) {
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     distmat::EigOptions eig = lowrank::default_eig_options(K, o.seed);
@@ -485,7 +514,7 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
     progress.resume_from(options.checkpoint.resume, o.iterations, report);
 
     const Index columns_before = C.column_products();
-    const lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report);
+    const lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report, sketch);
     m.times.add("compress", y0.seconds);
     counts.range_columns = static_cast<double>(C.column_products() - columns_before);
     // C's row sums (a one-column product, made before the buffers go): the looks' masses,
@@ -512,7 +541,7 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
     if (!y0.converged)
         say(report, Level::warning, "compress: the eigensolver did not reach its tolerance; the factor is inexact");
 
-    const lowrank::EnnResult r = enn_stage(C, anchor_doc_freq, K, y0, eig, looks, options, progress, report);
+    const lowrank::EnnResult r = enn_stage(C, anchor_doc_freq, K, y0, eig, looks, options, progress, report, sketch);
     m.times.add("enn", r.seconds);
     counts.enn_iterations = static_cast<double>(r.trace.size());
     for (const auto& iteration : r.trace) {
@@ -577,6 +606,11 @@ void check_compressed(const FitOptions& options) {
     if (options.compressed.metric_probes < 1) throw OptionError("the compressed pipeline's metric probes must be at least 1");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
+    const std::vector<int>& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
+    if (options.compressed.sketch_rank > 0 && !topics.empty() && options.compressed.sketch_rank < topics.front())
+        throw OptionError(fmt::format("{{sketch_rank}} must be at least K = {} (the sketch holds C's top K pairs and "
+                                      "more), got {}",
+                                      topics.front(), options.compressed.sketch_rank));
 }
 
 namespace {
@@ -596,10 +630,16 @@ void take_word_stats(const lowrank::CoocOperator& C, const std::vector<std::int6
 /// Collective on C.comm(). What both sources share once C is an operator: each K's fit
 /// (fit_k), the cost model at the first K's counts (from `shape`, the source's sizes), the
 /// measures, coherence and ClustAcc over `counting` (none without its files), the hierarchy.
+/// The documents C averages over, for its sketch: the weight (decayed), all counted.
+struct SketchTotals {
+    double weight = 0;
+    std::int64_t docs = 0, tokens = 0;
+};
+
 void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq,
                      const SourceSettings& source, CompressedShape shape, double base_bytes,
-                     const CountingCorpus& counting, int block_size, const FitOptions& options, const Report& report,
-                     FitResult& result) {
+                     const CountingCorpus& counting, int block_size, const FitOptions& options,
+                     const SketchTotals& totals, const Report& report, FitResult& result) {
     // From a file, a corpus that turns out not to be C's costs coherence, not the fit (as the
     // dense fit's); from the documents the corpus is C's own, and a failure a real one.
     const bool coherence_may_fail = shape.cooc_file;
@@ -620,7 +660,20 @@ void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int6
 
     for (const int K : topics) {
         RunCounts counts;
-        model::Model m = fit_k(C, doc_freq, source, K, options, report, counts);
+        // The sketch from the first K's range finder (one solve of max(K, r) pairs).
+        SketchPairs pairs;
+        const bool sketch = options.compressed.sketch_rank > 0 && result.models.empty();
+        model::Model m = fit_k(C, doc_freq, source, K, options, report, counts, sketch ? &pairs : nullptr);
+        if (sketch) {
+            result.sketch = lowrank::sketch_of(C, pairs.V, pairs.values, totals.weight, totals.docs, totals.tokens);
+            C.release_buffers();
+            say(report, Level::info,
+                fmt::format("sketch: C's top {} eigenpairs (λ_r = {:.3e}, {:.2g} of λ₁), its diagonal, unigram and "
+                            "document frequencies for a later update without these documents: {} in the file",
+                            pairs.values.size(), pairs.values(pairs.values.size() - 1),
+                            pairs.values(pairs.values.size() - 1) / pairs.values(0),
+                            mib(8.0 * static_cast<double>(C.num_words()) * static_cast<double>(pairs.values.size() + 3))));
+        }
         if (m.method != Method::anchors) describe(m, result.info.vocab, report);  // LAW's lines say the rest
         if (result.models.empty()) {  // the model at this run's sizes and counts, the first K's
             shape.topics = K;
@@ -683,6 +736,48 @@ void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int6
     }
 }
 
+/// Collective. fit_on_operator on the source's operator C (result.info.stats its own), or,
+/// with an old sketch (fit --update-mode sketch), on the old documents' sketch and C
+/// together (lowrank::SketchOperator): the statistics then those of all the documents
+/// (the unigram and frequencies of the sum, the counts added), coherence and ClustAcc over
+/// the documents read (`counting`, with their own frequencies).
+void fit_with_sketch(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, SourceSettings source,
+                     const CompressedShape& shape, double base_bytes, const CountingCorpus& counting, int block_size,
+                     const FitOptions& options, const Report& report, FitResult& result) {
+    cooc::CoocStats& stats = result.info.stats;
+    const CompressedOptions& o = options.compressed;
+    if (!o.old_sketch) {
+        const SketchTotals totals{static_cast<double>(stats.num_docs), stats.num_docs, stats.num_tokens};
+        fit_on_operator(C, doc_freq, source, shape, base_bytes, counting, block_size, options, totals, report, result);
+        return;
+    }
+    const lowrank::Sketch& old = *o.old_sketch;
+    const lowrank::SketchOperator S(C, static_cast<double>(stats.num_docs), old, o.decay);
+    const std::vector<std::int64_t> all_doc_freq = S.doc_freq();
+    const std::int64_t new_docs = stats.num_docs, new_tokens = stats.num_tokens;
+    take_word_stats(S, all_doc_freq, stats);
+    stats.num_docs += old.num_docs;
+    stats.num_docs_read += old.num_docs;
+    stats.num_tokens += old.num_tokens;
+    stats.num_tokens_read += old.num_tokens;
+    say(report, Level::info,
+        fmt::format("sketch: the old documents by their rank-{} sketch ({} documents, weight {:.6g}, times the decay "
+                    "{:g}) and the {} new ones exactly: the old part's share of C is {:.3f}",
+                    old.rank(), old.num_docs, old.weight, o.decay, new_docs, S.old_share()));
+    std::uint64_t bits = 0;  // the sketch's eigenvalues, for the checkpoints (its vectors follow from them)
+    for (Index k = 0; k < old.values.size(); ++k) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, &old.values(k), sizeof v);
+        bits = (bits ^ v) * 0x100000001b3ULL;
+    }
+    source.insert(source.end(), {{"sketch_weight", fmt::format("{:.17g}", old.weight)},
+                                 {"sketch_documents", std::to_string(old.num_docs)},
+                                 {"sketch_values", fmt::format("{:016x}", bits)},
+                                 {"decay", fmt::format("{:.17g}", o.decay)}});
+    const SketchTotals totals{S.weight(), old.num_docs + new_docs, old.num_tokens + new_tokens};
+    fit_on_operator(S, all_doc_freq, source, shape, base_bytes, counting, block_size, options, totals, report, result);
+}
+
 }  // namespace
 
 FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, const FitOptions& options,
@@ -723,6 +818,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const lowrank::DocumentOperator C(world, N, docs, corpus.options, options.compressed.product_buffer_bytes);
     const std::vector<std::int64_t> doc_freq = C.doc_freq();
     take_word_stats(C, doc_freq, result.info.stats);
+    const CountingCorpus counting{corpus.files, corpus.options, result.info.stats.doc_freq};  // these documents'
     result.times.add("operator", clock.seconds());
     const lowrank::DocumentStats& s = C.stats();
     const auto& all_topics = options.hierarchy.empty() ? options.topics : options.hierarchy;
@@ -749,8 +845,7 @@ FitResult fit_compressed(const CorpusSource& corpus, const mpi::Comm& world, con
     const SourceSettings source{{"documents", std::to_string(s.num_docs)},
                                 {"tokens", std::to_string(s.num_tokens)},
                                 {"nonzeros", std::to_string(s.num_entries)}};
-    const CountingCorpus counting{corpus.files, corpus.options, stats.doc_freq};
-    fit_on_operator(C, doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report, result);
+    fit_with_sketch(C, doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report, result);
     return result;
 }
 
@@ -818,7 +913,8 @@ FitResult fit_compressed(const std::string& cooc_file, const CorpusSource& corpu
     if (options.metrics) check_counting_corpus(world, counting, N);
     if (options.metrics && !options.labels.empty())  // a bad labels file now, not after the work
         check_labels(world, counting, options.labels);
-    fit_on_operator(C, own_doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report, result);
+    fit_with_sketch(C, own_doc_freq, source, shape, base_bytes, counting, corpus.options.block_size, options, report,
+                    result);
     return result;
 }
 

@@ -64,6 +64,9 @@ void check(const FitOptions& options, Index num_words) {
         if (K >= num_words)
             throw OptionError(name + " must satisfy 2 <= K < N = " + std::to_string(num_words) + ", got " +
                               std::to_string(K));
+    if (options.compressed.sketch_rank > num_words)
+        throw OptionError("{sketch_rank} must be at most N = " + std::to_string(num_words) + " (C's rank), got " +
+                          std::to_string(options.compressed.sketch_rank));
 }
 
 FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOptions& options,

@@ -52,10 +52,19 @@ struct RunCounts {
 /// document frequency): the documents' counts, or a co-occurrence file's and a hash of C.
 using SourceSettings = std::vector<std::pair<std::string, std::string>>;
 
+/// C's top eigenpairs for its sketch (fit --sketch-rank): this rank's rows of V, and Λ.
+struct SketchPairs {
+    Eigen::MatrixXd V;
+    Eigen::VectorXd values;
+};
+
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's
 /// top-K eigenpairs, ENN, LAW (or AnchorFree on Y), and the model's own metrics and those against C (coherence
 /// aside); checkpoints and resume from options.checkpoint. `counts`: what it iterated.
+/// `sketch` (non-null on every rank or on none): C's top options.compressed.sketch_rank
+/// eigenpairs too, from the same solve (or C's exact decomposition where the block would be
+/// all of C), kept in the checkpoints after the range finder.
 model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, const SourceSettings& source, int K,
-                   const FitOptions& options, const Report& report, RunCounts& counts);
+                   const FitOptions& options, const Report& report, RunCounts& counts, SketchPairs* sketch = nullptr);
 
 }  // namespace jsmf::fit

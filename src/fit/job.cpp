@@ -570,7 +570,8 @@ std::vector<UnusedSetting> unused_settings(const Job& job) {
     };
     needs(std::holds_alternative<input::Text>(job.input), {"text_format"}, "{text}");
     needs(job.infer.has_value(), {"infer_iterations", "infer_tolerance", "prior"}, "{infer}");
-    needs(!job.update_from.empty(), {"match_distance"}, "{update}");
+    needs(!job.update_from.empty(), {"match_distance", "update_mode"}, "{update}");
+    needs(job.update_mode == UpdateMode::sketch, {"decay"}, "{update_mode} sketch");
     needs(!job.options.checkpoint.path.empty(), {"checkpoint_seconds"}, "{checkpoint}");
     return unused;
 }
@@ -620,7 +621,19 @@ void check(const Job& job) {
         if (!(job.match_distance >= 0 && job.match_distance <= 1))
             throw OptionError("{match_distance} must lie in [0, 1] (a total-variation distance)");
         if (job.update_from == job.out) throw InputError(job.out, render_options("{update} names the output model ({out})"));
+        if (job.update_mode == UpdateMode::sketch) {
+            if (o.pipeline == Pipeline::dense)
+                throw OptionError("{update_mode} sketch adds the new documents' C to the base's sketch as operators: it "
+                                  "runs on {pipeline} compressed (the dense pipeline updates exactly, with the old "
+                                  "documents or their co-occurrence file: jsmf cooc --add)");
+            if (job.corpus.options.estimator != cooc::Estimator::unbiased)
+                throw OptionError("{update_mode} sketch sums C over documents: tf-idf's C is not such a sum (its idf "
+                                  "and scale are the whole corpus's); update tf-idf models exactly");
+        }
     }
+    if (!(job.options.compressed.decay > 0 && job.options.compressed.decay <= 1))
+        throw OptionError("{decay} must lie in (0, 1] (the old statistics' weight; 1: the plain sum)");
+    if (job.options.compressed.sketch_rank < 0) throw OptionError("{sketch_rank} must be at least 0 (0: no sketch)");
     if (!o.hierarchy.empty() && (job.topics_given || !job.anchor_words_file.empty()))
         throw OptionError("{hierarchy} sets the topics: give no {topics} or {anchor_words} with it");
     if (!job.anchor_words_file.empty() && o.topics.size() > 1)
@@ -649,8 +662,11 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         const std::string cooc_path = cooc_file_of(job);
         std::vector<std::string> vocab;
         Entries source;
+        std::int64_t declared = 0;  // the documents given (before the filter)
         if (cooc_path.empty()) {
-            const Index N = corpus::inspect_uci_files(world, job.corpus.files).front().header.num_words;
+            const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, job.corpus.files);
+            for (const auto& f : files) declared += f.header.num_docs;
+            const Index N = files.front().header.num_words;
             vocab = corpus::load_vocab(world, job.corpus.vocab, N);
             source = {{"min_tokens", std::to_string(job.corpus.options.min_tokens)},
                       {"min_distinct", std::to_string(job.corpus.options.min_distinct)},
@@ -659,10 +675,34 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
             io::CoocFileInfo info;
             io::read_cooc_info(world, cooc_path, info);
             vocab = info.vocab;
+            declared = info.stats.num_docs;
             source = cooc_file_filter(world, cooc_path);
         }
         mpi::run_local_phase(world, "setup", [&] { check_update_source(*base, vocab, source); });
         if (!job.topics_given && job.anchor_words_file.empty()) job.options.topics = {base->topics.front()};
+        // An exact update reads the old documents again: fewer documents than the base's
+        // means they are missing (the result would be a model of the new ones alone).
+        if (job.update_mode == UpdateMode::exact) {
+            mpi::run_local_phase(world, "setup", [&] {
+                if (declared < base->num_docs)
+                    throw InputError(base->path, render_options(fmt::format(
+                        "counted {} documents; the update gives {}: an exact update reads the old documents again "
+                        "with the new ({{corpus}} OLD… NEW…); without them, {{update_mode}} sketch",
+                        base->num_docs, declared)));
+            });
+        }
+        // A sketch update: the old documents' C from the base's sketch; the new model keeps a
+        // sketch of the same rank unless told otherwise.
+        if (job.update_mode == UpdateMode::sketch) {
+            const auto rows = distmat::RowPartition::balanced(static_cast<Index>(vocab.size()), world.size());
+            job.options.compressed.old_sketch = std::make_shared<const lowrank::Sketch>(io::read_sketch(world, base->path, rows));
+            if (job.options.pipeline == Pipeline::automatic) {
+                job.options.pipeline = Pipeline::compressed;
+                say(report, Level::info, render_options("fit: the compressed pipeline: {update_mode} sketch runs on it"));
+            }
+        }
+        if (!job.sketch_rank_given && base->sketch_rank > 0 && job.options.pipeline != Pipeline::dense)
+            job.options.compressed.sketch_rank = static_cast<int>(base->sketch_rank);
         // The compressed pipeline's range finder starts from the base's topics: C = BABᵀ for
         // the base's model, so its B spans about the top eigenvectors of the new C.
         if (job.options.pipeline != Pipeline::dense) {
@@ -734,11 +774,20 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         const cooc::CoocStats& s = outcome.result.info.stats;
         std::string files;
         for (const auto& f : job.corpus.files) files += (files.empty() ? "" : " ") + f;
-        const std::string what = fmt::format("{} from {}: {} documents, {} tokens, exact (all documents read), K = {}",
-                                             io::now_iso8601(), cooc_file.empty() ? files : cooc_file, s.num_docs,
-                                             s.num_tokens, models.front().num_topics);
+        const lowrank::Sketch* old = job.options.compressed.old_sketch.get();
+        const std::string mode =
+            old ? fmt::format("sketch (the {} old documents by a rank-{} sketch{}, {} new documents, {} new tokens read)",
+                              old->num_docs, old->rank(),
+                              job.options.compressed.decay < 1 ? fmt::format(", decay {:g}", job.options.compressed.decay) : "",
+                              s.num_docs - old->num_docs, s.num_tokens - old->num_tokens)
+                : std::string("exact (all documents read)");
+        const std::string what = fmt::format("{} from {}: {} documents, {} tokens, {}, K = {}", io::now_iso8601(),
+                                             cooc_file.empty() ? files : cooc_file, s.num_docs, s.num_tokens, mode,
+                                             models.front().num_topics);
         const Entries recorded = update_entries(*base, matching, what);
         settings.insert(settings.end(), recorded.begin(), recorded.end());
+        settings.emplace_back("update_mode", name_of(job.update_mode));
+        if (old) settings.emplace_back("update_decay", fmt::format("{}", job.options.compressed.decay));
         std::string fresh, gone;
         for (std::size_t k = 0; k < matching.old_of_new.size(); ++k)
             if (matching.old_of_new[k] < 0) fresh += (fresh.empty() ? "" : ", ") + std::to_string(k + 1);
@@ -753,7 +802,8 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
                      report);
     io::write_model_file(world, job.out, outcome.result.info, models,
                          provenance(job.command_line, world, *grid, std::move(settings)), outcome.result.times,
-                         job.top_words, prepared ? &prepared->documents : nullptr, &outcome.result.hierarchy);
+                         job.top_words, prepared ? &prepared->documents : nullptr, &outcome.result.hierarchy,
+                         &outcome.result.sketch);
     outcome.write_seconds = clock.seconds();
     if (job.infer)
         outcome.infer = infer_training_corpus(world, job, models.front(), outcome.result.info.vocab,

@@ -51,6 +51,8 @@ UpdateBase read_update_base(const mpi::Comm& world, const std::string& path) {
             if (key == "hierarchy" && !value.empty())
                 throw InputError(path, "holds a hierarchy: an update keeps the ids of one level's topics, fit it anew");
         base.vocab = file.vocab;
+        base.num_docs = static_cast<std::int64_t>(file.num_docs);
+        base.sketch_rank = io::sketch_rank_of(path);
         for (const auto& m : file.models) base.topics.push_back(m.num_topics);
         Entries kept;
         for (const auto& name : shared_settings())
@@ -63,6 +65,10 @@ UpdateBase read_update_base(const mpi::Comm& world, const std::string& path) {
     mpi::broadcast(world, base.vocab, 0);
     mpi::broadcast(world, settings, 0);
     mpi::broadcast(world, base.history, 0);
+    mpi::broadcast(world, base.num_docs, 0);
+    std::int64_t sketch_rank = static_cast<std::int64_t>(base.sketch_rank);
+    mpi::broadcast(world, sketch_rank, 0);
+    base.sketch_rank = static_cast<Index>(sketch_rank);
     std::int64_t count = static_cast<std::int64_t>(base.topics.size());
     mpi::broadcast(world, count, 0);
     base.topics.resize(static_cast<std::size_t>(count));

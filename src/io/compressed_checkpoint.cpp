@@ -48,7 +48,9 @@ struct Fnv {
 // The row blocks a phase keeps, by dataset name.
 std::vector<std::pair<std::string, const Eigen::MatrixXd*>> row_blocks(const CompressedCheckpoint& c) {
     if (c.phase == CompressedCheckpoint::Phase::compress) return {{"block", &c.block}, {"product", &c.product}};
-    return {{"Y", &c.enn.Y}, {"warm", &c.enn.warm}};
+    std::vector<std::pair<std::string, const Eigen::MatrixXd*>> blocks{{"Y", &c.enn.Y}, {"warm", &c.enn.warm}};
+    if (c.sketch_values.size() > 0) blocks.emplace_back("sketch", &c.sketch_vectors);  // a sketch's eigenvectors
+    return blocks;
 }
 
 // Σ over rows of a hash of (block, global row, the row's values): independent of how the
@@ -119,6 +121,7 @@ std::uint64_t meta_hash(const CompressedCheckpoint& c) {
     f.value(c.seconds);
     f.bytes(c.eigenvalues.data(), static_cast<std::size_t>(c.eigenvalues.size()) * sizeof(double));
     f.bytes(c.residuals.data(), static_cast<std::size_t>(c.residuals.size()) * sizeof(double));
+    f.bytes(c.sketch_values.data(), static_cast<std::size_t>(c.sketch_values.size()) * sizeof(double));
     f.value(static_cast<std::int64_t>(c.compress_converged));
     f.value(static_cast<std::int64_t>(c.enn.iterations_done));
     f.value(c.enn.lower_bound);
@@ -195,6 +198,8 @@ void write_compressed_checkpoint(const mpi::Comm& comm, const distmat::RowPartit
             h5::write_strings(group, "setting_values", values);
             h5::write_doubles(group, "eigenvalues", c.eigenvalues.data(), {static_cast<hsize_t>(c.eigenvalues.size())});
             h5::write_doubles(group, "residuals", c.residuals.data(), {static_cast<hsize_t>(c.residuals.size())});
+            if (c.sketch_values.size() > 0)
+                h5::write_doubles(group, "sketch_values", c.sketch_values.data(), {static_cast<hsize_t>(c.sketch_values.size())});
             const RowMajor T = trace_matrix(c.enn.trace);
             h5::write_doubles(group, "enn_trace", T.data(), {static_cast<hsize_t>(T.rows()), kTraceFields});
             group.close();
@@ -217,7 +222,7 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
     c.settings = settings;
     std::string stored_checksum;
     // The root vouches for the attributes and small arrays, then shares them.
-    std::vector<double> scalars(9, 0.0);
+    std::vector<double> scalars(10, 0.0);
     Eigen::MatrixXd T;
     mpi::check_on_root(comm, stage, [&] {
         h5::Handle file = h5::open_file_serial(path, false);
@@ -278,6 +283,11 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
                     throw InputError(path, "the checkpoint's ENN trace holds a count of " + std::to_string(T(row, column)));
         stored_checksum = h5::read_string_attribute(group, "checksum");
         scalars[8] = static_cast<double>(ev.size());
+        if (h5::exists(group, "sketch_values")) {  // a sketch's eigenvalues (fit --sketch-rank)
+            const std::vector<double> sv = h5::read_doubles(group, "sketch_values");
+            c.sketch_values = Eigen::Map<const Eigen::VectorXd>(sv.data(), static_cast<Index>(sv.size()));
+        }
+        scalars[9] = static_cast<double>(c.sketch_values.size());
     });
     mpi::broadcast(comm, scalars.data(), scalars.size(), 0);
     c.phase = scalars[0] == 0 ? CompressedCheckpoint::Phase::compress : CompressedCheckpoint::Phase::enn;
@@ -293,6 +303,8 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
     T.resize(c.enn.iterations_done, kTraceFields);
     mpi::broadcast(comm, c.eigenvalues.data(), static_cast<std::size_t>(c.eigenvalues.size()), 0);
     mpi::broadcast(comm, c.residuals.data(), static_cast<std::size_t>(c.residuals.size()), 0);
+    c.sketch_values.resize(static_cast<Index>(scalars[9]));
+    mpi::broadcast(comm, c.sketch_values.data(), static_cast<std::size_t>(c.sketch_values.size()), 0);
     mpi::broadcast(comm, T.data(), static_cast<std::size_t>(T.size()), 0);
     c.enn.trace = trace_of(T);
 
@@ -312,6 +324,11 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
         } else {
             c.enn.Y = read_rows(group, "Y", begin, local, N, num_topics, path);
             c.enn.warm = read_rows(group, "warm", begin, local, N, width("warm"), path);
+            if (c.sketch_values.size() > 0) {
+                if (width("sketch") != c.sketch_values.size())
+                    throw InputError(path, "the checkpoint's sketch vectors and values differ in number");
+                c.sketch_vectors = read_rows(group, "sketch", begin, local, N, c.sketch_values.size(), path);
+            }
         }
     });
     const std::uint64_t checksum = rows_hash(comm, rows, c) + meta_hash(c);

@@ -278,7 +278,8 @@ void read_evaluation(hid_t group, model::Model& m) {
 
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<model::Model>& models, const Provenance& provenance, const StageTimes& times,
-                      int top_words, const CorpusDocuments* documents, const std::vector<model::HierarchyLevel>* hierarchy) {
+                      int top_words, const CorpusDocuments* documents, const std::vector<model::HierarchyLevel>* hierarchy,
+                      const lowrank::Sketch* sketch) {
     // A compressed fit's Y is by rows (each rank its own): written collectively first. The
     // records are the same on every rank; agreed all the same, as a count of collectives.
     // So are its topics (B, B̆, the unigram), whose top words the ranks merge first.
@@ -287,11 +288,28 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
         by_rows |= (m.compressed && m.compressed->Y_total_rows > 0) || model::by_rows(m) ? 1 : 0;
     if (hierarchy)
         for (const auto& level : *hierarchy) by_rows |= level.B_words_total_rows > 0 ? 1 : 0;
+    const bool sketched = mpi::allreduce_max(comm, sketch && !sketch->empty() ? 1 : 0) != 0;
+    by_rows |= sketched ? 1 : 0;
     by_rows = mpi::allreduce_max(comm, by_rows);
+    // The sketch's N-vectors on the root (3 N values), its vectors written by rows.
+    Eigen::MatrixXd sketch_words;
+    if (sketched) {
+        const distmat::RowPartition rows = distmat::partition_of_blocks(comm, sketch->vectors.rows());
+        Eigen::MatrixXd local(sketch->vectors.rows(), 3);
+        local.col(0) = sketch->diagonal;
+        local.col(1) = sketch->unigram;
+        for (Index i = 0; i < local.rows(); ++i) local(i, 2) = static_cast<double>(sketch->doc_freq[static_cast<std::size_t>(i)]);
+        sketch_words = distmat::gather_rows_to_root(comm, rows, local);
+    }
     std::vector<std::optional<eval::TopWords>> tops(models.size());
     for (std::size_t k = 0; k < models.size(); ++k)
         if (model::by_rows(models[k])) tops[k] = model::top_words_everywhere(comm, models[k], top_words);
     const auto rows_of_Y = [&](hid_t file, const std::string& partial) {
+        if (sketched) {
+            h5::Handle group = h5::open_or_create_group(file, "sketch", partial);
+            const distmat::RowPartition rows = distmat::partition_of_blocks(comm, sketch->vectors.rows());
+            write_rows_in_chunks(comm, group, "vectors", rows, rows.begin(comm.rank()), sketch->vectors, partial);
+        }
         for (const auto& m : models) {
             const bool Y = m.compressed && m.compressed->Y_total_rows > 0;
             if (!Y && !model::by_rows(m)) continue;
@@ -334,6 +352,21 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                 h5::write_int64s(corpus, "labels", documents->labels.data(), {documents->labels.size()});
                 h5::write_strings(corpus, "label_names", documents->label_names);
             }
+        }
+        if (sketched) {
+            h5::Handle group = h5::open_or_create_group(file, "sketch", partial);
+            const auto n = static_cast<hsize_t>(sketch_words.rows());
+            h5::write_doubles(group, "values", sketch->values.data(), {static_cast<hsize_t>(sketch->values.size())});
+            const Eigen::VectorXd diagonal = sketch_words.col(0), unigram = sketch_words.col(1);
+            h5::write_doubles(group, "diagonal", diagonal.data(), {n});
+            h5::write_doubles(group, "unigram", unigram.data(), {n});
+            std::vector<std::int64_t> df(n);
+            for (hsize_t i = 0; i < n; ++i) df[i] = std::llround(sketch_words(static_cast<Index>(i), 2));
+            h5::write_int64s(group, "doc_freq", df.data(), {n});
+            h5::write_attribute(group, "rank", static_cast<std::int64_t>(sketch->rank()));
+            h5::write_attribute(group, "weight", sketch->weight);
+            h5::write_attribute(group, "num_docs", sketch->num_docs);
+            h5::write_attribute(group, "num_tokens", sketch->num_tokens);
         }
         write_root_attributes(file, "model", provenance);
         std::string topics;
@@ -584,9 +617,9 @@ BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topic
         const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max(1, topics)));
         out.B.resize(count, topics);
         for (Index at = 0; at < count; at += panel) {
-            const Index rows = std::min(panel, count - at);
-            out.B.middleRows(at, rows) =
-                h5::read_row_block(model, "B", static_cast<hsize_t>(first + at), static_cast<hsize_t>(rows));
+            const Index n = std::min(panel, count - at);
+            out.B.middleRows(at, n) =
+                h5::read_row_block(model, "B", static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
         }
     });
     // read_model_file's checks of B (check_model_values), on values reduced over the ranks:
@@ -602,6 +635,71 @@ BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topic
         check_B_values(path, where, least, Eigen::Map<const Eigen::VectorXd>(counted.data() + 1, topics));
     });
     return out;
+}
+
+Index sketch_rank_of(const std::string& path) {
+    h5::Handle file = h5::open_file_serial(path, false);
+    if (!h5::exists(file, "sketch")) return 0;
+    h5::Handle group(h5::check(H5Gopen2(file, "sketch", H5P_DEFAULT), path, "cannot open /sketch"), H5Gclose);
+    return static_cast<Index>(h5::read_int_attribute(group, "rank"));
+}
+
+lowrank::Sketch read_sketch(const mpi::Comm& comm, const std::string& path, const distmat::RowPartition& rows) {
+    const Index N = rows.size();
+    lowrank::Sketch s;
+    std::vector<double> scalars(4, 0.0);  // rank, weight, num_docs, num_tokens
+    mpi::check_on_root(comm, "setup", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        if (!h5::exists(file, "sketch"))
+            throw InputError(path, "holds no sketch of its C: an update without the old documents needs one (fit the "
+                                   "base with --sketch-rank), or update exactly with the old documents and the new");
+        h5::Handle group(h5::check(H5Gopen2(file, "sketch", H5P_DEFAULT), path, "cannot open /sketch"), H5Gclose);
+        const std::int64_t r = h5::read_int_attribute(group, "rank");
+        const std::vector<hsize_t> dims = h5::dataset_dims(group, "vectors");
+        if (r < 1 || dims.size() != 2 || dims[0] != static_cast<hsize_t>(N) || dims[1] != static_cast<hsize_t>(r))
+            throw InputError(path, "/sketch/vectors is not N x rank (N = " + std::to_string(N) + ", rank " + std::to_string(r) + ")");
+        for (const char* name : {"diagonal", "unigram", "doc_freq"})
+            if (h5::dataset_dims(group, name) != std::vector<hsize_t>{static_cast<hsize_t>(N)})
+                throw InputError(path, std::string("/sketch/") + name + " does not have N = " + std::to_string(N) + " entries");
+        const std::vector<double> values = h5::read_doubles(group, "values");
+        if (values.size() != static_cast<std::size_t>(r)) throw InputError(path, "/sketch/values does not have rank entries");
+        s.values = Eigen::Map<const Eigen::VectorXd>(values.data(), r);
+        scalars = {static_cast<double>(r), h5::read_double_attribute(group, "weight"),
+                   static_cast<double>(h5::read_int_attribute(group, "num_docs")),
+                   static_cast<double>(h5::read_int_attribute(group, "num_tokens"))};
+        if (!s.values.allFinite()) throw InputError(path, "/sketch/values holds non-finite entries");
+        if (!(scalars[1] > 0) || !std::isfinite(scalars[1]) || scalars[2] < 1 || scalars[3] < 0)
+            throw InputError(path, "/sketch's weight or counts are not positive");
+    });
+    mpi::broadcast(comm, scalars.data(), scalars.size(), 0);
+    const auto r = static_cast<Index>(scalars[0]);
+    s.values.resize(r);
+    mpi::broadcast(comm, s.values.data(), static_cast<std::size_t>(r), 0);
+    s.weight = scalars[1];
+    s.num_docs = static_cast<std::int64_t>(scalars[2]);
+    s.num_tokens = static_cast<std::int64_t>(scalars[3]);
+    const Index first = rows.begin(comm.rank()), count = rows.rows(comm.rank());
+    mpi::run_local_phase(comm, "setup", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        h5::Handle group(h5::check(H5Gopen2(file, "sketch", H5P_DEFAULT), path, "cannot open /sketch"), H5Gclose);
+        const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max<Index>(1, r)));
+        s.vectors.resize(count, r);
+        for (Index at = 0; at < count; at += panel) {
+            const Index n = std::min(panel, count - at);
+            s.vectors.middleRows(at, n) =
+                h5::read_row_block(group, "vectors", static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
+        }
+        const std::vector<double> diagonal = h5::read_doubles(group, "diagonal"), unigram = h5::read_doubles(group, "unigram");
+        const std::vector<std::int64_t> df = h5::read_int64s(group, "doc_freq");
+        s.diagonal = Eigen::Map<const Eigen::VectorXd>(diagonal.data() + first, count);
+        s.unigram = Eigen::Map<const Eigen::VectorXd>(unigram.data() + first, count);
+        s.doc_freq.assign(df.begin() + first, df.begin() + first + count);
+        if (!s.vectors.allFinite() || !s.diagonal.allFinite() || !s.unigram.allFinite())
+            throw InputError(path, "/sketch holds non-finite entries");
+        if (std::any_of(s.doc_freq.begin(), s.doc_freq.end(), [](std::int64_t v) { return v < 0; }))
+            throw InputError(path, "/sketch/doc_freq holds a negative frequency");
+    });
+    return s;
 }
 
 }  // namespace jsmf::io

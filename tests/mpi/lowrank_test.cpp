@@ -28,6 +28,7 @@
 #include "jsmf/lowrank/factor_metrics.hpp"
 #include "jsmf/lowrank/law.hpp"
 #include "jsmf/lowrank/point_finders.hpp"
+#include "jsmf/lowrank/sketch.hpp"
 #include "jsmf/anchors/fast_anchor.hpp"
 #include "jsmf/anchors/snpa_xray.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -140,6 +141,73 @@ TEST(MatrixOperator, AppliesCsRowsAsTheFormedC) {
                                    cooc::Estimator::unbiased);
         EXPECT_LT((CX - alone.apply(X)).cwiseAbs().maxCoeff(), 1e-15 * N * (C * X).cwiseAbs().maxCoeff()) << N;
     }
+}
+
+// fit --update-mode sketch's operator: the old documents by their sketch, the new exactly.
+// With the whole spectrum (r = N, C's exact decomposition) it is the C of all the documents:
+// products, diagonal, row sums to rounding, frequencies exactly; with a decay the old C's
+// weight is γ W (checked against the formed mixture); with r < N the old part is the
+// best rank-r algebraic part: its error is the dropped eigenvalues' (Weyl), not more.
+TEST(SketchOperator, IsTheCOfOldAndNewDocuments) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 41;
+    const corpus::Shard old_docs = random_corpus(300, N, 5), new_docs = random_corpus(200, N, 6);
+    corpus::Shard both = old_docs;
+    for (Index m = 0; m < new_docs.num_docs(); ++m) both.append(new_docs.document(m));
+    const cooc::CoocOptions o;
+    const DocumentOperator old_op(world, N, deal(old_docs, world), o), new_op(world, N, deal(new_docs, world), o),
+        all_op(world, N, deal(both, world), o);
+    const double W = static_cast<double>(old_op.stats().num_docs), M = static_cast<double>(new_op.stats().num_docs);
+    ASSERT_EQ(W + M, static_cast<double>(all_op.stats().num_docs));
+    const distmat::RowPartition& rows = all_op.rows();
+    const Eigen::MatrixXd X = distmat::random_rows(0, N, 4, 9);
+    const Eigen::MatrixXd mine = distmat::local_rows(rows, world.rank(), X);
+    const auto everywhere = [&](const Eigen::MatrixXd& local) { return distmat::gather_rows(world, rows, local); };
+    const Eigen::MatrixXd C_old = dense_cooc(world, deal(old_docs, world), N, o);
+    const Eigen::MatrixXd C_new = dense_cooc(world, deal(new_docs, world), N, o);
+
+    Eigen::MatrixXd V;
+    Eigen::VectorXd values;
+    exact_top_eigenpairs(old_op, N, V, values);
+    const Sketch whole = sketch_of(old_op, V, values, W, old_op.stats().num_docs, old_op.stats().num_tokens);
+    EXPECT_EQ(whole.rank(), N);
+    EXPECT_TRUE(std::is_sorted(values.data(), values.data() + N, std::greater<>()));
+    const SketchOperator S(new_op, M, whole, 1.0);
+    const Eigen::MatrixXd want = everywhere(all_op.apply(mine));
+    EXPECT_LT((everywhere(S.apply(mine)) - want).cwiseAbs().maxCoeff(), 1e-13 * want.cwiseAbs().maxCoeff());
+    EXPECT_LT((everywhere(S.cooc_diagonal()) - everywhere(all_op.cooc_diagonal())).cwiseAbs().maxCoeff(), 1e-16);
+    EXPECT_LT((everywhere(S.row_sums()) - everywhere(all_op.row_sums())).cwiseAbs().maxCoeff(), 1e-16);
+    EXPECT_EQ(S.doc_freq(), all_op.doc_freq());
+    EXPECT_DOUBLE_EQ(S.weight(), W + M);
+
+    // A decay: (γ W C_old + M C_new) / (γ W + M), the old frequencies rounded from γ df.
+    const double gamma = 0.25;
+    const SketchOperator decayed(new_op, M, whole, gamma);
+    const Eigen::MatrixXd mixed = (gamma * W * C_old + M * C_new) / (gamma * W + M);
+    EXPECT_LT((everywhere(decayed.apply(mine)) - mixed * X).cwiseAbs().maxCoeff(), 1e-13 * (mixed * X).cwiseAbs().maxCoeff());
+    EXPECT_NEAR(decayed.old_share(), gamma * W / (gamma * W + M), 1e-15);
+    const std::vector<std::int64_t> df = decayed.doc_freq(), df_old = old_op.doc_freq(), df_new = new_op.doc_freq();
+    for (std::size_t i = 0; i < df.size(); ++i)
+        EXPECT_EQ(df[i], df_new[i] + std::llround(gamma * static_cast<double>(df_old[i])));
+
+    // r < N: the range finder's pairs (the same as the exact decomposition's to its
+    // tolerance), and the operator's error bounded by the dropped part of C_old.
+    const Index r = 12;
+    distmat::EigOptions eig = default_eig_options(5, 1);
+    Eigen::MatrixXd Vr;
+    Eigen::VectorXd vr;
+    const Compression y0 = compress_with_sketch(old_op, 5, static_cast<int>(r), eig, Vr, vr);
+    ASSERT_TRUE(y0.converged);
+    EXPECT_LT((vr - values.head(r)).cwiseAbs().maxCoeff(), 1e-9 * values(0));
+    EXPECT_EQ(y0.eigenvalues.size(), 5);
+    EXPECT_LT((y0.eigenvalues - values.head(5)).cwiseAbs().maxCoeff(), 1e-9 * values(0));
+    const Sketch cut = sketch_of(old_op, Vr, vr, W, 0, 0);
+    const SketchOperator Sr(new_op, M, cut, 1.0);
+    const Eigen::MatrixXd Xn = X.colwise().normalized();
+    const Eigen::MatrixXd error = everywhere(Sr.apply(distmat::local_rows(rows, world.rank(), Xn))) - dense_cooc(world, deal(both, world), N, o) * Xn;
+    const double dropped = std::max(std::abs(values(r)), std::abs(values(N - 1)));  // ‖C_old − V Λ Vᵀ‖₂
+    for (Index j = 0; j < Xn.cols(); ++j) EXPECT_LE(error.col(j).norm(), W / (W + M) * dropped * (1 + 1e-9));
+    EXPECT_GT(error.norm(), 0.0);  // the cut is not exact
 }
 
 // Past one block of documents on every rank (the words' pass runs block by block, each

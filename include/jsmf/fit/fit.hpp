@@ -16,6 +16,7 @@
 #include "jsmf/fit/options.hpp"
 #include "jsmf/fit/report.hpp"
 #include "jsmf/fit/stages.hpp"
+#include "jsmf/lowrank/sketch.hpp"
 #include "jsmf/io/cooc_file.hpp"
 
 namespace jsmf::fit {
@@ -36,6 +37,9 @@ struct FitResult {
     /// The compressed pipeline: its cost model (fit/cost.hpp) at this run's sizes and
     /// counts, the first K's stages; empty for the dense pipeline.
     std::vector<StageCost> costs;
+    /// The compressed pipeline with CompressedOptions::sketch_rank: the sketch of C the
+    /// model file keeps (this rank's rows); empty otherwise.
+    lowrank::Sketch sketch;
 };
 
 /// Local. OptionError unless every K of `options` (or of its hierarchy's first level)

@@ -16,6 +16,7 @@
 #include "jsmf/distmat/grid.hpp"
 #include "jsmf/fit/fit.hpp"
 #include "jsmf/fit/options.hpp"
+#include "jsmf/fit/update.hpp"
 #include "jsmf/fit/pipeline_choice.hpp"
 #include "jsmf/fit/plan.hpp"
 #include "jsmf/fit/report.hpp"
@@ -73,6 +74,8 @@ struct Job {
     std::string out;                 ///< the model file
     std::string update_from;         ///< --update: a model whose topic ids the new one keeps (fit/update.hpp)
     double match_distance = 0.5;     ///< --update: the farthest a topic moves and keeps its id
+    UpdateMode update_mode = UpdateMode::exact;  ///< --update-mode: the old documents read again, or sketched
+    bool sketch_rank_given = false;  ///< options.compressed.sketch_rank asked for (else an update keeps the base's)
     int top_words = 20;              ///< words per topic kept in /K<K>/topics
     std::optional<InferRequest> infer;
     double memory_per_rank = 0;      ///< bytes; ≤ 0: detected (the node's or its cgroup's limit shared by its ranks)

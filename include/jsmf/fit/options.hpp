@@ -3,6 +3,7 @@
 // (one place for them: the binary turns flags into these structs and nothing more).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "jsmf/core/names.hpp"
 #include "jsmf/core/types.hpp"
 #include "jsmf/distmat/eig.hpp"
+#include "jsmf/lowrank/sketch.hpp"
 #include "jsmf/model/model.hpp"
 #include "jsmf/recover/recover.hpp"
 #include "jsmf/rectify/projection.hpp"
@@ -166,6 +168,16 @@ struct CompressedOptions {
     /// span about C's top eigenvectors when C changed little (fit --update). Empty: the
     /// seeded random start. The result is the same to the solver's tolerance either way.
     Eigen::MatrixXd range_start;
+    /// The rank r >= K of the sketch of C the model file keeps (lowrank::Sketch: C's top-r
+    /// eigenpairs, its diagonal, unigram and document frequencies) for a later update
+    /// without the documents (fit --update-mode sketch). 0: none. The range finder solves
+    /// max(K, r) pairs for the first K (one solve); at r near N, C's exact decomposition.
+    int sketch_rank = 0;
+    /// fit --update-mode sketch: the old documents' sketch (from the model updated; this
+    /// rank's rows of RowPartition::balanced), added to the new documents' C with its weight
+    /// times `decay` (lowrank::SketchOperator). Null: a fit of the documents alone.
+    std::shared_ptr<const lowrank::Sketch> old_sketch;
+    double decay = 1.0;  ///< γ in (0, 1]: the old statistics' weight before the sum
 };
 
 /// Checkpoints of a fit in progress, for one K. The long stages' state is written to

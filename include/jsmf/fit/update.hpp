@@ -5,12 +5,21 @@
 #include <string>
 #include <vector>
 
+#include "jsmf/core/names.hpp"
 #include "jsmf/fit/options.hpp"
 #include "jsmf/model/matching.hpp"
 #include "jsmf/model/model.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::fit {
+
+/// How an update counts the old documents: read again (exact), or by the base's sketch of
+/// its C (lowrank::Sketch), the new documents alone read.
+enum class UpdateMode { exact, sketch };
+inline const Names<UpdateMode, 2>& names(UpdateMode) {
+    static const Names<UpdateMode, 2> table{"exact", "sketch"};
+    return table;
+}
 
 /// What a model to be updated holds that the update must share, read by rank 0 from its
 /// file (without its N × K arrays) and sent to every rank.
@@ -20,6 +29,8 @@ struct UpdateBase {
     std::vector<int> topics;            ///< the K of its models
     Entries settings;                   ///< min_tokens, min_distinct, estimator (as recorded)
     std::string history;                ///< its own updates (root attribute `updates`), if any
+    std::int64_t num_docs = 0;          ///< M: the documents its C counted
+    Index sketch_rank = 0;              ///< the rank of the sketch it keeps (0: none)
 };
 
 /// Collective on `world`. Reads the update's base; InputError (agreed) when `path` is no model file.

@@ -34,6 +34,10 @@ struct CompressedCheckpoint {
     Eigen::VectorXd eigenvalues, residuals;
     bool compress_converged = false;
     lowrank::EnnState enn;
+    /// phase enn, fit --sketch-rank: the sketch's eigenpairs (this rank's rows of V), which
+    /// the range finder solved with Y₀ (none: empty)
+    Eigen::MatrixXd sketch_vectors;
+    Eigen::VectorXd sketch_values;
 };
 inline const Names<CompressedCheckpoint::Phase, 2>& names(CompressedCheckpoint::Phase) {
     static const Names<CompressedCheckpoint::Phase, 2> table{"compress", "enn"};

@@ -13,6 +13,7 @@
 #include "jsmf/eval/truth.hpp"
 #include "jsmf/io/cooc_file.hpp"
 #include "jsmf/io/provenance.hpp"
+#include "jsmf/lowrank/sketch.hpp"
 #include "jsmf/mpi/comm.hpp"
 
 namespace jsmf::io {
@@ -63,14 +64,30 @@ struct CorpusDocuments {
 ///   /corpus/         (fit --prepared) doc_ids: D strings, the corpus's document ids in
 ///                    docID order; labels: D int64 (1-based, into label_names) and
 ///                    label_names: L strings, when the corpus has labels
+///   /sketch/         (fit --sketch-rank r) C's sketch for an update without its documents
+///                    (lowrank::Sketch): vectors N × r, values r (descending), diagonal N,
+///                    unigram N, doc_freq N int64; attrs rank, weight (the documents C
+///                    averages over, decayed), num_docs, num_tokens (all counted)
 /// Collective on `comm`: rank 0 writes "<path>.partial" and renames it when complete (the
-/// arrays kept by rows, a compressed fit's Y, E′, B, B̆, unigram and hierarchy levels'
-/// B_words, first written into it by every rank collectively);
-/// on failure nothing is left and every rank throws StageFailed.
+/// arrays kept by rows, a compressed fit's Y, E′, B, B̆, unigram, hierarchy levels'
+/// B_words and the sketch's vectors, first written into it by every rank collectively);
+/// on failure nothing is left and every rank throws StageFailed. `sketch`: every rank's
+/// rows (of a balanced partition), or null / empty on every rank.
 void write_model_file(const mpi::Comm& comm, const std::string& path, const CoocFileInfo& info,
                       const std::vector<model::Model>& models, const Provenance& provenance, const StageTimes& times,
                       int top_words, const CorpusDocuments* documents = nullptr,
-                      const std::vector<model::HierarchyLevel>* hierarchy = nullptr);
+                      const std::vector<model::HierarchyLevel>* hierarchy = nullptr,
+                      const lowrank::Sketch* sketch = nullptr);
+
+/// Local. The rank of the sketch a model file keeps (0: none); InputError when it is not a
+/// jsmf file.
+Index sketch_rank_of(const std::string& path);
+
+/// Collective on `comm`. The sketch a model file keeps, this rank's rows of `rows` (V read
+/// in panels of about 8 MiB): InputError (agreed) naming the file when it holds none
+/// ("fit it with --sketch-rank"), when its shapes disagree with rows.size() words, or when
+/// a value is not finite, a weight not positive or a frequency negative.
+lowrank::Sketch read_sketch(const mpi::Comm& comm, const std::string& path, const distmat::RowPartition& rows);
 
 /// Collective on `comm`. Rewrites the evaluation of `models` (their metrics,
 /// projection and truth groups, replacing any there) in a copy of the model file `in`,

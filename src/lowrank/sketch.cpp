@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+#include "jsmf/lowrank/sketch.hpp"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/distmat/rows.hpp"
+#include "jsmf/lowrank/enn.hpp"
+
+namespace jsmf::lowrank {
+
+Sketch sketch_of(const CoocOperator& C, const Eigen::MatrixXd& V, const Eigen::VectorXd& values, double weight,
+                 std::int64_t num_docs, std::int64_t num_tokens) {
+    JSMF_REQUIRE(V.rows() == C.rows().rows(C.comm().rank()) && V.cols() == values.size(),
+                 "sketch_of: V's shape disagrees with the rows and the eigenvalues");
+    Sketch s;
+    s.vectors = V;
+    s.values = values;
+    s.diagonal = C.cooc_diagonal();
+    s.unigram = C.row_sums();
+    s.doc_freq = C.doc_freq();
+    s.weight = weight;
+    s.num_docs = num_docs;
+    s.num_tokens = num_tokens;
+    return s;
+}
+
+void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Eigen::VectorXd& values) {
+    const Index N = C.num_words(), mine = C.rows().rows(C.comm().rank()), begin = C.rows().begin(C.comm().rank());
+    JSMF_REQUIRE(r >= 1 && r <= N, "exact_top_eigenpairs: need 1 <= r <= N");
+    // C's rows: C times the identity's columns, a panel at a time (each rank its rows of I).
+    Eigen::MatrixXd rows_of_C(mine, N);
+    constexpr Index kPanel = 256;
+    for (Index first = 0; first < N; first += kPanel) {
+        const Index width = std::min(kPanel, N - first);
+        Eigen::MatrixXd I = Eigen::MatrixXd::Zero(mine, width);
+        for (Index j = 0; j < width; ++j)
+            if (first + j >= begin && first + j < begin + mine) I(first + j - begin, j) = 1.0;
+        rows_of_C.middleCols(first, width) = C.apply(I);
+    }
+    Eigen::MatrixXd all = distmat::gather_rows(C.comm(), C.rows(), rows_of_C);
+    all = 0.5 * (all + all.transpose()).eval();  // symmetric to the last bit: the solver reads one triangle
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(all);
+    JSMF_REQUIRE(solver.info() == Eigen::Success, "exact_top_eigenpairs: the dense eigensolver failed");
+    // Ascending: the top r are the last r, in descending order.
+    values.resize(r);
+    Eigen::MatrixXd top(N, r);
+    for (Index k = 0; k < r; ++k) {
+        values(k) = solver.eigenvalues()(N - 1 - k);
+        top.col(k) = solver.eigenvectors().col(N - 1 - k);
+        if (top.col(k).sum() < 0) top.col(k) *= -1;  // fix_signs' convention, on the whole column
+    }
+    V = top.middleRows(begin, mine);
+}
+
+SketchOperator::SketchOperator(const CoocOperator& fresh, double fresh_docs, const Sketch& old, double decay)
+    : fresh_(&fresh), old_(&old), decay_(decay), old_weight_(decay * old.weight), fresh_weight_(fresh_docs) {
+    const Index mine = fresh.rows().rows(fresh.comm().rank());
+    JSMF_REQUIRE(old.vectors.rows() == mine && old.vectors.cols() == old.values.size() && old.diagonal.size() == mine &&
+                     old.unigram.size() == mine && static_cast<Index>(old.doc_freq.size()) == mine,
+                 "SketchOperator: the sketch's rows disagree with the new documents' operator");
+    JSMF_REQUIRE(decay > 0 && decay <= 1, "SketchOperator: the decay must lie in (0, 1]");
+    JSMF_REQUIRE(old.weight > 0 && fresh_docs >= 0, "SketchOperator: the weights must be positive");
+}
+
+Eigen::MatrixXd SketchOperator::apply(const Eigen::MatrixXd& X) const {
+    count_product(X.cols());
+    const double total = weight();
+    Eigen::MatrixXd out = fresh_->apply(X);
+    out *= fresh_weight_ / total;
+    // Vᵀ X, summed over the ranks' rows (r × p), scaled by Λ and the old share.
+    Eigen::MatrixXd projected(old_->vectors.cols(), X.cols());
+    projected.noalias() = old_->vectors.transpose() * X;
+    distmat::sum_on_all_ranks(comm(), projected.data(), static_cast<std::size_t>(projected.size()));
+    projected = (old_->values * (old_weight_ / total)).asDiagonal() * projected;
+    out.noalias() += old_->vectors * projected;
+    return out;
+}
+
+Eigen::VectorXd SketchOperator::cooc_diagonal() const {
+    return (fresh_weight_ * fresh_->cooc_diagonal() + old_weight_ * old_->diagonal) / weight();
+}
+
+Eigen::VectorXd SketchOperator::row_sums() const {
+    return (fresh_weight_ * fresh_->row_sums() + old_weight_ * old_->unigram) / weight();
+}
+
+std::vector<std::int64_t> SketchOperator::doc_freq() const {
+    std::vector<std::int64_t> df = fresh_->doc_freq();
+    for (std::size_t i = 0; i < df.size(); ++i)
+        df[i] += decay_ == 1.0 ? old_->doc_freq[i]
+                               : static_cast<std::int64_t>(std::llround(decay_ * static_cast<double>(old_->doc_freq[i])));
+    return df;
+}
+
+}  // namespace jsmf::lowrank
