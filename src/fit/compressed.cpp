@@ -747,6 +747,7 @@ void fit_with_sketch(const lowrank::CoocOperator& C, const std::vector<std::int6
     cooc::CoocStats& stats = result.info.stats;
     const CompressedOptions& o = options.compressed;
     if (!o.old_sketch) {
+        mpi::run_local_phase(C.comm(), "setup", [&] { check_documents(options, stats.num_docs); });
         const SketchTotals totals{static_cast<double>(stats.num_docs), stats.num_docs, stats.num_tokens};
         fit_on_operator(C, doc_freq, source, shape, base_bytes, counting, block_size, options, totals, report, result);
         return;

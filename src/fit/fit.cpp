@@ -56,6 +56,14 @@ std::vector<model::Model> fit_k(distmat::DistMatrix& work, int K, const RectifyO
     return out;
 }
 
+void check_documents(const FitOptions& options, std::int64_t counted) {
+    if (counted < options.min_documents)
+        throw InputError(render_options(fmt::format(
+            "the documents given count M = {}, fewer than the {} of the model updated: an exact update reads the old "
+            "documents again with the new ({{corpus}} OLD… NEW…); without them, {{update_mode}} sketch",
+            counted, options.min_documents)));
+}
+
 void check(const FitOptions& options, Index num_words) {
     check(options);
     const std::vector<int>& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;

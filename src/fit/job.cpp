@@ -494,7 +494,10 @@ FitResult fit_dense(Job& job, const std::shared_ptr<const distmat::Grid>& grid, 
     distmat::DistMatrix C = load_cooc(job.corpus, cooc_file, grid, times, info, report);
     const Index N = C.rows();
     take_anchor_words(world, job, info.vocab);
-    mpi::run_local_phase(world, "setup", [&] { check(options, N); });
+    mpi::run_local_phase(world, "setup", [&] {
+        check(options, N);
+        check_documents(options, info.stats.num_docs);
+    });
     if (!info.rectification.empty() && options.rectify.method != Rectifier::none)
         say(report, Level::warning,
             fmt::format("fit: {} holds an already rectified C ({}); it is rectified again", cooc_file,
@@ -683,6 +686,7 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         // An exact update reads the old documents again: fewer documents than the base's
         // means they are missing (the result would be a model of the new ones alone).
         if (job.update_mode == UpdateMode::exact) {
+            job.options.min_documents = base->num_docs;  // and once counted (a header's D may overstate)
             mpi::run_local_phase(world, "setup", [&] {
                 if (declared < base->num_docs)
                     throw InputError(base->path, render_options(fmt::format(

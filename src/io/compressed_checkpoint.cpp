@@ -267,7 +267,7 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
                    static_cast<double>(h5::read_int_attribute(group, "compress_converged")),
                    static_cast<double>(h5::read_int_attribute(group, "iterations_done")),
                    h5::read_double_attribute(group, "enn_lower_bound"),
-                   0.0};
+                   0.0, 0.0};
         const std::vector<double> ev = h5::read_doubles(group, "eigenvalues"), res = h5::read_doubles(group, "residuals");
         if (ev.size() != res.size()) throw InputError(path, "the checkpoint's eigenvalues and residuals differ in length");
         c.eigenvalues = Eigen::Map<const Eigen::VectorXd>(ev.data(), static_cast<Index>(ev.size()));

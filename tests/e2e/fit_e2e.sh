@@ -242,4 +242,123 @@ want=1 expect_error 2 "--update works with one --topics value" "${corpus[@]}" --
 want=1 expect_error 2 "--match-distance is read only" "${corpus[@]}" --match-distance 0.3
 want=1 expect_error 2 "--precision single applies to AP only" "${corpus[@]}" --topics 5 --rectify dr --precision single
 
+
+# fit --update-mode sketch: the corpus in thirds, in document order. The base fit of the first
+# third keeps a sketch of its C; each update reads one new third alone.
+awk -v dir="$work" 'NR <= 3 { head[NR] = $0; next }
+  { t = ($1 <= 2667) ? 1 : ($1 <= 5334) ? 2 : 3; rows[t] = rows[t] $0 "\n"; n[t]++ }
+  END { for (t in rows) printf "%s\n%s\n%d\n%s", head[1], head[2], n[t], rows[t] > (dir "/third" t ".txt") }' "$work/docword.f.txt"
+third() { echo --corpus "$work/third$1.txt" --vocab "$work/vocab.f.txt"; }
+expect_refusal() {  # np fragment args...: one message, exit $want (2: bad input; 1: a usage error), nothing written
+  local np=$1 fragment=$2; shift 2
+  rm -f "$work/bad.h5"
+  run_quiet "$np" fit "$@" --out "$work/bad.h5" >/dev/null 2>"$work/err"
+  local rc=$? messages
+  messages=$(grep -c '^jsmf: error:' "$work/err")
+  if [[ $rc -eq ${want:-2} && $messages -eq 1 && ! -e $work/bad.h5 && ! -e $work/bad.h5.partial ]] && grep -qF -- "$fragment" "$work/err"; then
+    ok "np=$np '$fragment'"
+  else
+    fail "np=$np expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
+  fi
+}
+# (a) With the whole spectrum (--sketch-rank 300 = N: C's exact decomposition) and exact
+# solves (--enn-iterations 20), the update is the fresh fit of the first two thirds: the
+# same anchors, B and A within 1e-7 of their largest entry (measured 1e-11), at 1, 3 and 4
+# ranks; the file says so and keeps a sketch of all the documents for the next update.
+run_quiet 2 fit $(third 1) --topics 5 --enn-iterations 20 --sketch-rank 300 --out "$work/s1_full.h5" >/dev/null 2>"$work/err" ||
+  fail "sketch base: $(tail -2 "$work/err")"
+run_quiet 2 fit --corpus "$work/third1.txt" "$work/third2.txt" --vocab "$work/vocab.f.txt" --topics 5 --enn-iterations 20 \
+  --pipeline compressed --out "$work/fresh12.h5" >/dev/null 2>"$work/err" || fail "fresh fit of two thirds: $(tail -2 "$work/err")"
+for np in 1 3 4; do
+  if run_quiet "$np" fit $(third 2) --update "$work/s1_full.h5" --update-mode sketch --enn-iterations 20 \
+       --out "$work/s12_full_$np.h5" >/dev/null 2>"$work/err"; then
+    /usr/bin/python3 - "$work/fresh12.h5" "$work/s12_full_$np.h5" <<'PY' && ok "np=$np: a sketch update with r = N is the fresh fit" || fail "np=$np: sketch update r = N"
+import sys, h5py, numpy as np
+fresh, upd = (h5py.File(p, "r") for p in sys.argv[1:])
+text = lambda f, a: f.attrs[a].decode() if isinstance(f.attrs[a], bytes) else f.attrs[a]
+# the update renumbers the topics to the base's ids: compare after undoing that by anchors
+fa, ua = fresh["K5/model/anchors"][:], upd["K5/model/anchors"][:]
+assert sorted(fa) == sorted(ua), (fa, ua)
+order = [list(ua).index(a) for a in fa]
+for name in ("B", "A"):
+    F, U = fresh[f"K5/model/{name}"][:], upd[f"K5/model/{name}"][:]
+    U = U[:, order] if name == "B" else U[np.ix_(order, order)]
+    err = np.abs(F - U).max() / np.abs(F).max()
+    assert err < 1e-7, (name, err)
+assert text(upd, "update_mode") == "sketch" and "sketch (the" in text(upd, "updates"), text(upd, "updates")
+s = upd["sketch"]
+assert s.attrs["rank"] == 300 and s.attrs["num_docs"] == fresh["stats"].attrs["num_docs"], dict(s.attrs)
+assert upd["stats"].attrs["num_docs"] == fresh["stats"].attrs["num_docs"]
+assert s["vectors"].shape == (300, 300) and s["values"].shape == (300,)
+assert (upd["stats/doc_freq"][:] == fresh["stats/doc_freq"][:]).all() and (s["doc_freq"][:] == fresh["stats/doc_freq"][:]).all()
+assert np.abs(upd["stats/unigram"][:] - fresh["stats/unigram"][:]).max() < 1e-15
+PY
+  else
+    fail "np=$np sketch update: $(tail -2 "$work/err")"
+  fi
+done
+# (b) A sketch of rank 2K = 10 of 300, in the default (settled) fit, through two updates: every
+# topic keeps its id, the history lists both, the sketch counts all the documents, and the
+# model is as near the planted truth as the fresh fit of all of them (B's L1 per topic,
+# matched: within 10 % of the fresh fit's error), nearer than the first third's.
+if run_quiet 2 fit $(third 1) --topics 5 --sketch-rank 10 --out "$work/s1.h5" >/dev/null 2>"$work/err" &&
+   run_quiet 3 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --out "$work/s2.h5" >/dev/null 2>>"$work/err" &&
+   run_quiet 2 fit $(third 3) --update "$work/s2.h5" --update-mode sketch --out "$work/s3.h5" >/dev/null 2>>"$work/err" &&
+   run_quiet 2 fit "${corpus[@]}" --topics 5 --pipeline compressed --out "$work/fresh123.h5" >/dev/null 2>>"$work/err"; then
+  /usr/bin/python3 - "$truth" "$work/s1.h5" "$work/s3.h5" "$work/fresh123.h5" <<'PY' && ok "two sketch updates of rank 2K: the fresh fit's quality, ids kept" || fail "sketch updates of rank 2K"
+import sys, h5py, numpy as np
+from scipy.optimize import linear_sum_assignment
+truth = h5py.File(sys.argv[1], "r")["model/B"][:]
+def error(path):
+    B = h5py.File(path, "r")["K5/model/B"][:]
+    cost = np.abs(B[:, :, None] - truth[:, None, :]).sum(0)
+    r, c = linear_sum_assignment(cost)
+    return cost[r, c].mean()
+first, sketch, fresh = (error(p) for p in sys.argv[2:])
+print(f"B's L1 to the truth: first third {first:.4f}, two sketch updates {sketch:.4f}, fresh fit {fresh:.4f}")
+assert sketch <= 1.1 * fresh and sketch < 0.9 * first, (first, sketch, fresh)
+s3 = h5py.File(sys.argv[3], "r")
+text = lambda a: s3.attrs[a].decode() if isinstance(s3.attrs[a], bytes) else s3.attrs[a]
+assert text("update_old_topics") == "0,1,2,3,4", text("update_old_topics")
+assert text("updates").count("sketch (the") == 2, text("updates")
+assert s3["sketch"].attrs["rank"] == 10 and s3["sketch"].attrs["num_docs"] == 8000, dict(s3["sketch"].attrs)
+assert abs(s3["sketch"].attrs["weight"] - 8000) < 1e-9
+PY
+else
+  fail "sketch updates: $(tail -2 "$work/err")"
+fi
+# (c) --decay 0.5: the old documents weigh half before the sum (the new sketch's weight), the
+# file records the decay; a checkpointed sketch update resumed from its last checkpoint (ENN's
+# state, the sketch's eigenpairs kept in it) writes the same model and sketch.
+if run_quiet 2 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 0.5 --enn-iterations 15 \
+     --checkpoint "$work/ck.h5" --checkpoint-seconds 0 --out "$work/s2d.h5" >/dev/null 2>"$work/err" &&
+   run_quiet 3 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 0.5 --enn-iterations 15 \
+     --resume "$work/ck.h5" --out "$work/s2d_resumed.h5" >/dev/null 2>>"$work/err"; then
+  /usr/bin/python3 - "$work/s1.h5" "$work/s2d.h5" "$work/s2d_resumed.h5" <<'PY' && ok "--decay 0.5 weighs the old documents by half; a resumed sketch update is the same" || fail "decay / resume"
+import sys, h5py, numpy as np
+base, upd, resumed = (h5py.File(p, "r") for p in sys.argv[1:])
+M_new = upd["sketch"].attrs["num_docs"] - base["sketch"].attrs["num_docs"]
+assert abs(upd["sketch"].attrs["weight"] - (0.5 * base["sketch"].attrs["weight"] + M_new)) < 1e-9, dict(upd["sketch"].attrs)
+text = lambda f, a: f.attrs[a].decode() if isinstance(f.attrs[a], bytes) else f.attrs[a]
+assert text(upd, "update_decay") == "0.5" and "decay 0.5" in text(upd, "updates"), text(upd, "updates")
+for name in ("K5/model/B", "K5/model/A", "sketch/values", "sketch/vectors", "sketch/unigram"):
+    a, b = upd[name][:], resumed[name][:]
+    assert np.abs(a - b).max() <= 1e-9 * np.abs(a).max(), (name, np.abs(a - b).max())
+PY
+else
+  fail "sketch update with --decay and a checkpoint: $(tail -2 "$work/err")"
+fi
+# (d) Refused, each with one message, exit 2, nothing written.
+expect_refusal 2 "holds no sketch of its C" $(third 2) --update "$work/m1.h5" --update-mode sketch
+# (an exact update of fewer documents than the base counted: the thirds' headers keep D =
+# 8,000, so the count after reading says it, on both pipelines)
+expect_refusal 2 "fewer than the 5334 of the model updated" $(third 3) --update "$work/s2.h5" --pipeline compressed
+expect_refusal 3 "fewer than the 5334 of the model updated" $(third 3) --update "$work/s2.h5" --pipeline dense
+want=1 expect_refusal 2 "--decay is read only with --update-mode sketch" $(third 2) --update "$work/s1.h5" --decay 0.5
+want=1 expect_refusal 2 "--decay must lie in (0, 1]" $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 1.5
+want=1 expect_refusal 2 "runs on --pipeline compressed" $(third 2) --update "$work/s1.h5" --update-mode sketch --pipeline dense
+want=1 expect_refusal 2 "--sketch-rank must be at least K = 5" $(third 1) --topics 5 --sketch-rank 3
+want=1 expect_refusal 2 "--sketch-rank must be at most N = 300" $(third 1) --topics 5 --sketch-rank 301 --pipeline compressed
+want=1 expect_refusal 2 "tf-idf's C is not such a sum" $(third 2) --update "$work/s1.h5" --update-mode sketch --estimator tfidf
+
 finish

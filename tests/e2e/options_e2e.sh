@@ -22,6 +22,13 @@ for attempt in 1 2; do
   sleep 1
 done
 [[ -f $work/base.h5 ]] || fail "the base model for --update"
+# And one that keeps a sketch of its C, for --update-mode sketch.
+for attempt in 1 2; do
+  "$jsmf" -q fit --corpus "$work/docword.o.txt" --vocab "$work/vocab.o.txt" --topics 5 --no-metrics \
+    --pipeline compressed --sketch-rank 10 --out "$work/base_sketch.h5" >/dev/null 2>&1 && break
+  sleep 1
+done
+[[ -f $work/base_sketch.h5 ]] || fail "the base model with a sketch"
 
 general=(alpha anchor-words checkpoint cooc corpus dry-run estimator help hierarchy infer labels memory-per-rank method plan-ranks min-distinct
          min-tokens name no-metrics out pipeline prepared progress-seconds recover-a relaxation precision resume
@@ -64,9 +71,10 @@ scoped=(
   "checkpoint-seconds|5||--checkpoint $work/ck.h5"
   "text-format|lines||"  # read with --text, which a dry run does not take
   "match-distance|0.3||--update $work/base.h5"
+  "update-mode|exact||--update $work/base.h5"
 )
 dense=(rectify exchange buffer-mb block-size grid)
-compressed=(enn-iterations checked-rows product-buffer-mb)
+compressed=(enn-iterations checked-rows product-buffer-mb sketch-rank decay)
 
 # Every option of the help is classified.
 listed=" ${general[*]} ${dense[*]} ${compressed[*]} "
@@ -133,7 +141,12 @@ check "--method anchorfree-pds accepted on the compressed pipeline" 0 method --p
   --pds-mu 0.001
 check "--lp-max-sweeps refused on the compressed pipeline without --method anchorfree-lp" 1 lp-max-sweeps \
   --pipeline compressed --lp-max-sweeps 3
-for pair in enn-iterations=5 checked-rows=100 product-buffer-mb=64; do
+check "--decay refused without --update-mode sketch" 1 decay --pipeline compressed --update "$work/base_sketch.h5" --decay 0.5
+check "--decay accepted with --update-mode sketch" 0 decay --pipeline compressed --update "$work/base_sketch.h5" \
+  --update-mode sketch --decay 0.5
+check "--update-mode sketch accepted from a base with a sketch" 0 update-mode --update "$work/base_sketch.h5" --update-mode sketch
+check "--sketch-rank accepted on the compressed pipeline" 0 sketch-rank --pipeline compressed --sketch-rank 20
+for pair in enn-iterations=5 checked-rows=100 product-buffer-mb=64 sketch-rank=10 decay=0.5; do
   option=${pair%%=*}
   check "--$option refused on the dense pipeline" 1 "$option" --pipeline dense --"$option" "${pair#*=}"
 done

@@ -42,6 +42,10 @@ struct FitResult {
     lowrank::Sketch sketch;
 };
 
+/// Local. InputError when C counts fewer documents than options.min_documents (an exact
+/// update without its old documents).
+void check_documents(const FitOptions& options, std::int64_t counted);
+
 /// Local. OptionError unless every K of `options` (or of its hierarchy's first level)
 /// satisfies 2 <= K < N = num_words, besides check(options).
 void check(const FitOptions& options, Index num_words);

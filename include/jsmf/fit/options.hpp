@@ -210,6 +210,9 @@ struct FitOptions {
     std::string labels;
     Pipeline pipeline = Pipeline::automatic;
     CompressedOptions compressed;
+    /// An exact update (fit --update): C must count at least this many documents, the
+    /// base's M (the old documents read again with the new); 0: no bound.
+    std::int64_t min_documents = 0;
     CheckpointOptions checkpoint;
 };
 /// Local. OptionError for bad topic lists, hierarchies and combinations (K against N is
