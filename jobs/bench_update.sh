@@ -72,8 +72,8 @@ for m in fresh exact sketch; do
   mpirun -np "$ranks" "$jsmf" -q eval "$work/$m$batches.h5" --corpus $all --out "$work/$m.eval.h5" >/dev/null 2>"$work/eval.log" ||
     { echo "eval $m FAILED: $(tail -2 "$work/eval.log")"; continue; }
   read -r coherence specificity < <(/usr/bin/python3 -c "
-import h5py, sys; a = h5py.File(sys.argv[1], 'r')[f'K{sys.argv[2]}/metrics'].attrs
-print(float(a['coherence']), float(a['specificity']))" "$work/$m.eval.h5" "$K")
+import h5py, sys, numpy as np; a = h5py.File(sys.argv[1], 'r')[f'K{sys.argv[2]}/metrics'].attrs
+print(float(np.ravel(a['coherence'])[0]), float(np.ravel(a['specificity'])[0]))" "$work/$m.eval.h5" "$K")
   versus=-
   [[ $m != fresh ]] && versus=$(compare_models "$work/fresh$batches.h5" "$work/$m$batches.h5" "$K")
   printf "%-8s %11.3f %11.4f %14s\n" "$m" "$coherence" "$specificity" "$versus"

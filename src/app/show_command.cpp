@@ -210,6 +210,9 @@ int run_show(const ShowCommand& c, const mpi::Comm& world) {
         for (const auto& [name, value] : file.options)
             if (name == "update_old_topics")
                 std::printf("  topic ids kept from the update's base (0-based old id per topic, -1: new): %s\n", value.c_str());
+        if (const Index r = io::sketch_rank_of(c.file); r > 0)
+            std::printf("  a sketch of C for fit --update-mode sketch: rank %lld of N = %zu\n", static_cast<long long>(r),
+                        file.vocab.size());
         for (const auto& m : file.models) print_model(m, file, c);
         if (!file.hierarchy.empty()) print_hierarchy(file, c);
         std::fflush(stdout);

@@ -164,12 +164,6 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
         }
         return y0;
     }
-    // The sketch's pairs from the same solve, unless its block would be all of C: then C's
-    // exact decomposition after the range finder's K.
-    const Index N = C.num_words();
-    const int solved_r = sketch && distmat::eig_block_columns(o.sketch_rank) < N ? o.sketch_rank : 0;
-    Eigen::MatrixXd V;
-    Eigen::VectorXd values;
     const io::CompressedCheckpoint* saved = progress.range_finder();
     distmat::EigOptions compress_eig = eig;  // a long solve at scale: say how it goes
     if (o.stop_when_settled) compress_eig.tolerance = std::max(eig.tolerance, o.range_tolerance);
@@ -197,32 +191,44 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
         }
         progress.agreed().stop_if_requested(fmt::format("in the range finder after {} rounds", round.round));
     };
+    // A sketch update starts from the old documents' top eigenvectors (the sketch's V, the
+    // best start there is: C changed by the new documents' share); an exact update from the
+    // base's topics.
+    const Eigen::MatrixXd& range_start = o.old_sketch ? o.old_sketch->vectors : o.range_start;
     if (saved) {
         compress_eig.first_round = saved->round;
         compress_eig.lower_bound = saved->lower_bound;
-        y0 = lowrank::compress_with_sketch(C, K, solved_r, compress_eig, V, values, &saved->block, &saved->product);
+        y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
         y0.products += saved->products;
         y0.seconds += saved->seconds;
-    } else if (o.range_start.size() > 0) {  // an earlier model's topics (every rank has rows, or none has)
-        const Index block = distmat::eig_block_columns(std::max(K, solved_r));
-        const Eigen::MatrixXd start = o.range_start.leftCols(std::min<Index>(block, o.range_start.cols()));
-        y0 = lowrank::compress_with_sketch(C, K, solved_r, compress_eig, V, values, &start);
+    } else if (range_start.size() > 0) {  // an earlier model's (every rank has rows, or none has)
+        const Index block = distmat::eig_block_columns(K);
+        const Eigen::MatrixXd start = range_start.leftCols(std::min<Index>(block, range_start.cols()));
+        y0 = lowrank::compress(C, K, compress_eig, &start);
     } else {
-        y0 = lowrank::compress_with_sketch(C, K, solved_r, compress_eig, V, values);
+        y0 = lowrank::compress(C, K, compress_eig);
     }
-    if (sketch && solved_r == 0) {
-        Stopwatch exact;
-        lowrank::exact_top_eigenpairs(C, o.sketch_rank, V, values);
+    if (sketch) {  // C's top r pairs for the file, to the sketch's own tolerance, from Y₀ (or the old sketch)
+        Stopwatch clock;
+        const Index before = C.products(), columns_before = C.column_products();
+        const Eigen::MatrixXd& start = o.old_sketch ? o.old_sketch->vectors : y0.Y;
+        lowrank::sketch_eigenpairs(C, o.sketch_rank, lowrank::kSketchTolerance, o.seed, &start, sketch->V, sketch->values);
         say(report, Level::info,
-            fmt::format("compress: the sketch's {} eigenpairs of C's {} from C's exact decomposition (a block "
-                        "solver's block would be all of C) in {:.2f} s",
-                        o.sketch_rank, N, exact.seconds()));
-    }
-    if (sketch) {
-        sketch->V = std::move(V);
-        sketch->values = std::move(values);
+            fmt::format("compress: the sketch's top {} eigenpairs of C ({}) in {:.2f} s, {} products",
+                        o.sketch_rank,
+                        distmat::eig_block_columns(o.sketch_rank) >= C.num_words()
+                            ? std::string("C's exact decomposition: a block solver's block would be all of C")
+                            : fmt::format("to {:.0e} of λ₁", lowrank::kSketchTolerance),
+                        clock.seconds(), C.products() - before));
+        sketch->seconds = clock.seconds();
+        sketch->columns = C.column_products() - columns_before;
     }
     return y0;
+}
+
+/// Whether ENN starts warm (a sketch update in the settled mode, its base's factor of this K).
+bool warm_enn(const CompressedOptions& o, int K) {
+    return o.stop_when_settled && o.old_sketch && o.old_factor.cols() == K && o.old_sketch->rank() >= K;
 }
 
 /// LAW's settings, the same for the stopping rule's looks and the final model.
@@ -303,6 +309,8 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     law_options.solver = recover::Solver::active_set;
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
+        // From a warm start (a sketch update's) the model starts settled: look more often.
+        if (warm_enn(o, K)) enn.stop->look_every = lowrank::kWarmLookEvery;
         enn.look = [&](const Eigen::MatrixXd& Y) {
             Stopwatch clock;
             const lowrank::EnnLook seen =
@@ -514,9 +522,25 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
     progress.resume_from(options.checkpoint.resume, o.iterations, report);
 
     const Index columns_before = C.column_products();
-    const lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report, sketch);
+    lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report, sketch);
+    // A sketch update's ENN starts from the base's rectified factor, moved by the change in
+    // C's top K (from an ENN checkpoint, ENN's own state instead), in the settled mode: a
+    // fixed count (--enn-iterations) runs the authors' ENN from Y₀, so that with r = N the
+    // update is the fresh fit to rounding.
+    const bool warm = warm_enn(o, K);
+    if (warm && !progress.enn()) {
+        Stopwatch clock;
+        y0.Y = lowrank::warm_enn_start(world, C.rows(), o.old_factor, y0.Y, *o.old_sketch, o.seed);
+        say(report, Level::info,
+            fmt::format("enn: starts from the base's rectified factor moved by the change of C's top {} ({:.2f} s)", K,
+                        clock.seconds()));
+    }
     m.times.add("compress", y0.seconds);
     counts.range_columns = static_cast<double>(C.column_products() - columns_before);
+    if (sketch && !progress.enn()) {  // (from an ENN checkpoint, solved before the resume)
+        m.times.add("sketch", sketch->seconds);
+        counts.range_columns -= static_cast<double>(sketch->columns);
+    }
     // C's row sums (a one-column product, made before the buffers go): the looks' masses,
     // AnchorFree's unigram without rectification, and which words may be anchors or
     // representatives: those with a positive row of C, as the dense pipeline's p > 0 (under

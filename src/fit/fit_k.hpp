@@ -56,6 +56,8 @@ using SourceSettings = std::vector<std::pair<std::string, std::string>>;
 struct SketchPairs {
     Eigen::MatrixXd V;
     Eigen::VectorXd values;
+    double seconds = 0;   ///< the sketch's solve
+    Index columns = 0;    ///< its column-products (not the range finder's)
 };
 
 /// Collective on C.comm(). One K on the compressed pipeline (Lee et al. 2021): Y₀ from C's

@@ -700,6 +700,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         if (job.update_mode == UpdateMode::sketch) {
             const auto rows = distmat::RowPartition::balanced(static_cast<Index>(vocab.size()), world.size());
             job.options.compressed.old_sketch = std::make_shared<const lowrank::Sketch>(io::read_sketch(world, base->path, rows));
+            // ENN from the base's rectified factor, when the base has one of the new K.
+            const int K = job.options.topics.front();
+            if (std::find(base->topics.begin(), base->topics.end(), K) != base->topics.end())
+                job.options.compressed.old_factor = io::read_factor_by_rows(world, base->path, K, rows);
             if (job.options.pipeline == Pipeline::automatic) {
                 job.options.pipeline = Pipeline::compressed;
                 say(report, Level::info, render_options("fit: the compressed pipeline: {update_mode} sketch runs on it"));

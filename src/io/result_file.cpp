@@ -637,6 +637,35 @@ BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topic
     return out;
 }
 
+Eigen::MatrixXd read_factor_by_rows(const mpi::Comm& comm, const std::string& path, int topics,
+                                    const distmat::RowPartition& rows) {
+    const std::string where = "/" + group_name(topics) + "/compressed";
+    std::int64_t present = 0;
+    mpi::check_on_root(comm, "setup", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        present = h5::exists(file, (where + "/Y").c_str()) ? 1 : 0;
+    });
+    mpi::broadcast(comm, present, 0);
+    if (present == 0) return {};
+    Eigen::MatrixXd Y;
+    mpi::run_local_phase(comm, "setup", [&] {
+        h5::Handle file = h5::open_file_serial(path, false);
+        h5::Handle group(h5::check(H5Gopen2(file, where.c_str(), H5P_DEFAULT), path, "no group " + where), H5Gclose);
+        const std::vector<hsize_t> dims = h5::dataset_dims(group, "Y");
+        if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(rows.size()) || dims[1] != static_cast<hsize_t>(topics))
+            throw InputError(path, where + "/Y: shapes disagree with K and the vocabulary");
+        const Index first = rows.begin(comm.rank()), count = rows.rows(comm.rank());
+        const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max(1, topics)));
+        Y.resize(count, topics);
+        for (Index at = 0; at < count; at += panel) {
+            const Index n = std::min(panel, count - at);
+            Y.middleRows(at, n) = h5::read_row_block(group, "Y", static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
+        }
+        if (!Y.allFinite()) throw InputError(path, where + "/Y holds non-finite entries");
+    });
+    return Y;
+}
+
 Index sketch_rank_of(const std::string& path) {
     h5::Handle file = h5::open_file_serial(path, false);
     if (!h5::exists(file, "sketch")) return 0;

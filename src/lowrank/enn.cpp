@@ -50,32 +50,19 @@ Eigen::MatrixXd psd_factor(const mpi::Comm& comm, Eigen::MatrixXd V, const Eigen
 
 Compression compress(const CoocOperator& C, int K, const distmat::EigOptions& options,
                      const Eigen::MatrixXd* warm_block, const Eigen::MatrixXd* warm_product) {
-    Eigen::MatrixXd V;
-    Eigen::VectorXd values;
-    return compress_with_sketch(C, K, 0, options, V, values, warm_block, warm_product);
-}
-
-Compression compress_with_sketch(const CoocOperator& C, int K, int r, const distmat::EigOptions& options,
-                                 Eigen::MatrixXd& V, Eigen::VectorXd& values, const Eigen::MatrixXd* warm_block,
-                                 const Eigen::MatrixXd* warm_product) {
     Stopwatch clock;
     distmat::EigOptions o = options;
-    o.num_eigenpairs = std::max(K, r);
+    o.num_eigenpairs = K;
     const Index before = C.products();
-    distmat::EigResult eig = distmat::top_eigenpairs([&](const Eigen::MatrixXd& X) { return C.apply(X); },
-                                                     C.rows(), C.comm(), o, warm_block, warm_product);
-    fix_signs(C.comm(), eig.vectors);
+    const distmat::EigResult eig = distmat::top_eigenpairs([&](const Eigen::MatrixXd& X) { return C.apply(X); },
+                                                           C.rows(), C.comm(), o, warm_block, warm_product);
     Compression out;
-    out.Y = eig.vectors.leftCols(K) * eig.values.head(K).cwiseMax(0).cwiseSqrt().asDiagonal();
-    out.eigenvalues = eig.values.head(K);
-    out.residuals = eig.residuals.head(K);
+    out.Y = psd_factor(C.comm(), eig.vectors, eig.values);
+    out.eigenvalues = eig.values;
+    out.residuals = eig.residuals;
     out.products = static_cast<int>(C.products() - before);
     out.converged = eig.converged;
     out.seconds = clock.seconds();
-    if (r > 0) {
-        V = eig.vectors.leftCols(r);
-        values = eig.values.head(r);
-    }
     return out;
 }
 

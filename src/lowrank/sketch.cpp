@@ -56,6 +56,50 @@ void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Ei
     V = top.middleRows(begin, mine);
 }
 
+int sketch_eigenpairs(const CoocOperator& C, Index r, double tolerance, Seed seed, const Eigen::MatrixXd* start,
+                      Eigen::MatrixXd& V, Eigen::VectorXd& values) {
+    const Index N = C.num_words(), before = C.products();
+    if (distmat::eig_block_columns(static_cast<int>(r)) >= N) {
+        exact_top_eigenpairs(C, r, V, values);
+        return static_cast<int>(C.products() - before);
+    }
+    distmat::EigOptions o = default_eig_options(static_cast<int>(r), seed);
+    o.tolerance = tolerance;
+    Eigen::MatrixXd warm;
+    if (start && start->cols() > 0)
+        warm = start->leftCols(std::min<Index>(start->cols(), distmat::eig_block_columns(static_cast<int>(r))));
+    const distmat::EigResult eig = distmat::top_eigenpairs([&](const Eigen::MatrixXd& X) { return C.apply(X); },
+                                                           C.rows(), C.comm(), o, warm.cols() > 0 ? &warm : nullptr);
+    V = eig.vectors;
+    fix_signs(C.comm(), V);
+    values = eig.values;
+    return static_cast<int>(C.products() - before);
+}
+
+Eigen::MatrixXd warm_enn_start(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y_old,
+                               const Eigen::MatrixXd& Y0, const Sketch& old, Seed seed) {
+    const Index K = Y0.cols();
+    JSMF_REQUIRE(Y_old.cols() == K && Y_old.rows() == Y0.rows() && old.rank() >= K && old.vectors.rows() == Y0.rows(),
+                 "warm_enn_start: the factors' shapes disagree");
+    const Eigen::MatrixXd Y0_old = old.vectors.leftCols(K) * old.values.head(K).cwiseMax(0).cwiseSqrt().asDiagonal();
+    const auto apply = [&](const Eigen::MatrixXd& X) {
+        Eigen::MatrixXd projected(3 * K, X.cols());  // [Y_oldᵀ X; Y₀ᵀ X; Y₀_oldᵀ X], one all-reduce
+        projected.topRows(K).noalias() = Y_old.transpose() * X;
+        projected.middleRows(K, K).noalias() = Y0.transpose() * X;
+        projected.bottomRows(K).noalias() = Y0_old.transpose() * X;
+        distmat::sum_on_all_ranks(comm, projected.data(), static_cast<std::size_t>(projected.size()));
+        Eigen::MatrixXd out = Y_old * projected.topRows(K);
+        out.noalias() += Y0 * projected.middleRows(K, K);
+        out.noalias() -= Y0_old * projected.bottomRows(K);
+        return out;
+    };
+    distmat::EigOptions o = default_eig_options(static_cast<int>(K), seed);
+    const distmat::EigResult eig = distmat::top_eigenpairs(apply, rows, comm, o, &Y_old);
+    Eigen::MatrixXd V = eig.vectors;
+    fix_signs(comm, V);
+    return V * eig.values.cwiseMax(0).cwiseSqrt().asDiagonal();
+}
+
 SketchOperator::SketchOperator(const CoocOperator& fresh, double fresh_docs, const Sketch& old, double decay)
     : fresh_(&fresh), old_(&old), decay_(decay), old_weight_(decay * old.weight), fresh_weight_(fresh_docs) {
     const Index mine = fresh.rows().rows(fresh.comm().rank());

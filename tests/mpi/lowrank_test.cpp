@@ -190,17 +190,18 @@ TEST(SketchOperator, IsTheCOfOldAndNewDocuments) {
     for (std::size_t i = 0; i < df.size(); ++i)
         EXPECT_EQ(df[i], df_new[i] + std::llround(gamma * static_cast<double>(df_old[i])));
 
-    // r < N: the range finder's pairs (the same as the exact decomposition's to its
-    // tolerance), and the operator's error bounded by the dropped part of C_old.
+    // r < N: the block solver's pairs (the exact decomposition's to its tolerance: an
+    // eigenvalue's error is at most its residual, 1e-6 of λ₁, whatever the start), and the
+    // operator's error bounded by the dropped part of C_old.
     const Index r = 12;
-    distmat::EigOptions eig = default_eig_options(5, 1);
     Eigen::MatrixXd Vr;
     Eigen::VectorXd vr;
-    const Compression y0 = compress_with_sketch(old_op, 5, static_cast<int>(r), eig, Vr, vr);
-    ASSERT_TRUE(y0.converged);
-    EXPECT_LT((vr - values.head(r)).cwiseAbs().maxCoeff(), 1e-9 * values(0));
-    EXPECT_EQ(y0.eigenvalues.size(), 5);
-    EXPECT_LT((y0.eigenvalues - values.head(5)).cwiseAbs().maxCoeff(), 1e-9 * values(0));
+    const Eigen::MatrixXd start = distmat::random_rows(rows.begin(world.rank()), rows.rows(world.rank()), 3, 4);
+    EXPECT_GT(sketch_eigenpairs(old_op, r, kSketchTolerance, 1, &start, Vr, vr), 0);
+    ASSERT_EQ(vr.size(), r);
+    EXPECT_LT((vr - values.head(r)).cwiseAbs().maxCoeff(), kSketchTolerance * values(0));
+    EXPECT_LT((Eigen::MatrixXd(everywhere(Vr).transpose() * everywhere(Vr)) - Eigen::MatrixXd::Identity(r, r)).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_GE(everywhere(Vr).colwise().sum().minCoeff(), 0.0);  // signs fixed
     const Sketch cut = sketch_of(old_op, Vr, vr, W, 0, 0);
     const SketchOperator Sr(new_op, M, cut, 1.0);
     const Eigen::MatrixXd Xn = X.colwise().normalized();

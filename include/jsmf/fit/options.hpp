@@ -178,6 +178,12 @@ struct CompressedOptions {
     /// times `decay` (lowrank::SketchOperator). Null: a fit of the documents alone.
     std::shared_ptr<const lowrank::Sketch> old_sketch;
     double decay = 1.0;  ///< γ in (0, 1]: the old statistics' weight before the sum
+    /// With old_sketch, in the settled mode: the base's rectified factor (ENN's Y, this rank's rows; empty: none,
+    /// or another K). ENN then starts from it moved by what the new documents changed in
+    /// C's top K (lowrank::warm_enn_start) and looks at the topics every
+    /// lowrank::kWarmLookEvery iterations: a sketch update's ENN starts where the base's
+    /// ended instead of redoing its iterations.
+    Eigen::MatrixXd old_factor;
 };
 
 /// Checkpoints of a fit in progress, for one K. The long stages' state is written to

@@ -79,6 +79,12 @@ void write_model_file(const mpi::Comm& comm, const std::string& path, const Cooc
                       const std::vector<model::HierarchyLevel>* hierarchy = nullptr,
                       const lowrank::Sketch* sketch = nullptr);
 
+/// Collective on `comm`. A compressed fit's rectified factor Y (/K<topics>/compressed/Y),
+/// this rank's rows of `rows`, in panels of about 8 MiB; empty on every rank when the file
+/// holds none (a dense fit's); InputError (agreed) when it is not N × K or not finite.
+Eigen::MatrixXd read_factor_by_rows(const mpi::Comm& comm, const std::string& path, int topics,
+                                    const distmat::RowPartition& rows);
+
 /// Local. The rank of the sketch a model file keeps (0: none); InputError when it is not a
 /// jsmf file.
 Index sketch_rank_of(const std::string& path);

@@ -64,15 +64,6 @@ struct Compression {
 Compression compress(const CoocOperator& C, int K, const distmat::EigOptions& options,
                      const Eigen::MatrixXd* warm_block = nullptr, const Eigen::MatrixXd* warm_product = nullptr);
 
-/// Collective. As compress, solving max(K, r) pairs (one solve, its tolerance for all of
-/// them): Y₀ from the first K, and for r > 0 the first r vectors (this rank's rows, signs
-/// fixed as Y's) and their eigenvalues in `V` and `values`: a model's sketch of C
-/// (lowrank/sketch.hpp). Y₀ is the same as compress's to the solver's tolerance.
-Compression compress_with_sketch(const CoocOperator& C, int K, int r, const distmat::EigOptions& options,
-                                 Eigen::MatrixXd& V, Eigen::VectorXd& values,
-                                 const Eigen::MatrixXd* warm_block = nullptr,
-                                 const Eigen::MatrixXd* warm_product = nullptr);
-
 /// Collective. Each column's sign flipped so that its sum over all rows is >= 0.
 void fix_signs(const mpi::Comm& comm, Eigen::MatrixXd& V);
 

@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "jsmf/core/types.hpp"
+#include "jsmf/distmat/rows.hpp"
+#include "jsmf/mpi/comm.hpp"
 #include "jsmf/lowrank/cooc_operator.hpp"
 
 namespace jsmf::lowrank {
@@ -39,12 +42,46 @@ struct Sketch {
 Sketch sketch_of(const CoocOperator& C, const Eigen::MatrixXd& V, const Eigen::VectorXd& values, double weight,
                  std::int64_t num_docs, std::int64_t num_tokens);
 
+/// The sketch's eigensolver tolerance, relative to |λ₁| (the residual of every pair). Looser
+/// than Y₀'s 1e-8: the sketch's error is its truncation's, |λ_{r+1}| (KOS, r = 200: a few
+/// hundredths of λ₁), and the tail pairs of a block solver converge slowly (KOS, K = 100,
+/// r = 200 solved with Y₀ to 1e-8: 100 s more than the fit's 28 s). Measured:
+/// jobs/BENCHMARKS.md, "Models that grow with the corpus".
+inline constexpr double kSketchTolerance = 1e-6;
+
+/// Collective. C's top-r algebraic eigenpairs for its sketch: the block solver
+/// (distmat::top_eigenpairs on C's rows) to `tolerance` · |λ₁|, started from `start` (this
+/// rank's rows, at most the block's columns: e.g. Y₀, whose span is the top K; null: seeded
+/// random rows) and seeded random columns; or C's exact decomposition where the block would
+/// be all of C (exact_top_eigenpairs). V's columns sign-fixed (a nonnegative sum). Returns
+/// the products applied.
+int sketch_eigenpairs(const CoocOperator& C, Index r, double tolerance, Seed seed, const Eigen::MatrixXd* start,
+                      Eigen::MatrixXd& V, Eigen::VectorXd& values);
+
 /// Collective. The top-r eigenpairs of C exactly, for r near N where a block solver's
 /// block would be all of C (distmat::eig_block_columns(r) >= N): C's rows from one product
 /// with the identity (in panels of at most 256 columns), gathered on every rank (8 N²
 /// bytes a rank: small N only), and a dense symmetric eigensolver, the same input on every
 /// rank. V's columns are sign-fixed as the range finder's (a nonnegative sum).
 void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Eigen::VectorXd& values);
+
+/// ENN's looks at the topics, in iterations, when it starts from a warm start: its stop
+/// compares two windows of three looks (EnnStop), so at least 6 looks; every 10th
+/// iteration from a cold start (60 at least), every 5th from a warm one (30 at least).
+/// Measured (KOS, K = 100, 90 % + 10 %, rank-200 sketch; jobs/BENCHMARKS.md): every 2nd
+/// stopped after 21 iterations with specificity 2.7 % below the fresh fit's; every 5th
+/// after 51, within 1.2 % (coherence within 0.3 %); a cold start ran 131 (slower than
+/// the fresh fit's 111, coherence 1.6 % lower).
+inline constexpr int kWarmLookEvery = 5;
+
+/// Collective. ENN's start for a sketch update: the base's rectified factor Y_old moved by
+/// the change of C's top-K part, the top K of Y_old Y_oldᵀ + Y₀ Y₀ᵀ − Y₀_old Y₀_oldᵀ
+/// (Y₀ = V_K Λ_K^½ of the new C, Y₀_old of the old, from its sketch's first K pairs) as
+/// V max(Λ, 0)^½, signs fixed. An operator of rank ≤ 3K on rows: each product a 3K × p
+/// all-reduce, no product of C. Where the new documents change little, the start is
+/// nearly nonnegative and ENN has little left to do.
+Eigen::MatrixXd warm_enn_start(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y_old,
+                               const Eigen::MatrixXd& Y0, const Sketch& old, Seed seed);
 
 /// C = (γ W V Λ Vᵀ + M C_new) / (γ W + M): the old documents by their sketch (weight W,
 /// decay γ), the new exactly by `fresh` (their M documents). Exact on the new documents and
