@@ -48,7 +48,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "root attributes update_*, updates). How the old documents count: --update-mode");
     add_choice(sub, "--update-mode", c.update_mode,
                "With --update: exact (default) fits the documents given, all of them (the old ones again and the new: "
-               "--corpus OLD NEW, or a cooc file of both from jsmf cooc --add): the fresh fit's model; sketch reads "
+               "--corpus OLD NEW, or a cooc file of both from jsmf cooc --add; fewer documents than OLD counted are "
+               "refused): the fresh fit's model; sketch reads "
                "the new documents only and takes the old ones' C from OLD's sketch (fit OLD with --sketch-rank): C = "
                "(γ W V Λ Vᵀ + M C_new) / (γ W + M), exact on the new documents, rank r on the old, the cost the new "
                "documents' (the compressed pipeline; counts' C, not tf-idf)");

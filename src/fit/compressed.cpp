@@ -201,7 +201,7 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
         y0 = lowrank::compress(C, K, compress_eig, &saved->block, &saved->product);
         y0.products += saved->products;
         y0.seconds += saved->seconds;
-    } else if (range_start.size() > 0) {  // an earlier model's (every rank has rows, or none has)
+    } else if (range_start.cols() > 0) {  // an earlier model's (the same columns on every rank)
         const Index block = distmat::eig_block_columns(K);
         const Eigen::MatrixXd start = range_start.leftCols(std::min<Index>(block, range_start.cols()));
         y0 = lowrank::compress(C, K, compress_eig, &start);
@@ -212,7 +212,11 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
         Stopwatch clock;
         const Index before = C.products(), columns_before = C.column_products();
         const Eigen::MatrixXd& start = o.old_sketch ? o.old_sketch->vectors : y0.Y;
-        lowrank::sketch_eigenpairs(C, o.sketch_rank, lowrank::kSketchTolerance, o.seed, &start, sketch->V, sketch->values);
+        const auto stop = [&](const distmat::EigRound& round) {  // a stop signal: the ranks agree each round
+            progress.agreed().stop_if_requested(fmt::format("in the sketch's eigensolve after {} rounds", round.round));
+        };
+        lowrank::sketch_eigenpairs(C, o.sketch_rank, lowrank::kSketchTolerance, o.seed, &start, sketch->V, sketch->values,
+                                   stop);
         say(report, Level::info,
             fmt::format("compress: the sketch's top {} eigenpairs of C ({}) in {:.2f} s, {} products",
                         o.sketch_rank,
@@ -771,18 +775,29 @@ void fit_with_sketch(const lowrank::CoocOperator& C, const std::vector<std::int6
     cooc::CoocStats& stats = result.info.stats;
     const CompressedOptions& o = options.compressed;
     if (!o.old_sketch) {
-        mpi::run_local_phase(C.comm(), "setup", [&] { check_documents(options, stats.num_docs); });
+        mpi::run_local_phase(C.comm(), "setup", [&] {
+            check_documents(options, stats.num_docs);
+            if (o.sketch_rank > 0 && C.estimator() != cooc::Estimator::unbiased)
+                throw InputError("the co-occurrence given holds a tf-idf C: a sketch is kept for an update that sums C "
+                                 "over documents, which tf-idf's C is not; drop --sketch-rank");
+        });
         const SketchTotals totals{static_cast<double>(stats.num_docs), stats.num_docs, stats.num_tokens};
         fit_on_operator(C, doc_freq, source, shape, base_bytes, counting, block_size, options, totals, report, result);
         return;
     }
+    mpi::run_local_phase(C.comm(), "setup", [&] {
+        if (C.estimator() != cooc::Estimator::unbiased)
+            throw InputError("the co-occurrence given holds a tf-idf C: an update from a sketch sums C over documents, "
+                             "which tf-idf's C is not (its idf and scale are the whole corpus's); update it exactly");
+    });
     const lowrank::Sketch& old = *o.old_sketch;
     const lowrank::SketchOperator S(C, static_cast<double>(stats.num_docs), old, o.decay);
     const std::vector<std::int64_t> all_doc_freq = S.doc_freq();
     const std::int64_t new_docs = stats.num_docs, new_tokens = stats.num_tokens;
     take_word_stats(S, all_doc_freq, stats);
-    stats.num_docs += old.num_docs;
+    stats.num_docs += old.num_docs;  // the model's documents: the sketch's and the new (coherence: the new, read)
     stats.num_docs_read += old.num_docs;
+    result.info.num_docs_declared += old.num_docs;
     stats.num_tokens += old.num_tokens;
     stats.num_tokens_read += old.num_tokens;
     say(report, Level::info,

@@ -637,6 +637,9 @@ void check(const Job& job) {
     if (!(job.options.compressed.decay > 0 && job.options.compressed.decay <= 1))
         throw OptionError("{decay} must lie in (0, 1] (the old statistics' weight; 1: the plain sum)");
     if (job.options.compressed.sketch_rank < 0) throw OptionError("{sketch_rank} must be at least 0 (0: no sketch)");
+    if (job.options.compressed.sketch_rank > 0 && job.corpus.options.estimator != cooc::Estimator::unbiased)
+        throw OptionError("{sketch_rank} keeps C for {update_mode} sketch, which sums C over documents: tf-idf's C is "
+                          "not such a sum");
     if (!o.hierarchy.empty() && (job.topics_given || !job.anchor_words_file.empty()))
         throw OptionError("{hierarchy} sets the topics: give no {topics} or {anchor_words} with it");
     if (!job.anchor_words_file.empty() && o.topics.size() > 1)
@@ -700,20 +703,30 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         if (job.update_mode == UpdateMode::sketch) {
             const auto rows = distmat::RowPartition::balanced(static_cast<Index>(vocab.size()), world.size());
             job.options.compressed.old_sketch = std::make_shared<const lowrank::Sketch>(io::read_sketch(world, base->path, rows));
-            // ENN from the base's rectified factor, when the base has one of the new K.
             const int K = job.options.topics.front();
-            if (std::find(base->topics.begin(), base->topics.end(), K) != base->topics.end())
+            const Index r = job.options.compressed.old_sketch->rank();  // the same on every rank
+            mpi::run_local_phase(world, "setup", [&] {
+                if (r < K)
+                    throw InputError(base->path, fmt::format("keeps a sketch of rank {}, below K = {}: the old documents' "
+                                                             "top K directions are not all in it (fit the base with "
+                                                             "--sketch-rank of at least K, or ask for fewer topics)",
+                                                             r, K));
+            });
+            // ENN from the base's rectified factor (the settled mode), when the base has one of the new K.
+            if (job.options.compressed.stop_when_settled &&
+                std::find(base->topics.begin(), base->topics.end(), K) != base->topics.end())
                 job.options.compressed.old_factor = io::read_factor_by_rows(world, base->path, K, rows);
             if (job.options.pipeline == Pipeline::automatic) {
                 job.options.pipeline = Pipeline::compressed;
                 say(report, Level::info, render_options("fit: the compressed pipeline: {update_mode} sketch runs on it"));
             }
         }
+        // The base's sketch rank carries over (at least K), so that a chain of updates goes on.
         if (!job.sketch_rank_given && base->sketch_rank > 0 && job.options.pipeline != Pipeline::dense)
-            job.options.compressed.sketch_rank = static_cast<int>(base->sketch_rank);
+            job.options.compressed.sketch_rank = std::max(static_cast<int>(base->sketch_rank), job.options.topics.front());
         // The compressed pipeline's range finder starts from the base's topics: C = BABᵀ for
         // the base's model, so its B spans about the top eigenvectors of the new C.
-        if (job.options.pipeline != Pipeline::dense) {
+        if (job.options.pipeline != Pipeline::dense && job.update_mode == UpdateMode::exact) {  // (a sketch update: the sketch's V)
             const int K = job.options.topics.front();
             const int base_K = std::find(base->topics.begin(), base->topics.end(), K) != base->topics.end() ? K : base->topics.front();
             const auto rows = distmat::RowPartition::balanced(static_cast<Index>(vocab.size()), world.size());
@@ -738,6 +751,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     if (job.options.pipeline == Pipeline::automatic)
         say(report, Level::info, "fit: the " + name_of(choice.pipeline) + " pipeline: " + render_options(choice.reason));
     if (!choice.warning.empty()) say(report, Level::warning, "fit: " + render_options(choice.warning));
+    if (base && base->sketch_rank > 0 && !job.sketch_rank_given && choice.pipeline == Pipeline::dense)
+        say(report, Level::warning,
+            render_options("fit: " + base->path + " keeps a sketch of C; the dense pipeline keeps none, so a later "
+                           "{update_mode} sketch from this model is refused (fit it with {pipeline} compressed)"));
     job.options.pipeline = choice.pipeline;
     const bool dense = choice.pipeline == Pipeline::dense;
 

@@ -57,7 +57,8 @@ void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Ei
 }
 
 int sketch_eigenpairs(const CoocOperator& C, Index r, double tolerance, Seed seed, const Eigen::MatrixXd* start,
-                      Eigen::MatrixXd& V, Eigen::VectorXd& values) {
+                      Eigen::MatrixXd& V, Eigen::VectorXd& values,
+                      const std::function<void(const distmat::EigRound&)>& progress) {
     const Index N = C.num_words(), before = C.products();
     if (distmat::eig_block_columns(static_cast<int>(r)) >= N) {
         exact_top_eigenpairs(C, r, V, values);
@@ -65,6 +66,7 @@ int sketch_eigenpairs(const CoocOperator& C, Index r, double tolerance, Seed see
     }
     distmat::EigOptions o = default_eig_options(static_cast<int>(r), seed);
     o.tolerance = tolerance;
+    if (progress) o.progress = progress;
     Eigen::MatrixXd warm;
     if (start && start->cols() > 0)
         warm = start->leftCols(std::min<Index>(start->cols(), distmat::eig_block_columns(static_cast<int>(r))));

@@ -329,11 +329,13 @@ else
 fi
 # (c) --decay 0.5: the old documents weigh half before the sum (the new sketch's weight), the
 # file records the decay; a checkpointed sketch update resumed from its last checkpoint (ENN's
-# state, the sketch's eigenpairs kept in it) writes the same model and sketch.
+# state, the sketch's eigenpairs kept in it: the resume solves no sketch) writes the same
+# model and sketch.
 if run_quiet 2 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 0.5 --enn-iterations 15 \
      --checkpoint "$work/ck.h5" --checkpoint-seconds 0 --out "$work/s2d.h5" >/dev/null 2>"$work/err" &&
-   run_quiet 3 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 0.5 --enn-iterations 15 \
-     --resume "$work/ck.h5" --out "$work/s2d_resumed.h5" >/dev/null 2>>"$work/err"; then
+   run 3 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 0.5 --enn-iterations 15 \
+     --resume "$work/ck.h5" --out "$work/s2d_resumed.h5" >/dev/null 2>"$work/resume.log" &&
+   grep -q "resume: from .*: ENN after" "$work/resume.log" && ! grep -q "the sketch's top" "$work/resume.log"; then
   /usr/bin/python3 - "$work/s1.h5" "$work/s2d.h5" "$work/s2d_resumed.h5" <<'PY' && ok "--decay 0.5 weighs the old documents by half; a resumed sketch update is the same" || fail "decay / resume"
 import sys, h5py, numpy as np
 base, upd, resumed = (h5py.File(p, "r") for p in sys.argv[1:])
@@ -346,10 +348,14 @@ for name in ("K5/model/B", "K5/model/A", "sketch/values", "sketch/vectors", "ske
     assert np.abs(a - b).max() <= 1e-9 * np.abs(a).max(), (name, np.abs(a - b).max())
 PY
 else
-  fail "sketch update with --decay and a checkpoint: $(tail -2 "$work/err")"
+  fail "sketch update with --decay and a checkpoint: $(tail -2 "$work/err") $(grep -E "resume|sketch's top|error" "$work/resume.log" | head -3)"
 fi
 # (d) Refused, each with one message, exit 2, nothing written.
 expect_refusal 2 "holds no sketch of its C" $(third 2) --update "$work/m1.h5" --update-mode sketch
+expect_refusal 2 "keeps a sketch of rank 10, below K = 12" $(third 2) --update "$work/s1.h5" --update-mode sketch --topics 12
+expect_refusal 2 "'anchor0_0' where the corpus to update it with has 'renamed_word'" \
+  --corpus "$work/third2.txt" --vocab "$work/vocab.renamed.txt" --update "$work/s1.h5" --update-mode sketch
+expect_refusal 2 "was fit with min_tokens = 2, the update with 6" $(third 2) --min-tokens 6 --update "$work/s1.h5" --update-mode sketch
 # (an exact update of fewer documents than the base counted: the thirds' headers keep D =
 # 8,000, so the count after reading says it, on both pipelines)
 expect_refusal 2 "fewer than the 5334 of the model updated" $(third 3) --update "$work/s2.h5" --pipeline compressed
@@ -360,5 +366,6 @@ want=1 expect_refusal 2 "runs on --pipeline compressed" $(third 2) --update "$wo
 want=1 expect_refusal 2 "--sketch-rank must be at least K = 5" $(third 1) --topics 5 --sketch-rank 3
 want=1 expect_refusal 2 "--sketch-rank must be at most N = 300" $(third 1) --topics 5 --sketch-rank 301 --pipeline compressed
 want=1 expect_refusal 2 "tf-idf's C is not such a sum" $(third 2) --update "$work/s1.h5" --update-mode sketch --estimator tfidf
+want=1 expect_refusal 2 "tf-idf's C is not such a sum" $(third 1) --topics 5 --sketch-rank 10 --estimator tfidf
 
 finish

@@ -146,7 +146,9 @@ check "--decay accepted with --update-mode sketch" 0 decay --pipeline compressed
   --update-mode sketch --decay 0.5
 check "--update-mode sketch accepted from a base with a sketch" 0 update-mode --update "$work/base_sketch.h5" --update-mode sketch
 check "--sketch-rank accepted on the compressed pipeline" 0 sketch-rank --pipeline compressed --sketch-rank 20
-for pair in enn-iterations=5 checked-rows=100 product-buffer-mb=64 sketch-rank=10 decay=0.5; do
+check "--decay refused on the dense pipeline" 1 decay --pipeline dense --update "$work/base_sketch.h5" \
+  --update-mode sketch --decay 0.5
+for pair in enn-iterations=5 checked-rows=100 product-buffer-mb=64 sketch-rank=10; do
   option=${pair%%=*}
   check "--$option refused on the dense pipeline" 1 "$option" --pipeline dense --"$option" "${pair#*=}"
 done

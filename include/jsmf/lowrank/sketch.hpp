@@ -7,9 +7,11 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "jsmf/core/types.hpp"
+#include "jsmf/distmat/eig.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/lowrank/cooc_operator.hpp"
@@ -54,9 +56,11 @@ inline constexpr double kSketchTolerance = 1e-6;
 /// rank's rows, at most the block's columns: e.g. Y₀, whose span is the top K; null: seeded
 /// random rows) and seeded random columns; or C's exact decomposition where the block would
 /// be all of C (exact_top_eigenpairs). V's columns sign-fixed (a nonnegative sum). Returns
-/// the products applied.
+/// the products applied. `progress`: called after every round (collective: every rank
+/// alike), e.g. to stop on a signal.
 int sketch_eigenpairs(const CoocOperator& C, Index r, double tolerance, Seed seed, const Eigen::MatrixXd* start,
-                      Eigen::MatrixXd& V, Eigen::VectorXd& values);
+                      Eigen::MatrixXd& V, Eigen::VectorXd& values,
+                      const std::function<void(const distmat::EigRound&)>& progress = nullptr);
 
 /// Collective. The top-r eigenpairs of C exactly, for r near N where a block solver's
 /// block would be all of C (distmat::eig_block_columns(r) >= N): C's rows from one product
