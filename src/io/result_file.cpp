@@ -419,6 +419,18 @@ void update_model_evaluation(const mpi::Comm& comm, const std::string& in, const
 }
 
 namespace {
+// Local. Rows [first, first + count) of the N × cols float64 dataset `name`, in panels of
+// about 8 MiB: the row-major panel is the only copy beside the rows.
+Eigen::MatrixXd read_rows_in_panels(hid_t group, const char* name, Index first, Index count, Index cols) {
+    const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max<Index>(1, cols)));
+    Eigen::MatrixXd out(count, cols);
+    for (Index at = 0; at < count; at += panel) {
+        const Index n = std::min(panel, count - at);
+        out.middleRows(at, n) = h5::read_row_block(group, name, static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
+    }
+    return out;
+}
+
 // B's checks, on its least entry and its column sums (whole or reduced over ranks): its
 // columns are distributions over the words, or an empty topic's 0.
 void check_B_values(const std::string& path, const std::string& where, double least, const Eigen::VectorXd& sums) {
@@ -612,15 +624,7 @@ BByRows read_B_by_rows(const mpi::Comm& comm, const std::string& path, int topic
         const std::vector<hsize_t> dims = h5::dataset_dims(model, "B");
         if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(words) || dims[1] != static_cast<hsize_t>(topics))
             throw InputError(path, where + ": shapes disagree with K and the vocabulary");
-        // In panels of about 8 MiB: the row-major panel is the only copy beside B's block.
-        const Index first = out.rows.begin(comm.rank()), count = out.rows.rows(comm.rank());
-        const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max(1, topics)));
-        out.B.resize(count, topics);
-        for (Index at = 0; at < count; at += panel) {
-            const Index n = std::min(panel, count - at);
-            out.B.middleRows(at, n) =
-                h5::read_row_block(model, "B", static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
-        }
+        out.B = read_rows_in_panels(model, "B", out.rows.begin(comm.rank()), out.rows.rows(comm.rank()), topics);
     });
     // read_model_file's checks of B (check_model_values), on values reduced over the ranks:
     // whether any entry is not finite, the column sums, the least entry.
@@ -654,13 +658,7 @@ Eigen::MatrixXd read_factor_by_rows(const mpi::Comm& comm, const std::string& pa
         const std::vector<hsize_t> dims = h5::dataset_dims(group, "Y");
         if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(rows.size()) || dims[1] != static_cast<hsize_t>(topics))
             throw InputError(path, where + "/Y: shapes disagree with K and the vocabulary");
-        const Index first = rows.begin(comm.rank()), count = rows.rows(comm.rank());
-        const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max(1, topics)));
-        Y.resize(count, topics);
-        for (Index at = 0; at < count; at += panel) {
-            const Index n = std::min(panel, count - at);
-            Y.middleRows(at, n) = h5::read_row_block(group, "Y", static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
-        }
+        Y = read_rows_in_panels(group, "Y", rows.begin(comm.rank()), rows.rows(comm.rank()), topics);
         if (!Y.allFinite()) throw InputError(path, where + "/Y holds non-finite entries");
     });
     return Y;
@@ -711,13 +709,7 @@ lowrank::Sketch read_sketch(const mpi::Comm& comm, const std::string& path, cons
     mpi::run_local_phase(comm, "setup", [&] {
         h5::Handle file = h5::open_file_serial(path, false);
         h5::Handle group(h5::check(H5Gopen2(file, "sketch", H5P_DEFAULT), path, "cannot open /sketch"), H5Gclose);
-        const Index panel = std::max<Index>(1, (Index{8} << 20) / (8 * std::max<Index>(1, r)));
-        s.vectors.resize(count, r);
-        for (Index at = 0; at < count; at += panel) {
-            const Index n = std::min(panel, count - at);
-            s.vectors.middleRows(at, n) =
-                h5::read_row_block(group, "vectors", static_cast<hsize_t>(first + at), static_cast<hsize_t>(n));
-        }
+        s.vectors = read_rows_in_panels(group, "vectors", first, count, r);
         const std::vector<double> diagonal = h5::read_doubles(group, "diagonal"), unigram = h5::read_doubles(group, "unigram");
         const std::vector<std::int64_t> df = h5::read_int64s(group, "doc_freq");
         s.diagonal = Eigen::Map<const Eigen::VectorXd>(diagonal.data() + first, count);
