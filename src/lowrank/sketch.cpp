@@ -9,6 +9,8 @@
 #include "jsmf/core/error.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/lowrank/enn.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::lowrank {
 
@@ -41,18 +43,24 @@ void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Ei
             if (first + j >= begin && first + j < begin + mine) I(first + j - begin, j) = 1.0;
         rows_of_C.middleCols(first, width) = C.apply(I);
     }
-    Eigen::MatrixXd all = distmat::gather_rows(C.comm(), C.rows(), rows_of_C);
-    all = 0.5 * (all + all.transpose()).eval();  // symmetric to the last bit: the solver reads one triangle
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(all);
-    JSMF_REQUIRE(solver.info() == Eigen::Success, "exact_top_eigenpairs: the dense eigensolver failed");
-    // Ascending: the top r are the last r, in descending order.
+    // Solved on the root alone and sent to every rank: every rank then holds the same bits
+    // (the same solver on other nodes' CPUs could round otherwise, and flip a sign).
+    const mpi::Comm& comm = C.comm();
+    Eigen::MatrixXd all = distmat::gather_rows_to_root(comm, C.rows(), rows_of_C);
     values.resize(r);
     Eigen::MatrixXd top(N, r);
-    for (Index k = 0; k < r; ++k) {
-        values(k) = solver.eigenvalues()(N - 1 - k);
-        top.col(k) = solver.eigenvectors().col(N - 1 - k);
-        if (top.col(k).sum() < 0) top.col(k) *= -1;  // fix_signs' convention, on the whole column
-    }
+    mpi::check_on_root(comm, "compress", [&] {
+        all = 0.5 * (all + all.transpose()).eval();  // symmetric to the last bit: the solver reads one triangle
+        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(all);
+        if (solver.info() != Eigen::Success) throw InternalError("exact_top_eigenpairs: the dense eigensolver failed");
+        for (Index k = 0; k < r; ++k) {  // ascending: the top r are the last r, in descending order
+            values(k) = solver.eigenvalues()(N - 1 - k);
+            top.col(k) = solver.eigenvectors().col(N - 1 - k);
+            if (top.col(k).sum() < 0) top.col(k) *= -1;  // fix_signs' convention, on the whole column
+        }
+    });
+    mpi::broadcast(comm, values.data(), static_cast<std::size_t>(r), 0);
+    mpi::broadcast(comm, top.data(), static_cast<std::size_t>(top.size()), 0);
     V = top.middleRows(begin, mine);
 }
 
