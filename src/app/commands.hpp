@@ -102,6 +102,7 @@ struct FitCommand {
     double match_distance = 0.5; ///< --match-distance: the farthest a topic moves and keeps its id
     fit::UpdateMode update_mode = fit::UpdateMode::exact;  ///< --update-mode
     double decay = fit::CompressedOptions{}.decay;          ///< --decay: the old statistics' weight (sketch)
+    bool warm_enn = false;                                  ///< --warm-enn (sketch)
     int sketch_rank = 0;         ///< --sketch-rank: keep C's sketch of this rank in the model file
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words

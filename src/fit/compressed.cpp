@@ -230,7 +230,7 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
     return y0;
 }
 
-/// Whether ENN starts warm (a sketch update in the settled mode, its base's factor of this K).
+/// Whether ENN starts warm (a sketch update asked to, in the settled mode, its base's factor of this K).
 bool warm_enn(const CompressedOptions& o, int K) {
     return o.stop_when_settled && o.old_sketch && o.old_factor.cols() == K && o.old_sketch->rank() >= K;
 }
@@ -527,9 +527,9 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
 
     const Index columns_before = C.column_products();
     lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report, sketch);
-    // A sketch update's ENN starts from the base's rectified factor, moved by the change in
-    // C's top K (from an ENN checkpoint, ENN's own state instead), in the settled mode: a
-    // fixed count (--enn-iterations) runs the authors' ENN from Y₀, so that with r = N the
+    // A warm sketch update's ENN (--warm-enn, the settled mode) starts from the base's
+    // rectified factor, moved by the change in C's top K (from an ENN checkpoint, ENN's own
+    // state instead); otherwise ENN starts from Y₀ as a fresh fit's, so that with r = N the
     // update is the fresh fit to rounding.
     const bool warm = warm_enn(o, K);
     if (warm && !progress.enn()) {
@@ -706,6 +706,7 @@ void fit_on_operator(const lowrank::CoocOperator& C, const std::vector<std::int6
         if (result.models.empty()) {  // the model at this run's sizes and counts, the first K's
             shape.topics = K;
             shape.range_columns = counts.range_columns;
+            shape.sketch_columns = static_cast<double>(pairs.columns);  // (0: none solved, or solved before a resume)
             shape.enn_columns = counts.enn_columns;
             shape.enn_iterations = counts.enn_iterations;
             shape.enn_corrections = counts.enn_corrections;

@@ -6,6 +6,7 @@
 #include "jsmf/lowrank/doc_operator.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/lowrank/factor_metrics.hpp"
+#include "jsmf/lowrank/sketch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +73,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double served = s.served_rows >= 0 ? s.served_rows : (P - 1) * own;
     // A file's C (s.cooc_file): each product puts X on every rank (an all-reduce of N × p,
     // N doubles a column handed to MPI) and multiplies by the rank's N/P × N rows.
-    const double per_column_sent = s.cooc_file ? (P > 1 ? 8 * N : 0) : 8 * (served + std::max(0.0, V - own));
+    const double per_column_sent = (s.cooc_file ? (P > 1 ? 8 * N : 0) : 8 * (served + std::max(0.0, V - own))) +
+                                   (P > 1 ? 8 * s.old_sketch_rank : 0);  // an update's Vᵀx, summed
     // The exchange's blocks: X's rows, the rows served (to the others, and to itself) sent
     // and returned, V_r fetched and summed, a block of documents.
     const double buffer_rows =
@@ -120,9 +122,20 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
     const double kept = 16 * n * std::max(1.0, s.kept_topics);  // B and B̆ of every K, by rows (as Y)
 
+    // The sketches: the base's (an update's, held from the read to the end) and the one the
+    // file keeps (from the compress stage to the write).
+    const double r_old = std::max(0.0, s.old_sketch_rank), r_new = std::max(0.0, s.sketch_rank);
+    const double p_sketch = r_new > 0 ? distmat::eig_block_columns(static_cast<int>(r_new)) : 0;
+    const bool sketch_exact = r_new > 0 && p_sketch >= N;  // lowrank::sketch_eigenpairs's choice
+    bool sketch_solved = false;
+
     std::vector<StageCost> stages;
     const auto add = [&](const std::string& name, std::vector<std::pair<std::string, double>> parts, double sent,
                          double messages, double compute_seconds) {
+        if (r_old > 0)
+            parts.emplace_back("the base's sketch: V, its diagonal, unigram and frequencies (8 N/P (r_old + 3))",
+                               8 * n * (r_old + 3));
+        if (sketch_solved) parts.emplace_back("the sketch for the file (8 N/P (r + 3))", 8 * n * (r_new + 3));
         StageCost c;
         c.stage = name;
         c.parts = std::move(parts);
@@ -136,9 +149,10 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     };
     // A product's seconds per column: each local nonzero's part, and the N/P × p block's
     // entries (the eigensolver's or the probes' dense work spread over its products).
+    // An update from a sketch adds the old part to every column: Vᵀx and V (Λ Vᵀx).
     const auto product_seconds = [&](double columns, double block) {
         return columns * ((s.cooc_file ? 2 * n * N * rate.flop : local_nnz * rate.product_nonzero) + n * rate.product_row +
-                          n * block * rate.block_entry);
+                          n * block * rate.block_entry + 4 * n * r_old * rate.flop);
     };
     // BLAS's and HDF5's buffers on the compressed fit's path: KOS, 1–4 ranks, measured 3 MiB
     // above the data at the range finder, 12 at the metrics (the dense fit's 32 MiB includes
@@ -186,12 +200,29 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             8 * (4 * std::max(0.0, V - own) + served + (P > 1 ? 2 * n : 0)), 5 * 2 * (P - 1) + 2 * reductions,
             local_nnz * rate.setup_nonzero + product_seconds(1, 1));
     }
+    // The sketch's solve follows the range finder's (its blocks reuse the freed ones) or, at
+    // p_r >= N, C's rows from products with the identity (panels of 256 columns), gathered
+    // on the root and decomposed there (Eigen's dense solver: about 9 N³ flops, unblocked).
+    const double sketch_block = sketch_exact ? 0 : p_sketch;
+    const double sketch_columns = r_new == 0 ? 0 : sketch_exact ? N : s.sketch_columns >= 0 ? s.sketch_columns : 40 * p_sketch;
+    const double sketch_width = sketch_exact ? std::min(256.0, N) : p_sketch;
+    const double sketch_products = r_new == 0 ? 0 : std::ceil(sketch_columns / sketch_width);
+    const double solver_block = std::max(p, sketch_block);
     add("compress",
         {libraries, vocabulary, shard, documents,
-         {"the eigensolver's blocks and products (10 × N/P × p)", 10 * 8 * n * p},
-         {"a product's exchange (one panel)", exchange_buffers(p)}},
-        range_columns * per_column_sent + range_products * 8 * p * p, range_products * (exchange_messages(p) + 4 * reductions),
-        product_seconds(range_columns, p));
+         {"the eigensolver's blocks and products (10 × N/P × p; the sketch's p_r where larger)", 10 * 8 * n * solver_block},
+         {"a product's exchange (one panel)", exchange_buffers(std::max(p, sketch_width))},
+         {"the sketch by C's exact decomposition: C's rows (N/P × N), on the root C gathered and the dense "
+          "solver's copies (3 × N × N), the top r pairs (N × r)",
+          sketch_exact ? 8 * n * N + 3 * 8 * N * N + 8 * N * r_new : 0.0}},
+        (range_columns + sketch_columns) * per_column_sent + range_products * 8 * p * p +
+            (sketch_exact ? (P > 1 ? 8 * n * N + 8 * N * r_new : 0) : sketch_products * 8 * p_sketch * p_sketch),
+        range_products * (exchange_messages(p) + 4 * reductions) +
+            (r_new > 0 ? sketch_products * (exchange_messages(sketch_width) + 4 * reductions) : 0) +
+            (sketch_exact ? 2 * (P - 1) : 0),
+        product_seconds(range_columns, p) + product_seconds(sketch_columns, sketch_block) +
+            (sketch_exact ? 9 * N * N * N * 10 * rate.flop : 0));
+    sketch_solved = r_new > 0;
     // F's memory at its densest, and a look at the topics after it is freed: the heap
     // (freed blocks kept, core/memory.hpp) hands F's pieces to the look's blocks that fit in
     // one (its N/P × K blocks), not to its F at S′'s rows where that is larger than F's
@@ -349,6 +380,8 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     // The most ENN runs (the settled stop ends it earlier: KOS, K = 10, 141 of 150).
     s.enn_iterations = options.compressed.iterations;
     s.enn_looks = options.compressed.stop_when_settled;
+    s.sketch_rank = options.compressed.sketch_rank;
+    s.old_sketch_rank = options.compressed.old_sketch ? static_cast<double>(options.compressed.old_sketch->rank()) : 0;
     s.anchorfree = options.model.method != Method::anchors;
     s.anchorfree_lp = options.model.method == Method::anchorfree_lp;
     if (s.anchorfree) {  // no E′

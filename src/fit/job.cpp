@@ -574,7 +574,7 @@ std::vector<UnusedSetting> unused_settings(const Job& job) {
     needs(std::holds_alternative<input::Text>(job.input), {"text_format"}, "{text}");
     needs(job.infer.has_value(), {"infer_iterations", "infer_tolerance", "prior"}, "{infer}");
     needs(!job.update_from.empty(), {"match_distance", "update_mode"}, "{update}");
-    needs(job.update_mode == UpdateMode::sketch, {"decay"}, "{update_mode} sketch");
+    needs(job.update_mode == UpdateMode::sketch, {"decay", "warm_enn"}, "{update_mode} sketch");
     needs(!job.options.checkpoint.path.empty(), {"checkpoint_seconds"}, "{checkpoint}");
     return unused;
 }
@@ -634,6 +634,9 @@ void check(const Job& job) {
                                   "and scale are the whole corpus's); update tf-idf models exactly");
         }
     }
+    if (job.warm_enn && !o.compressed.stop_when_settled)
+        throw OptionError("{warm_enn} starts ENN in the settled mode; {enn_iterations} runs the authors' ENN from C's "
+                          "top K: give one of them");
     if (!(job.options.compressed.decay > 0 && job.options.compressed.decay <= 1))
         throw OptionError("{decay} must lie in (0, 1] (the old statistics' weight; 1: the plain sum)");
     if (job.options.compressed.sketch_rank < 0) throw OptionError("{sketch_rank} must be at least 0 (0: no sketch)");
@@ -712,10 +715,16 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
                                                              "--sketch-rank of at least K, or ask for fewer topics)",
                                                              r, K));
             });
-            // ENN from the base's rectified factor (the settled mode), when the base has one of the new K.
-            if (job.options.compressed.stop_when_settled &&
-                std::find(base->topics.begin(), base->topics.end(), K) != base->topics.end())
+            // --warm-enn: ENN from the base's rectified factor of the new K.
+            if (job.warm_enn) {
+                mpi::run_local_phase(world, "setup", [&] {
+                    if (std::find(base->topics.begin(), base->topics.end(), K) == base->topics.end())
+                        throw InputError(base->path, fmt::format("has no model of K = {} to start ENN from: drop "
+                                                                 "--warm-enn, or ask for its K",
+                                                                 K));
+                });
                 job.options.compressed.old_factor = io::read_factor_by_rows(world, base->path, K, rows);
+            }
             if (job.options.pipeline == Pipeline::automatic) {
                 job.options.pipeline = Pipeline::compressed;
                 say(report, Level::info, render_options("fit: the compressed pipeline: {update_mode} sketch runs on it"));
@@ -801,10 +810,11 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         for (const auto& f : job.corpus.files) files += (files.empty() ? "" : " ") + f;
         const lowrank::Sketch* old = job.options.compressed.old_sketch.get();
         const std::string mode =
-            old ? fmt::format("sketch (the {} old documents by a rank-{} sketch{}, {} new documents, {} new tokens read)",
+            old ? fmt::format("sketch (the {} old documents by a rank-{} sketch{}, {} new documents, {} new tokens read{})",
                               old->num_docs, old->rank(),
                               job.options.compressed.decay < 1 ? fmt::format(", decay {:g}", job.options.compressed.decay) : "",
-                              s.num_docs - old->num_docs, s.num_tokens - old->num_tokens)
+                              s.num_docs - old->num_docs, s.num_tokens - old->num_tokens,
+                              job.warm_enn ? ", ENN warm from the old factor" : "")
                 : std::string("exact (all documents read)");
         const std::string what = fmt::format("{} from {}: {} documents, {} tokens, {}, K = {}", io::now_iso8601(),
                                              cooc_file.empty() ? files : cooc_file, s.num_docs, s.num_tokens, mode,
@@ -813,6 +823,7 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
         settings.insert(settings.end(), recorded.begin(), recorded.end());
         settings.emplace_back("update_mode", name_of(job.update_mode));
         if (old) settings.emplace_back("update_decay", fmt::format("{}", job.options.compressed.decay));
+        if (old) settings.emplace_back("update_enn_start", job.warm_enn ? "warm" : "cold");
         std::string fresh, gone;
         for (std::size_t k = 0; k < matching.old_of_new.size(); ++k)
             if (matching.old_of_new[k] < 0) fresh += (fresh.empty() ? "" : ", ") + std::to_string(k + 1);

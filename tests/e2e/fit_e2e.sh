@@ -300,12 +300,15 @@ done
 # (b) A sketch of rank 2K = 10 of 300, in the default (settled) fit, through two updates: every
 # topic keeps its id, the history lists both, the sketch counts all the documents, and the
 # model is as near the planted truth as the fresh fit of all of them (B's L1 per topic,
-# matched: within 10 % of the fresh fit's error), nearer than the first third's.
+# matched: within 10 % of the fresh fit's error), nearer than the first third's. With
+# --warm-enn (ENN from the old factor) too: recorded, and nearer the truth than the first third.
 if run_quiet 2 fit $(third 1) --topics 5 --sketch-rank 10 --out "$work/s1.h5" >/dev/null 2>"$work/err" &&
    run_quiet 3 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --out "$work/s2.h5" >/dev/null 2>>"$work/err" &&
    run_quiet 2 fit $(third 3) --update "$work/s2.h5" --update-mode sketch --out "$work/s3.h5" >/dev/null 2>>"$work/err" &&
-   run_quiet 2 fit "${corpus[@]}" --topics 5 --pipeline compressed --out "$work/fresh123.h5" >/dev/null 2>>"$work/err"; then
-  /usr/bin/python3 - "$truth" "$work/s1.h5" "$work/s3.h5" "$work/fresh123.h5" <<'PY' && ok "two sketch updates of rank 2K: the fresh fit's quality, ids kept" || fail "sketch updates of rank 2K"
+   run_quiet 2 fit "${corpus[@]}" --topics 5 --pipeline compressed --out "$work/fresh123.h5" >/dev/null 2>>"$work/err" &&
+   run_quiet 2 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --warm-enn --out "$work/s2w.h5" >/dev/null 2>>"$work/err" &&
+   run_quiet 3 fit $(third 3) --update "$work/s2w.h5" --update-mode sketch --warm-enn --out "$work/s3w.h5" >/dev/null 2>>"$work/err"; then
+  /usr/bin/python3 - "$truth" "$work/s1.h5" "$work/s3.h5" "$work/fresh123.h5" "$work/s3w.h5" <<'PY' && ok "two sketch updates of rank 2K: the fresh fit's quality, ids kept; warm ENN recorded" || fail "sketch updates of rank 2K"
 import sys, h5py, numpy as np
 from scipy.optimize import linear_sum_assignment
 truth = h5py.File(sys.argv[1], "r")["model/B"][:]
@@ -314,11 +317,17 @@ def error(path):
     cost = np.abs(B[:, :, None] - truth[:, None, :]).sum(0)
     r, c = linear_sum_assignment(cost)
     return cost[r, c].mean()
-first, sketch, fresh = (error(p) for p in sys.argv[2:])
-print(f"B's L1 to the truth: first third {first:.4f}, two sketch updates {sketch:.4f}, fresh fit {fresh:.4f}")
+first, sketch, fresh, warm = (error(p) for p in sys.argv[2:])
+print(f"B's L1 to the truth: first third {first:.4f}, two sketch updates {sketch:.4f} (warm ENN {warm:.4f}), "
+      f"fresh fit {fresh:.4f}")
 assert sketch <= 1.1 * fresh and sketch < 0.9 * first, (first, sketch, fresh)
+assert warm < 0.9 * first, (first, warm)
+s3w = h5py.File(sys.argv[5], "r")
+attr = lambda f, a: f.attrs[a].decode() if isinstance(f.attrs[a], bytes) else f.attrs[a]
+assert attr(s3w, "update_enn_start") == "warm" and attr(s3w, "updates").count("ENN warm") == 2, attr(s3w, "updates")
 s3 = h5py.File(sys.argv[3], "r")
-text = lambda a: s3.attrs[a].decode() if isinstance(s3.attrs[a], bytes) else s3.attrs[a]
+text = lambda a: attr(s3, a)
+assert text("update_enn_start") == "cold" and "ENN warm" not in text("updates"), text("updates")
 assert text("update_old_topics") == "0,1,2,3,4", text("update_old_topics")
 assert text("updates").count("sketch (the") == 2, text("updates")
 assert s3["sketch"].attrs["rank"] == 10 and s3["sketch"].attrs["num_docs"] == 8000, dict(s3["sketch"].attrs)
@@ -361,6 +370,9 @@ expect_refusal 2 "was fit with min_tokens = 2, the update with 6" $(third 2) --m
 expect_refusal 2 "fewer than the 5334 of the model updated" $(third 3) --update "$work/s2.h5" --pipeline compressed
 expect_refusal 3 "fewer than the 5334 of the model updated" $(third 3) --update "$work/s2.h5" --pipeline dense
 want=1 expect_refusal 2 "--decay is read only with --update-mode sketch" $(third 2) --update "$work/s1.h5" --decay 0.5
+expect_refusal 2 "has no model of K = 6 to start ENN from" $(third 2) --update "$work/s1.h5" --update-mode sketch --warm-enn --topics 6
+want=1 expect_refusal 2 "--warm-enn is read only with --update-mode sketch" $(third 2) --update "$work/s1.h5" --warm-enn
+want=1 expect_refusal 2 "--warm-enn starts ENN in the settled mode" $(third 2) --update "$work/s1.h5" --update-mode sketch --warm-enn --enn-iterations 10
 want=1 expect_refusal 2 "--decay must lie in (0, 1]" $(third 2) --update "$work/s1.h5" --update-mode sketch --decay 1.5
 want=1 expect_refusal 2 "runs on --pipeline compressed" $(third 2) --update "$work/s1.h5" --update-mode sketch --pipeline dense
 want=1 expect_refusal 2 "--sketch-rank must be at least K = 5" $(third 1) --topics 5 --sketch-rank 3

@@ -74,7 +74,7 @@ scoped=(
   "update-mode|exact||--update $work/base.h5"
 )
 dense=(rectify exchange buffer-mb block-size grid)
-compressed=(enn-iterations checked-rows product-buffer-mb sketch-rank decay)
+compressed=(enn-iterations checked-rows product-buffer-mb sketch-rank decay warm-enn)
 
 # Every option of the help is classified.
 listed=" ${general[*]} ${dense[*]} ${compressed[*]} "
@@ -144,6 +144,10 @@ check "--lp-max-sweeps refused on the compressed pipeline without --method ancho
 check "--decay refused without --update-mode sketch" 1 decay --pipeline compressed --update "$work/base_sketch.h5" --decay 0.5
 check "--decay accepted with --update-mode sketch" 0 decay --pipeline compressed --update "$work/base_sketch.h5" \
   --update-mode sketch --decay 0.5
+check "--warm-enn refused without --update-mode sketch" 1 warm-enn --pipeline compressed --update "$work/base_sketch.h5" --warm-enn
+check "--warm-enn accepted with --update-mode sketch" 0 warm-enn --update "$work/base_sketch.h5" --update-mode sketch --warm-enn
+check "--warm-enn refused with --enn-iterations" 1 warm-enn --update "$work/base_sketch.h5" --update-mode sketch --warm-enn \
+  --enn-iterations 5
 check "--update-mode sketch accepted from a base with a sketch" 0 update-mode --update "$work/base_sketch.h5" --update-mode sketch
 check "--sketch-rank accepted on the compressed pipeline" 0 sketch-rank --pipeline compressed --sketch-rank 20
 check "--decay refused on the dense pipeline" 1 decay --pipeline dense --update "$work/base_sketch.h5" \

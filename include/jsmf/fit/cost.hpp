@@ -75,6 +75,19 @@ struct CompressedShape {
     /// by rows, the root's Clp working set (at most N rows; KOS, K = 10: 23 % of them).
     bool anchorfree = false;
     bool anchorfree_lp = false;   ///< the LP's (PDS keeps no working set on the root)
+    /// The sketch the model file keeps (--sketch-rank r; 0: none): its eigensolve after the
+    /// range finder (10 blocks of N/P × p_r, p_r = distmat::eig_block_columns(r)), or where
+    /// p_r >= N C's exact decomposition (C's rows N/P × N on every rank, on the root C
+    /// gathered and Eigen's dense solver's copies, 3 × 8 N², and the top r pairs N × r
+    /// everywhere); then its N/P × (r + 3) to the write.
+    double sketch_rank = 0;
+    /// The columns the sketch's eigensolve applies C to; < 0: 40 p_r (KOS, r = 200 from Y₀
+    /// or the old sketch to lowrank::kSketchTolerance: 83 products of at most p_r columns).
+    double sketch_columns = -1;
+    /// An update from a sketch (--update-mode sketch): the base's rank r_old, whose
+    /// N/P × (r_old + 3) every rank holds from the read to the end, and whose Vᵀ X (r_old × p,
+    /// summed over the ranks) and V (Λ Vᵀ X) every product adds (4 n r_old flops a column).
+    double old_sketch_rank = 0;
 };
 
 /// Seconds per unit of each kind of work on one rank (one core: ranks × threads ≤ cores),

@@ -75,6 +75,9 @@ struct Job {
     std::string update_from;         ///< --update: a model whose topic ids the new one keeps (fit/update.hpp)
     double match_distance = 0.5;     ///< --update: the farthest a topic moves and keeps its id
     UpdateMode update_mode = UpdateMode::exact;  ///< --update-mode: the old documents read again, or sketched
+    /// --warm-enn: a sketch update's ENN from the base's rectified factor
+    /// (CompressedOptions::old_factor), not from Y₀: faster, biased (see there).
+    bool warm_enn = false;
     bool sketch_rank_given = false;  ///< options.compressed.sketch_rank asked for (else an update keeps the base's)
     int top_words = 20;              ///< words per topic kept in /K<K>/topics
     std::optional<InferRequest> infer;

@@ -84,7 +84,9 @@ inline constexpr int kWarmLookEvery = 5;
 /// (Y₀ = V_K Λ_K^½ of the new C, Y₀_old of the old, from its sketch's first K pairs) as
 /// V max(Λ, 0)^½, signs fixed. An operator of rank ≤ 3K on rows: each product a 3K × p
 /// all-reduce, no product of C. Where the new documents change little, the start is
-/// nearly nonnegative and ENN has little left to do.
+/// nearly nonnegative and ENN has little left to do. Opt-in (fit --warm-enn): ENN's result
+/// depends on its start, and a chain of warm updates drifts from the fresh fit (KOS, K =
+/// 100, ten batches: specificity 11 % lower; from Y₀ on the same sketches within 1.2 %).
 Eigen::MatrixXd warm_enn_start(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y_old,
                                const Eigen::MatrixXd& Y0, const Sketch& old, Seed seed);
 
