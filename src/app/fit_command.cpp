@@ -41,7 +41,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "blocks: on a filesystem they share)")
         ->required();
     sub->add_option("--update", c.update,
-                    "A model (jsmf fit's, one level) to update with more documents, with OLD's vocabulary (a new "
+                    "A model (jsmf fit's, one level) to update with more documents, with OLD's vocabulary (--text "
+                    "counts the new text in OLD's words; for --prepared, jsmf prepare --vocab OLD's vocabulary; a new "
                     "vocabulary's words are a later step), document filter and estimator (checked), K = OLD's unless "
                     "--topics; each topic keeps the id of the OLD topic it matches (as jsmf show --compare; the "
                     "matching, the new and gone topics, the mode and the history of updates recorded in the file's "

@@ -41,13 +41,21 @@ CLI::App* add_prepare_command(CLI::App& app, PrepareCommand& c) {
     sub->add_flag("!--no-english-stopwords", o.english_stopwords, "Keep the English stop words jsmf ships");
     sub->add_flag("--keep-numbers", o.tokenizer.keep_numbers, "Keep tokens that are numbers");
     sub->add_option("--min-length", o.tokenizer.min_length, "Shortest token kept, in characters")->capture_default_str();
-    sub->add_option("--min-df", o.curation.min_df, "Drop words in fewer documents")->capture_default_str();
-    sub->add_option("--max-df", o.curation.max_df_fraction, "Drop words in more than this fraction of the documents")
-        ->capture_default_str();
-    sub->add_option("--max-words", o.curation.max_words,
-                    "Keep the top words by the authors' tf-idf, tf(w) ln(floor(D / df(w))) (0: every word that passes "
-                    "the df filters)")
-        ->capture_default_str();
+    CLI::Option* min_df = sub->add_option("--min-df", o.curation.min_df, "Drop words in fewer documents")->capture_default_str();
+    CLI::Option* max_df =
+        sub->add_option("--max-df", o.curation.max_df_fraction, "Drop words in more than this fraction of the documents")
+            ->capture_default_str();
+    CLI::Option* max_words = sub->add_option("--max-words", o.curation.max_words,
+                                             "Keep the top words by the authors' tf-idf, tf(w) ln(floor(D / df(w))) (0: "
+                                             "every word that passes the df filters)")
+                                 ->capture_default_str();
+    sub->add_option("--vocab", o.vocabulary_file,
+                    "Use this vocabulary (one word a line, as vocab.X.txt), in its order, instead of choosing one: the "
+                    "documents then count in an existing model's word ids, for jsmf fit --update (words outside it are "
+                    "dropped; a new vocabulary's words are a later step). Not with --min-df, --max-df, --max-words")
+        ->excludes(min_df)
+        ->excludes(max_df)
+        ->excludes(max_words);
     sub->add_option("--min-doc-tokens", o.min_doc_tokens, "Drop documents with fewer tokens after curation")
         ->capture_default_str();
     add_choice(sub, "--invalid-utf8", o.invalid_utf8,
@@ -63,8 +71,13 @@ int run_prepare(PrepareCommand c, const mpi::Comm& world) {
     if (!world.is_root()) return exit_code::ok;
     log::info("prepare: read {} files, {:.1f} MB, {} documents, {} tokens in {:.2f} s", r.files, r.bytes / 1e6,
               r.docs_read, r.tokens_read, r.count_seconds);
-    log::info("prepare: {} distinct words after stop words; {} pass --min-df/--max-df; vocabulary {} (top by tf-idf)",
-              r.distinct_words, r.words_passing_df, r.vocabulary);
+    if (c.options.vocabulary_file.empty())
+        log::info("prepare: {} distinct words after stop words; {} pass --min-df/--max-df; vocabulary {} (top by tf-idf)",
+                  r.distinct_words, r.words_passing_df, r.vocabulary);
+    else
+        log::info("prepare: {} distinct words after stop words; the vocabulary of {}: {} words, {} of them in these "
+                  "documents",
+                  r.distinct_words, c.options.vocabulary_file, r.vocabulary, r.words_passing_df);
     log::info("prepare: kept {} documents ({} tokens, {} entries); dropped {} empty after stop words, {} shorter than "
               "{} tokens; {} with invalid UTF-8 ({}){}",
               r.docs_kept, r.tokens_kept, r.entries, r.docs_empty, r.docs_short, c.options.min_doc_tokens,

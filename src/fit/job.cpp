@@ -222,6 +222,8 @@ input::Prepared prepare_text(const mpi::Comm& world, const input::Text& text, co
     p.source.inputs = text.inputs;
     p.out_dir = job.out + ".corpus";
     p.name = "corpus";
+    // An update counts the new documents in the base's words (its vocabulary and order).
+    if (!job.update_from.empty()) p.vocabulary = read_update_base(world, job.update_from).vocab;
     const prepare::PrepareReport r = prepare::run_prepare(world, p);
     say(report, Level::info,
         fmt::format("fit: prepared {} documents of {} ({} words) in {}", r.docs_kept, r.docs_read, r.vocabulary, p.out_dir));

