@@ -103,6 +103,7 @@ struct FitCommand {
     fit::UpdateMode update_mode = fit::UpdateMode::exact;  ///< --update-mode
     double decay = fit::CompressedOptions{}.decay;          ///< --decay: the old statistics' weight (sketch)
     bool warm_enn = false;                                  ///< --warm-enn (sketch)
+    bool sketch = false;                                    ///< --sketch: a sketch of the default rank, 2K
     int sketch_rank = 0;         ///< --sketch-rank: keep C's sketch of this rank in the model file
     std::string out;
     std::string topics;          ///< "10" or "10,25,50"; empty: 10, or the number of --anchor-words

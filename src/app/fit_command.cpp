@@ -63,6 +63,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                   "from C's top K as a fresh fit: faster, but the model then depends on the path (KOS, K = 100, ten "
                   "chained warm updates: 4 % lower coherence, 11 % lower specificity than the fresh fit; from C's top "
                   "K: within 0.1 % and 1.2 %). Not with --enn-iterations");
+    sub->add_flag("--sketch", c.sketch,
+                  "Keep a sketch of C of the default rank 2K (K: the first of --topics, or OLD's), as --sketch-rank "
+                  "2K: on KOS (K = 100, ten chained updates) rank 2K ended within 0.1 % of the fresh fit's coherence "
+                  "and 0.6 % of its specificity, rank K 2.1 % and 3.3 % away");
     sub->add_option("--sketch-rank", c.sketch_rank,
                     "Keep a sketch of C in the model file for a later --update-mode sketch: C's top r >= K eigenpairs "
                     "(solved with the K the fit needs), its diagonal, unigram and document frequencies, 8 N (r + 3) "
@@ -192,7 +196,8 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     options.compressed.decay = c.decay;
     job.warm_enn = c.warm_enn;
     options.compressed.sketch_rank = c.sketch_rank;
-    job.sketch_rank_given = given("sketch_rank");
+    job.sketch_rank_given = given("sketch_rank") || c.sketch;
+    job.sketch_default = c.sketch && !given("sketch_rank");
     options.topics = parse_topic_list(c.topics.empty() ? "10" : c.topics);
     job.topics_given = !c.topics.empty();
     if (!c.hierarchy.empty()) {

@@ -776,6 +776,10 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     const std::vector<std::string> inputs = inputs_of(job, text_inputs);
     io::check_output_path(world, job.out, inputs);  // a dry run checks them too
     if (job.infer) io::check_output_path(world, job.infer->out, inputs);
+    if (job.sketch_default) {  // --sketch: the measured default rank, now that K is known
+        const std::vector<int>& topics = job.options.hierarchy.empty() ? job.options.topics : job.options.hierarchy;
+        job.options.compressed.sketch_rank = 2 * topics.front();
+    }
     outcome.plan = plan_memory(world, job.corpus, cooc_file, job.options, job.memory_per_rank, job.plan_ranks);
     if (job.dry_run) {
         say_plan(job, world, *grid, outcome.plan, choice, report);

@@ -30,7 +30,8 @@ const std::vector<std::string>& dense_only_settings() {
 }
 
 const std::vector<std::string>& compressed_only_settings() {
-    static const std::vector<std::string> names = {"enn_iterations", "checked_rows", "product_buffer_mb", "sketch_rank", "decay"};
+    static const std::vector<std::string> names = {"enn_iterations", "checked_rows", "product_buffer_mb", "sketch_rank",
+                                                   "sketch", "decay", "warm_enn"};
     return names;
 }
 

@@ -297,12 +297,12 @@ PY
     fail "np=$np sketch update: $(tail -2 "$work/err")"
   fi
 done
-# (b) A sketch of rank 2K = 10 of 300, in the default (settled) fit, through two updates: every
+# (b) A sketch of rank 2K = 10 of 300 (--sketch's default rank), in the default (settled) fit, through two updates: every
 # topic keeps its id, the history lists both, the sketch counts all the documents, and the
 # model is as near the planted truth as the fresh fit of all of them (B's L1 per topic,
 # matched: within 10 % of the fresh fit's error), nearer than the first third's. With
 # --warm-enn (ENN from the old factor) too: recorded, and nearer the truth than the first third.
-if run_quiet 2 fit $(third 1) --topics 5 --sketch-rank 10 --out "$work/s1.h5" >/dev/null 2>"$work/err" &&
+if run_quiet 2 fit $(third 1) --topics 5 --sketch --out "$work/s1.h5" >/dev/null 2>"$work/err" &&
    run_quiet 3 fit $(third 2) --update "$work/s1.h5" --update-mode sketch --out "$work/s2.h5" >/dev/null 2>>"$work/err" &&
    run_quiet 2 fit $(third 3) --update "$work/s2.h5" --update-mode sketch --out "$work/s3.h5" >/dev/null 2>>"$work/err" &&
    run_quiet 2 fit "${corpus[@]}" --topics 5 --pipeline compressed --out "$work/fresh123.h5" >/dev/null 2>>"$work/err" &&
