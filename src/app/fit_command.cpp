@@ -42,7 +42,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
         ->required();
     sub->add_option("--update", c.update,
                     "A model (jsmf fit's, one level) to update with more documents, with OLD's vocabulary (--text "
-                    "counts the new text in OLD's words; for --prepared, jsmf prepare --vocab OLD's vocabulary; a new "
+                    "counts the new text in OLD's words; for --prepared, jsmf prepare --vocab with the vocab.X.txt OLD was fit "
+                    "with (fit --text writes it into OLD.corpus/); a new "
                     "vocabulary's words are a later step), document filter and estimator (checked), K = OLD's unless "
                     "--topics; each topic keeps the id of the OLD topic it matches (as jsmf show --compare; the "
                     "matching, the new and gone topics, the mode and the history of updates recorded in the file's "
@@ -51,7 +52,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                "With --update: exact (default) fits the documents given, all of them (the old ones again and the new: "
                "--corpus OLD NEW, or a cooc file of both from jsmf cooc --add; fewer documents than OLD counted are "
                "refused): the fresh fit's model; sketch reads "
-               "the new documents only and takes the old ones' C from OLD's sketch (fit OLD with --sketch-rank): C = "
+               "the new documents only and takes the old ones' C from OLD's sketch (fit OLD with --sketch or --sketch-rank): C = "
                "(γ W V Λ Vᵀ + M C_new) / (γ W + M), exact on the new documents, rank r on the old, the cost the new "
                "documents' (the compressed pipeline; counts' C, not tf-idf)");
     sub->add_option("--decay", c.decay,
@@ -60,17 +61,20 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
         ->capture_default_str();
     sub->add_flag("--warm-enn", c.warm_enn,
                   "With --update-mode sketch: start ENN from OLD's rectified factor moved by the new documents, not "
-                  "from C's top K as a fresh fit: faster, but the model then depends on the path (KOS, K = 100, ten "
-                  "chained warm updates: 4 % lower coherence, 11 % lower specificity than the fresh fit; from C's top "
-                  "K: within 0.1 % and 1.2 %). Not with --enn-iterations");
-    sub->add_flag("--sketch", c.sketch,
-                  "Keep a sketch of C of the default rank 2K (K: the first of --topics, or OLD's), as --sketch-rank "
-                  "2K: on KOS (K = 100, ten chained updates) rank 2K ended within 0.1 % of the fresh fit's coherence "
-                  "and 0.6 % of its specificity, rank K 2.1 % and 3.3 % away");
+                  "from C's top K as a fresh fit: often fewer ENN iterations (KOS, K = 100: 0.9 of the time), but the "
+                  "model then depends on the path (ten chained warm updates: 4 % lower coherence, 11 % lower "
+                  "specificity than the fresh fit; from C's top K: within 0.1 % and 0.6 %). Not with --enn-iterations");
+    CLI::Option* sketch = sub->add_flag(
+        "--sketch", c.sketch,
+        "Keep a sketch of C of the default rank 2K (K: the largest of --topics, or OLD's; at most N) for a later "
+        "--update-mode sketch: on KOS (K = 100, ten chained updates) rank 2K ended within 0.1 % of the fresh fit's "
+        "coherence and 0.6 % of its specificity, rank K 2.1 % and 3.3 % away");
     sub->add_option("--sketch-rank", c.sketch_rank,
                     "Keep a sketch of C in the model file for a later --update-mode sketch: C's top r >= K eigenpairs "
                     "(solved with the K the fit needs), its diagonal, unigram and document frequencies, 8 N (r + 3) "
-                    "bytes. 0: none (default; an update keeps its base's rank). The compressed pipeline");
+                    "bytes (--sketch: r = 2K). 0: none (default; an update keeps its base's rank). The compressed "
+                    "pipeline")
+        ->excludes(sketch);
     sub->add_option("--match-distance", c.match_distance,
                     "With --update: the largest total-variation distance (0 to 1) at which a topic keeps its id")
         ->capture_default_str();

@@ -78,6 +78,10 @@ int run_prepare(PrepareCommand c, const mpi::Comm& world) {
         log::info("prepare: {} distinct words after stop words; the vocabulary of {}: {} words, {} of them in these "
                   "documents",
                   r.distinct_words, c.options.vocabulary_file, r.vocabulary, r.words_passing_df);
+    if (r.uncountable_words > 0)
+        log::warn("prepare: {} words of {} are never counted under these token rules (stop words, numbers without "
+                  "--keep-numbers, shorter than --min-length, or not one token), e.g. {}",
+                  r.uncountable_words, c.options.vocabulary_file, prepare::joined_words(r.uncountable_examples));
     log::info("prepare: kept {} documents ({} tokens, {} entries); dropped {} empty after stop words, {} shorter than "
               "{} tokens; {} with invalid UTF-8 ({}){}",
               r.docs_kept, r.tokens_kept, r.entries, r.docs_empty, r.docs_short, c.options.min_doc_tokens,

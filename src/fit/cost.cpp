@@ -62,6 +62,11 @@ double sum(const std::vector<std::pair<std::string, double>>& parts) {
 }
 }  // namespace
 
+/// Eigen's SelfAdjointEigenSolver against BLAS-3 a flop: a tridiagonalization by level-2
+/// updates and an implicit QR that applies its rotations to N × N vectors, one core, memory-
+/// bound (an estimate for the sketch's exact decomposition; only at r near N, small N).
+constexpr double kDenseSolverSlowdown = 10;
+
 std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double base, const RankRates& rate) {
     const double N = std::max(1.0, s.words), P = std::max(1, s.ranks), K = std::max(1, s.topics);
     const double n = std::ceil(N / P);                        // rows of the largest rank
@@ -74,7 +79,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // A file's C (s.cooc_file): each product puts X on every rank (an all-reduce of N × p,
     // N doubles a column handed to MPI) and multiplies by the rank's N/P × N rows.
     const double per_column_sent = (s.cooc_file ? (P > 1 ? 8 * N : 0) : 8 * (served + std::max(0.0, V - own))) +
-                                   (P > 1 ? 8 * s.old_sketch_rank : 0);  // an update's Vᵀx, summed
+                                   (P > 1 ? 8 * std::max(0.0, s.old_sketch_rank) : 0);  // an update's Vᵀx, summed
     // The exchange's blocks: X's rows, the rows served (to the others, and to itself) sent
     // and returned, V_r fetched and summed, a block of documents.
     const double buffer_rows =
@@ -202,7 +207,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     }
     // The sketch's solve follows the range finder's (its blocks reuse the freed ones) or, at
     // p_r >= N, C's rows from products with the identity (panels of 256 columns), gathered
-    // on the root and decomposed there (Eigen's dense solver: about 9 N³ flops, unblocked).
+    // on the root and decomposed there (Eigen's dense solver: about 9 N³ flops, unblocked:
+    // kDenseSolverSlowdown times BLAS-3's time a flop).
     const double sketch_block = sketch_exact ? 0 : p_sketch;
     const double sketch_columns = r_new == 0 ? 0 : sketch_exact ? N : s.sketch_columns >= 0 ? s.sketch_columns : 40 * p_sketch;
     const double sketch_width = sketch_exact ? std::min(256.0, N) : p_sketch;
@@ -221,7 +227,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             (r_new > 0 ? sketch_products * (exchange_messages(sketch_width) + 4 * reductions) : 0) +
             (sketch_exact ? 2 * (P - 1) : 0),
         product_seconds(range_columns, p) + product_seconds(sketch_columns, sketch_block) +
-            (sketch_exact ? 9 * N * N * N * 10 * rate.flop : 0));
+            (sketch_exact ? 9 * N * N * N * kDenseSolverSlowdown * rate.flop : 0));
     sketch_solved = r_new > 0;
     // F's memory at its densest, and a look at the topics after it is freed: the heap
     // (freed blocks kept, core/memory.hpp) hands F's pieces to the look's blocks that fit in
@@ -312,7 +318,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             // and B's terms); the measures on B by rows: each of the rank's K columns sorted
             // (the basis measures) and Bᵀ log B (soft dissimilarity, 2 n K² flops)
             probes * ((s.cooc_file ? 2 * n * N * rate.flop : local_nnz * rate.product_nonzero) + n * rate.probe_row +
-                      n * K * rate.probe_factor) +
+                      n * K * rate.probe_factor + 4 * n * r_old * rate.flop) +
                 law_entries * K * rate.metric_entry + n * K * std::log2(std::max(2.0, n)) * rate.measure_entry +
                 2 * n * K * K * rate.flop);
     }

@@ -74,7 +74,7 @@ void check(const FitOptions& options, Index num_words) {
                               std::to_string(K));
     if (options.compressed.sketch_rank > num_words)
         throw OptionError("{sketch_rank} must be at most N = " + std::to_string(num_words) + " (C's rank), got " +
-                          std::to_string(options.compressed.sketch_rank) + " (--sketch asks for 2K)");
+                          std::to_string(options.compressed.sketch_rank));
 }
 
 FitResult fit(distmat::DistMatrix C, const io::CoocFileInfo& info, const FitOptions& options,

@@ -223,10 +223,24 @@ input::Prepared prepare_text(const mpi::Comm& world, const input::Text& text, co
     p.out_dir = job.out + ".corpus";
     p.name = "corpus";
     // An update counts the new documents in the base's words (its vocabulary and order).
-    if (!job.update_from.empty()) p.vocabulary = read_update_base(world, job.update_from).vocab;
+    if (!job.update_from.empty()) {
+        p.vocabulary = read_update_base(world, job.update_from).vocab;
+        p.vocabulary_source = job.update_from + "'s vocabulary";
+    }
     const prepare::PrepareReport r = prepare::run_prepare(world, p);
     say(report, Level::info,
-        fmt::format("fit: prepared {} documents of {} ({} words) in {}", r.docs_kept, r.docs_read, r.vocabulary, p.out_dir));
+        fmt::format("fit: prepared {} documents of {} ({} words{}) in {}", r.docs_kept, r.docs_read, r.vocabulary,
+                    p.vocabulary.empty() ? std::string()
+                                         : fmt::format(": {}'s, {} of them in these documents (prepare's default "
+                                                       "tokens: stop words, numbers and short tokens are not counted)",
+                                                       job.update_from, r.words_passing_df),
+                    p.out_dir));
+    if (r.uncountable_words > 0)
+        say(report, Level::warning,
+            fmt::format("fit: {} of {}'s words are never counted in text prepared with prepare's defaults (stop words, "
+                        "numbers, single letters, or not one token), e.g. {}: jsmf prepare the new text with --vocab and "
+                        "the base's own token options, then --prepared",
+                        r.uncountable_words, job.update_from, prepare::joined_words(r.uncountable_examples)));
     return {p.out_dir, p.name};
 }
 
@@ -642,9 +656,14 @@ void check(const Job& job) {
     if (!(job.options.compressed.decay > 0 && job.options.compressed.decay <= 1))
         throw OptionError("{decay} must lie in (0, 1] (the old statistics' weight; 1: the plain sum)");
     if (job.options.compressed.sketch_rank < 0) throw OptionError("{sketch_rank} must be at least 0 (0: no sketch)");
-    if (job.options.compressed.sketch_rank > 0 && job.corpus.options.estimator != cooc::Estimator::unbiased)
-        throw OptionError("{sketch_rank} keeps C for {update_mode} sketch, which sums C over documents: tf-idf's C is "
-                          "not such a sum");
+    const bool sketch = job.options.compressed.sketch_rank > 0 || job.sketch_default;
+    const std::string sketch_flag = job.sketch_default ? "{sketch}" : "{sketch_rank}";
+    if (sketch && job.corpus.options.estimator != cooc::Estimator::unbiased)
+        throw OptionError(sketch_flag + " keeps C for {update_mode} sketch, which sums C over documents: tf-idf's C is "
+                                        "not such a sum");
+    if (sketch && !o.hierarchy.empty())
+        throw OptionError(sketch_flag + " keeps C for a later {update}, which takes one level's topics: a model with a "
+                                        "{hierarchy} is not updated");
     if (!o.hierarchy.empty() && (job.topics_given || !job.anchor_words_file.empty()))
         throw OptionError("{hierarchy} sets the topics: give no {topics} or {anchor_words} with it");
     if (!job.anchor_words_file.empty() && o.topics.size() > 1)
@@ -776,9 +795,17 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
     const std::vector<std::string> inputs = inputs_of(job, text_inputs);
     io::check_output_path(world, job.out, inputs);  // a dry run checks them too
     if (job.infer) io::check_output_path(world, job.infer->out, inputs);
-    if (job.sketch_default) {  // --sketch: the measured default rank, now that K is known
-        const std::vector<int>& topics = job.options.hierarchy.empty() ? job.options.topics : job.options.hierarchy;
-        job.options.compressed.sketch_rank = 2 * topics.front();
+    if (job.sketch_default) {  // --sketch: the measured default rank now that K is known, 2 × the largest, at most N
+        Index N = 0;
+        if (cooc_file.empty()) {
+            N = corpus::inspect_uci_files(world, job.corpus.files).front().header.num_words;
+        } else {
+            io::CoocFileInfo info;
+            io::read_cooc_info(world, cooc_file, info);
+            N = static_cast<Index>(info.vocab.size());
+        }
+        const int K = *std::max_element(job.options.topics.begin(), job.options.topics.end());
+        job.options.compressed.sketch_rank = static_cast<int>(std::min<Index>(2 * Index{K}, N));
     }
     outcome.plan = plan_memory(world, job.corpus, cooc_file, job.options, job.memory_per_rank, job.plan_ranks);
     if (job.dry_run) {

@@ -146,6 +146,15 @@ public:
             if (!stop_.count(token)) out.emplace_back(std::move(token), 1);
         return true;
     }
+    /// Whether `word` can be counted at all: a text format's tokenizer makes it of itself,
+    /// and it is no stop word (a fixed vocabulary from elsewhere may hold what these token
+    /// rules never make: "1964" without keep_numbers, "the", a word below min_length).
+    bool countable(const std::string& word) {
+        if (!is_text_format(options_.source.format)) return true;
+        tokens_.clear();
+        tokenizer_.tokenize(word, tokens_);
+        return tokens_.size() == 1 && tokens_.front() == word && !stop_.count(word);
+    }
 
 private:
     const PrepareOptions& options_;
@@ -353,6 +362,9 @@ struct Inputs {
 /// Setup, collective on `comm`. Rank 0 checks the options, creates the output folder, reads the
 /// labels file and lists the input (check_on_root); the list and the labels are broadcast
 /// (Boost.MPI); every rank plans its own pieces. Fills report.files and report.bytes.
+/// (A fixed vocabulary is read and checked here too, before any pass over the documents.)
+std::vector<std::string> fixed_vocabulary(const PrepareOptions& o);
+
 Inputs check_options_and_list_input(const mpi::Comm& comm, const PrepareOptions& o, PrepareReport& report) {
     Inputs in;
     mpi::check_on_root(comm, kStage, [&] {
@@ -377,6 +389,7 @@ Inputs check_options_and_list_input(const mpi::Comm& comm, const PrepareOptions&
             throw InternalError("prepare: a vocabulary file and a vocabulary given both");
         if ((!o.vocabulary_file.empty() || !o.vocabulary.empty()) && !o.items_file.empty())
             throw OptionError("{vocab} fixes the words as the vocabulary file lists them: {items} would rename them");
+        if (!o.vocabulary_file.empty() || !o.vocabulary.empty()) (void)fixed_vocabulary(o);  // before the first pass
         if (!o.source.labels_file.empty()) in.labels = read_label_file(o.source.labels_file);
         in.files = list_input_files(o.source);
     });
@@ -575,7 +588,9 @@ std::vector<Candidate> choose_words(const mpi::Comm& comm, const PrepareOptions&
 /// --update: the base's), checked: none empty or with a space, none twice.
 std::vector<std::string> fixed_vocabulary(const PrepareOptions& o) {
     std::vector<std::string> words = o.vocabulary;
-    const std::string where = o.vocabulary_file.empty() ? std::string("the vocabulary given") : o.vocabulary_file;
+    const std::string where = !o.vocabulary_file.empty()   ? o.vocabulary_file
+                              : !o.vocabulary_source.empty() ? o.vocabulary_source
+                                                             : std::string("the vocabulary given");
     if (!o.vocabulary_file.empty()) {
         std::ifstream in(o.vocabulary_file, std::ios::binary);
         if (!in) throw InputError(o.vocabulary_file, "cannot open the vocabulary");
@@ -600,11 +615,19 @@ std::vector<std::string> fixed_vocabulary(const PrepareOptions& o) {
 
 /// The fixed vocabulary in place of choose_words, collective on `comm`: rank 0 reads and
 /// checks it (check_on_root) and broadcasts it. Fills report.distinct_words,
-/// words_passing_df (here: the vocabulary's words the documents hold) and vocabulary.
+/// words_passing_df (here: the vocabulary's words the documents hold) and vocabulary, and
+/// on rank 0 the words these token rules never count (Terms::countable).
 std::vector<Candidate> fixed_words(const mpi::Comm& comm, const PrepareOptions& o, const CountTable& owned,
-                                   PrepareReport& report) {
+                                   Terms& terms, PrepareReport& report) {
     std::vector<std::string> words;
-    mpi::check_on_root(comm, kStage, [&] { words = fixed_vocabulary(o); });
+    mpi::check_on_root(comm, kStage, [&] {
+        words = fixed_vocabulary(o);
+        for (const auto& w : words)
+            if (!terms.countable(w)) {
+                if (report.uncountable_examples.size() < 5) report.uncountable_examples.push_back(w);
+                ++report.uncountable_words;
+            }
+    });
     boost::mpi::broadcast(mpi::boost_comm(comm), words, 0);
     report.distinct_words = mpi::allreduce_sum(comm, static_cast<std::int64_t>(owned.size()));
     std::int64_t found = 0;  // each word is owned by one rank (by hash): counted once
@@ -883,8 +906,9 @@ nlohmann::json manifest_json(const PrepareOptions& o, const OutputPaths& out, co
             {"options",
              {{"vocabulary", o.vocabulary_file.empty() && o.vocabulary.empty()
                                  ? std::string("chosen: the df filters, then the top max_words by tf-idf")
-                                 : "fixed: " + (o.vocabulary_file.empty() ? std::string("the model's updated (fit --text --update)")
-                                                                          : o.vocabulary_file)},
+                                 : "fixed: " + (!o.vocabulary_file.empty()     ? o.vocabulary_file
+                                                : !o.vocabulary_source.empty() ? o.vocabulary_source
+                                                                               : std::string("given"))},
               {"min_df", o.curation.min_df},
               {"max_df", o.curation.max_df_fraction},
               {"max_words", o.curation.max_words},
@@ -963,7 +987,7 @@ PrepareReport prepare_into_folder(const mpi::Comm& comm, const PrepareOptions& o
     const std::vector<RawDocument>* grouped = o.source.format == Format::ratings ? &users : nullptr;
     const WordCountPass counted = count_words(comm, o, in, grouped, *terms, counts, tally);
     const bool fixed = !o.vocabulary_file.empty() || !o.vocabulary.empty();
-    const std::vector<Candidate> chosen = fixed ? fixed_words(comm, o, counts.owned(), report)
+    const std::vector<Candidate> chosen = fixed ? fixed_words(comm, o, counts.owned(), *terms, report)
                                                 : choose_words(comm, o, counts.owned(), counted.num_docs, report);
     report.count_seconds = clock.seconds();
 

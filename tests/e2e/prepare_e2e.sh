@@ -140,13 +140,29 @@ PY
 else
   fail "prepare --vocab reversed: $(cat "$work/err")"
 fi
+# Words these token rules never make (a stop word, a number without --keep-numbers) are
+# listed in a warning, and count nothing: the documents are the chosen vocabulary's (W aside).
+{ cat "$work/chosen/vocab.t.txt"; printf 'the\n1964\n'; } >"$work/extra.txt"
+if run 2 -q prepare "$work/in.txt" --format lines --out "$work/extra" --name t --vocab "$work/extra.txt" >/dev/null 2>"$work/err" &&
+   grep -q "2 words of .*extra.txt are never counted .* e.g. 'the', '1964'" "$work/err" &&
+   cmp -s <(sed 2d "$work/chosen/docword.t.txt") <(sed 2d "$work/extra/docword.t.txt"); then  # (line 2: W, 2 more)
+  ok "prepare --vocab with a stop word and a number: a warning names them, the counts are the chosen vocabulary's"
+else
+  fail "prepare --vocab with uncountable words: $(cat "$work/err")"
+fi
 { head -3 "$work/chosen/vocab.t.txt"; head -1 "$work/chosen/vocab.t.txt"; } >"$work/twice.txt"
 run 2 -q prepare "$work/in.txt" --format lines --out "$work/twice" --name t --vocab "$work/twice.txt" >/dev/null 2>"$work/err"
 rc=$?
 [[ $rc == 2 && $(grep -c "error" "$work/err") == 1 && ! -e $work/twice/docword.t.txt ]] && grep -q "twice (words 1 and 4)" "$work/err" \
   && ok "prepare --vocab listing a word twice: one message, exit 2, nothing written" || fail "--vocab twice: rc $rc $(cat "$work/err")"
-run 1 -q prepare "$work/in.txt" --format lines --out "$work/both" --vocab "$work/twice.txt" --min-df 3 >/dev/null 2>"$work/err" \
-  && fail "--vocab with --min-df was accepted" || ok "--vocab with --min-df: refused"
+run 1 -q prepare "$work/in.txt" --format lines --out "$work/both" --vocab "$work/chosen/vocab.t.txt" --min-df 3 >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 1 && ! -e $work/both ]] && grep -qE -- "--min-df excludes --vocab|--vocab excludes --min-df" "$work/err" \
+  && ok "--vocab with --min-df: a usage error, exit 1, nothing written" || fail "--vocab with --min-df: rc $rc $(cat "$work/err")"
+run 1 -q prepare "$work/in.txt" --format lines --out "$work/novocab" --vocab "$work/missing.txt" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 && ! -e $work/novocab/docword.corpus.txt ]] && grep -q "missing.txt: cannot open the vocabulary" "$work/err" \
+  && ok "prepare --vocab of a missing file: exit 2, nothing written" || fail "--vocab missing: rc $rc $(cat "$work/err")"
 # Updates from text: the first half fit with a sketch, the second half added by fit --text
 # --update (prepared in the base's words) in sketch mode; then all the documents prepared
 # with the base's vocabulary, an exact update by --prepared.

@@ -81,8 +81,9 @@ struct CompressedShape {
     /// gathered and Eigen's dense solver's copies, 3 × 8 N², and the top r pairs N × r
     /// everywhere); then its N/P × (r + 3) to the write.
     double sketch_rank = 0;
-    /// The columns the sketch's eigensolve applies C to; < 0: 40 p_r (KOS, r = 200 from Y₀
-    /// or the old sketch to lowrank::kSketchTolerance: 83 products of at most p_r columns).
+    /// The columns the sketch's eigensolve applies C to (a fit's stage table: its count); < 0:
+    /// 40 p_r, an estimate (KOS, r = 200, to lowrank::kSketchTolerance: 83 block products,
+    /// the converged columns locked out of most; a 3,000-word plan_e2e corpus, r = 400: 62).
     double sketch_columns = -1;
     /// An update from a sketch (--update-mode sketch): the base's rank r_old, whose
     /// N/P × (r_old + 3) every rank holds from the read to the end, and whose Vᵀ X (r_old × p,

@@ -78,10 +78,11 @@ struct Job {
     /// --warm-enn: a sketch update's ENN from the base's rectified factor
     /// (CompressedOptions::old_factor), not from Y₀: faster, biased (see there).
     bool warm_enn = false;
-    bool sketch_rank_given = false;
-    /// --sketch: options.compressed.sketch_rank = 2K once K is known (an update's: OLD's
-    /// unless --topics). Measured: jobs/BENCHMARKS.md, "Why the sketch chain drifted".
-    bool sketch_default = false;  ///< options.compressed.sketch_rank asked for (else an update keeps the base's)
+    bool sketch_rank_given = false;  ///< options.compressed.sketch_rank asked for (else an update keeps the base's)
+    /// --sketch: options.compressed.sketch_rank = 2K once K is known (the largest K; an
+    /// update's: OLD's unless --topics), at most N. Measured: jobs/BENCHMARKS.md, "Why the
+    /// sketch chain drifted".
+    bool sketch_default = false;
     int top_words = 20;              ///< words per topic kept in /K<K>/topics
     std::optional<InferRequest> infer;
     double memory_per_rank = 0;      ///< bytes; ≤ 0: detected (the node's or its cgroup's limit shared by its ranks)

@@ -185,7 +185,7 @@ struct CompressedOptions {
     /// Faster, but biased: the rectified factor ENN reaches depends on its start, and a
     /// chain of warm updates carries each start's path forward (KOS, K = 100, 10 batches:
     /// coherence 4 % and specificity 11 % below the fresh fit's, where ENN from Y₀ on the
-    /// same sketches ends within 0.1 % and 1.2 %; jobs/BENCHMARKS.md). Empty: ENN from Y₀.
+    /// same sketches ends within 0.1 % and 0.6 %; jobs/BENCHMARKS.md). Empty: ENN from Y₀.
     Eigen::MatrixXd old_factor;
 };
 

@@ -86,7 +86,7 @@ inline constexpr int kWarmLookEvery = 5;
 /// all-reduce, no product of C. Where the new documents change little, the start is
 /// nearly nonnegative and ENN has little left to do. Opt-in (fit --warm-enn): ENN's result
 /// depends on its start, and a chain of warm updates drifts from the fresh fit (KOS, K =
-/// 100, ten batches: specificity 11 % lower; from Y₀ on the same sketches within 1.2 %).
+/// 100, ten batches: specificity 11 % lower; from Y₀ on the same sketches within 0.6 %).
 Eigen::MatrixXd warm_enn_start(const mpi::Comm& comm, const distmat::RowPartition& rows, const Eigen::MatrixXd& Y_old,
                                const Eigen::MatrixXd& Y0, const Sketch& old, Seed seed);
 

@@ -39,6 +39,7 @@ struct PrepareOptions {
     /// every rank (fit --text --update: the base's). At most one of the two.
     std::string vocabulary_file;
     std::vector<std::string> vocabulary;
+    std::string vocabulary_source;  ///< where `vocabulary` came from, for messages and the manifest
     std::uint64_t min_doc_tokens = 5;    ///< documents with fewer tokens after curation are dropped
     InvalidUtf8 invalid_utf8 = InvalidUtf8::skip;
     std::string items_file;              ///< ratings, playlists: "id<sep>name" lines naming the items
@@ -47,6 +48,13 @@ struct PrepareOptions {
     bool gzip = false;
     double buffer_mb = 64;               ///< per rank: word counts buffered before an exchange
 };
+
+/// Local. Words quoted and joined for a message: 'a', 'b', 'c'.
+inline std::string joined_words(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& w : words) out += (out.empty() ? "'" : ", '") + w + "'";
+    return out;
+}
 
 /// What a run read, dropped and wrote (summed over the ranks).
 struct PrepareReport {
@@ -64,6 +72,10 @@ struct PrepareReport {
     std::int64_t vocabulary = 0;
     std::int64_t entries = 0;            ///< docword lines
     std::int64_t labels = 0;             ///< distinct labels (0: none)
+    /// Rank 0, a fixed vocabulary: its words that these token rules never count (stop words,
+    /// numbers without keep_numbers, shorter than min_length, not one token), a few of them.
+    std::int64_t uncountable_words = 0;
+    std::vector<std::string> uncountable_examples;
     std::string first_invalid;           ///< where the first skipped invalid UTF-8 was
     double count_seconds = 0, write_seconds = 0, total_seconds = 0;
     std::int64_t peak_rss_bytes = 0;     ///< the largest rank's
