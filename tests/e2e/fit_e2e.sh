@@ -379,5 +379,8 @@ want=1 expect_refusal 2 "--sketch-rank must be at least K = 5" $(third 1) --topi
 want=1 expect_refusal 2 "--sketch-rank must be at most N = 300" $(third 1) --topics 5 --sketch-rank 301 --pipeline compressed
 want=1 expect_refusal 2 "tf-idf's C is not such a sum" $(third 2) --update "$work/s1.h5" --update-mode sketch --estimator tfidf
 want=1 expect_refusal 2 "tf-idf's C is not such a sum" $(third 1) --topics 5 --sketch-rank 10 --estimator tfidf
+want=1 expect_refusal 2 "--sketch keeps C for --update-mode sketch" $(third 1) --topics 5 --sketch --estimator tfidf
+want=1 expect_refusal 2 "a model with a --hierarchy is not updated" $(third 1) --hierarchy 5,2 --sketch
+want=1 expect_refusal 2 "--sketch-rank keeps C for a later --update" $(third 1) --hierarchy 5,2 --sketch-rank 10 --pipeline compressed
 
 finish
