@@ -129,7 +129,7 @@ std::vector<SchemaEntry> make_model_schema() {
          "fit --method anchorfree-*"},
         {"/K<K>/anchorfree@a_is_distribution", "int64", "", "1: A = E*/ΣE*; 0: A = E* (negative entries)",
          "fit --method anchorfree-*"},
-        {"/sketch", "group", "", "C's sketch for a later fit --update-mode sketch (lowrank::Sketch)", "fit --sketch-rank"},
+        {"/sketch", "group", "", "C's sketch for a later fit --update-mode sketch (lowrank::Sketch)", "fit --sketch or --sketch-rank"},
         {"/sketch/vectors", "float64", "N x r", "C's top r algebraic eigenvectors (residual 1e-6 of λ₁; signs: nonnegative sums)",
          "fit --sketch-rank"},
         {"/sketch/values", "float64", "r", "their eigenvalues, descending", "fit --sketch-rank"},
