@@ -79,10 +79,11 @@ rc=$?
 # grid and block size) sum to the file of the whole: C to 1e-12 of its largest entry, the
 # counts and document frequencies exactly; fit reads the sum as any cooc file.
 python=/usr/bin/python3; [[ -x $python ]] || python=python3
-zcat "$corpus" | awk -v dir="$work" 'NR <= 3 { head[NR] = $0; next }
-  { part = ($1 <= 750) ? "a" : "b"; third = ($1 <= 500) ? "x" : ($1 <= 1000) ? "y" : "z"
-    rows[part] = rows[part] $0 "\n"; n[part]++; rows[third] = rows[third] $0 "\n"; n[third]++ }
-  END { for (p in rows) { f = dir "/docword." p ".txt"; printf "%s\n%s\n%d\n%s", head[1], head[2], n[p], rows[p] > f } }'
+zcat "$corpus" >"$work/docword.txt"
+for part in "a 1 750" "b 751 1e18" "x 1 500" "y 501 1000" "z 1001 1e18"; do
+  read -r name first last <<<"$part"
+  uci_docs "$work/docword.txt" "$work/docword.$name.txt" "$first" "$last"
+done
 for part in a b x y z; do
   run 2 cooc --corpus "$work/docword.$part.txt" --vocab "$vocab" --out "$work/C.$part.h5" >/dev/null 2>"$work/err" ||
     fail "cooc of part $part: $(tail -1 "$work/err")"

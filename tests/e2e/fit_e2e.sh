@@ -245,9 +245,9 @@ want=1 expect_error 2 "--precision single applies to AP only" "${corpus[@]}" --t
 
 # fit --update-mode sketch: the corpus in thirds, in document order. The base fit of the first
 # third keeps a sketch of its C; each update reads one new third alone.
-awk -v dir="$work" 'NR <= 3 { head[NR] = $0; next }
-  { t = ($1 <= 2667) ? 1 : ($1 <= 5334) ? 2 : 3; rows[t] = rows[t] $0 "\n"; n[t]++ }
-  END { for (t in rows) printf "%s\n%s\n%d\n%s", head[1], head[2], n[t], rows[t] > (dir "/third" t ".txt") }' "$work/docword.f.txt"
+uci_docs "$work/docword.f.txt" "$work/third1.txt" 1 2667
+uci_docs "$work/docword.f.txt" "$work/third2.txt" 2668 5334
+uci_docs "$work/docword.f.txt" "$work/third3.txt" 5335 8000
 third() { echo --corpus "$work/third$1.txt" --vocab "$work/vocab.f.txt"; }
 expect_refusal() {  # np fragment args...: one message, exit $want (2: bad input; 1: a usage error), nothing written
   local np=$1 fragment=$2; shift 2
