@@ -8,7 +8,7 @@
 set(order
     core mpi corpus distmat solvers
     cooc synth infer rectify recover anchors anchorfree
-    eval lowrank model io prepare fit app)
+    eval lowrank model report io prepare fit app)
 
 set(errors "")
 foreach(root IN ITEMS "${SOURCE_DIR}/src" "${SOURCE_DIR}/include/jsmf")

@@ -183,6 +183,15 @@ CLI::App* add_show_command(CLI::App& app, ShowCommand& command);
 /// Rank 0 reads and prints; the others wait for its verdict.
 int run_show(const ShowCommand& command, const mpi::Comm& world);
 
+struct ReportCommand {
+    std::string file;
+    std::string out;
+    int terms = 30;  ///< --terms: the bars per topic (the top by relevance at each λ)
+};
+CLI::App* add_report_command(CLI::App& app, ReportCommand& command);
+/// Collective: each rank reads its rows of B; rank 0 writes the page.
+int run_report(const ReportCommand& command, const mpi::Comm& world);
+
 /// Local: "RxC" checked against the rank count; empty: 0 x 0, the most square grid.
 void parse_grid_shape(const std::string& shape, int num_ranks, int& rows, int& cols);
 

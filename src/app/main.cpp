@@ -79,11 +79,13 @@ int main(int argc, char** argv) {
     CLI::App* infer_app = app::add_infer_command(app, infer);
     app::ShowCommand show;
     CLI::App* show_app = app::add_show_command(app, show);
+    app::ReportCommand report;
+    CLI::App* report_app = app::add_report_command(app, report);
     // Each subcommand's reference follows its options in --help (and so in its man page).
     for (const auto& [sub, name] : std::vector<std::pair<CLI::App*, std::string>>{
              {synth_app, "synth"}, {cooc_app, "cooc"},   {prepare_app, "prepare"}, {rectify_app, "rectify"},
              {fit_app, "fit"},     {eval_app, "eval"},   {sweep_app, "sweep"},     {infer_app, "infer"},
-             {show_app, "show"}})
+             {show_app, "show"},   {report_app, "report"}})
         if (const std::string text = app::help_text(name); !text.empty()) sub->footer("\n" + text);
     app::check_numbers(app);  // NaN, infinities, negative counts: refused alike, by every option's type
     app.footer("jsmf <command> --help: every option of a command and its reference; jsmf show --schema: the "
@@ -136,6 +138,7 @@ int main(int argc, char** argv) {
         if (*sweep_app) return app::run_sweep(sweep, world, command_line);
         if (*infer_app) return app::run_infer(infer, world, command_line);
         if (*show_app) return app::run_show(show, world);
+        if (*report_app) return app::run_report(report, world);
         return exit_code::usage;
     });
 }

@@ -8,10 +8,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/core/stop.hpp"
 
 namespace jsmf::io {
 namespace {
@@ -125,6 +128,25 @@ void remove_created_folder(const std::string& dir, const std::string& outermost)
     for (std::string at = dir;; at = directory_of(at)) {
         if (!fs::is_directory(at, error) || !fs::is_empty(at, error) || !fs::remove(at, error)) return;
         if (at == outermost || at == "." || at == "/") return;
+    }
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+    const std::string partial = path + ".partial";
+    const PartialOutput removed_on_a_signal(partial);
+    {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        out.close();
+        if (!out) {
+            std::remove(partial.c_str());
+            throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
+        }
+    }
+    if (std::rename(partial.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        std::remove(partial.c_str());
+        throw InputError(path, std::string("cannot rename the finished file into place: ") + std::strerror(error));
     }
 }
 

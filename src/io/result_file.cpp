@@ -572,7 +572,7 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
         check_model_values(path, "/" + group_name(K) + "/model", m);
         out.models.push_back(std::move(m));
     }
-    if (parts != ModelParts::without_topic_words && h5::exists(file, "hierarchy")) {
+    if (h5::exists(file, "hierarchy")) {  // (without the topic words: each level but its B_words)
         h5::Handle root(h5::check(H5Gopen2(file, "hierarchy", H5P_DEFAULT), path, "cannot open /hierarchy"), H5Gclose);
         for (int l = 2; h5::exists(root, "level" + std::to_string(l)); ++l) {
             const std::string name = "level" + std::to_string(l);
@@ -590,13 +590,14 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
             }
             level.B = h5::read_matrix(group, "B");
             level.A = h5::read_matrix(group, "A");
-            level.B_words = h5::read_matrix(group, "B_words");
+            if (parts != ModelParts::without_topic_words) level.B_words = h5::read_matrix(group, "B_words");
             for (const auto a : h5::read_int64s(group, "anchors")) level.anchors.push_back(a);
             const Index below = out.hierarchy.empty() ? (out.models.empty() ? 0 : out.models.front().num_topics)
                                                       : out.hierarchy.back().topics;
             if (level.topics < 1 || level.B.rows() != below || level.B.cols() != level.topics ||
                 level.A.rows() != level.topics || level.A.cols() != level.topics ||
-                level.B_words.rows() != static_cast<Index>(out.vocab.size()) || level.B_words.cols() != level.topics ||
+                (parts != ModelParts::without_topic_words &&
+                 (level.B_words.rows() != static_cast<Index>(out.vocab.size()) || level.B_words.cols() != level.topics)) ||
                 static_cast<int>(level.anchors.size()) != level.topics ||
                 std::any_of(level.anchors.begin(), level.anchors.end(), [&](Index a) { return a < 0 || a >= below; }) ||
                 !level.B.allFinite() || !level.A.allFinite())

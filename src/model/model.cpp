@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "jsmf/core/error.hpp"
@@ -104,16 +105,25 @@ std::vector<Index> top_word_ids(const Eigen::MatrixXd& B, int k, int n) {
     return ids;
 }
 
-std::vector<TopicPair> topic_correlations(const Eigen::MatrixXd& A) {
+Eigen::MatrixXd correlation_matrix(const Eigen::MatrixXd& A) {
     const Eigen::VectorXd p = A.rowwise().sum();
-    std::vector<TopicPair> pairs;
-    for (int k = 0; k < A.rows(); ++k) {
-        for (int l = k + 1; l < A.cols(); ++l) {
-            const double var = (A(k, k) - p(k) * p(k)) * (A(l, l) - p(l) * p(l));
-            if (!(var > 0)) continue;
-            pairs.push_back({k, l, (A(k, l) - p(k) * p(l)) / std::sqrt(var)});
+    const Eigen::VectorXd variance = A.diagonal() - p.cwiseProduct(p);
+    Eigen::MatrixXd rho(A.rows(), A.cols());
+    for (Index l = 0; l < A.cols(); ++l)
+        for (Index k = 0; k < A.rows(); ++k) {
+            const double var = variance(k) * variance(l);
+            rho(k, l) = variance(k) > 0 && variance(l) > 0 ? (k == l ? 1.0 : (A(k, l) - p(k) * p(l)) / std::sqrt(var))
+                                                           : std::numeric_limits<double>::quiet_NaN();
         }
-    }
+    return rho;
+}
+
+std::vector<TopicPair> topic_correlations(const Eigen::MatrixXd& A) {
+    const Eigen::MatrixXd rho = correlation_matrix(A);
+    std::vector<TopicPair> pairs;
+    for (int k = 0; k < A.rows(); ++k)
+        for (int l = k + 1; l < A.cols(); ++l)
+            if (!std::isnan(rho(k, l))) pairs.push_back({k, l, rho(k, l)});
     std::sort(pairs.begin(), pairs.end(),
               [](const TopicPair& a, const TopicPair& b) { return a.correlation > b.correlation; });
     return pairs;

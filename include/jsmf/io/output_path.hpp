@@ -30,4 +30,7 @@ std::string create_output_folder(const std::string& dir);
 /// empty: nothing), each only while it is empty.
 void remove_created_folder(const std::string& dir, const std::string& outermost);
 
+/// Local. Writes `text` to "<path>.partial" and renames it over `path`: the file is complete
+/// or absent, also when a stop signal ends the process. InputError naming `path`.
+void write_text_file(const std::string& path, const std::string& text);
 }  // namespace jsmf::io

@@ -119,7 +119,8 @@ struct ModelFile {
 /// N × K, and E′'s triplets: 370 MB on 20 Newsgroups at K = 100 after one ENN iteration),
 /// which infer, eval and synth --from do not use (Model::compressed is then empty); or all
 /// but every array with a row per word and a column per topic (the factor, B, B̆ and the
-/// hierarchy: what `jsmf infer` reads on rank 0, B coming by rows from read_B_by_rows).
+/// hierarchy's B_words: what `jsmf infer` and `jsmf report` read on rank 0, B coming by rows
+/// from read_B_by_rows).
 enum class ModelParts { all, without_factor, without_topic_words };
 
 /// Local. Reads a model file; throws InputError for anything else.

@@ -273,6 +273,9 @@ struct TopicPair {
 /// cov = A − ppᵀ with p = A1, var_k = A_kk − p_k²; every pair k < l whose variances are
 /// both positive, sorted by correlation, highest first (jsmf show --pairs).
 std::vector<TopicPair> topic_correlations(const Eigen::MatrixXd& A);
+/// Local. The same correlations as a K × K matrix (1 on the diagonal); NaN in the rows and
+/// columns of topics whose variance is not positive.
+Eigen::MatrixXd correlation_matrix(const Eigen::MatrixXd& A);
 /// Local. p(z) = A1, normalized (A = D⁻¹C_SS D⁻¹ sums to 1 only when the model holds
 /// exactly); negative row sums (an AnchorFree E*) clipped at 0.
 Eigen::VectorXd topic_prevalence(const Eigen::MatrixXd& A);

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// `jsmf report`'s numbers: a model file read as `jsmf infer` reads it (B by rows, each rank
+// its block of words; the rest on the root) and what report/ computes from it, per K. The
+// page (app/) only formats and draws these.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <string>
+#include <vector>
+
+#include "jsmf/io/result_file.hpp"
+#include "jsmf/model/model.hpp"
+#include "jsmf/mpi/comm.hpp"
+#include "jsmf/report/report.hpp"
+
+namespace jsmf::fit {
+
+/// What the page shows of one K beyond the model file's own record.
+struct TopicsView {
+    int topics = 0;
+    Eigen::VectorXd prevalence;           ///< p(z) = A1, normalized (the map's circle areas)
+    Eigen::MatrixXd divergence;           ///< K × K Jensen–Shannon divergences of B's columns
+    Eigen::MatrixXd map;                  ///< K × 2: classical MDS of √divergence (a metric)
+    std::vector<report::TopicTerms> terms;  ///< per topic: the words the relevance slider can show
+    Eigen::MatrixXd correlation;          ///< K × K Pearson correlations of the proportions (NaN: undefined)
+    std::vector<int> order;               ///< the heat map's order of the topics
+    std::string order_method;             ///< "hierarchy" (grouped by supertopic) or "spectral"
+};
+
+struct ModelView {
+    io::ModelFile file;                   ///< without its N × K arrays (B_words, B, B̆, the factor)
+    std::vector<TopicsView> views;        ///< one per model in the file, the same order
+};
+
+/// How many terms the page ranks per topic and on what grid of λ.
+struct ViewOptions {
+    int terms = 30;   ///< the bars' length: the top `terms` by relevance at each λ
+    int steps = 100;  ///< the slider's grid: λ = 0, 1/steps, …, 1
+};
+
+/// Collective. The view of every model in `path`, on the root (other ranks: empty). Memory
+/// per rank: its N/P rows of one B at a time (N/P × K × 8 bytes) and the vocabulary on the
+/// root. InputError (every rank throws StageFailed) for a file that is not a model file.
+ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewOptions& options);
+
+}  // namespace jsmf::fit

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// `jsmf report`: one self-contained HTML page per model file. The numbers come from
+// fit::view_model (report/ computes them); this file puts them into JSON inside the page
+// (src/app/report/page.html, compiled into the binary), which draws them offline.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "app/commands.hpp"
+#include "app/output.hpp"
+#include "app/report_page.hpp"
+#include "jsmf/core/error.hpp"
+#include "jsmf/core/log.hpp"
+#include "jsmf/core/timer.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/fit/model_report.hpp"
+#include "jsmf/io/output_path.hpp"
+#include "jsmf/mpi/agree.hpp"
+
+namespace jsmf::app {
+
+CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
+    CLI::App* sub = app.add_subcommand("report", "Write one self-contained interactive HTML page of a model file");
+    sub->add_option("file", c.file, "Model file from jsmf fit")->required();
+    sub->add_option("--out", c.out, "The HTML page to write")->required();
+    sub->add_option("--terms", c.terms, "Bars per topic: its most relevant words at each position of the λ slider")
+        ->capture_default_str();
+    return sub;
+}
+
+namespace {
+
+using nlohmann::json;
+
+/// NaN and infinities as JSON null (the page shows "–").
+json number(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+json matrix_json(const Eigen::MatrixXd& M) {
+    json rows = json::array();
+    for (Index i = 0; i < M.rows(); ++i) {
+        json row = json::array();
+        for (Index j = 0; j < M.cols(); ++j) row.push_back(number(M(i, j)));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+json vector_json(const Eigen::VectorXd& v) {
+    json values = json::array();
+    for (Index i = 0; i < v.size(); ++i) values.push_back(number(v(i)));
+    return values;
+}
+
+json metrics_json(const eval::MetricSet& set) {
+    json metrics = json::array();
+    for (const auto& info : eval::metric_table()) {
+        const eval::Metric* m = set.find(info.name);
+        if (m == nullptr) continue;
+        metrics.push_back({{"name", m->name},
+                           {"per", m->per},
+                           {"meaning", info.meaning},
+                           {"mean", number(m->mean)},
+                           {"std", number(m->std)},
+                           {"values", m->per == "topic" ? vector_json(m->values) : json(nullptr)}});
+    }
+    return metrics;
+}
+
+json summary_json(const model::Model& m) {
+    const auto& r = m.rectification;
+    json s = {{"method", name_of(m.method)},
+              {"rectification", name_of(r.method)},
+              {"iterations", r.iterations},
+              {"stopped", r.stop_reason ? name_of(*r.stop_reason) : std::string()},
+              {"anchor_finder", name_of(m.anchor_method)},
+              {"solver", model::solver_name(m)},
+              {"a_recovery", name_of(m.a_method)},
+              {"pipeline", m.compressed ? "compressed" : "dense"}};
+    json seconds = json::object();
+    for (const auto& [stage, value] : m.times.entries()) seconds[stage] = value;
+    s["seconds"] = seconds;
+    return s;
+}
+
+/// One K's part of the page's data. Word ids index `words` (the vocabulary's entries the
+/// page needs: anchors and every topic's terms), which the caller fills.
+json topics_json(const model::Model& m, const fit::TopicsView& view, std::set<Index>& words) {
+    const int K = view.topics;
+    json terms = json::array();
+    for (const auto& t : view.terms) {
+        words.insert(t.words.begin(), t.words.end());
+        terms.push_back({{"w", t.words}, {"p", t.p_wk}});
+    }
+    words.insert(m.anchors.begin(), m.anchors.end());
+    json pairs = json::array();
+    const std::vector<model::TopicPair> all = model::topic_correlations(m.A);
+    const std::size_t shown = std::min<std::size_t>(all.size(), 15);
+    for (std::size_t i = 0; i < all.size(); ++i)  // the 15 most positive and the 5 most negative
+        if (i < shown || i + 5 >= std::max(all.size(), shown + 5))
+            pairs.push_back({all[i].k, all[i].l, all[i].correlation});
+    return {{"K", K},
+            {"anchors", m.anchors},
+            {"anchor_kind", m.method == model::Method::anchors ? "anchor word" : "representative word"},
+            {"prevalence", vector_json(view.prevalence)},
+            {"map", matrix_json(view.map)},
+            {"divergence", matrix_json(view.divergence)},
+            {"terms", terms},
+            {"correlation", matrix_json(view.correlation)},
+            {"order", view.order},
+            {"order_method", view.order_method},
+            {"pairs", pairs},
+            {"metrics", metrics_json(m.metrics)},
+            {"metrics_note", m.metrics_note},
+            {"summary", summary_json(m)}};
+}
+
+json hierarchy_json(const std::vector<model::HierarchyLevel>& levels) {
+    json out = json::array();
+    int level_number = 2;
+    for (const auto& level : levels) {
+        // Each topic of the level below under the topic of this level it belongs to (model::subtopics).
+        json children = json::array();
+        for (int k = 0; k < level.topics; ++k) {
+            json of_k = json::array();
+            for (const auto& [weight, j] : model::subtopics(level, k)) of_k.push_back({j, weight});
+            children.push_back(std::move(of_k));
+        }
+        out.push_back({{"level", level_number++},
+                       {"topics", level.topics},
+                       {"anchors", level.anchors},
+                       {"prevalence", vector_json(model::topic_prevalence(level.A))},
+                       {"children", children}});
+    }
+    return out;
+}
+
+json page_data(const fit::ModelView& view, const ReportCommand& c) {
+    const io::ModelFile& f = view.file;
+    std::set<Index> words;
+    json models = json::array();
+    for (std::size_t i = 0; i < view.views.size(); ++i) models.push_back(topics_json(f.models[i], view.views[i], words));
+    json vocabulary = json::object();  // id -> [word, p(w)]
+    for (const Index w : words)
+        vocabulary[std::to_string(w)] = {f.vocab[static_cast<std::size_t>(w)], number(f.unigram(w))};
+    json options = json::object();
+    for (const auto& [name, value] : f.options) options[name] = value;
+    return {{"generator", std::string("jsmf ") + JSMF_VERSION},
+            {"file", c.file},
+            {"created", f.created},
+            {"command_line", f.command_line},
+            {"vocabulary_size", f.vocab.size()},
+            {"documents", f.num_docs},
+            {"tokens", f.num_tokens},
+            {"options", options},
+            {"terms_shown", c.terms},
+            {"lambda_steps", fit::ViewOptions{}.steps},
+            {"words", vocabulary},
+            {"models", models},
+            {"hierarchy", hierarchy_json(f.hierarchy)}};
+}
+
+/// The page with `data` in its JSON script element. "</" is written "<\/" (the same JSON
+/// string) so that no word can end the element early.
+std::string page_with(const std::string& data) {
+    std::string escaped;
+    escaped.reserve(data.size());
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        escaped += data[i];
+        if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') escaped += '\\';
+    }
+    std::string page = report_page();
+    const std::string marker = "@JSMF_REPORT_DATA@";
+    const auto at = page.find(marker);
+    JSMF_REQUIRE(at != std::string::npos, "report: the page template has no data marker");
+    page.replace(at, marker.size(), escaped);
+    return page;
+}
+
+}  // namespace
+
+int run_report(const ReportCommand& c, const mpi::Comm& world) {
+    const Stopwatch timer;
+    mpi::check_on_root(world, "setup", [&] {
+        if (c.terms < 1) throw usage_error("--terms must be at least 1");
+        io::check_output_file(c.out, {c.file});
+    });
+    fit::ViewOptions options;
+    options.terms = c.terms;
+    const fit::ModelView view = fit::view_model(world, c.file, options);
+    mpi::check_on_root(world, "report", [&] {
+        const std::string page =
+            page_with(page_data(view, c).dump(-1, ' ', false, json::error_handler_t::replace));
+        io::write_text_file(c.out, page);
+        log::info("report: wrote {} ({:.1f} KiB) in {:.2f} s", c.out, static_cast<double>(page.size()) / 1024,
+                  timer.seconds());
+    });
+    return exit_code::ok;
+}
+
+}  // namespace jsmf::app

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include "jsmf/fit/model_report.hpp"
+
+#include <cstdint>
+
+#include "jsmf/core/error.hpp"
+#include "jsmf/mpi/agree.hpp"
+#include "jsmf/mpi/collectives.hpp"
+
+namespace jsmf::fit {
+
+namespace {
+
+/// The part of one K's view that needs B: each rank's rows, then the root's.
+void view_topics(const mpi::Comm& comm, const std::string& path, const Eigen::VectorXd& p_w, const ViewOptions& options,
+                 TopicsView& view) {
+    const io::BByRows B = io::read_B_by_rows(comm, path, view.topics, p_w.size());
+    const Index first = B.rows.begin(comm.rank());
+    view.terms = report::relevant_terms(comm, B.B, p_w.segment(first, B.B.rows()), first, options.terms, options.steps);
+    view.divergence = report::js_divergences(comm, B.B);
+    // The root's copy alone decides the picture (every rank summed the same K × K, but the
+    // eigensolver below runs on the root only).
+    if (comm.is_root()) view.map = report::classical_mds(view.divergence.cwiseSqrt(), 2);
+}
+
+}  // namespace
+
+ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewOptions& options) {
+    ModelView out;
+    std::vector<std::int64_t> topics;
+    std::int64_t words = 0;
+    mpi::check_on_root(comm, "setup", [&] {
+        if (options.terms < 1 || options.steps < 1) throw InputError("report: the terms and the slider's steps must be at least 1");
+        out.file = io::read_model_file(path, io::ModelParts::without_topic_words);
+        if (out.file.models.empty()) throw InputError(path, "holds no model");
+        if (out.file.unigram.size() != static_cast<Index>(out.file.vocab.size()))
+            throw InputError(path, "/stats/unigram does not have a value per word");
+        for (const auto& m : out.file.models) topics.push_back(m.num_topics);
+        words = static_cast<std::int64_t>(out.file.vocab.size());
+    });
+    std::int64_t models = static_cast<std::int64_t>(topics.size());
+    mpi::broadcast(comm, models, 0);
+    mpi::broadcast(comm, words, 0);
+    topics.resize(static_cast<std::size_t>(models));
+    mpi::broadcast(comm, topics.data(), topics.size(), 0);
+    Eigen::VectorXd p_w = comm.is_root() ? out.file.unigram : Eigen::VectorXd(words);
+    mpi::broadcast(comm, p_w.data(), static_cast<std::size_t>(words), 0);
+    for (std::size_t i = 0; i < topics.size(); ++i) {
+        TopicsView view;
+        view.topics = static_cast<int>(topics[i]);
+        view_topics(comm, path, p_w, options, view);
+        if (comm.is_root()) {
+            const model::Model& m = out.file.models[i];
+            view.prevalence = model::topic_prevalence(m.A);
+            view.correlation = model::correlation_matrix(m.A);
+            const bool grouped = i == 0 && !out.file.hierarchy.empty();  // the hierarchy stands on the first K
+            view.order = grouped ? report::hierarchy_order(out.file.hierarchy.front(), view.topics)
+                                 : report::spectral_order(view.correlation);
+            view.order_method = grouped ? "hierarchy" : "spectral";
+        }
+        out.views.push_back(std::move(view));
+    }
+    return out;
+}
+
+}  // namespace jsmf::fit
