@@ -42,10 +42,12 @@ if [[ $demo == brown ]] && fetch_brown; then
   # labels, so the metrics include ClustAcc: how well the topics cluster the 15 genres.
   mpirun -np "$np" $oversubscribe "$jsmf" fit --prepared "$out/brown" --topics 15 --out "$out/model.brown.h5" >/dev/null
   "$jsmf" show "$out/model.brown.h5" --top-words 10 --pairs 5
+  "$jsmf" -q report "$out/model.brown.h5" --out "$out/report.brown.html"
   echo
   echo "Done. The corpus (docword, vocab, document ids, genre labels) is in $out/brown; the model in $out/model.brown.h5:"
   echo "  h5ls -r $out/model.brown.h5"
-  echo "  python3 -c \"import h5py; f = h5py.File('$out/model.brown.h5'); print(f['model/B'].shape, f['corpus/doc_ids'][:3])\"   # python3-h5py"
+  echo "  python3 -c \"import h5py; f = h5py.File('$out/model.brown.h5'); print(f['K15/model/B'].shape, f['corpus/doc_ids'][:3])\"   # python3-h5py"
+  echo "Its report (topic map, top terms with the relevance slider, correlations, measures): open $out/report.brown.html in a browser."
   echo "The synthetic demo with planted topics: JSMF_DEMO=synthetic bash jobs/quickstart.sh"
   exit 0
 fi
@@ -67,5 +69,7 @@ echo "Against the planted topics (jsmf eval --truth: topics matched by the Hunga
 echo
 echo "Done. The model (B, A, anchors, alpha, the AP trace, top words) is in $out/model.demo.h5:"
 echo "  h5ls -r $out/model.demo.h5                           # what is inside"
-echo "  python3 -c \"import h5py; f = h5py.File('$out/model.demo.h5'); print(f['model/B'].shape, f['topics/top_words'][0, :5])\"   # python3-h5py"
+echo "  python3 -c \"import h5py; f = h5py.File('$out/model.demo.h5'); print(f['K10/model/B'].shape, f['K10/topics/top_words'][0, :5])\"   # python3-h5py"
+"$jsmf" -q report "$out/model.demo.h5" --out "$out/report.demo.html"
+echo "Its report (topic map, top terms with the relevance slider, correlations, measures): open $out/report.demo.html in a browser."
 echo "The planted topics (B, A, anchors) are in $out/truth.demo.h5; the metrics in /K10/metrics."

@@ -32,6 +32,7 @@ if [[ $profile == tests || $profile == bench ]]; then
     clang libclang-rt-dev libomp-dev                # the sanitized build and the fuzzers (jobs/test.sh, jobs/fuzz.sh)
     python3-h5py python3-numpy python3-scipy        # the end-to-end tests read files back, match topics
     python3-matplotlib                              # jobs/plot.py (pictures), tested by eval_e2e
+    chromium                                        # report_e2e loads jsmf report's page in a headless browser
   )
 fi
 if [[ $profile == bench ]]; then

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end: jsmf report. A planted model (K = 5 and 7 in one file; and one with a
+# hierarchy) -> the page at 1 and 3 ranks -> its embedded JSON held against the model file
+# (read with h5py) and against scipy's definitions; then the page in headless Chromium from a
+# file:// URL with the network off: no console error, no resource fetched, the K topics and
+# the planted anchor words in the DOM, the λ slider re-ranking the bars as the formula says,
+# a click on the map moving the bars, the heat map's highlight and the table's row; and a
+# screenshot kept in SHOT_DIR. Bad input: one message, the exit code, nothing written.
+# Usage: report_e2e.sh JSMF MPIEXEC SHOT_DIR
+set -u
+jsmf=$1 mpiexec=$2 shots=${3:-.}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+py=/usr/bin/python3
+
+"$jsmf" -q synth --dir "$work" --name r --docs 6000 --words 400 --topics 5 --word-concentration 1.0 \
+  --anchor-mass 0.03 --doc-length 60 --seed 5 || fail synth
+corpus=(--corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt")
+run 2 -q fit "${corpus[@]}" --topics 5,7 --out "$work/m.h5" >/dev/null 2>"$work/err" || fail "fit: $(tail -2 "$work/err")"
+run 2 -q fit "${corpus[@]}" --hierarchy 5,2 --out "$work/h.h5" >/dev/null 2>"$work/err" || fail "fit --hierarchy: $(tail -2 "$work/err")"
+
+for np in 1 3; do
+  if run "$np" report "$work/m.h5" --out "$work/r$np.html" >/dev/null 2>"$work/err"; then
+    ok "np=$np report written ($(stat -c %s "$work/r$np.html") bytes)"
+  else
+    fail "np=$np report: $(tail -2 "$work/err")"
+  fi
+done
+run 2 report "$work/h.h5" --terms 12 --out "$work/h.html" >/dev/null 2>"$work/err" || fail "report of a hierarchy: $(tail -2 "$work/err")"
+
+# The page's numbers: the model file's, and the definitions'.
+if "$py" - "$work" <<'PY'
+import sys, re, json, h5py, numpy as np
+from scipy.spatial.distance import jensenshannon
+w = sys.argv[1]
+def page(name):
+    text = open(f"{w}/{name}").read()
+    # nothing to fetch: no src/href/url() to a network address, no fetch or XHR (the only
+    # "http" in it is the SVG namespace's name)
+    loads = re.findall(r'(?:src|href)\s*=\s*["\']?\s*(?:https?:)?//|url\(\s*["\']?(?:https?:)?//|fetch\(|XMLHttpRequest|import\(', text)
+    assert not loads, f"{name} loads from the network: {loads}"
+    m = re.search(r'<script type="application/json" id="jsmf-data">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1))
+d1, d3 = page("r1.html"), page("r3.html")
+f = h5py.File(f"{w}/m.h5", "r")
+vocab = [v.decode() if isinstance(v, bytes) else v for v in f["vocab"][:]]
+unigram = f["stats/unigram"][:]
+assert [m["K"] for m in d1["models"]] == [5, 7]
+for M, M3 in zip(d1["models"], d3["models"]):
+    K = M["K"]
+    g = f[f"K{K}/model"]
+    B, A, anchors = g["B"][:], g["A"][:], list(g["anchors"][:])
+    assert M["anchors"] == anchors, (M["anchors"], anchors)
+    p = A.sum(1) / A.sum()
+    assert np.allclose(M["prevalence"], p, rtol=0, atol=1e-15)
+    P = A.sum(1)
+    cov = A - np.outer(P, P)
+    rho = cov / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))
+    assert np.allclose(np.array(M["correlation"], float), rho, atol=1e-12)
+    assert sorted(M["order"]) == list(range(K))
+    # every term's p(w|k) and p(w) exactly as in the file (a JSON round trip of doubles)
+    for k, t in enumerate(M["terms"]):
+        assert t["w"] == sorted(t["w"]) and len(t["w"]) >= d1["terms_shown"] or len(t["w"]) == (B[:, k] > 0).sum()
+        for wid, pk in zip(t["w"], t["p"]):
+            assert pk == B[wid, k], (k, wid)
+            word, pw = d1["words"][str(wid)]
+            assert word == vocab[wid] and pw == unigram[wid]
+    # the same page at 3 ranks: the words equal, the numbers to rounding
+    assert [t["w"] for t in M["terms"]] == [t["w"] for t in M3["terms"]]
+    assert M["anchors"] == M3["anchors"] and M["order"] == M3["order"]
+    D = np.array(M["divergence"])
+    assert np.abs(D - np.array(M3["divergence"])).max() < 1e-14
+    assert np.abs(np.array(M["map"]) - np.array(M3["map"])).max() < 1e-9
+    # the divergences are scipy's (natural log; scipy gives the square root)
+    for k in range(K):
+        for l in range(K):
+            assert abs(D[k, l] - jensenshannon(B[:, k], B[:, l]) ** 2) < 1e-12, (k, l)
+    # the map: classical MDS of sqrt(D), distances as numpy's embedding gives them
+    S = np.sqrt(np.maximum(D, 0)) ** 2
+    J = np.eye(K) - 1 / K
+    vals, vecs = np.linalg.eigh(-0.5 * J @ S @ J)
+    X = vecs[:, -2:] * np.sqrt(np.maximum(vals[-2:], 0))
+    dist = lambda Y: np.linalg.norm(Y[:, None, :] - Y[None, :, :], axis=2)
+    assert np.abs(dist(X) - dist(np.array(M["map"]))).max() < 1e-9
+    names = {x["name"] for x in M["metrics"]}
+    assert {"coherence", "specificity", "dissimilarity"} <= names, names
+h = page("h.html")
+assert h["terms_shown"] == 12 and len(h["hierarchy"]) == 1 and h["hierarchy"][0]["topics"] == 2
+assert h["models"][0]["order_method"] == "hierarchy"
+children = sorted(j for c in h["hierarchy"][0]["children"] for j, _ in c)
+assert children == list(range(5)), children
+print("the page's numbers are the model file's and the definitions'")
+PY
+then ok "the embedded JSON: the file's B, A, anchors, p(w); scipy's JS divergences; MDS; the same at 3 ranks"
+else fail "the embedded JSON"
+fi
+
+# Bad input: a file that is not a model, a missing output folder, a bad --terms; one message,
+# exit code 2 (1 for the option), nothing written.
+"$jsmf" -q cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
+expect() {  # want fragment args...
+  local want=$1 fragment=$2; shift 2
+  rm -f "$work/bad.html"
+  run 2 report "$@" >/dev/null 2>"$work/err"
+  local rc=$?
+  if [[ $rc -eq $want && $(grep -c '^jsmf: error:' "$work/err") -eq 1 && ! -e $work/bad.html && ! -e $work/bad.html.partial ]] &&
+     grep -qF -- "$fragment" "$work/err"; then
+    ok "'$fragment' (exit $rc)"
+  else
+    fail "expected '$fragment', exit $want: rc=$rc $(head -2 "$work/err")"
+  fi
+}
+expect 2 "not a jsmf model file" "$work/C.h5" --out "$work/bad.html"
+expect 2 "does not exist" "$work/m.h5" --out "$work/no/such/dir/bad.html"
+expect 1 "--terms must be at least 1" "$work/m.h5" --terms 0 --out "$work/bad.html"
+expect 2 "cannot open" "$work/missing.h5" --out "$work/bad.html"
+
+# In a real browser.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [[ -z $browser && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  echo "report_e2e: installing Debian's chromium for the browser checks"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 || true
+  browser=$(command -v chromium || true)
+fi
+if [[ -z $browser ]]; then
+  echo "report_e2e: SKIPPED the browser checks: no chromium, and it cannot be installed here (not root, or no apt)"
+else
+  # The page as the user gets it, with two scripts added: one first in <head> that records
+  # errors, one last in <body> that drives the page as a user would and writes what it saw.
+  "$py" - "$work/r1.html" "$work/driven.html" <<'PY'
+import sys
+page = open(sys.argv[1]).read()
+first = """<script>window.__errors = [];
+window.addEventListener("error", (e) => window.__errors.push(String(e.message)));
+const __consoleError = console.error;
+console.error = (...a) => { window.__errors.push(a.join(" ")); __consoleError(...a); };</script>"""
+last = """<script>
+(() => {
+  const out = {};
+  try {
+    const q = (s) => Array.from(document.querySelectorAll(s));
+    out.circles = q("#map circle").length;
+    out.text = document.body.innerText;
+    const heat = document.getElementById("heatmap");
+    out.heatmap = [heat.width, heat.height, heat.getAttribute("data-selected")];
+    const slider = document.getElementById("lambda");
+    const order = () => document.getElementById("terms").getAttribute("data-order").split(" ");
+    const topic = Number(heat.getAttribute("data-selected"));
+    slider.value = slider.max; slider.dispatchEvent(new Event("input"));
+    out.at1 = { topic, words: order() };
+    slider.value = "0"; slider.dispatchEvent(new Event("input"));
+    out.at0 = { topic, words: order() };
+    const other = (topic + 2) % out.circles;
+    document.querySelector(`#map circle[data-topic="${other}"]`).dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    out.clicked = { topic: other, heat: heat.getAttribute("data-selected"), title: document.getElementById("terms-topic").textContent,
+      words: order(), row: q("#metrics tr.selected").map((r) => r.getAttribute("data-topic")),
+      circle: q("#map circle.selected").map((c) => c.getAttribute("data-topic")) };
+    out.resources = performance.getEntriesByType("resource").map((r) => r.name);
+  } catch (e) { window.__errors.push("driver: " + e); }
+  out.errors = window.__errors;
+  const pre = document.createElement("pre");
+  pre.id = "jsmf-test";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+page = page.replace("<head>", "<head>" + first, 1)
+page = page.replace("</body>", last + "</body>", 1)
+open(sys.argv[2], "w").write(page)
+PY
+  chrome=("$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --disable-dev-shm-usage
+          "--host-resolver-rules=MAP * ~NOTFOUND" --user-data-dir="$work/chrome")
+  timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven.html" \
+    >"$work/dom.html" 2>"$work/chrome.log"
+  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" <<'PY'
+import sys, re, json, html, math
+dom = open(sys.argv[1]).read()
+m = re.search(r'<pre id="jsmf-test">(.*?)</pre>', dom, re.S)
+assert m, "the driver wrote nothing: " + open(sys.argv[3]).read()[-2000:]
+seen = json.loads(html.unescape(m.group(1)))
+data = json.loads(re.search(r'id="jsmf-data">(.*?)</script>', open(sys.argv[2]).read(), re.S).group(1))
+M = data["models"][0]
+assert seen["errors"] == [], seen["errors"]
+assert seen["resources"] == [], seen["resources"]
+log = open(sys.argv[3]).read()
+assert "Uncaught" not in log, [l for l in log.splitlines() if "Uncaught" in l]
+assert seen["circles"] == M["K"] == 5, seen["circles"]
+for a in M["anchors"]:
+    assert data["words"][str(a)][0] in seen["text"], data["words"][str(a)][0]
+assert any(data["words"][str(a)][0].startswith("anchor") for a in M["anchors"])
+assert seen["heatmap"][0] > 0 and seen["heatmap"][1] > 0
+def expected(k, lam):
+    t = M["terms"][k]
+    rows = []
+    for wid, pk in zip(t["w"], t["p"]):
+        pw = data["words"][str(wid)][1]
+        if pk > 0 and pw > 0:
+            rows.append((-(lam * math.log(pk) + (1 - lam) * math.log(pk / pw)), wid))
+    rows.sort()
+    return [data["words"][str(w)][0] for _, w in rows[: data["terms_shown"]]]
+for key, lam in (("at1", 1.0), ("at0", 0.0)):
+    assert seen[key]["words"] == expected(seen[key]["topic"], lam), (key, seen[key]["words"][:5], expected(seen[key]["topic"], lam)[:5])
+assert seen["at1"]["words"] != seen["at0"]["words"], "the slider changed nothing"
+c = seen["clicked"]
+assert c["heat"] == str(c["topic"]) and c["title"].startswith(f"{c['topic'] + 1} ") and c["row"] == [str(c["topic"])] \
+    and c["circle"] == [str(c["topic"])], c
+assert c["words"] == expected(c["topic"], 0.0), "the bars did not follow the click"
+print("browser: no errors, no resources, 5 topics, anchors shown, slider and click as expected")
+PY
+  then
+    ok "in headless Chromium: no console error or fetch; the topics, anchors and heat map; the slider's order; a click selects everywhere"
+  else
+    fail "in headless Chromium"
+  fi
+  mkdir -p "$shots"
+  if timeout 120 "${chrome[@]}" --hide-scrollbars --window-size=1400,1700 --virtual-time-budget=5000 \
+       --screenshot="$shots/report_e2e.png" "file://$work/h.html" >/dev/null 2>&1 && [[ -s $shots/report_e2e.png ]]; then
+    ok "screenshot kept: $shots/report_e2e.png"
+  else
+    fail "no screenshot"
+  fi
+fi
+
+finish
