@@ -107,7 +107,6 @@ json topics_json(const model::Model& m, const fit::TopicsView& view, std::set<In
             {"anchor_kind", m.method == model::Method::anchors ? "anchor word" : "representative word"},
             {"prevalence", vector_json(view.prevalence)},
             {"map", matrix_json(view.map)},
-            {"divergence", matrix_json(view.divergence)},
             {"terms", terms},
             {"correlation", matrix_json(view.correlation)},
             {"order", view.order},
