@@ -187,6 +187,8 @@ struct ReportCommand {
     std::string file;
     std::string out;
     int terms = 30;  ///< --terms: the bars per topic (the top by relevance at each λ)
+    std::string theta;   ///< --theta: a θ file of one of the model's K
+    int documents = 10;  ///< --documents: representative documents per topic
 };
 CLI::App* add_report_command(CLI::App& app, ReportCommand& command);
 /// Collective: each rank reads its rows of B; rank 0 writes the page.

@@ -29,6 +29,10 @@ CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
     sub->add_option("--out", c.out, "The HTML page to write")->required();
     sub->add_option("--terms", c.terms, "Bars per topic: its most relevant words at each position of the λ slider")
         ->capture_default_str();
+    sub->add_option("--theta", c.theta,
+                    "A θ file (jsmf infer, fit --infer) of one of the file's K: each topic's most representative "
+                    "documents and, where the model was fit on a labelled jsmf prepare corpus, its prevalence by label");
+    sub->add_option("--documents", c.documents, "With --theta: representative documents per topic")->capture_default_str();
     return sub;
 }
 
@@ -102,7 +106,26 @@ json topics_json(const model::Model& m, const fit::TopicsView& view, std::set<In
     for (std::size_t i = 0; i < all.size(); ++i)  // the 15 most positive and the 5 most negative
         if (i < shown || i + 5 >= std::max(all.size(), shown + 5))
             pairs.push_back({all[i].k, all[i].l, all[i].correlation});
+    json documents = nullptr, labels = nullptr;
+    if (!view.documents.empty()) {
+        documents = json::array();
+        for (std::size_t k = 0; k < view.documents.size(); ++k) {
+            json rows = json::array();
+            for (std::size_t i = 0; i < view.documents[k].size(); ++i) {
+                const Index d = view.documents[k][i];
+                const std::string name = static_cast<std::size_t>(d) < view.document_names.size()
+                                             ? view.document_names[static_cast<std::size_t>(d)]
+                                             : "document " + std::to_string(d + 1);
+                rows.push_back({d, name, view.document_theta[k][i]});
+            }
+            documents.push_back(std::move(rows));
+        }
+    }
+    if (view.label_prevalence.size() > 0)
+        labels = {{"names", view.label_names}, {"prevalence", matrix_json(view.label_prevalence)}};
     return {{"K", K},
+            {"documents", documents},
+            {"labels", labels},
             {"anchors", m.anchors},
             {"anchor_kind", m.method == model::Method::anchors ? "anchor word" : "representative word"},
             {"prevalence", vector_json(view.prevalence)},
@@ -185,10 +208,13 @@ int run_report(const ReportCommand& c, const mpi::Comm& world) {
     const Stopwatch timer;
     mpi::check_on_root(world, "setup", [&] {
         if (c.terms < 1) throw usage_error("--terms must be at least 1");
-        io::check_output_file(c.out, {c.file});
+        if (c.documents < 0) throw usage_error("--documents must be at least 0");
+        io::check_output_file(c.out, {c.file, c.theta});
     });
     fit::ViewOptions options;
     options.terms = c.terms;
+    options.theta = c.theta;
+    options.documents = c.documents;
     const fit::ModelView view = fit::view_model(world, c.file, options);
     mpi::check_on_root(world, "report", [&] {
         const std::string page =

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/fit/model_report.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/io/theta_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -23,12 +25,31 @@ void view_topics(const mpi::Comm& comm, const std::string& path, const Eigen::Ve
     if (comm.is_root()) view.map = report::classical_mds(view.divergence.cwiseSqrt(), 2);
 }
 
+/// The θ file's part of the view of its K (root only).
+void view_documents(const io::ThetaFile& theta, const io::ModelFile& file, const ViewOptions& options, TopicsView& view) {
+    const io::CorpusDocuments& corpus = file.documents;
+    view.document_names = !theta.doc_ids.empty() ? theta.doc_ids : corpus.ids;
+    for (int k = 0; k < view.topics; ++k) {
+        std::vector<Index> rows = report::representative_documents(theta.theta, k, options.documents);
+        std::vector<double> values;
+        for (const Index d : rows) values.push_back(theta.theta(d, k));
+        view.documents.push_back(std::move(rows));
+        view.document_theta.push_back(std::move(values));
+    }
+    if (!corpus.labels.empty()) {
+        view.label_names = corpus.label_names;
+        view.label_prevalence =
+            report::label_prevalence(theta.theta, corpus.labels, static_cast<int>(corpus.label_names.size()));
+    }
+}
+
 }  // namespace
 
 ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewOptions& options) {
     ModelView out;
     std::vector<std::int64_t> topics;
     std::int64_t words = 0;
+    io::ThetaFile theta;
     mpi::check_on_root(comm, "setup", [&] {
         if (options.terms < 1 || options.steps < 1) throw InputError("report: the terms and the slider's steps must be at least 1");
         out.file = io::read_model_file(path, io::ModelParts::without_topic_words);
@@ -37,6 +58,16 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
             throw InputError(path, "/stats/unigram does not have a value per word");
         for (const auto& m : out.file.models) topics.push_back(m.num_topics);
         words = static_cast<std::int64_t>(out.file.vocab.size());
+        if (options.theta.empty()) return;
+        if (options.documents < 0) throw InputError("report: the representative documents must be at least 0");
+        theta = io::read_theta_file(options.theta);
+        if (std::find(topics.begin(), topics.end(), theta.theta.cols()) == topics.end())
+            throw InputError(options.theta, "θ of K = " + std::to_string(theta.theta.cols()) + ", but " + path +
+                                                " holds no model of that K");
+        const auto& ids = out.file.documents.ids;
+        if (!ids.empty() && static_cast<Index>(ids.size()) != theta.theta.rows())
+            throw InputError(options.theta, "θ of " + std::to_string(theta.theta.rows()) + " documents, but the model was fit on " +
+                                                std::to_string(ids.size()) + " (its /corpus): not the same corpus");
     });
     std::int64_t models = static_cast<std::int64_t>(topics.size());
     mpi::broadcast(comm, models, 0);
@@ -57,6 +88,7 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
             view.order = grouped ? report::hierarchy_order(out.file.hierarchy.front(), view.topics)
                                  : report::spectral_order(view.correlation);
             view.order_method = grouped ? "hierarchy" : "spectral";
+            if (theta.theta.cols() == view.topics) view_documents(theta, out.file, options, view);
         }
         out.views.push_back(std::move(view));
     }

@@ -491,6 +491,19 @@ ModelFile read_model_file(const std::string& path, ModelParts parts) {
                              "estimator", "model_method", "update_of", "update_old_topics", "update_distances",
                              "update_gone", "update_match_distance", "updates"})
         if (H5Aexists(file, name) > 0) out.options.emplace_back(name, h5::read_string_attribute(file, name));
+    if (h5::exists(file, "corpus")) {
+        h5::Handle corpus(h5::check(H5Gopen2(file, "corpus", H5P_DEFAULT), path, "cannot open /corpus"), H5Gclose);
+        out.documents.ids = h5::read_strings(corpus, "doc_ids");
+        if (h5::exists(corpus, "labels")) {
+            out.documents.labels = h5::read_int64s(corpus, "labels");
+            out.documents.label_names = h5::read_strings(corpus, "label_names");
+            const auto L = static_cast<std::int64_t>(out.documents.label_names.size());
+            if (out.documents.labels.size() != out.documents.ids.size() ||
+                std::any_of(out.documents.labels.begin(), out.documents.labels.end(),
+                            [&](std::int64_t l) { return l < 1 || l > L; }))
+                throw InputError(path, "/corpus: the labels disagree with the documents or the label names");
+        }
+    }
     const std::string topics = h5::read_string_attribute(file, "topics");
     std::size_t start = 0;
     while (start < topics.size()) {

@@ -64,4 +64,17 @@ void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64
     }
 }
 
+ThetaFile read_theta_file(const std::string& path) {
+    h5::Handle file = h5::open_file_serial(path, false);
+    h5::require_jsmf_file(file, path, "theta", "a jsmf θ file (jsmf infer writes them)");
+    ThetaFile out;
+    out.theta = h5::read_matrix(file, "theta");
+    if (h5::exists(file, "doc_ids")) out.doc_ids = h5::read_strings(file, "doc_ids");
+    if (H5Aexists(file, "model") > 0) out.model = h5::read_string_attribute(file, "model");
+    if (!out.doc_ids.empty() && static_cast<Index>(out.doc_ids.size()) != out.theta.rows())
+        throw InputError(path, "/doc_ids does not have an entry per row of /theta");
+    if (!out.theta.allFinite()) throw InputError(path, "/theta holds non-finite entries");
+    return out;
+}
+
 }  // namespace jsmf::io

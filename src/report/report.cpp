@@ -218,4 +218,34 @@ std::vector<int> hierarchy_order(const model::HierarchyLevel& level, int topics)
     return order;
 }
 
+std::vector<Index> representative_documents(const Eigen::MatrixXd& theta, int k, int n) {
+    JSMF_REQUIRE(k >= 0 && k < theta.cols() && n >= 0, "representative_documents: no such topic");
+    std::vector<Index> rows;
+    for (Index d = 0; d < theta.rows(); ++d)
+        if (theta(d, k) > 0) rows.push_back(d);
+    const auto shown = std::min<std::size_t>(rows.size(), static_cast<std::size_t>(n));
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown), rows.end(), [&](Index a, Index b) {
+        return theta(a, k) > theta(b, k) || (theta(a, k) == theta(b, k) && a < b);
+    });
+    rows.resize(shown);
+    return rows;
+}
+
+Eigen::MatrixXd label_prevalence(const Eigen::MatrixXd& theta, const std::vector<std::int64_t>& labels, int L) {
+    JSMF_REQUIRE(static_cast<Index>(labels.size()) == theta.rows(), "label_prevalence: a label per document");
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(L, theta.cols());
+    Eigen::VectorXd count = Eigen::VectorXd::Zero(L);
+    for (Index d = 0; d < theta.rows(); ++d) {
+        const std::int64_t l = labels[static_cast<std::size_t>(d)];
+        JSMF_REQUIRE(l >= 1 && l <= L, "label_prevalence: a label outside 1..L");
+        if (theta.row(d).sum() <= 0) continue;
+        sum.row(l - 1) += theta.row(d);
+        count(l - 1) += 1;
+    }
+    for (Index l = 0; l < L; ++l)
+        sum.row(l) = count(l) > 0 ? Eigen::RowVectorXd(sum.row(l) / count(l))
+                                  : Eigen::RowVectorXd::Constant(theta.cols(), std::numeric_limits<double>::quiet_NaN());
+    return sum;
+}
+
 }  // namespace jsmf::report

@@ -91,6 +91,59 @@ then ok "the embedded JSON: the file's B, A, anchors, p(w); scipy's JS divergenc
 else fail "the embedded JSON"
 fi
 
+# With θ: the planted corpus as JSON Lines labelled by each document's planted dominant topic
+# (synth's labels file), prepared, fit, inferred: each topic's representative documents are
+# θ's largest in its column, each label's prevalence is the mean θ of its documents, and the
+# planted labels fall on distinct topics.
+"$py" - "$work" <<'PY' || fail "JSON Lines of the planted corpus"
+import sys, json
+w = sys.argv[1]
+vocab = [l.strip() for l in open(f"{w}/vocab.r.txt")]
+name = lambda i: "w" + "".join("abcdefghijklmnopqrstuvwxyz"[int(c)] for c in str(i))  # letters only: prepare's words
+labels = [int(l) for l in open(f"{w}/labels.r.txt")]
+docs = {}
+lines = open(f"{w}/docword.r.txt").read().split("\n")[3:]
+for line in lines:
+    if not line.strip(): continue
+    d, i, c = map(int, line.split())
+    docs.setdefault(d, []).extend([name(i)] * c)
+with open(f"{w}/docs.jsonl", "w") as f:
+    for d in sorted(docs):
+        f.write(json.dumps({"id": f"doc{d}", "text": " ".join(docs[d]), "label": f"planted{labels[d - 1]}"}) + "\n")
+PY
+if run 2 -q prepare "$work/docs.jsonl" --format jsonl --out "$work/prep" --name r >/dev/null 2>"$work/err" &&
+   run 2 -q fit --prepared "$work/prep" --name r --topics 5 --out "$work/p.h5" >/dev/null 2>>"$work/err" &&
+   run 2 -q infer --model "$work/p.h5" --prepared "$work/prep" --name r --out "$work/theta.h5" >/dev/null 2>>"$work/err" &&
+   run 3 report "$work/p.h5" --theta "$work/theta.h5" --documents 7 --out "$work/t.html" >/dev/null 2>>"$work/err"; then
+  "$py" - "$work" <<'PY' && ok "--theta: representative documents and prevalence by label, as θ and the labels give them" || fail "--theta"
+import sys, re, json, h5py, numpy as np
+w = sys.argv[1]
+d = json.loads(re.search(r'id="jsmf-data">(.*?)</script>', open(f"{w}/t.html").read(), re.S).group(1))
+M = d["models"][0]
+t = h5py.File(f"{w}/theta.h5", "r")
+theta = t["theta"][:]
+ids = [x.decode() if isinstance(x, bytes) else x for x in t["doc_ids"][:]]
+f = h5py.File(f"{w}/p.h5", "r")
+names = [x.decode() if isinstance(x, bytes) else x for x in f["corpus/label_names"][:]]
+labels = f["corpus/labels"][:]
+for k in range(5):
+    rows = [r for r, _, _ in M["documents"][k]]
+    order = sorted(range(len(theta)), key=lambda r: (-theta[r, k], r))[:7]
+    assert rows == order, (k, rows, order)
+    assert [n for _, n, _ in M["documents"][k]] == [ids[r] for r in rows]
+    assert [v for _, _, v in M["documents"][k]] == [theta[r, k] for r in rows]
+assert M["labels"]["names"] == names
+P = np.array(M["labels"]["prevalence"], float)
+used = theta.sum(1) > 0
+for l in range(len(names)):
+    mine = (labels == l + 1) & used
+    assert np.allclose(P[l], theta[mine].mean(0), rtol=0, atol=1e-12), l
+assert len(set(P.argmax(1))) == len(names) == 5, P.round(2)   # each planted label on its own topic
+PY
+else
+  fail "prepare, fit, infer, report --theta: $(tail -2 "$work/err")"
+fi
+
 # Bad input: a file that is not a model, a missing output folder, a bad --terms; one message,
 # exit code 2 (1 for the option), nothing written.
 "$jsmf" -q cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
@@ -110,6 +163,9 @@ expect 2 "not a jsmf model file" "$work/C.h5" --out "$work/bad.html"
 expect 2 "does not exist" "$work/m.h5" --out "$work/no/such/dir/bad.html"
 expect 1 "--terms must be at least 1" "$work/m.h5" --terms 0 --out "$work/bad.html"
 expect 2 "cannot open" "$work/missing.h5" --out "$work/bad.html"
+run 2 -q fit "${corpus[@]}" --topics 4 --out "$work/k4.h5" >/dev/null 2>&1 || fail "fit K = 4"
+expect 2 "θ of K = 5, but $work/k4.h5 holds no model of that K" "$work/k4.h5" --theta "$work/theta.h5" --out "$work/bad.html"
+expect 2 "not a jsmf θ file" "$work/m.h5" --theta "$work/m.h5" --out "$work/bad.html"
 
 # In a real browser.
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -123,9 +179,8 @@ if [[ -z $browser ]]; then
 else
   # The page as the user gets it, with two scripts added: one first in <head> that records
   # errors, one last in <body> that drives the page as a user would and writes what it saw.
-  "$py" - "$work/r1.html" "$work/driven.html" <<'PY'
+  "$py" - "$work/r1.html" "$work/driven.html" "$work/t.html" "$work/driven_t.html" <<'PY'
 import sys
-page = open(sys.argv[1]).read()
 first = """<script>window.__errors = [];
 window.addEventListener("error", (e) => window.__errors.push(String(e.message)));
 const __consoleError = console.error;
@@ -152,6 +207,8 @@ last = """<script>
       words: order(), row: q("#metrics tr.selected").map((r) => r.getAttribute("data-topic")),
       circle: q("#map circle.selected").map((c) => c.getAttribute("data-topic")) };
     out.resources = performance.getEntriesByType("resource").map((r) => r.name);
+    out.documents = q("#documents li").length;
+    out.labels = document.getElementById("labels-panel").hidden ? 0 : q("#labels rect").length;
   } catch (e) { window.__errors.push("driver: " + e); }
   out.errors = window.__errors;
   const pre = document.createElement("pre");
@@ -160,20 +217,28 @@ last = """<script>
   document.body.appendChild(pre);
 })();
 </script>"""
-page = page.replace("<head>", "<head>" + first, 1)
-page = page.replace("</body>", last + "</body>", 1)
-open(sys.argv[2], "w").write(page)
+for source, target in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    page = open(source).read()
+    page = page.replace("<head>", "<head>" + first, 1)
+    page = page.replace("</body>", last + "</body>", 1)
+    open(target, "w").write(page)
 PY
   chrome=("$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --disable-dev-shm-usage
           "--host-resolver-rules=MAP * ~NOTFOUND" --user-data-dir="$work/chrome")
   timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven.html" \
     >"$work/dom.html" 2>"$work/chrome.log"
-  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" <<'PY'
+  timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven_t.html" \
+    >"$work/dom_t.html" 2>>"$work/chrome.log"
+  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" "$work/dom_t.html" <<'PY'
 import sys, re, json, html, math
-dom = open(sys.argv[1]).read()
-m = re.search(r'<pre id="jsmf-test">(.*?)</pre>', dom, re.S)
-assert m, "the driver wrote nothing: " + open(sys.argv[3]).read()[-2000:]
-seen = json.loads(html.unescape(m.group(1)))
+def driven(path):
+    m = re.search(r'<pre id="jsmf-test">(.*?)</pre>', open(path).read(), re.S)
+    assert m, f"the driver wrote nothing in {path}: " + open(sys.argv[3]).read()[-2000:]
+    return json.loads(html.unescape(m.group(1)))
+seen, with_theta = driven(sys.argv[1]), driven(sys.argv[4])
+assert with_theta["errors"] == [] and with_theta["resources"] == [], with_theta["errors"]
+assert seen["documents"] == 0 and seen["labels"] == 0, (seen["documents"], seen["labels"])
+assert with_theta["documents"] == 7 and with_theta["labels"] == 5, (with_theta["documents"], with_theta["labels"])
 data = json.loads(re.search(r'id="jsmf-data">(.*?)</script>', open(sys.argv[2]).read(), re.S).group(1))
 M = data["models"][0]
 assert seen["errors"] == [], seen["errors"]
@@ -201,7 +266,7 @@ c = seen["clicked"]
 assert c["heat"] == str(c["topic"]) and c["title"].startswith(f"{c['topic'] + 1} ") and c["row"] == [str(c["topic"])] \
     and c["circle"] == [str(c["topic"])], c
 assert c["words"] == expected(c["topic"], 0.0), "the bars did not follow the click"
-print("browser: no errors, no resources, 5 topics, anchors shown, slider and click as expected")
+print("browser: no errors, no resources, 5 topics, anchors shown, slider and click as expected; with θ its documents and labels")
 PY
   then
     ok "in headless Chromium: no console error or fetch; the topics, anchors and heat map; the slider's order; a click selects everywhere"

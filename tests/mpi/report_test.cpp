@@ -218,3 +218,21 @@ TEST(Seriation, TheCorrelationMatrixHoldsShowsPairs) {
     EXPECT_TRUE(rho.isApprox(rho.transpose()));
     EXPECT_EQ(rho.diagonal(), Eigen::VectorXd::Ones(3));
 }
+
+TEST(Documents, TheRepresentativeOnesAndThePrevalenceByLabel) {
+    Eigen::MatrixXd theta(6, 2);
+    theta << 0.9, 0.1,  //
+        0.2, 0.8,       //
+        0.0, 0.0,       // no usable word: in no list, in no label's mean
+        0.9, 0.1,       // ties the first: the lower row first
+        0.5, 0.5,       //
+        0.0, 1.0;
+    EXPECT_EQ(report::representative_documents(theta, 0, 3), (std::vector<Index>{0, 3, 4}));
+    EXPECT_EQ(report::representative_documents(theta, 1, 10), (std::vector<Index>{5, 1, 4, 0, 3}));
+    const Eigen::MatrixXd P = report::label_prevalence(theta, {1, 2, 2, 1, 2, 2}, 3);
+    ASSERT_EQ(P.rows(), 3);
+    EXPECT_NEAR(P(0, 0), 0.9, 1e-15);
+    EXPECT_NEAR(P(1, 0), (0.2 + 0.5 + 0.0) / 3, 1e-15);  // the row of zeros left out
+    EXPECT_NEAR(P(1, 1), (0.8 + 0.5 + 1.0) / 3, 1e-15);
+    EXPECT_TRUE(std::isnan(P(2, 0)) && std::isnan(P(2, 1)));  // a label without documents
+}

@@ -26,6 +26,15 @@ struct TopicsView {
     Eigen::MatrixXd correlation;          ///< K × K Pearson correlations of the proportions (NaN: undefined)
     std::vector<int> order;               ///< the heat map's order of the topics
     std::string order_method;             ///< "hierarchy" (grouped by supertopic) or "spectral"
+    /// With a θ of this K (ViewOptions::theta): per topic its most representative documents
+    /// (rows of θ, largest θ(d, k) first) and their θ(d, k); the documents' names (θ's ids,
+    /// else the model file's, else empty); and, where the model file's corpus has labels,
+    /// each label's mean θ (L × K) and the labels' names.
+    std::vector<std::vector<Index>> documents;
+    std::vector<std::vector<double>> document_theta;
+    std::vector<std::string> document_names;
+    Eigen::MatrixXd label_prevalence;
+    std::vector<std::string> label_names;
 };
 
 struct ModelView {
@@ -37,11 +46,15 @@ struct ModelView {
 struct ViewOptions {
     int terms = 30;   ///< the bars' length: the top `terms` by relevance at each λ
     int steps = 100;  ///< the slider's grid: λ = 0, 1/steps, …, 1
+    std::string theta;  ///< a θ file (jsmf infer) of one of the file's K: its documents and labels
+    int documents = 10;  ///< representative documents per topic
 };
 
 /// Collective. The view of every model in `path`, on the root (other ranks: empty). Memory
 /// per rank: its N/P rows of one B at a time (N/P × K × 8 bytes) and the vocabulary on the
-/// root. InputError (every rank throws StageFailed) for a file that is not a model file.
+/// root, with θ (D × K × 8 bytes) there too when given. InputError (every rank throws
+/// StageFailed) for a file that is not a model file, a θ of a K the file lacks or of another
+/// number of documents than the model's corpus.
 ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewOptions& options);
 
 }  // namespace jsmf::fit

@@ -114,6 +114,7 @@ struct ModelFile {
     std::vector<std::pair<std::string, std::string>> options;
     std::vector<model::Model> models;
     std::vector<model::HierarchyLevel> hierarchy;  ///< levels 2, 3, … (empty without --hierarchy)
+    CorpusDocuments documents;                     ///< /corpus (a fit from jsmf prepare's corpus; else empty)
 };
 /// What read_model_file reads: all of it, or all but a compressed fit's factor record (Y,
 /// N × K, and E′'s triplets: 370 MB on 20 Newsgroups at K = 100 after one ENN iteration),

@@ -27,4 +27,13 @@ void write_theta_file(const mpi::Comm& comm, const std::string& path, std::int64
                       const std::vector<std::pair<std::string, double>>& number_attributes,
                       const std::vector<std::string>& doc_ids, const Eigen::VectorXd& alpha);
 
+/// What `jsmf report` reads back of a θ file.
+struct ThetaFile {
+    Eigen::MatrixXd theta;             ///< D × K (rows of zeros: no usable word)
+    std::vector<std::string> doc_ids;  ///< D, or empty (a corpus without ids)
+    std::string model;                 ///< the model file it was inferred with, as given to infer
+};
+/// Local. Reads a θ file (jsmf infer, fit --infer); InputError for anything else.
+ThetaFile read_theta_file(const std::string& path);
+
 }  // namespace jsmf::io

@@ -73,4 +73,12 @@ std::vector<int> spectral_order(const Eigen::MatrixXd& correlation);
 /// the level above (model::subtopics), the supertopics by prevalence, within each by weight.
 std::vector<int> hierarchy_order(const model::HierarchyLevel& level, int topics);
 
+/// Local. The `n` documents (rows of θ, D × K) of largest θ(d, k), largest first (ties by
+/// row); documents with θ(d, k) = 0 never (a row of zeros had no usable word).
+std::vector<Index> representative_documents(const Eigen::MatrixXd& theta, int k, int n);
+
+/// Local. L × K: each label's mean θ over its documents (`labels`: one per row of θ, 1-based,
+/// at most L), the rows of zeros (no usable word) left out; NaN where a label has none.
+Eigen::MatrixXd label_prevalence(const Eigen::MatrixXd& theta, const std::vector<std::int64_t>& labels, int L);
+
 }  // namespace jsmf::report
