@@ -189,6 +189,7 @@ struct ReportCommand {
     int terms = 30;  ///< --terms: the bars per topic (the top by relevance at each λ)
     std::string theta;   ///< --theta: a θ file of one of the model's K
     int documents = 10;  ///< --documents: representative documents per topic
+    std::string sweep;   ///< --sweep: a jsmf sweep CSV: metric-versus-K charts
 };
 CLI::App* add_report_command(CLI::App& app, ReportCommand& command);
 /// Collective: each rank reads its rows of B; rank 0 writes the page.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -25,7 +26,7 @@ namespace jsmf::app {
 
 CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
     CLI::App* sub = app.add_subcommand("report", "Write one self-contained interactive HTML page of a model file");
-    sub->add_option("file", c.file, "Model file from jsmf fit")->required();
+    sub->add_option("file", c.file, "Model file from jsmf fit (optional with --sweep)");
     sub->add_option("--out", c.out, "The HTML page to write")->required();
     sub->add_option("--terms", c.terms, "Bars per topic: its most relevant words at each position of the λ slider")
         ->capture_default_str();
@@ -33,6 +34,7 @@ CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
                     "A θ file (jsmf infer, fit --infer) of one of the file's K: each topic's most representative "
                     "documents and, where the model was fit on a labelled jsmf prepare corpus, its prevalence by label");
     sub->add_option("--documents", c.documents, "With --theta: representative documents per topic")->capture_default_str();
+    sub->add_option("--sweep", c.sweep, "A jsmf sweep CSV (DIR/sweep.csv): each metric against K, a line per setting");
     return sub;
 }
 
@@ -160,7 +162,25 @@ json hierarchy_json(const std::vector<model::HierarchyLevel>& levels) {
     return out;
 }
 
-json page_data(const fit::ModelView& view, const ReportCommand& c) {
+json sweep_json(const report::SweepView& view) {
+    json series = json::array();
+    for (const auto& s : view.series) {
+        json means = json::array(), stds = json::array();
+        for (std::size_t q = 0; q < view.quantities.size(); ++q) {
+            json m = json::array(), d = json::array();
+            for (std::size_t i = 0; i < s.topics.size(); ++i) {
+                m.push_back(number(s.mean[q][i]));
+                d.push_back(number(s.std[q][i]));
+            }
+            means.push_back(std::move(m));
+            stds.push_back(std::move(d));
+        }
+        series.push_back({{"label", s.label}, {"K", s.topics}, {"mean", means}, {"std", stds}});
+    }
+    return {{"quantities", view.quantities}, {"series", series}};
+}
+
+json page_data(const fit::ModelView& view, const report::SweepView* sweep, const ReportCommand& c) {
     const io::ModelFile& f = view.file;
     std::set<Index> words;
     json models = json::array();
@@ -171,6 +191,8 @@ json page_data(const fit::ModelView& view, const ReportCommand& c) {
     json options = json::object();
     for (const auto& [name, value] : f.options) options[name] = value;
     return {{"generator", std::string("jsmf ") + JSMF_VERSION},
+            {"sweep", sweep ? sweep_json(*sweep) : json(nullptr)},
+            {"sweep_file", c.sweep},
             {"file", c.file},
             {"created", f.created},
             {"command_line", f.command_line},
@@ -209,16 +231,20 @@ int run_report(const ReportCommand& c, const mpi::Comm& world) {
     mpi::check_on_root(world, "setup", [&] {
         if (c.terms < 1) throw usage_error("--terms must be at least 1");
         if (c.documents < 0) throw usage_error("--documents must be at least 0");
-        io::check_output_file(c.out, {c.file, c.theta});
+        if (c.file.empty() && c.sweep.empty()) throw usage_error("give a model file, or --sweep CSV, or both");
+        if (c.file.empty() && !c.theta.empty()) throw usage_error("--theta is a model's: give its model file");
+        io::check_output_file(c.out, {c.file, c.theta, c.sweep});
     });
     fit::ViewOptions options;
     options.terms = c.terms;
     options.theta = c.theta;
     options.documents = c.documents;
-    const fit::ModelView view = fit::view_model(world, c.file, options);
+    const fit::ModelView view = c.file.empty() ? fit::ModelView{} : fit::view_model(world, c.file, options);
     mpi::check_on_root(world, "report", [&] {
-        const std::string page =
-            page_with(page_data(view, c).dump(-1, ' ', false, json::error_handler_t::replace));
+        std::optional<report::SweepView> sweep;
+        if (!c.sweep.empty()) sweep = fit::view_sweep(c.sweep);
+        const std::string page = page_with(
+            page_data(view, sweep ? &*sweep : nullptr, c).dump(-1, ' ', false, json::error_handler_t::replace));
         io::write_text_file(c.out, page);
         log::info("report: wrote {} ({:.1f} KiB) in {:.2f} s", c.out, static_cast<double>(page.size()) / 1024,
                   timer.seconds());

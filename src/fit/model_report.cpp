@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/eval/evaluate.hpp"
+#include "jsmf/io/csv_file.hpp"
 #include "jsmf/io/theta_file.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
@@ -93,6 +95,15 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
         out.views.push_back(std::move(view));
     }
     return out;
+}
+
+report::SweepView view_sweep(const std::string& path) {
+    const io::CsvTable table = io::read_csv_file(path);
+    try {
+        return report::sweep_view(table.header, table.rows, eval::metric_names());
+    } catch (const InputError& e) {
+        throw InputError(path, e.what());
+    }
 }
 
 }  // namespace jsmf::fit

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <queue>
@@ -246,6 +247,104 @@ Eigen::MatrixXd label_prevalence(const Eigen::MatrixXd& theta, const std::vector
         sum.row(l) = count(l) > 0 ? Eigen::RowVectorXd(sum.row(l) / count(l))
                                   : Eigen::RowVectorXd::Constant(theta.cols(), std::numeric_limits<double>::quiet_NaN());
     return sum;
+}
+
+namespace {
+
+double number_or_nan(const std::string& text) {
+    if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() ? value : std::numeric_limits<double>::quiet_NaN();
+}
+
+bool ends_with(const std::string& text, const std::string& tail) {
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+SweepView sweep_view(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                     const std::vector<std::string>& metrics) {
+    const auto column = [&](const std::string& name) {
+        const auto at = std::find(header.begin(), header.end(), name);
+        return at == header.end() ? -1 : static_cast<int>(at - header.begin());
+    };
+    const int topics = column("topics");
+    if (topics < 0) throw InputError("the sweep's table has no topics column: not a jsmf sweep CSV");
+    // What a run measured or is named by: never a setting that tells runs apart.
+    const std::set<std::string> outcomes{"run", "file", "topics", "rectify_iterations_run", "rectify_converged",
+                                         "words_solved", "words_converged"};
+    std::set<std::string> measured(metrics.begin(), metrics.end());
+    for (const auto& m : metrics) measured.insert(m + "_std");
+    // The settings that tell runs apart, each only where it splits the runs further than the
+    // ones before it (relaxation follows the rectifier: it would only repeat it).
+    std::vector<int> settings;
+    const auto groups_with = [&](const std::vector<int>& columns) {
+        std::set<std::vector<std::string>> keys;
+        for (const auto& row : rows) {
+            std::vector<std::string> key;
+            for (const int c : columns) key.push_back(row[static_cast<std::size_t>(c)]);
+            keys.insert(std::move(key));
+        }
+        return keys.size();
+    };
+    for (int c = 0; c < static_cast<int>(header.size()); ++c) {
+        const std::string& name = header[static_cast<std::size_t>(c)];
+        if (outcomes.count(name) || measured.count(name) || ends_with(name, "_seconds")) continue;
+        std::vector<int> with = settings;
+        with.push_back(c);
+        if (groups_with(with) > groups_with(settings)) settings = std::move(with);
+    }
+    SweepView view;
+    std::vector<int> mean_columns, std_columns;
+    for (const auto& m : metrics) {
+        const int c = column(m);
+        if (c < 0) continue;
+        const bool any = std::any_of(rows.begin(), rows.end(),
+                                     [&](const auto& row) { return !std::isnan(number_or_nan(row[static_cast<std::size_t>(c)])); });
+        if (!any) continue;
+        view.quantities.push_back(m);
+        mean_columns.push_back(c);
+        std_columns.push_back(column(m + "_std"));
+    }
+    if (const int c = column("run_seconds"); c >= 0) {
+        view.quantities.push_back("run_seconds");
+        mean_columns.push_back(c);
+        std_columns.push_back(-1);
+    }
+    std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;  // label -> rows, in first-seen order
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        std::string label;
+        for (const int c : settings)
+            label += (label.empty() ? "" : ", ") + header[static_cast<std::size_t>(c)] + "=" + rows[r][static_cast<std::size_t>(c)];
+        auto at = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
+        if (at == groups.end()) at = groups.insert(groups.end(), {label, {}});
+        at->second.push_back(r);
+    }
+    for (auto& [label, members] : groups) {
+        std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+            return number_or_nan(rows[a][static_cast<std::size_t>(topics)]) < number_or_nan(rows[b][static_cast<std::size_t>(topics)]);
+        });
+        SweepSeries series;
+        series.label = label.empty() ? "all runs" : label;
+        series.mean.resize(view.quantities.size());
+        series.std.resize(view.quantities.size());
+        for (const std::size_t r : members) {
+            const std::string& K = rows[r][static_cast<std::size_t>(topics)];
+            const double k = number_or_nan(K);
+            if (!(k >= 1 && k <= 1e9 && k == std::floor(k)))
+                throw InputError("the sweep's table: row " + std::to_string(r + 1) + " has topics '" + K + "'");
+            series.topics.push_back(static_cast<int>(k));
+            for (std::size_t q = 0; q < view.quantities.size(); ++q) {
+                series.mean[q].push_back(number_or_nan(rows[r][static_cast<std::size_t>(mean_columns[q])]));
+                series.std[q].push_back(std_columns[q] < 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                           : number_or_nan(rows[r][static_cast<std::size_t>(std_columns[q])]));
+            }
+        }
+        view.series.push_back(std::move(series));
+    }
+    return view;
 }
 
 }  // namespace jsmf::report

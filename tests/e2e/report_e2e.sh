@@ -144,6 +144,33 @@ else
   fail "prepare, fit, infer, report --theta: $(tail -2 "$work/err")"
 fi
 
+# A sweep's CSV: each metric against K, a line per setting that tells runs apart, as the CSV says.
+if run 2 -q sweep "${corpus[@]}" --topics 4,5,6 --rectify ap,none --solver active-set --out-dir "$work/sweep" >/dev/null 2>"$work/err" &&
+   run 1 report --sweep "$work/sweep/sweep.csv" --out "$work/s.html" >/dev/null 2>>"$work/err" &&
+   run 2 report "$work/m.h5" --sweep "$work/sweep/sweep.csv" --out "$work/ms.html" >/dev/null 2>>"$work/err"; then
+  "$py" - "$work" <<'PY' && ok "--sweep: each metric against K, one line per rectifier, the CSV's numbers" || fail "--sweep"
+import sys, re, json, csv, math
+w = sys.argv[1]
+page = lambda name: json.loads(re.search(r'id="jsmf-data">(.*?)</script>', open(f"{w}/{name}").read(), re.S).group(1))
+s, ms = page("s.html"), page("ms.html")
+assert s["models"] == [] and [m["K"] for m in ms["models"]] == [5, 7] and ms["sweep"] == s["sweep"]
+rows = list(csv.DictReader(open(f"{w}/sweep/sweep.csv")))
+S = s["sweep"]
+assert [x["label"] for x in S["series"]] == ["rectify=ap", "rectify=none"], [x["label"] for x in S["series"]]
+assert "coherence" in S["quantities"] and S["quantities"][-1] == "run_seconds"
+for series in S["series"]:
+    mine = sorted((r for r in rows if "rectify=" + r["rectify"] == series["label"]), key=lambda r: int(r["topics"]))
+    assert series["K"] == [int(r["topics"]) for r in mine] == [4, 5, 6]
+    for q, name in enumerate(S["quantities"]):
+        for i, r in enumerate(mine):
+            want = float(r[name]) if r[name] else None
+            got = series["mean"][q][i]
+            assert (got is None and want is None) or math.isclose(got, want, rel_tol=1e-15), (name, got, want)
+PY
+else
+  fail "sweep and report --sweep: $(tail -2 "$work/err")"
+fi
+
 # Bad input: a file that is not a model, a missing output folder, a bad --terms; one message,
 # exit code 2 (1 for the option), nothing written.
 "$jsmf" -q cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
@@ -166,6 +193,8 @@ expect 2 "cannot open" "$work/missing.h5" --out "$work/bad.html"
 run 2 -q fit "${corpus[@]}" --topics 4 --out "$work/k4.h5" >/dev/null 2>&1 || fail "fit K = 4"
 expect 2 "θ of K = 5, but $work/k4.h5 holds no model of that K" "$work/k4.h5" --theta "$work/theta.h5" --out "$work/bad.html"
 expect 2 "not a jsmf θ file" "$work/m.h5" --theta "$work/m.h5" --out "$work/bad.html"
+expect 2 "no topics column: not a jsmf sweep CSV" --sweep "$work/docs.jsonl" --out "$work/bad.html"
+expect 1 "give a model file, or --sweep CSV, or both" --out "$work/bad.html"
 
 # In a real browser.
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -179,7 +208,7 @@ if [[ -z $browser ]]; then
 else
   # The page as the user gets it, with two scripts added: one first in <head> that records
   # errors, one last in <body> that drives the page as a user would and writes what it saw.
-  "$py" - "$work/r1.html" "$work/driven.html" "$work/t.html" "$work/driven_t.html" <<'PY'
+  "$py" - "$work/r1.html" "$work/driven.html" "$work/t.html" "$work/driven_t.html" "$work/ms.html" "$work/driven_s.html" <<'PY'
 import sys
 first = """<script>window.__errors = [];
 window.addEventListener("error", (e) => window.__errors.push(String(e.message)));
@@ -209,6 +238,7 @@ last = """<script>
     out.resources = performance.getEntriesByType("resource").map((r) => r.name);
     out.documents = q("#documents li").length;
     out.labels = document.getElementById("labels-panel").hidden ? 0 : q("#labels rect").length;
+    out.sweepLines = q("#sweep polyline").length;
   } catch (e) { window.__errors.push("driver: " + e); }
   out.errors = window.__errors;
   const pre = document.createElement("pre");
@@ -217,7 +247,7 @@ last = """<script>
   document.body.appendChild(pre);
 })();
 </script>"""
-for source, target in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+for source, target in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4]), (sys.argv[5], sys.argv[6])):
     page = open(source).read()
     page = page.replace("<head>", "<head>" + first, 1)
     page = page.replace("</body>", last + "</body>", 1)
@@ -229,13 +259,16 @@ PY
     >"$work/dom.html" 2>"$work/chrome.log"
   timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven_t.html" \
     >"$work/dom_t.html" 2>>"$work/chrome.log"
-  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" "$work/dom_t.html" <<'PY'
+  timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven_s.html" \
+    >"$work/dom_s.html" 2>>"$work/chrome.log"
+  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" "$work/dom_t.html" "$work/dom_s.html" <<'PY'
 import sys, re, json, html, math
 def driven(path):
     m = re.search(r'<pre id="jsmf-test">(.*?)</pre>', open(path).read(), re.S)
     assert m, f"the driver wrote nothing in {path}: " + open(sys.argv[3]).read()[-2000:]
     return json.loads(html.unescape(m.group(1)))
-seen, with_theta = driven(sys.argv[1]), driven(sys.argv[4])
+seen, with_theta, with_sweep = driven(sys.argv[1]), driven(sys.argv[4]), driven(sys.argv[5])
+assert with_sweep["errors"] == [] and with_sweep["sweepLines"] == 2 and seen["sweepLines"] == 0, (with_sweep["errors"], with_sweep["sweepLines"])
 assert with_theta["errors"] == [] and with_theta["resources"] == [], with_theta["errors"]
 assert seen["documents"] == 0 and seen["labels"] == 0, (seen["documents"], seen["labels"])
 assert with_theta["documents"] == 7 and with_theta["labels"] == 5, (with_theta["documents"], with_theta["labels"])

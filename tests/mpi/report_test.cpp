@@ -9,13 +9,18 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <cmath>
 #include <numeric>
 #include <random>
 #include <set>
 #include <vector>
 
+#include "jsmf/core/error.hpp"
 #include "jsmf/distmat/rows.hpp"
+#include "jsmf/io/csv_file.hpp"
 #include "jsmf/model/model.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/report/report.hpp"
@@ -235,4 +240,44 @@ TEST(Documents, TheRepresentativeOnesAndThePrevalenceByLabel) {
     EXPECT_NEAR(P(1, 0), (0.2 + 0.5 + 0.0) / 3, 1e-15);  // the row of zeros left out
     EXPECT_NEAR(P(1, 1), (0.8 + 0.5 + 1.0) / 3, 1e-15);
     EXPECT_TRUE(std::isnan(P(2, 0)) && std::isnan(P(2, 1)));  // a label without documents
+}
+
+TEST(Sweep, RunsGroupedByTheSettingsThatTellThemApartOrderedByK) {
+    // relaxation follows rectify: it would only repeat it; seed is the same everywhere.
+    const std::vector<std::string> header{"run", "file", "topics", "rectify", "relaxation", "seed", "coherence",
+                                          "coherence_std", "npmi", "run_seconds"};
+    const std::vector<std::vector<std::string>> rows{{"0", "a.h5", "10", "ap", "1.5", "7", "-300", "12", "", "2.0"},
+                                                     {"1", "b.h5", "5", "ap", "1.5", "7", "-250", "10", "", "1.0"},
+                                                     {"2", "c.h5", "5", "none", "1", "7", "-260", "", "", "0.5"}};
+    const report::SweepView v = report::sweep_view(header, rows, {"coherence", "npmi", "specificity"});
+    EXPECT_EQ(v.quantities, (std::vector<std::string>{"coherence", "run_seconds"}));  // npmi never measured
+    ASSERT_EQ(v.series.size(), 2u);
+    EXPECT_EQ(v.series[0].label, "rectify=ap");
+    EXPECT_EQ(v.series[0].topics, (std::vector<int>{5, 10}));
+    EXPECT_EQ(v.series[0].mean[0], (std::vector<double>{-250, -300}));
+    EXPECT_EQ(v.series[0].std[0], (std::vector<double>{10, 12}));
+    EXPECT_EQ(v.series[0].mean[1], (std::vector<double>{1.0, 2.0}));
+    EXPECT_EQ(v.series[1].label, "rectify=none");
+    EXPECT_TRUE(std::isnan(v.series[1].std[0][0]));
+    // Without a topics column, or with a K that is not one: refused.
+    EXPECT_THROW(report::sweep_view({"run", "coherence"}, {{"0", "1"}}, {"coherence"}), InputError);
+    EXPECT_THROW(report::sweep_view({"topics"}, {{"x"}}, {}), InputError);
+}
+
+TEST(Sweep, TheCsvReaderTakesQuotedFieldsAndRefusesRaggedRows) {
+    const std::string path = "report_test_" + std::to_string(mpi::Comm::world().rank()) + ".csv";
+    std::ofstream(path) << "a,b,c\r\n1,\"x, \"\"y\"\"\",3\n4,,\"two\nlines\"\n";
+    const io::CsvTable t = io::read_csv_file(path);
+    EXPECT_EQ(t.header, (std::vector<std::string>{"a", "b", "c"}));
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0], (std::vector<std::string>{"1", "x, \"y\"", "3"}));
+    EXPECT_EQ(t.rows[1], (std::vector<std::string>{"4", "", "two\nlines"}));
+    std::ofstream(path) << "a,b\n1,2\n3\n";
+    try {
+        io::read_csv_file(path);
+        ADD_FAILURE() << "a ragged row was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(path + ":3: a row of 1 fields, the header has 2"), std::string::npos) << e.what();
+    }
+    std::remove(path.c_str());
 }

@@ -57,4 +57,8 @@ struct ViewOptions {
 /// number of documents than the model's corpus.
 ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewOptions& options);
 
+/// Local. The metric-versus-K charts of a sweep's CSV (jsmf sweep's DIR/sweep.csv).
+/// InputError naming the file for anything that is not such a table.
+report::SweepView view_sweep(const std::string& path);
+
 }  // namespace jsmf::fit

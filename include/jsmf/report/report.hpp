@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <string>
 #include <vector>
 
 #include "jsmf/core/types.hpp"
@@ -80,5 +81,25 @@ std::vector<Index> representative_documents(const Eigen::MatrixXd& theta, int k,
 /// Local. L × K: each label's mean θ over its documents (`labels`: one per row of θ, 1-based,
 /// at most L), the rows of zeros (no usable word) left out; NaN where a label has none.
 Eigen::MatrixXd label_prevalence(const Eigen::MatrixXd& theta, const std::vector<std::int64_t>& labels, int L);
+
+/// One line of a sweep's metric-versus-K charts: the runs that share every setting but K.
+struct SweepSeries {
+    std::string label;                         ///< the settings that vary over the sweep ("rectify=ap, solver=admm")
+    std::vector<int> topics;                   ///< K of each run, increasing
+    std::vector<std::vector<double>> mean;     ///< [quantity][run]: the metric's mean (NaN: not measured)
+    std::vector<std::vector<double>> std;      ///< [quantity][run]: its standard deviation (NaN: none)
+};
+struct SweepView {
+    std::vector<std::string> quantities;       ///< metrics with a value in some run, then run_seconds
+    std::vector<SweepSeries> series;
+};
+
+/// Local. The charts of a sweep's table (jsmf sweep's CSV: header and rows): its runs grouped
+/// by the settings that differ between them (every column but K, the file, the metrics and
+/// what a run measured), each group's runs ordered by K. `metrics`: the metric names
+/// (eval::metric_names()); their columns hold the mean, "<name>_std" the deviation.
+/// InputError for a table without a topics column.
+SweepView sweep_view(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                     const std::vector<std::string>& metrics);
 
 }  // namespace jsmf::report
