@@ -201,20 +201,21 @@ json page_data(const fit::ModelView& view, const report::SweepView* sweep, const
             {"tokens", f.num_tokens},
             {"options", options},
             {"terms_shown", c.terms},
-            {"lambda_steps", fit::ViewOptions{}.steps},
+            {"lambda_steps", view.steps},
             {"words", vocabulary},
             {"models", models},
             {"hierarchy", hierarchy_json(f.hierarchy)}};
 }
 
-/// The page with `data` in its JSON script element. "</" is written "<\/" (the same JSON
-/// string) so that no word can end the element early.
+/// The page with `data` in its JSON script element. Every "<" is written "\u003c" (the same
+/// JSON string: it occurs only inside strings), so that no word, id or path can end the
+/// element early or put the HTML parser into a script's escaped states ("<!--", "<script").
 std::string page_with(const std::string& data) {
     std::string escaped;
     escaped.reserve(data.size());
-    for (std::size_t i = 0; i < data.size(); ++i) {
-        escaped += data[i];
-        if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') escaped += '\\';
+    for (const char ch : data) {
+        if (ch == '<') escaped += "\\u003c";
+        else escaped += ch;
     }
     std::string page = report_page();
     const std::string marker = "@JSMF_REPORT_DATA@";

@@ -22,9 +22,6 @@ void view_topics(const mpi::Comm& comm, const std::string& path, const Eigen::Ve
     const Index first = B.rows.begin(comm.rank());
     view.terms = report::relevant_terms(comm, B.B, p_w.segment(first, B.B.rows()), first, options.terms, options.steps);
     view.divergence = report::js_divergences(comm, B.B);
-    // The root's copy alone decides the picture (every rank summed the same K × K, but the
-    // eigensolver below runs on the root only).
-    if (comm.is_root()) view.map = report::classical_mds(view.divergence.cwiseSqrt(), 2);
 }
 
 /// The θ file's part of the view of its K (root only).
@@ -66,10 +63,18 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
         if (std::find(topics.begin(), topics.end(), theta.theta.cols()) == topics.end())
             throw InputError(options.theta, "θ of K = " + std::to_string(theta.theta.cols()) + ", but " + path +
                                                 " holds no model of that K");
+        // θ's rows are paired with the model's documents (their ids, their labels) by position:
+        // the same documents in the same order, checked by ids where both files have them.
         const auto& ids = out.file.documents.ids;
         if (!ids.empty() && static_cast<Index>(ids.size()) != theta.theta.rows())
             throw InputError(options.theta, "θ of " + std::to_string(theta.theta.rows()) + " documents, but the model was fit on " +
                                                 std::to_string(ids.size()) + " (its /corpus): not the same corpus");
+        if (!ids.empty() && !theta.doc_ids.empty())
+            for (std::size_t d = 0; d < ids.size(); ++d)
+                if (ids[d] != theta.doc_ids[d])
+                    throw InputError(options.theta, "document " + std::to_string(d + 1) + " is '" + theta.doc_ids[d] +
+                                                        "' in θ but '" + ids[d] + "' in " + path +
+                                                        "'s /corpus: not the same documents in the same order");
     });
     std::int64_t models = static_cast<std::int64_t>(topics.size());
     mpi::broadcast(comm, models, 0);
@@ -78,11 +83,14 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
     mpi::broadcast(comm, topics.data(), topics.size(), 0);
     Eigen::VectorXd p_w = comm.is_root() ? out.file.unigram : Eigen::VectorXd(words);
     mpi::broadcast(comm, p_w.data(), static_cast<std::size_t>(words), 0);
+    out.steps = options.steps;
     for (std::size_t i = 0; i < topics.size(); ++i) {
         TopicsView view;
         view.topics = static_cast<int>(topics[i]);
         view_topics(comm, path, p_w, options, view);
-        if (comm.is_root()) {
+        mpi::check_on_root(comm, "report", [&] {  // the root's part, agreed: no rank waits on a failure
+            // The map from the root's divergences alone (every rank summed the same K × K).
+            view.map = report::classical_mds(view.divergence.cwiseSqrt(), 2);
             const model::Model& m = out.file.models[i];
             view.prevalence = model::topic_prevalence(m.A);
             view.correlation = model::correlation_matrix(m.A);
@@ -91,7 +99,7 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
                                  : report::spectral_order(view.correlation);
             view.order_method = grouped ? "hierarchy" : "spectral";
             if (theta.theta.cols() == view.topics) view_documents(theta, out.file, options, view);
-        }
+        });
         out.views.push_back(std::move(view));
     }
     return out;

@@ -111,9 +111,10 @@ Eigen::MatrixXd correlation_matrix(const Eigen::MatrixXd& A) {
     Eigen::MatrixXd rho(A.rows(), A.cols());
     for (Index l = 0; l < A.cols(); ++l)
         for (Index k = 0; k < A.rows(); ++k) {
-            const double var = variance(k) * variance(l);
-            rho(k, l) = variance(k) > 0 && variance(l) > 0 ? (k == l ? 1.0 : (A(k, l) - p(k) * p(l)) / std::sqrt(var))
-                                                           : std::numeric_limits<double>::quiet_NaN();
+            // √var_k √var_l, not √(var_k var_l): the product of two small variances underflows.
+            rho(k, l) = variance(k) > 0 && variance(l) > 0
+                            ? (k == l ? 1.0 : (A(k, l) - p(k) * p(l)) / (std::sqrt(variance(k)) * std::sqrt(variance(l))))
+                            : std::numeric_limits<double>::quiet_NaN();
         }
     return rho;
 }

@@ -18,5 +18,20 @@ uci_docs() {
   awk -v lo="$3" -v hi="$4" 'NR == FNR { if (FNR > 3 && $1 >= lo && $1 <= hi) n++; next }
     FNR <= 2 { print; next } FNR == 3 { print n + 0; next } $1 >= lo && $1 <= hi' "$1" "$1" >"$2"
 }
+# expect_error NP FRAGMENT ARGS...: `jsmf fit ARGS` (2 iterations) at NP ranks fails with exit code
+# $want (2 unless set), one message holding FRAGMENT, and writes nothing.
+expect_error() {
+  local np=$1 fragment=$2; shift 2
+  rm -f "$work/bad.h5"
+  run "$np" -q fit "$@" --iterations 2 --out "$work/bad.h5" >/dev/null 2>"$work/err"
+  local rc=$? messages
+  messages=$(grep -c '^jsmf: error:' "$work/err")
+  if [[ $rc -eq ${want:-2} && $messages -eq 1 && ! -e $work/bad.h5 && ! -e $work/bad.h5.partial ]] &&
+     grep -qF -- "$fragment" "$work/err"; then
+    ok "np=$np '$fragment'"
+  else
+    fail "np=$np expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
+  fi
+}
 # finish: the closing line CTest and CI read, and the exit code.
 finish() { echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; }

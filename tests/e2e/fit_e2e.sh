@@ -160,19 +160,6 @@ cmp=$(run 1 show --compare "$work/m1.h5" "$work/multi.h5" --topics 7 2>&1)
 cmp=$(run 1 show --compare "$work/multi.h5" "$work/multi.h5" --topics 7 2>&1)
 grep -q "7 topics kept, 0 new, 0 gone" <<<"$cmp" && ok "show --compare of a file with itself" || fail "show --compare itself: $(head -2 <<<"$cmp")"
 
-expect_error() {  # np (want: the exit code, 2 unless given) fragment args...
-  local np=$1 fragment=$2; shift 2
-  rm -f "$work/bad.h5"
-  run_quiet "$np" fit "$@" --iterations 2 --out "$work/bad.h5" >/dev/null 2>"$work/err"
-  local rc=$? messages
-  messages=$(grep -c '^jsmf: error:' "$work/err")
-  if [[ $rc -eq ${want:-2} && $messages -eq 1 && ! -e $work/bad.h5 && ! -e $work/bad.h5.partial ]] &&
-     grep -qF -- "$fragment" "$work/err"; then
-    ok "np=$np '$fragment'"
-  else
-    fail "np=$np expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
-  fi
-}
 printf 'anchor0_0\nnosuchword\n' >"$work/unknown.txt"
 for np in 1 2 4; do
   want=1 expect_error "$np" "2 <= K < N = 300" "${corpus[@]}" --topics 300

@@ -60,7 +60,7 @@ for M, M3 in zip(d1["models"], d3["models"]):
     assert sorted(M["order"]) == list(range(K))
     # every term's p(w|k) and p(w) exactly as in the file (a JSON round trip of doubles)
     for k, t in enumerate(M["terms"]):
-        assert t["w"] == sorted(t["w"]) and len(t["w"]) >= d1["terms_shown"] or len(t["w"]) == (B[:, k] > 0).sum()
+        assert t["w"] == sorted(t["w"]) and (len(t["w"]) >= d1["terms_shown"] or len(t["w"]) == (B[:, k] > 0).sum())
         for wid, pk in zip(t["w"], t["p"]):
             assert pk == B[wid, k], (k, wid)
             word, pw = d1["words"][str(wid)]
@@ -68,7 +68,8 @@ for M, M3 in zip(d1["models"], d3["models"]):
     # the same page at 3 ranks: the words equal, the numbers to rounding
     assert [t["w"] for t in M["terms"]] == [t["w"] for t in M3["terms"]]
     assert M["anchors"] == M3["anchors"] and M["order"] == M3["order"]
-    assert np.abs(np.array(M["map"]) - np.array(M3["map"])).max() < 1e-9
+    dist = lambda Y: np.linalg.norm(Y[:, None, :] - Y[None, :, :], axis=2)
+    assert np.abs(dist(np.array(M["map"])) - dist(np.array(M3["map"]))).max() < 1e-9
     # the map places scipy's divergences (natural log; scipy gives their square root)
     D = np.array([[jensenshannon(B[:, k], B[:, l]) ** 2 for l in range(K)] for k in range(K)])
     # the map: classical MDS of sqrt(D), distances as numpy's embedding gives them
@@ -76,8 +77,11 @@ for M, M3 in zip(d1["models"], d3["models"]):
     J = np.eye(K) - 1 / K
     vals, vecs = np.linalg.eigh(-0.5 * J @ S @ J)
     X = vecs[:, -2:] * np.sqrt(np.maximum(vals[-2:], 0))
-    dist = lambda Y: np.linalg.norm(Y[:, None, :] - Y[None, :, :], axis=2)
     assert np.abs(dist(X) - dist(np.array(M["map"]))).max() < 1e-9
+    pairs = sorted(((rho[k, l], k, l) for k in range(K) for l in range(k + 1, K)), reverse=True)
+    want = pairs if len(pairs) <= 20 else pairs[:15] + pairs[-5:]
+    assert [(k, l) for _, k, l in want] == [(k, l) for k, l, _ in M["pairs"]], (want[:3], M["pairs"][:3])
+    assert np.allclose([r for r, _, _ in want], [r for _, _, r in M["pairs"]], atol=1e-12)
     names = {x["name"] for x in M["metrics"]}
     assert {"coherence", "specificity", "dissimilarity"} <= names, names
 h = page("h.html")
@@ -208,7 +212,8 @@ if [[ -z $browser ]]; then
 else
   # The page as the user gets it, with two scripts added: one first in <head> that records
   # errors, one last in <body> that drives the page as a user would and writes what it saw.
-  "$py" - "$work/r1.html" "$work/driven.html" "$work/t.html" "$work/driven_t.html" "$work/ms.html" "$work/driven_s.html" <<'PY'
+  "$py" - "$work/r1.html" "$work/driven.html" "$work/t.html" "$work/driven_t.html" "$work/ms.html" "$work/driven_s.html" \
+    "$work/h.html" "$work/driven_h.html" <<'PY'
 import sys
 first = """<script>window.__errors = [];
 window.addEventListener("error", (e) => window.__errors.push(String(e.message)));
@@ -239,6 +244,14 @@ last = """<script>
     out.documents = q("#documents li").length;
     out.labels = document.getElementById("labels-panel").hidden ? 0 : q("#labels rect").length;
     out.sweepLines = q("#sweep polyline").length;
+    out.tree = q("#tree li[data-topic]").length;
+    const pick = document.getElementById("k-select");
+    out.kChoices = pick.options.length;
+    if (pick.options.length > 1) {
+      pick.value = "1"; pick.dispatchEvent(new Event("change"));
+      out.circlesAfterK = q("#map circle").length;
+      out.rowsAfterK = q("#metrics tbody tr").length;
+    }
   } catch (e) { window.__errors.push("driver: " + e); }
   out.errors = window.__errors;
   const pre = document.createElement("pre");
@@ -247,7 +260,7 @@ last = """<script>
   document.body.appendChild(pre);
 })();
 </script>"""
-for source, target in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4]), (sys.argv[5], sys.argv[6])):
+for source, target in zip(sys.argv[1::2], sys.argv[2::2]):
     page = open(source).read()
     page = page.replace("<head>", "<head>" + first, 1)
     page = page.replace("</body>", last + "</body>", 1)
@@ -261,7 +274,9 @@ PY
     >"$work/dom_t.html" 2>>"$work/chrome.log"
   timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven_s.html" \
     >"$work/dom_s.html" 2>>"$work/chrome.log"
-  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" "$work/dom_t.html" "$work/dom_s.html" <<'PY'
+  timeout 120 "${chrome[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$work/driven_h.html" \
+    >"$work/dom_h.html" 2>>"$work/chrome.log"
+  if "$py" - "$work/dom.html" "$work/r1.html" "$work/chrome.log" "$work/dom_t.html" "$work/dom_s.html" "$work/dom_h.html" <<'PY'
 import sys, re, json, html, math
 def driven(path):
     m = re.search(r'<pre id="jsmf-test">(.*?)</pre>', open(path).read(), re.S)
@@ -269,6 +284,10 @@ def driven(path):
     return json.loads(html.unescape(m.group(1)))
 seen, with_theta, with_sweep = driven(sys.argv[1]), driven(sys.argv[4]), driven(sys.argv[5])
 assert with_sweep["errors"] == [] and with_sweep["sweepLines"] == 2 and seen["sweepLines"] == 0, (with_sweep["errors"], with_sweep["sweepLines"])
+with_tree = driven(sys.argv[6])
+assert with_tree["errors"] == [] and with_tree["tree"] == 5 and seen["tree"] == 0, (with_tree["errors"], with_tree["tree"])
+assert seen["kChoices"] == 2 and seen["circlesAfterK"] == 7 and seen["rowsAfterK"] == 7, seen.get("circlesAfterK")
+assert with_sweep["errors"] == [] and with_sweep["kChoices"] == 2
 assert with_theta["errors"] == [] and with_theta["resources"] == [], with_theta["errors"]
 assert seen["documents"] == 0 and seen["labels"] == 0, (seen["documents"], seen["labels"])
 assert with_theta["documents"] == 7 and with_theta["labels"] == 5, (with_theta["documents"], with_theta["labels"])
@@ -295,7 +314,7 @@ def expected(k, lam):
 for key, lam in (("at1", 1.0), ("at0", 0.0)):
     assert seen[key]["words"] == expected(seen[key]["topic"], lam), (key, seen[key]["words"][:5], expected(seen[key]["topic"], lam)[:5])
 assert seen["at1"]["words"] != seen["at0"]["words"], "the slider changed nothing"
-c = seen["clicked"]
+c = seen["clicked"]   # (before the K selector moved to K = 7)
 assert c["heat"] == str(c["topic"]) and c["title"].startswith(f"{c['topic'] + 1} ") and c["row"] == [str(c["topic"])] \
     and c["circle"] == [str(c["topic"])], c
 assert c["words"] == expected(c["topic"], 0.0), "the bars did not follow the click"

@@ -21,19 +21,6 @@ truth=$work/truth.f.h5
 run_quiet 1 fit "${corpus[@]}" --topics 5 --stop iterations --iterations 30 --out "$work/m1.h5" >/dev/null 2>&1 || fail "base fit"
 run_quiet 2 cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
 
-expect_error() {  # np (want: the exit code, 2 unless given) fragment args...
-  local np=$1 fragment=$2; shift 2
-  rm -f "$work/bad.h5"
-  run_quiet "$np" fit "$@" --iterations 2 --out "$work/bad.h5" >/dev/null 2>"$work/err"
-  local rc=$? messages
-  messages=$(grep -c '^jsmf: error:' "$work/err")
-  if [[ $rc -eq ${want:-2} && $messages -eq 1 && ! -e $work/bad.h5 && ! -e $work/bad.h5.partial ]] &&
-     grep -qF -- "$fragment" "$work/err"; then
-    ok "np=$np '$fragment'"
-  else
-    fail "np=$np expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
-  fi
-}
 
 # fit --update: the compressed pipeline's refit of the same corpus finds the planted topics
 # in its own order; updating the dense model m1.h5 renumbers them to m1's ids (each topic

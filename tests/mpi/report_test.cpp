@@ -141,7 +141,7 @@ TEST(JensenShannon, TheDivergencesByRowsAreTheDefinitions) {
             EXPECT_NEAR(D(k, l), expected, 1e-13) << k << "," << l;
             EXPECT_LE(D(k, l), std::log(2.0) + 1e-15);
         }
-    EXPECT_LT(D(2, 5), 1e-15);
+    EXPECT_LT(D(2, 5), 1e-13);  // 0 but for the rounding of ~600 terms
     // Disjoint supports: log 2, the largest.
     Eigen::MatrixXd disjoint = Eigen::MatrixXd::Zero(4, 2);
     disjoint.col(0) << 0.5, 0.5, 0, 0;

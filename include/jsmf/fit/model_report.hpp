@@ -40,6 +40,7 @@ struct TopicsView {
 struct ModelView {
     io::ModelFile file;                   ///< without its N × K arrays (B_words, B, B̆, the factor)
     std::vector<TopicsView> views;        ///< one per model in the file, the same order
+    int steps = 0;                        ///< the slider's grid the terms were chosen on (ViewOptions::steps)
 };
 
 /// How many terms the page ranks per topic and on what grid of λ.
