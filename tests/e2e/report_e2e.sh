@@ -17,7 +17,7 @@ py=/usr/bin/python3
   --anchor-mass 0.03 --doc-length 60 --seed 5 || fail synth
 corpus=(--corpus "$work/docword.r.txt" --vocab "$work/vocab.r.txt")
 run 2 -q fit "${corpus[@]}" --topics 5,7 --out "$work/m.h5" >/dev/null 2>"$work/err" || fail "fit: $(tail -2 "$work/err")"
-run 2 -q fit "${corpus[@]}" --hierarchy 5,2 --out "$work/h.h5" >/dev/null 2>"$work/err" || fail "fit --hierarchy: $(tail -2 "$work/err")"
+run 2 -q fit "${corpus[@]}" --hierarchy 5,3,2 --out "$work/h.h5" >/dev/null 2>"$work/err" || fail "fit --hierarchy: $(tail -2 "$work/err")"
 
 for np in 1 3; do
   if run "$np" report "$work/m.h5" --out "$work/r$np.html" >/dev/null 2>"$work/err"; then
@@ -85,10 +85,11 @@ for M, M3 in zip(d1["models"], d3["models"]):
     names = {x["name"] for x in M["metrics"]}
     assert {"coherence", "specificity", "dissimilarity"} <= names, names
 h = page("h.html")
-assert h["terms_shown"] == 12 and len(h["hierarchy"]) == 1 and h["hierarchy"][0]["topics"] == 2
+assert h["terms_shown"] == 12 and [l["topics"] for l in h["hierarchy"]] == [3, 2]
 assert h["models"][0]["order_method"] == "hierarchy"
-children = sorted(j for c in h["hierarchy"][0]["children"] for j, _ in c)
-assert children == list(range(5)), children
+for level, below in zip(h["hierarchy"], (5, 3)):   # every topic of the level below under one topic of this level
+    children = sorted(j for c in level["children"] for j, _ in c)
+    assert children == list(range(below)), children
 print("the page's numbers are the model file's and the definitions'")
 PY
 then ok "the embedded JSON: the file's B, A, anchors, p(w); scipy's JS divergences; MDS; the same at 3 ranks"
