@@ -190,6 +190,7 @@ struct ReportCommand {
     std::string theta;   ///< --theta: a θ file of one of the model's K
     int documents = 10;  ///< --documents: representative documents per topic
     std::string sweep;   ///< --sweep: a jsmf sweep CSV: metric-versus-K charts
+    std::string corpus, vocab, prepared, prepared_name;  ///< θ's corpus: its documents' words
 };
 CLI::App* add_report_command(CLI::App& app, ReportCommand& command);
 /// Collective: each rank reads its rows of B; rank 0 writes the page.

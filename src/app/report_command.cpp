@@ -34,6 +34,10 @@ CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
                     "A θ file (jsmf infer, fit --infer) of one of the file's K: each topic's most representative "
                     "documents and, where the model was fit on a labelled jsmf prepare corpus, its prevalence by label");
     sub->add_option("--documents", c.documents, "With --theta: representative documents per topic")->capture_default_str();
+    sub->add_option("--corpus", c.corpus, "With --theta: the UCI corpus θ was inferred on, for its documents' words");
+    sub->add_option("--vocab", c.vocab, "With --corpus: its vocabulary");
+    sub->add_option("--prepared", c.prepared, "With --theta: the jsmf prepare folder θ was inferred on (instead of --corpus)");
+    sub->add_option("--name", c.prepared_name, "With --prepared: which corpus of the folder");
     sub->add_option("--sweep", c.sweep, "A jsmf sweep CSV (DIR/sweep.csv): each metric against K, a line per setting");
     return sub;
 }
@@ -118,7 +122,8 @@ json topics_json(const model::Model& m, const fit::TopicsView& view, std::set<In
                 const std::string name = static_cast<std::size_t>(d) < view.document_names.size()
                                              ? view.document_names[static_cast<std::size_t>(d)]
                                              : "document " + std::to_string(d + 1);
-                rows.push_back({d, name, view.document_theta[k][i]});
+                const std::string top = k < view.document_words.size() ? view.document_words[k][i] : std::string();
+                rows.push_back({d, name, view.document_theta[k][i], top});
             }
             documents.push_back(std::move(rows));
         }
@@ -234,12 +239,21 @@ int run_report(const ReportCommand& c, const mpi::Comm& world) {
         if (c.documents < 0) throw usage_error("--documents must be at least 0");
         if (c.file.empty() && c.sweep.empty()) throw usage_error("give a model file, or --sweep CSV, or both");
         if (c.file.empty() && !c.theta.empty()) throw usage_error("--theta is a model's: give its model file");
+        if ((!c.corpus.empty() || !c.prepared.empty()) && c.theta.empty())
+            throw usage_error("--corpus and --prepared name θ's corpus: give --theta");
+        if (!c.corpus.empty() && !c.prepared.empty()) throw usage_error("give either --corpus and --vocab, or --prepared");
+        if (c.corpus.empty() != c.vocab.empty()) throw usage_error("--corpus and --vocab go together");
+        if (!c.prepared_name.empty() && c.prepared.empty()) throw usage_error("--name chooses a corpus of --prepared");
         io::check_output_file(c.out, {c.file, c.theta, c.sweep});
     });
     fit::ViewOptions options;
     options.terms = c.terms;
     options.theta = c.theta;
     options.documents = c.documents;
+    options.corpus = c.corpus;
+    options.vocab = c.vocab;
+    options.prepared = c.prepared;
+    options.prepared_name = c.prepared_name;
     const fit::ModelView view = c.file.empty() ? fit::ModelView{} : fit::view_model(world, c.file, options);
     mpi::check_on_root(world, "report", [&] {
         std::optional<report::SweepView> sweep;

@@ -437,4 +437,36 @@ void check_uci_totals(const mpi::Comm& comm, const UciReader& reader) {
                         exit_code::input);
 }
 
+std::map<Index, std::vector<std::pair<Index, std::int64_t>>> read_documents(const std::string& path,
+                                                                            const std::set<Index>& wanted) {
+    std::map<Index, std::vector<std::pair<Index, std::int64_t>>> out;
+    if (wanted.empty()) return out;
+    const std::unique_ptr<detail::LineSource> source = detail::LineSource::open(path);
+    detail::Line line;
+    int header = 0;
+    std::int64_t number = 0;
+    while (source->next(line)) {
+        ++number;
+        if (header < 3) {  // D, W, NNZ
+            ++header;
+            continue;
+        }
+        const std::string_view text = line.text;
+        if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        std::int64_t field[3] = {0, 0, 0};
+        const char* at = text.data();
+        const char* end = text.data() + text.size();
+        for (int f = 0; f < 3; ++f) {
+            while (at < end && (*at == ' ' || *at == '\t')) ++at;
+            const auto [next, error] = std::from_chars(at, end, field[f]);
+            if (error != std::errc() || field[f] < (f == 2 ? 0 : 1))
+                throw InputError(path + ":" + std::to_string(number), "not a line 'docID wordID count' of positive numbers");
+            at = next;
+            if (f == 0 && !wanted.count(field[0] - 1)) break;  // a document not asked for: skip the rest
+        }
+        if (wanted.count(field[0] - 1)) out[field[0] - 1].emplace_back(field[1] - 1, field[2]);
+    }
+    return out;
+}
+
 }  // namespace jsmf::corpus

@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/eval/evaluate.hpp"
 #include "jsmf/io/csv_file.hpp"
 #include "jsmf/io/theta_file.hpp"
+#include "jsmf/corpus/uci.hpp"
+#include "jsmf/corpus/vocab.hpp"
+#include "jsmf/prepare/prepare.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
@@ -22,6 +26,30 @@ void view_topics(const mpi::Comm& comm, const std::string& path, const Eigen::Ve
     const Index first = B.rows.begin(comm.rank());
     view.terms = report::relevant_terms(comm, B.B, p_w.segment(first, B.B.rows()), first, options.terms, options.steps);
     view.divergence = report::js_divergences(comm, B.B);
+}
+
+/// Each representative document's most frequent words, from the corpus (root only).
+void add_document_words(const std::string& docword, const std::vector<std::string>& vocab, int shown, TopicsView& view) {
+    std::set<Index> wanted;
+    for (const auto& rows : view.documents) wanted.insert(rows.begin(), rows.end());
+    const auto counts = corpus::read_documents(docword, wanted);
+    for (const auto& rows : view.documents) {
+        std::vector<std::string> words;
+        for (const Index d : rows) {
+            std::vector<std::pair<Index, std::int64_t>> doc;
+            if (const auto at = counts.find(d); at != counts.end()) doc = at->second;
+            std::sort(doc.begin(), doc.end(), [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+            std::string text;
+            for (std::size_t i = 0; i < doc.size() && static_cast<int>(i) < shown; ++i) {
+                if (doc[i].first >= static_cast<Index>(vocab.size()))
+                    throw InputError(docword, "word id " + std::to_string(doc[i].first + 1) + " is beyond its vocabulary's " +
+                                                  std::to_string(vocab.size()) + " words");
+                text += (text.empty() ? "" : " ") + vocab[static_cast<std::size_t>(doc[i].first)];
+            }
+            words.push_back(std::move(text));
+        }
+        view.document_words.push_back(std::move(words));
+    }
 }
 
 /// The θ file's part of the view of its K (root only).
@@ -49,6 +77,8 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
     std::vector<std::int64_t> topics;
     std::int64_t words = 0;
     io::ThetaFile theta;
+    std::string docword;                     // the corpus of θ, for its documents' words
+    std::vector<std::string> corpus_vocab;
     mpi::check_on_root(comm, "setup", [&] {
         if (options.terms < 1 || options.steps < 1) throw InputError("report: the terms and the slider's steps must be at least 1");
         out.file = io::read_model_file(path, io::ModelParts::without_topic_words);
@@ -60,6 +90,14 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
         if (options.theta.empty()) return;
         if (options.documents < 0) throw InputError("report: the representative documents must be at least 0");
         theta = io::read_theta_file(options.theta);
+        docword = options.corpus;
+        std::string vocab_path = options.vocab;
+        if (!options.prepared.empty()) {
+            const prepare::PreparedCorpus prepared = prepare::find_prepared(options.prepared, options.prepared_name);
+            docword = prepared.docword;
+            vocab_path = prepared.vocab;
+        }
+        if (!docword.empty()) corpus_vocab = corpus::read_vocab(vocab_path);
         if (std::find(topics.begin(), topics.end(), theta.theta.cols()) == topics.end())
             throw InputError(options.theta, "θ of K = " + std::to_string(theta.theta.cols()) + ", but " + path +
                                                 " holds no model of that K");
@@ -98,7 +136,10 @@ ModelView view_model(const mpi::Comm& comm, const std::string& path, const ViewO
             view.order = grouped ? report::hierarchy_order(out.file.hierarchy.front(), view.topics)
                                  : report::spectral_order(view.correlation);
             view.order_method = grouped ? "hierarchy" : "spectral";
-            if (theta.theta.cols() == view.topics) view_documents(theta, out.file, options, view);
+            if (theta.theta.cols() == view.topics) {
+                view_documents(theta, out.file, options, view);
+                if (!docword.empty()) add_document_words(docword, corpus_vocab, options.document_words, view);
+            }
         });
         out.views.push_back(std::move(view));
     }

@@ -98,8 +98,9 @@ fi
 
 # With θ: the planted corpus as JSON Lines labelled by each document's planted dominant topic
 # (synth's labels file), prepared, fit, inferred: each topic's representative documents are
-# θ's largest in its column, each label's prevalence is the mean θ of its documents, and the
-# planted labels fall on distinct topics.
+# θ's largest in its column, with their 8 most frequent words from the prepared corpus; each
+# label's prevalence is the mean θ of its documents, and the planted labels fall on distinct
+# topics.
 "$py" - "$work" <<'PY' || fail "JSON Lines of the planted corpus"
 import sys, json
 w = sys.argv[1]
@@ -119,7 +120,7 @@ PY
 if run 2 -q prepare "$work/docs.jsonl" --format jsonl --out "$work/prep" --name r >/dev/null 2>"$work/err" &&
    run 2 -q fit --prepared "$work/prep" --name r --topics 5 --out "$work/p.h5" >/dev/null 2>>"$work/err" &&
    run 2 -q infer --model "$work/p.h5" --prepared "$work/prep" --name r --out "$work/theta.h5" >/dev/null 2>>"$work/err" &&
-   run 3 report "$work/p.h5" --theta "$work/theta.h5" --documents 7 --out "$work/t.html" >/dev/null 2>>"$work/err"; then
+   run 3 report "$work/p.h5" --theta "$work/theta.h5" --prepared "$work/prep" --documents 7 --out "$work/t.html" >/dev/null 2>>"$work/err"; then
   "$py" - "$work" <<'PY' && ok "--theta: representative documents and prevalence by label, as θ and the labels give them" || fail "--theta"
 import sys, re, json, h5py, numpy as np
 w = sys.argv[1]
@@ -131,12 +132,21 @@ ids = [x.decode() if isinstance(x, bytes) else x for x in t["doc_ids"][:]]
 f = h5py.File(f"{w}/p.h5", "r")
 names = [x.decode() if isinstance(x, bytes) else x for x in f["corpus/label_names"][:]]
 labels = f["corpus/labels"][:]
+pvocab = [l.rstrip("\n") for l in open(f"{w}/prep/vocab.r.txt")]
+counts = {}
+for line in open(f"{w}/prep/docword.r.txt").read().split("\n")[3:]:
+    if line.strip():
+        d, i, c = map(int, line.split())
+        counts.setdefault(d, {})[i] = c
 for k in range(5):
-    rows = [r for r, _, _ in M["documents"][k]]
+    rows = [r for r, _, _, _ in M["documents"][k]]
     order = sorted(range(len(theta)), key=lambda r: (-theta[r, k], r))[:7]
     assert rows == order, (k, rows, order)
-    assert [n for _, n, _ in M["documents"][k]] == [ids[r] for r in rows]
-    assert [v for _, _, v in M["documents"][k]] == [theta[r, k] for r in rows]
+    assert [n for _, n, _, _ in M["documents"][k]] == [ids[r] for r in rows]
+    assert [v for _, _, v, _ in M["documents"][k]] == [theta[r, k] for r in rows]
+    for r, _, _, words in M["documents"][k]:   # its 8 most frequent words, ties by word id
+        doc = sorted(((-c, i) for i, c in counts[r + 1].items()))[:8]
+        assert words == " ".join(pvocab[i - 1] for _, i in doc), (r, words)
 assert M["labels"]["names"] == names
 P = np.array(M["labels"]["prevalence"], float)
 used = theta.sum(1) > 0
@@ -200,6 +210,7 @@ expect 2 "θ of K = 5, but $work/k4.h5 holds no model of that K" "$work/k4.h5" -
 expect 2 "not a jsmf θ file" "$work/m.h5" --theta "$work/m.h5" --out "$work/bad.html"
 expect 2 "no topics column: not a jsmf sweep CSV" --sweep "$work/docs.jsonl" --out "$work/bad.html"
 expect 1 "give a model file, or --sweep CSV, or both" --out "$work/bad.html"
+expect 1 "--corpus and --prepared name θ's corpus: give --theta" "$work/m.h5" --prepared "$work/prep" --out "$work/bad.html"
 
 # In a real browser.
 browser=$(command -v chromium || command -v chromium-browser || true)

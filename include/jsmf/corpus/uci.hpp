@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jsmf/corpus/shard.hpp"
@@ -100,5 +103,11 @@ std::vector<UciFile> inspect_uci_files(const mpi::Comm& comm, const std::vector<
 /// no single rank can see: the data lines of each file add up to its NNZ header, and
 /// no document appears in two places (on two ranks). Throws StageFailed.
 void check_uci_totals(const mpi::Comm& comm, const UciReader& reader);
+
+/// Local. The word counts (0-based word ids, counts) of the documents `wanted` (0-based:
+/// docID − 1) of one UCI file, plain or gzip, in one pass; the others are skipped unparsed
+/// beyond their document id. InputError naming file:line for a malformed line.
+std::map<Index, std::vector<std::pair<Index, std::int64_t>>> read_documents(const std::string& path,
+                                                                            const std::set<Index>& wanted);
 
 }  // namespace jsmf::corpus

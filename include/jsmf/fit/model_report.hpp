@@ -33,6 +33,9 @@ struct TopicsView {
     std::vector<std::vector<Index>> documents;
     std::vector<std::vector<double>> document_theta;
     std::vector<std::string> document_names;
+    /// With the corpus too (ViewOptions::corpus or prepared): per topic, each representative
+    /// document's most frequent words (by count, ties by word id), space-separated.
+    std::vector<std::vector<std::string>> document_words;
     Eigen::MatrixXd label_prevalence;
     std::vector<std::string> label_names;
 };
@@ -49,6 +52,10 @@ struct ViewOptions {
     int steps = 100;  ///< the slider's grid: λ = 0, 1/steps, …, 1
     std::string theta;  ///< a θ file (jsmf infer) of one of the file's K: its documents and labels
     int documents = 10;  ///< representative documents per topic
+    /// The corpus θ was inferred on, for the documents' words: a UCI file and its vocabulary,
+    /// or a prepared folder (and which corpus of it). Empty: ids only.
+    std::string corpus, vocab, prepared, prepared_name;
+    int document_words = 8;  ///< words shown per representative document
 };
 
 /// Collective. The view of every model in `path`, on the root (other ranks: empty). Memory
