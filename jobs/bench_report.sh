@@ -4,6 +4,8 @@
 # seconds, peak memory of the largest rank, the page's size and its JSON's parts), then the
 # per-rank work at N = 10^6, K = 200 (build/report_bench: a rank's 500,000 rows of a B drawn
 # as LAW's) and, where chromium is installed, a screenshot of the first model's page.
+# LARGE=1: also a model of N = 10^6 words and K = 200 (tests/e2e/write_large_model.py, from the
+# first model given: 1.6 GB in bench-report/), end to end.
 # Usage: jobs/bench_report.sh MODEL.h5 [MODEL.h5 ...]   (output: bench-report/ here)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,8 +15,13 @@ jsmf=${JSMF:-$root/build/jsmf}
 out=${OUT:-bench-report}
 mkdir -p "$out"
 echo "jsmf $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F), $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+models=("$@")
+if [[ ${LARGE:-0} == 1 && $# -gt 0 ]]; then
+  /usr/bin/python3 "$root/tests/e2e/write_large_model.py" "$1" "$out/large_1e6_k200.h5" 1000000 200
+  models+=("$out/large_1e6_k200.h5")
+fi
 printf '%-28s %5s %8s %10s %10s %10s %10s %10s\n' model ranks seconds "peak MiB" "page KiB" "terms KiB" "A corr KiB" "words KiB"
-for model in "$@"; do
+for model in "${models[@]}"; do
   name=$(basename "$model" .h5)
   for np in 1 2; do
     page=$out/$name.$np.html

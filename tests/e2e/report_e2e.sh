@@ -186,6 +186,25 @@ else
   fail "sweep and report --sweep: $(tail -2 "$work/err")"
 fi
 
+# A large model's page holds what it draws, not B: K = 200 over N = 200,000 words (drawn as
+# LAW's B is: tests/e2e/write_large_model.py; N = 10^6 is jobs/bench_report.sh's) gives a
+# page under 2 MiB whose topics keep at most 5 × --terms words each.
+if "$py" "$(dirname "${BASH_SOURCE[0]}")/write_large_model.py" "$work/m.h5" "$work/large.h5" 200000 200 &&
+   run 2 report "$work/large.h5" --out "$work/large.html" >/dev/null 2>"$work/err"; then
+  "$py" - "$work/large.html" <<'PY' && ok "K = 200, N = 200,000: the page under 2 MiB, at most 5 x --terms words a topic" || fail "large page"
+import sys, os, re, json
+size = os.path.getsize(sys.argv[1])
+d = json.loads(re.search(r'id="jsmf-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+M = d["models"][0]
+most = max(len(t["w"]) for t in M["terms"])
+print(f"page {size / 2**20:.2f} MiB, at most {most} words a topic, {len(d['words'])} words in all")
+assert M["K"] == 200 and size < 2 * 2**20 and most <= 5 * d["terms_shown"], (size, most)
+PY
+else
+  fail "report of a large model: $(tail -2 "$work/err")"
+fi
+rm -f "$work/large.h5"
+
 # Bad input: a file that is not a model, a missing output folder, a bad --terms; one message,
 # exit code 2 (1 for the option), nothing written.
 "$jsmf" -q cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
