@@ -43,6 +43,34 @@ done
 echo
 echo "The per-rank work at N = 10^6 on 2 ranks (500,000 rows), K = 200:"
 "$root/build/report_bench" 2>&1 | grep -E "^BM_|^Benchmark"
+# In the browser (headless Chromium, where installed): how long each page takes to draw, a
+# click on a topic and a move of the slider (each page driven by a script added at its end).
+if command -v chromium >/dev/null 2>&1; then
+  echo
+  echo "In headless Chromium: page drawn (ms from its first script), a click on a topic, a slider move (mean of 20 and 21):"
+  for model in "${models[@]}"; do
+    name=$(basename "$model" .h5)
+    /usr/bin/python3 - "$out/$name.1.html" "$out/$name.timed.html" <<'PY'
+import sys
+page = open(sys.argv[1]).read()
+first = "<script>window.__t0 = performance.now();</script>"
+last = """<script>(() => {
+  const t1 = performance.now(), circles = Array.from(document.querySelectorAll("#map circle"));
+  const t2 = performance.now();
+  for (let i = 0; i < 20; ++i) circles[i * 7 % circles.length].dispatchEvent(new MouseEvent("click", { bubbles: true }));
+  const t3 = performance.now(), s = document.getElementById("lambda");
+  for (let i = 0; i <= 100; i += 5) { s.value = String(i); s.dispatchEvent(new Event("input")); }
+  const t4 = performance.now(), pre = document.createElement("pre");
+  pre.id = "timing";
+  pre.textContent = `drawn ${(t1 - window.__t0).toFixed(0)} ms, click ${((t3 - t2) / 20).toFixed(1)} ms, slider ${((t4 - t3) / 21).toFixed(1)} ms`;
+  document.body.appendChild(pre);
+})();</script>"""
+open(sys.argv[2], "w").write(page.replace("<head>", "<head>" + first, 1).replace("</body>", last + "</body>", 1))
+PY
+    printf '  %-28s %s\n' "$name" "$(chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 \
+      --dump-dom "file://$(cd "$out" && pwd)/$name.timed.html" 2>/dev/null | grep -o '<pre id="timing">[^<]*' | cut -d'>' -f2)"
+  done
+fi
 if command -v chromium >/dev/null 2>&1 && (($# > 0)); then
   first=$(basename "$1" .h5)
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,1500 --virtual-time-budget=5000 \
