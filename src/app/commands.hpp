@@ -12,6 +12,7 @@
 #include "app/stages.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/fit/job.hpp"
+#include "jsmf/fit/model_report.hpp"
 #include "jsmf/fit/synthetic_files.hpp"
 #include "jsmf/prepare/prepare.hpp"  // prepare composes itself: run_prepare
 
@@ -186,11 +187,8 @@ int run_show(const ShowCommand& command, const mpi::Comm& world);
 struct ReportCommand {
     std::string file;
     std::string out;
-    int terms = 30;  ///< --terms: the bars per topic (the top by relevance at each λ)
-    std::string theta;   ///< --theta: a θ file of one of the model's K
-    int documents = 10;  ///< --documents: representative documents per topic
-    std::string sweep;   ///< --sweep: a jsmf sweep CSV: metric-versus-K charts
-    std::string corpus, vocab, prepared, prepared_name;  ///< θ's corpus: its documents' words
+    std::string sweep;       ///< --sweep: a jsmf sweep CSV: metric-versus-K charts
+    fit::ViewOptions view;   ///< --terms, --theta, --documents, and θ's corpus
 };
 CLI::App* add_report_command(CLI::App& app, ReportCommand& command);
 /// Collective: each rank reads its rows of B; rank 0 writes the page.

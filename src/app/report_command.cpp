@@ -28,16 +28,16 @@ CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
     CLI::App* sub = app.add_subcommand("report", "Write one self-contained interactive HTML page of a model file");
     sub->add_option("file", c.file, "Model file from jsmf fit (optional with --sweep)");
     sub->add_option("--out", c.out, "The HTML page to write")->required();
-    sub->add_option("--terms", c.terms, "Bars per topic: its most relevant words at each position of the λ slider")
+    sub->add_option("--terms", c.view.terms, "Bars per topic: its most relevant words at each position of the λ slider")
         ->capture_default_str();
-    sub->add_option("--theta", c.theta,
+    sub->add_option("--theta", c.view.theta,
                     "A θ file (jsmf infer, fit --infer) of one of the file's K: each topic's most representative "
                     "documents and, where the model was fit on a labelled jsmf prepare corpus, its prevalence by label");
-    sub->add_option("--documents", c.documents, "With --theta: representative documents per topic")->capture_default_str();
-    sub->add_option("--corpus", c.corpus, "With --theta: the UCI corpus θ was inferred on, for its documents' words");
-    sub->add_option("--vocab", c.vocab, "With --corpus: its vocabulary");
-    sub->add_option("--prepared", c.prepared, "With --theta: the jsmf prepare folder θ was inferred on (instead of --corpus)");
-    sub->add_option("--name", c.prepared_name, "With --prepared: which corpus of the folder");
+    sub->add_option("--documents", c.view.documents, "With --theta: representative documents per topic")->capture_default_str();
+    sub->add_option("--corpus", c.view.corpus, "With --theta: the UCI corpus θ was inferred on, for its documents' words");
+    sub->add_option("--vocab", c.view.vocab, "With --corpus: its vocabulary");
+    sub->add_option("--prepared", c.view.prepared, "With --theta: the jsmf prepare folder θ was inferred on (instead of --corpus)");
+    sub->add_option("--name", c.view.prepared_name, "With --prepared: which corpus of the folder");
     sub->add_option("--sweep", c.sweep, "A jsmf sweep CSV (DIR/sweep.csv): each metric against K, a line per setting");
     return sub;
 }
@@ -107,11 +107,7 @@ json topics_json(const model::Model& m, const fit::TopicsView& view, std::set<In
     }
     words.insert(m.anchors.begin(), m.anchors.end());
     json pairs = json::array();
-    const std::vector<model::TopicPair> all = model::topic_correlations(m.A);
-    const std::size_t shown = std::min<std::size_t>(all.size(), 15);
-    for (std::size_t i = 0; i < all.size(); ++i)  // the 15 most positive and the 5 most negative
-        if (i < shown || i + 5 >= std::max(all.size(), shown + 5))
-            pairs.push_back({all[i].k, all[i].l, all[i].correlation});
+    for (const model::TopicPair& p : report::strongest_pairs(m.A, 15, 5)) pairs.push_back({p.k, p.l, p.correlation});
     json documents = nullptr, labels = nullptr;
     if (!view.documents.empty()) {
         documents = json::array();
@@ -205,7 +201,7 @@ json page_data(const fit::ModelView& view, const report::SweepView* sweep, const
             {"documents", f.num_docs},
             {"tokens", f.num_tokens},
             {"options", options},
-            {"terms_shown", c.terms},
+            {"terms_shown", c.view.terms},
             {"lambda_steps", view.steps},
             {"words", vocabulary},
             {"models", models},
@@ -235,26 +231,18 @@ std::string page_with(const std::string& data) {
 int run_report(const ReportCommand& c, const mpi::Comm& world) {
     const Stopwatch timer;
     mpi::check_on_root(world, "setup", [&] {
-        if (c.terms < 1) throw usage_error("--terms must be at least 1");
-        if (c.documents < 0) throw usage_error("--documents must be at least 0");
+        if (c.view.terms < 1) throw usage_error("--terms must be at least 1");
+        if (c.view.documents < 0) throw usage_error("--documents must be at least 0");
         if (c.file.empty() && c.sweep.empty()) throw usage_error("give a model file, or --sweep CSV, or both");
-        if (c.file.empty() && !c.theta.empty()) throw usage_error("--theta is a model's: give its model file");
-        if ((!c.corpus.empty() || !c.prepared.empty()) && c.theta.empty())
+        if (c.file.empty() && !c.view.theta.empty()) throw usage_error("--theta is a model's: give its model file");
+        if ((!c.view.corpus.empty() || !c.view.prepared.empty()) && c.view.theta.empty())
             throw usage_error("--corpus and --prepared name θ's corpus: give --theta");
-        if (!c.corpus.empty() && !c.prepared.empty()) throw usage_error("give either --corpus and --vocab, or --prepared");
-        if (c.corpus.empty() != c.vocab.empty()) throw usage_error("--corpus and --vocab go together");
-        if (!c.prepared_name.empty() && c.prepared.empty()) throw usage_error("--name chooses a corpus of --prepared");
-        io::check_output_file(c.out, {c.file, c.theta, c.sweep});
+        if (!c.view.corpus.empty() && !c.view.prepared.empty()) throw usage_error("give either --corpus and --vocab, or --prepared");
+        if (c.view.corpus.empty() != c.view.vocab.empty()) throw usage_error("--corpus and --vocab go together");
+        if (!c.view.prepared_name.empty() && c.view.prepared.empty()) throw usage_error("--name chooses a corpus of --prepared");
+        io::check_output_file(c.out, {c.file, c.view.theta, c.sweep});
     });
-    fit::ViewOptions options;
-    options.terms = c.terms;
-    options.theta = c.theta;
-    options.documents = c.documents;
-    options.corpus = c.corpus;
-    options.vocab = c.vocab;
-    options.prepared = c.prepared;
-    options.prepared_name = c.prepared_name;
-    const fit::ModelView view = c.file.empty() ? fit::ModelView{} : fit::view_model(world, c.file, options);
+    const fit::ModelView view = c.file.empty() ? fit::ModelView{} : fit::view_model(world, c.file, c.view);
     mpi::check_on_root(world, "report", [&] {
         std::optional<report::SweepView> sweep;
         if (!c.sweep.empty()) sweep = fit::view_sweep(c.sweep);

@@ -211,6 +211,14 @@ std::vector<int> spectral_order(const Eigen::MatrixXd& correlation) {
     return order;
 }
 
+std::vector<model::TopicPair> strongest_pairs(const Eigen::MatrixXd& A, int positive, int negative) {
+    std::vector<model::TopicPair> all = model::topic_correlations(A);  // highest first
+    const auto keep = static_cast<std::size_t>(std::max(positive, 0) + std::max(negative, 0));
+    if (all.size() <= keep) return all;
+    all.erase(all.begin() + std::max(positive, 0), all.end() - std::max(negative, 0));
+    return all;
+}
+
 std::vector<int> hierarchy_order(const model::HierarchyLevel& level, int topics) {
     JSMF_REQUIRE(level.B.rows() == topics, "hierarchy_order: the level's B does not have a row per topic");
     std::vector<int> order;

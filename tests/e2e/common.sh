@@ -33,5 +33,14 @@ expect_error() {
     fail "np=$np expected '$fragment': rc=$rc messages=$messages"; head -3 "$work/err"
   fi
 }
+# separable_corpus: fit_e2e's and update_e2e's planted corpus in $work (name f: 300 words, K = 5,
+# 8,000 documents; anchors identifiable, see anchors_test); sets corpus=(--corpus … --vocab …)
+# and truth (its planted model).
+separable_corpus() {
+  "$jsmf" -q synth --dir "$work" --name f --docs 8000 --words 300 --topics 5 --word-concentration 1.0 \
+    --anchor-mass 0.03 --doc-length 60 --seed 3 || fail synth
+  corpus=(--corpus "$work/docword.f.txt" --vocab "$work/vocab.f.txt")
+  truth=$work/truth.f.h5
+}
 # finish: the closing line CTest and CI read, and the exit code.
 finish() { echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; }

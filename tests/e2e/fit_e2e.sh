@@ -11,10 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
 
 # A separable corpus whose anchors are identifiable (see anchors_test): 300 words, K = 5.
-"$jsmf" -q synth --dir "$work" --name f --docs 8000 --words 300 --topics 5 --word-concentration 1.0 \
-  --anchor-mass 0.03 --doc-length 60 --seed 3 || fail synth
-corpus=(--corpus "$work/docword.f.txt" --vocab "$work/vocab.f.txt")
-truth=$work/truth.f.h5
+separable_corpus
 # Stated bounds for this corpus size: a topic column within 0.2 in L1 (of [0, 2]) after
 # matching, A within 0.15 in L1 in total (A sums to 1).
 b_bound=0.2 a_bound=0.15

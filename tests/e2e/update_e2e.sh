@@ -7,17 +7,14 @@
 # resumed sketch update; every refusal with one message, its exit code, nothing written.
 # (fit_e2e.sh holds the fit itself; these runs compare runs of the same machine, so they are
 # not run again under another BLAS kernel.)
-# Usage: update_e2e.sh JSMF CHECK_MODEL_FILE MPIEXEC
+# Usage: update_e2e.sh JSMF MPIEXEC
 set -u
-jsmf=$1 checker=$2 mpiexec=$3
+jsmf=$1 mpiexec=$2
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 run_quiet() { local np=$1; shift; run "$np" -q "$@"; }
 
 # fit_e2e's planted corpus (300 words, K = 5), its dense base model and its C.
-"$jsmf" -q synth --dir "$work" --name f --docs 8000 --words 300 --topics 5 --word-concentration 1.0 \
-  --anchor-mass 0.03 --doc-length 60 --seed 3 || fail synth
-corpus=(--corpus "$work/docword.f.txt" --vocab "$work/vocab.f.txt")
-truth=$work/truth.f.h5
+separable_corpus
 run_quiet 1 fit "${corpus[@]}" --topics 5 --stop iterations --iterations 30 --out "$work/m1.h5" >/dev/null 2>&1 || fail "base fit"
 run_quiet 2 cooc "${corpus[@]}" --out "$work/C.h5" >/dev/null 2>&1 || fail "cooc"
 

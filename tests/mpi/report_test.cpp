@@ -281,3 +281,21 @@ TEST(Sweep, TheCsvReaderTakesQuotedFieldsAndRefusesRaggedRows) {
     }
     std::remove(path.c_str());
 }
+
+TEST(Pairs, TheMostPositiveAndTheMostNegativeOfShowsList) {
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<double> u(0, 1);
+    Eigen::MatrixXd A(8, 8);
+    for (Index k = 0; k < 8; ++k)
+        for (Index l = 0; l <= k; ++l) A(k, l) = A(l, k) = u(gen) + (k == l ? 2.0 : 0.0);
+    A /= A.sum();
+    const std::vector<model::TopicPair> all = model::topic_correlations(A), shown = report::strongest_pairs(A, 15, 5);
+    ASSERT_EQ(all.size(), 28u);
+    ASSERT_EQ(shown.size(), 20u);
+    for (std::size_t i = 0; i < 20; ++i) {
+        const model::TopicPair& want = i < 15 ? all[i] : all[all.size() - 20 + i];
+        EXPECT_EQ(shown[i].k, want.k);
+        EXPECT_EQ(shown[i].l, want.l);
+    }
+    EXPECT_EQ(report::strongest_pairs(A, 20, 10).size(), 28u);  // fewer than asked: all
+}

@@ -70,6 +70,10 @@ Eigen::MatrixXd classical_mds(const Eigen::MatrixXd& D, int dims = 2);
 /// sit together; a topic whose variance is not positive comes last. Returns the order.
 std::vector<int> spectral_order(const Eigen::MatrixXd& correlation);
 
+/// Local. The pairs the page lists: the `positive` most and the `negative` least correlated
+/// of model::topic_correlations (all of them when there are no more than both together).
+std::vector<model::TopicPair> strongest_pairs(const Eigen::MatrixXd& A, int positive, int negative);
+
 /// Local. The order of a hierarchy's first level for the heat map: grouped by supertopic of
 /// the level above (model::subtopics), the supertopics by prevalence, within each by weight.
 std::vector<int> hierarchy_order(const model::HierarchyLevel& level, int topics);
