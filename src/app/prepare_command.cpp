@@ -88,6 +88,9 @@ int run_prepare(PrepareCommand c, const mpi::Comm& world) {
               r.docs_invalid_utf8, c.options.invalid_utf8 == prepare::InvalidUtf8::replace ? "read with U+FFFD" : "dropped",
               r.first_invalid.empty() ? "" : " (the first: " + r.first_invalid + ")");
     if (r.labels > 0) log::info("prepare: {} labels", r.labels);
+    if (r.labels == 1)  // (fit refuses such labels for ClustAcc before any work)
+        log::warn("prepare: every document has the same label: ClustAcc (fit --prepared with the metrics) needs at "
+                  "least two (--label-from-dir takes each file's first sub-directory)");
     for (const auto& file : r.outputs) log::info("prepare: wrote {}", file);
     const double seconds = r.total_seconds > 0 ? r.total_seconds : 1e-9;  // both passes and the writes
     std::printf("jsmf-prepare ranks=%d files=%lld bytes=%lld documents_read=%lld documents=%lld words=%lld "

@@ -200,7 +200,15 @@ void check_labels(const mpi::Comm& world, const CountingCorpus& corpus, const st
     const std::vector<corpus::UciFile> files = corpus::inspect_uci_files(world, corpus.files);
     Index declared = 0;
     for (const auto& f : files) declared += f.header.num_docs;
-    mpi::check_on_root(world, "setup", [&] { read_labels(labels_path, declared); });
+    // ClustAcc clusters into as many groups as there are labels: checked here, before any
+    // work, not only after the fit (a folder with one subfolder gives one label).
+    mpi::check_on_root(world, "setup", [&] {
+        std::vector<int> labels = read_labels(labels_path, declared);
+        std::sort(labels.begin(), labels.end());
+        if (labels.empty() || std::unique(labels.begin(), labels.end()) - labels.begin() < 2)
+            throw InputError(labels_path, "gives every document the same label: ClustAcc needs at least two distinct "
+                                          "labels (drop the labels, or give the documents' classes)");
+    });
 }
 
 void measure_clustering(const mpi::Comm& world, const std::vector<model::Model*>& models, const CountingCorpus& corpus,

@@ -75,6 +75,20 @@ grep -q "invalid_utf8=[1-9]" "$work/lines.1.line" && ok "lines: documents with i
   || fail "lines: no invalid UTF-8 counted: $(cat "$work/lines.1.line")"
 [[ $(wc -l <"$work/dir.1/labels.t.txt") == "$(sed -n 1p "$work/dir.1/docword.t.txt")" && $(cat "$work/dir.1/labelnames.t.txt" | tr '\n' ' ') == "music science sport " ]] \
   && ok "dir: one label per document, from the sub-directory" || fail "dir: labels"
+# A folder with one sub-directory gives every document one label: prepare warns, and fit
+# --prepared refuses it for ClustAcc before any work (it failed only after the whole fit).
+mkdir -p "$work/onelabel" && cp -r "$work/tree/sport" "$work/onelabel/"
+run 1 -q prepare "$work/onelabel" --format dir --label-from-dir --files '.*\.txt' --out "$work/onelabel.p" --name t \
+  --min-df 2 --max-words 12 >/dev/null 2>"$work/err"
+grep -q "every document has the same label" "$work/err" && ok "one label: prepare warns" \
+  || fail "one label: no warning from prepare: $(cat "$work/err")"
+started=$SECONDS
+run 2 -q fit --prepared "$work/onelabel.p" --topics 3 --out "$work/one.h5" >/dev/null 2>"$work/err"
+rc=$?
+[[ $rc == 2 && $(grep -c '^jsmf: error:' "$work/err") == 1 && ! -e $work/one.h5 ]] \
+  && grep -q "labels.t.txt.*the same label: ClustAcc needs at least two" "$work/err" && ! grep -q "^cooc:\|ENN\|rectif" "$work/err" \
+  && ok "one label: fit --prepared refused before any work, one message, exit 2 ($((SECONDS - started)) s)" \
+  || fail "one label: fit --prepared rc $rc, $(cat "$work/err")"
 run 3 -q prepare "$work/in.txt" --format lines --out "$work/gz" --name t --min-df 2 --max-words 12 --gzip >/dev/null 2>&1
 cmp -s <(gzip -dc "$work/gz/docword.t.txt.gz") "$work/lines.1/docword.t.txt" && ok "gzip: the same text" || fail "gzip differs"
 
