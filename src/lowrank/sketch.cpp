@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/lowrank/sketch.hpp"
 
-#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <cmath>
 
 #include "jsmf/core/error.hpp"
+#include "jsmf/distmat/blas.hpp"
 #include "jsmf/distmat/rows.hpp"
 #include "jsmf/lowrank/enn.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -50,14 +50,14 @@ void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Ei
     values.resize(r);
     Eigen::MatrixXd top(N, r);
     mpi::check_on_root(comm, "compress", [&] {
-        all = 0.5 * (all + all.transpose()).eval();  // symmetric to the last bit: the solver reads one triangle
-        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(all);
-        if (solver.info() != Eigen::Success) throw InternalError("exact_top_eigenpairs: the dense eigensolver failed");
-        for (Index k = 0; k < r; ++k) {  // ascending: the top r are the last r, in descending order
-            values(k) = solver.eigenvalues()(N - 1 - k);
-            top.col(k) = solver.eigenvectors().col(N - 1 - k);
+        // symmetric to the last bit (the solver reads the upper triangle), in place
+        for (Index j = 0; j < N; ++j)
+            for (Index i = 0; i < j; ++i) all(i, j) = 0.5 * (all(i, j) + all(j, i));
+        Eigen::VectorXd top_values;
+        distmat::top_symmetric_eigenpairs(all, r, top_values, top);
+        values = top_values;
+        for (Index k = 0; k < r; ++k)
             if (top.col(k).sum() < 0) top.col(k) *= -1;  // fix_signs' convention, on the whole column
-        }
     });
     mpi::broadcast(comm, values.data(), static_cast<std::size_t>(r), 0);
     mpi::broadcast(comm, top.data(), static_cast<std::size_t>(top.size()), 0);

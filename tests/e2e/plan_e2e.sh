@@ -54,7 +54,7 @@ done
 # A sketch kept for a later update (issue 47): its solve's blocks (r = 400: p_r = 480 columns,
 # 10 × N/P × p_r); an update from the first half's sketch with the second half, holding the
 # base's sketch and keeping one (its solve from the old sketch's vectors, which the new
-# documents move); and at r near N, C's exact decomposition on the root (C gathered, 3 × 8 N²).
+# documents move); and at r near N, C's exact decomposition on the root (C gathered and every eigenvector, 2 × 8 N²).
 compare 2 "compressed, a sketch of rank 400" --pipeline compressed --enn-iterations 5 --sketch-rank 400
 half() {  # half 1|2 > file: the documents of the first or second half, the header's D and N kept
   awk -v h="$1" 'NR <= 2 { print; next } NR == 3 { next } (h == 1) == ($1 <= 3000) { n++; rows[n] = $0 }

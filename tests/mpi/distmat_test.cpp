@@ -303,6 +303,32 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
     }
 }
 
+// LAPACK's selected top pairs: a planted spectrum (with a negative part, a repeated value and
+// a gap) comes back descending, the vectors orthonormal, each pair's residual at rounding,
+// and r = n the whole matrix again.
+TEST(LocalEigen, TopPairsOfAPlantedSpectrum) {
+    const Index n = 60;
+    const Eigen::MatrixXd Q = thin_qr(random_rows(0, n, n, 21)).Q;
+    Eigen::VectorXd lambda(n);
+    for (Index k = 0; k < n; ++k) lambda(k) = 3.0 - 0.1 * static_cast<double>(k);  // 3 … −2.9
+    lambda(1) = lambda(2);                                                           // a repeated pair
+    const Eigen::MatrixXd A = Q * lambda.asDiagonal() * Q.transpose();
+    for (const Index r : {Index{1}, Index{7}, n}) {
+        Eigen::MatrixXd work = A, V;
+        Eigen::VectorXd values;
+        top_symmetric_eigenpairs(work, r, values, V);
+        ASSERT_EQ(values.size(), r);
+        ASSERT_EQ(V.rows(), n);
+        ASSERT_EQ(V.cols(), r);
+        for (Index k = 0; k < r; ++k) EXPECT_NEAR(values(k), lambda(k), 1e-13) << r << " " << k;
+        EXPECT_LT((V.transpose() * V - Eigen::MatrixXd::Identity(r, r)).cwiseAbs().maxCoeff(), 1e-13);
+        EXPECT_LT((A * V - V * values.asDiagonal()).cwiseAbs().maxCoeff(), 1e-13 * 3);
+        if (r == n) {
+            EXPECT_LT((V * values.asDiagonal() * V.transpose() - A).cwiseAbs().maxCoeff(), 1e-13 * 3);
+        }
+    }
+}
+
 // A tall block gathered on one rank: that rank gets the whole block bit for bit, the others
 // a 0 × p block (the model's N × K arrays, held by the writer only); with fewer rows than
 // ranks some blocks are empty. broadcast_from_root gives the root's matrix, shape and

@@ -5,6 +5,8 @@
 
 #include <Eigen/Core>
 
+#include "jsmf/core/types.hpp"
+
 namespace jsmf::distmat {
 
 /// Local. C ← alpha · op(A) · op(B) + beta · C on column-major arrays (BLAS dgemm / sgemm):
@@ -33,5 +35,12 @@ struct LocalQR {
     Eigen::MatrixXd R;
 };
 LocalQR thin_qr(Eigen::MatrixXd A);
+
+/// Local. The r largest eigenpairs of the symmetric n × n matrix A (its upper triangle is
+/// read; A is overwritten) by LAPACK's dsyevr (MRRR, the selected pairs only): values
+/// descending, vectors (n × r) in the same order. Eigen's SelfAdjointEigenSolver
+/// tridiagonalizes by level-2 updates on baseline kernels and forms all n vectors: at
+/// n = 3,000 it took 24 s where this takes a few (jobs/BENCHMARKS.md, the sketch).
+void top_symmetric_eigenpairs(Eigen::MatrixXd& A, Index r, Eigen::VectorXd& values, Eigen::MatrixXd& vectors);
 
 }  // namespace jsmf::distmat

@@ -78,7 +78,7 @@ struct CompressedShape {
     /// The sketch the model file keeps (--sketch-rank r; 0: none): its eigensolve after the
     /// range finder (10 blocks of N/P × p_r, p_r = distmat::eig_block_columns(r)), or where
     /// p_r >= N C's exact decomposition (C's rows N/P × N on every rank, on the root C
-    /// gathered and Eigen's dense solver's copies, 3 × 8 N², and the top r pairs N × r
+    /// gathered and every eigenvector, 2 × 8 N², and the top r pairs N × r
     /// everywhere); then its N/P × (r + 3) to the write.
     double sketch_rank = 0;
     /// The columns the sketch's eigensolve applies C to (a fit's stage table: its count); < 0:

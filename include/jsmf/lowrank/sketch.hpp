@@ -64,8 +64,8 @@ int sketch_eigenpairs(const CoocOperator& C, Index r, double tolerance, Seed see
 
 /// Collective. The top-r eigenpairs of C exactly, for r near N where a block solver's
 /// block would be all of C (distmat::eig_block_columns(r) >= N): C's rows from one product
-/// with the identity (in panels of at most 256 columns), gathered on the root (8 N² bytes
-/// there: small N only), a dense symmetric eigensolver there, and the top r pairs sent to
+/// with the identity (in panels of at most 256 columns), gathered on the root (2 × 8 N² bytes
+/// there: small N only), LAPACK's dense symmetric eigensolver there, and the top r pairs sent to
 /// every rank (8 N r bytes each). V's columns are sign-fixed as the range finder's (a
 /// nonnegative sum).
 void exact_top_eigenpairs(const CoocOperator& C, Index r, Eigen::MatrixXd& V, Eigen::VectorXd& values);

@@ -28,6 +28,11 @@ void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau,
              int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
              const int* lwork, int* info);
+// LAPACK: selected eigenpairs of a symmetric matrix (MRRR).
+void dsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a, const int* lda,
+             const double* vl, const double* vu, const int* il, const int* iu, const double* abstol, int* m, double* w,
+             double* z, const int* ldz, int* isuppz, double* work, const int* lwork, int* iwork, const int* liwork,
+             int* info);
 // ScaLAPACK: selected eigenpairs of a symmetric distributed matrix (MRRR).
 void pdsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a, const int* ia,
               const int* ja, const int* desca, const double* vl, const double* vu, const int* il, const int* iu,
