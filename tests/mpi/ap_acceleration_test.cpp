@@ -155,7 +155,7 @@ TEST(FastAp, ThreadsGiveTheSameIterate) {
     ASSERT_GT(distmat::row_slabs(distmat::local_extent(planted.N, planted.block, grid->my_row(), grid->rows())), 1)
         << "no threads: built without OpenMP?";
     for (const int variant : {0, 1, 2, 3}) {  // AP, AP in single precision, DR, DP
-        ProjectionOptions options = variant < 2 ? fast(planted.K, 20, 0, false) : plain(planted.K, 8, 0);
+        ProjectionOptions options = variant < 2 ? fast(planted.K, 8, 0, false) : plain(planted.K, 8, 0);
         options.single_precision = variant == 1;
         options.method = variant == 2 ? Rectifier::dr : variant == 3 ? Rectifier::dp : Rectifier::ap;
         Eigen::MatrixXd one_thread;
