@@ -73,6 +73,7 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
             {"enn_loosest_tolerance", fmt::format("{:.17g}", lowrank::EnnOptions{}.loosest_tolerance)},
             {"checked_rows", std::to_string(o.checked_rows)},
+            {"enn_relaxation", fmt::format("{:.17g}", o.enn_relaxation)},
             {"sketch_rank", std::to_string(o.sketch_rank)},
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}});
     return settings;
@@ -267,6 +268,7 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     lowrank::EnnOptions enn;
     enn.iterations = o.iterations;
     enn.checked_rows = o.checked_rows;
+    enn.relaxation = o.enn_relaxation;
     enn.eig = eig;
     // The settled mode's projections are inexact in the middle (EnnOptions::forcing); a
     // fixed count runs the authors' exact projections.

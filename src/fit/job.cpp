@@ -564,6 +564,7 @@ FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings
     settings.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
     settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
+    settings.emplace_back("enn_relaxation", fmt::format("{:g}", options.compressed.enn_relaxation));
     settings.emplace_back("metrics", options.metrics ? "yes" : "no");
     return result;
 }

@@ -141,6 +141,8 @@ void check(const FitOptions& o) {
         throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
     if (!(o.checkpoint.seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
     if (o.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
+    if (!(o.compressed.enn_relaxation > 0 && o.compressed.enn_relaxation < 2))
+        throw OptionError("{enn_relaxation} must lie in (0, 2) (1: the authors' ENN)");
     if (!(o.compressed.product_buffer_bytes == 0 ||
           (o.compressed.product_buffer_bytes >= 1 << 20 && o.compressed.product_buffer_bytes <= 1e15)))
         throw OptionError("{product_buffer_mb} must be from 1 to 10^9 (MiB), or 0 for the default");

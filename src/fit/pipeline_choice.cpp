@@ -30,8 +30,8 @@ const std::vector<std::string>& dense_only_settings() {
 }
 
 const std::vector<std::string>& compressed_only_settings() {
-    static const std::vector<std::string> names = {"enn_iterations", "checked_rows", "product_buffer_mb", "sketch_rank",
-                                                   "sketch", "decay", "warm_enn"};
+    static const std::vector<std::string> names = {"enn_iterations", "checked_rows", "enn_relaxation", "product_buffer_mb",
+                                                   "sketch_rank", "sketch", "decay", "warm_enn"};
     return names;
 }
 

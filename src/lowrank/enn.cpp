@@ -405,6 +405,14 @@ CheckedPairs check_pairs(const mpi::Comm& comm, const distmat::RowPartition& row
     return c;
 }
 
+// The correction's entries times ω (EnnOptions::relaxation): F's rows, their mirror by
+// columns and the dense panels; c.mass stays E's own.
+void relax(CheckedPairs& c, double omega) {
+    for (double& v : c.row_values) v *= omega;
+    for (double& v : c.col_values) v *= omega;
+    for (CheckedPairs::DensePanel& d : c.dense) d.Ft *= omega;
+}
+
 // out row r += Σ_k values[k] · X row cols[k] for the CSR's `rows` rows, the threads taking
 // blocks of `block` rows (each row summed by one thread, in its nonzeros' order: the same
 // bits at any thread count).
@@ -561,6 +569,8 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         const Index local = rows.rows(comm.rank());
         if (!resume && Y.rows() != local) throw InternalError("rectify_enn: Y does not match the partition");
         if (options.iterations < 0) throw OptionError("{iterations} must be at least 0");
+        if (!(options.relaxation > 0 && options.relaxation < 2))
+            throw OptionError("{enn_relaxation} must lie in (0, 2)");
         if (resume && (resume->Y.rows() != local || resume->warm.rows() != local || first < 0 ||
                        first > options.iterations || static_cast<int>(resume->trace.size()) != first))
             throw InputError("ENN: the state to resume from does not fit this run (its K, N or iterations)");
@@ -610,8 +620,11 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         for (const auto& d : c.dense) dense_rows += d.Ft.cols();
         it.dense_share = Y.rows() > 0 ? static_cast<double>(dense_rows) / static_cast<double>(Y.rows()) : 0.0;
         it.imbalance = c.imbalance;
+        const bool end = t == 0 || t + 1 == last_iteration;
+        const double omega = end ? 1.0 : options.relaxation;
+        if (omega != 1) relax(c, omega);
         const double mass_of_yy = distmat::column_sums(comm, Y).squaredNorm();  // 1ᵀYYᵀ1
-        it.r = (1 - mass_of_yy - c.mass) / N2;
+        it.r = (1 - mass_of_yy - omega * c.mass) / N2;
         it.negative_mass = c.mass;
         it.corrections = c.nonzeros;
         Index products = 0;
@@ -625,9 +638,8 @@ EnnResult rectify_enn(const mpi::Comm& comm, const distmat::RowPartition& rows, 
         // Lanczos estimate), and the check for missed eigenvalues runs on the first and
         // the last projection: in between the warm block comes from the previous top K.
         distmat::EigOptions step = eig;
-        step.verify_steps = t == 0 || t + 1 == last_iteration ? eig.verify_steps : 0;
-        step.tolerance =
-            projection_tolerance(options, eig.tolerance, result.trace, t == 0 || t + 1 == last_iteration, c.nonzeros);
+        step.verify_steps = end ? eig.verify_steps : 0;
+        step.tolerance = projection_tolerance(options, eig.tolerance, result.trace, end, c.nonzeros);
         const distmat::EigResult e = distmat::top_eigenpairs(op, rows, comm, step, &warm);
         c = CheckedPairs{};  // F's memory to the look at the topics (the heap keeps it for reuse)
         eig.lower_bound = std::isfinite(e.next_lower_bound) ? std::min(e.lower_bound, e.next_lower_bound) : e.lower_bound;

@@ -74,7 +74,7 @@ scoped=(
   "update-mode|exact||--update $work/base.h5"
 )
 dense=(rectify exchange buffer-mb block-size grid)
-compressed=(enn-iterations checked-rows product-buffer-mb sketch-rank sketch decay warm-enn)
+compressed=(enn-iterations checked-rows enn-relaxation product-buffer-mb sketch-rank sketch decay warm-enn)
 
 # Every option of the help is classified.
 listed=" ${general[*]} ${dense[*]} ${compressed[*]} "
@@ -150,11 +150,13 @@ check "--warm-enn refused with --enn-iterations" 1 warm-enn --update "$work/base
   --enn-iterations 5
 check "--update-mode sketch accepted from a base with a sketch" 0 update-mode --update "$work/base_sketch.h5" --update-mode sketch
 check "--sketch-rank accepted on the compressed pipeline" 0 sketch-rank --pipeline compressed --sketch-rank 20
+check "--enn-relaxation accepted on the compressed pipeline" 0 enn-relaxation --pipeline compressed --enn-relaxation 1.9
+check "--enn-relaxation outside (0, 2) refused" 1 enn-relaxation --pipeline compressed --enn-relaxation 2
 check "--sketch accepted on the compressed pipeline" 0 sketch --pipeline compressed --sketch
 check "--sketch refused on the dense pipeline" 1 sketch --pipeline dense --sketch
 check "--decay refused on the dense pipeline" 1 decay --pipeline dense --update "$work/base_sketch.h5" \
   --update-mode sketch --decay 0.5
-for pair in enn-iterations=5 checked-rows=100 product-buffer-mb=64 sketch-rank=10; do
+for pair in enn-iterations=5 checked-rows=100 enn-relaxation=1.5 product-buffer-mb=64 sketch-rank=10; do
   option=${pair%%=*}
   check "--$option refused on the dense pipeline" 1 "$option" --pipeline dense --"$option" "${pair#*=}"
 done

@@ -141,6 +141,7 @@ struct CompressedOptions {
     /// `iterations`; false (--enn-iterations given): exactly `iterations`, as the authors.
     bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
+    double enn_relaxation = 1;           ///< ENN's over-relaxation ω (lowrank::EnnOptions::relaxation); 1: the authors'
     /// The most a product's exchange buffers take per rank, in bytes (lowrank::DocumentOperator:
     /// wider products run in column panels, with the same bits); 0: four of the factor's
     /// N/P × p blocks, at least 64 MiB (falls like 1/P).
