@@ -852,25 +852,29 @@ TEST(CompressedFit, EnnResumesExactly) {
     e.checked_rows = 300;
     e.eig = default_eig_options(4, 1);
     e.checkpoint_due = [](int done) { return done % 4 == 0; };
-    std::vector<EnnState> states;
-    const EnnResult whole = rectify_enn(world, op.rows(), c.Y, e, {}, [&](const EnnState& s) { states.push_back(s); });
-    ASSERT_EQ(states.size(), 2u);  // after 4 and 8, not after the last
-    EXPECT_EQ(states[0].iterations_done, 4);
-    EXPECT_EQ(states[1].iterations_done, 8);
-    for (const EnnState& s : states) {
-        const EnnResult resumed = rectify_enn(world, op.rows(), Eigen::MatrixXd::Zero(c.Y.rows(), 4), e, {}, {}, &s);
-        EXPECT_EQ(resumed.Y, whole.Y) << "from " << s.iterations_done;
-        ASSERT_EQ(resumed.trace.size(), whole.trace.size());
-        for (std::size_t t = 0; t < whole.trace.size(); ++t) {
-            EXPECT_EQ(resumed.trace[t].negative_mass, whole.trace[t].negative_mass) << "iteration " << t + 1;
-            EXPECT_EQ(resumed.trace[t].products, whole.trace[t].products) << "iteration " << t + 1;
+    for (const double omega : {1.9, 1.0}) {  // over-relaxed, then the authors' ENN (the refusal below)
+        e.relaxation = omega;
+        std::vector<EnnState> states;
+        const EnnResult whole = rectify_enn(world, op.rows(), c.Y, e, {}, [&](const EnnState& s) { states.push_back(s); });
+        ASSERT_EQ(states.size(), 2u);  // after 4 and 8, not after the last
+        EXPECT_EQ(states[0].iterations_done, 4);
+        EXPECT_EQ(states[1].iterations_done, 8);
+        for (const EnnState& s : states) {
+            const EnnResult resumed = rectify_enn(world, op.rows(), Eigen::MatrixXd::Zero(c.Y.rows(), 4), e, {}, {}, &s);
+            EXPECT_EQ(resumed.Y, whole.Y) << "from " << s.iterations_done;
+            ASSERT_EQ(resumed.trace.size(), whole.trace.size());
+            for (std::size_t t = 0; t < whole.trace.size(); ++t) {
+                EXPECT_EQ(resumed.trace[t].negative_mass, whole.trace[t].negative_mass) << "iteration " << t + 1;
+                EXPECT_EQ(resumed.trace[t].products, whole.trace[t].products) << "iteration " << t + 1;
+            }
+            EXPECT_EQ(resumed.final_negative_mass, whole.final_negative_mass);
         }
-        EXPECT_EQ(resumed.final_negative_mass, whole.final_negative_mass);
+        if (omega != 1.0) continue;
+        // A state that does not fit the run is refused on every rank.
+        EnnState wrong = states[0];
+        wrong.trace.pop_back();
+        EXPECT_THROW(rectify_enn(world, op.rows(), c.Y, e, {}, {}, &wrong), StageFailed);
     }
-    // A state that does not fit the run is refused on every rank.
-    EnnState wrong = states[0];
-    wrong.trace.pop_back();
-    EXPECT_THROW(rectify_enn(world, op.rows(), c.Y, e, {}, {}, &wrong), StageFailed);
 }
 
 /// ENN with the stopping rule, looks every `look_every` iterations in windows of two, on
