@@ -115,7 +115,7 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "--pipeline compressed: ENN's projections between the first and the last correct the negative "
                     "pairs by this multiple of their correction (over-relaxation, in (0, 2); 1: the authors' ENN). On "
                     "KOS and Brown at K = 100, 1.9 with --enn-iterations 75 left the negative mass of 150 plain "
-                    "iterations in half the time; it moves the point ENN approaches, and with the default stop it "
+                    "iterations in 43-66 % of their time (jobs/BENCHMARKS.md); it moves the point ENN approaches, and with the default stop it "
                     "did not stop sooner")
         ->capture_default_str();
     sub->add_option("--product-buffer-mb", c.product_buffer_mb,

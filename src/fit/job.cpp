@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A fit as a job: input → pipeline → plan → fit → model file (→ θ), composed once.
 #include "jsmf/fit/job.hpp"
+#include "jsmf/fit/measure.hpp"
 
 #include <fmt/core.h>
 
@@ -564,7 +565,7 @@ FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings
     settings.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
     settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
-    settings.emplace_back("enn_relaxation", fmt::format("{:g}", options.compressed.enn_relaxation));
+    settings.emplace_back("enn_relaxation", fmt::format("{}", options.compressed.enn_relaxation));
     settings.emplace_back("metrics", options.metrics ? "yes" : "no");
     return result;
 }
@@ -795,6 +796,9 @@ JobOutcome run(const mpi::Comm& world, Job job, const Report& report) {
             say(report, Level::warning, warning);
     const std::vector<std::string> inputs = inputs_of(job, text_inputs);
     io::check_output_path(world, job.out, inputs);  // a dry run checks them too
+    // The labels before any work on either pipeline (each checks them again for its callers).
+    if (!job.labels.empty() && job.options.metrics && !job.corpus.files.empty())
+        check_labels(world, CountingCorpus{job.corpus.files, job.corpus.options, {}}, job.labels);
     if (job.infer) io::check_output_path(world, job.infer->out, inputs);
     if (job.sketch_default) {  // --sketch: the measured default rank now that K is known, 2 × the largest, at most N
         Index N = 0;

@@ -243,10 +243,14 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
         if (names.size() != values.size()) throw InputError(path, "the checkpoint's settings are torn");
         c.settings.clear();  // the checksum covers what was stored
         for (std::size_t i = 0; i < names.size(); ++i) c.settings.emplace_back(names[i], values[i]);
+        // Settings added after the format's version, with the value every earlier checkpoint had.
+        const std::vector<std::pair<std::string, std::string>> added_later{{"enn_relaxation", "1"}};
         for (const auto& [name, value] : settings) {
             const auto at = std::find(names.begin(), names.end(), name);
-            if (at == names.end()) throw InputError(path, "the checkpoint does not record " + name);
-            const std::string& saved = values[static_cast<std::size_t>(at - names.begin())];
+            const auto earlier = std::find_if(added_later.begin(), added_later.end(), [&](const auto& a) { return a.first == name; });
+            if (at == names.end() && earlier == added_later.end())
+                throw InputError(path, "the checkpoint does not record " + name);
+            const std::string& saved = at != names.end() ? values[static_cast<std::size_t>(at - names.begin())] : earlier->second;
             if (saved != value)
                 throw InputError(path, "the checkpoint was made with " + name + " = " + saved + ", this run has " + value +
                                            ": resume with the same corpus and settings, or start afresh");

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "jsmf/lowrank/sketch.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 

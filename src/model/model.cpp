@@ -63,9 +63,10 @@ const std::vector<Column<lowrank::EnnIteration>>& enn_columns() {
     using lowrank::EnnIteration;
     static const std::vector<Column<EnnIteration>> columns = {
         {"negative_mass", &EnnIteration::negative_mass,
-         "1ᵀE1: the mass E added, −Σ of YYᵀ's negative entries among the checked pairs", std::nullopt},
+         "1ᵀE1: the mass E added (ω times it where --enn-relaxation ω relaxes), −Σ of YYᵀ's negative entries among "
+         "the checked pairs", std::nullopt},
         {"corrections", &EnnIteration::corrections, "nonzeros of E", std::nullopt},
-        {"r", &EnnIteration::r, "r of r·11ᵀ, (1 − ‖Yᵀ1‖² − 1ᵀE1)/N²", std::nullopt},
+        {"r", &EnnIteration::r, "r of r·11ᵀ, (1 − ‖Yᵀ1‖² − ω·1ᵀE1)/N² (ω: --enn-relaxation where relaxed, else 1)", std::nullopt},
         {"change", &EnnIteration::change, "‖Y_t Y_tᵀ − Y_{t−1}Y_{t−1}ᵀ‖_F / ‖Y_{t−1}Y_{t−1}ᵀ‖_F", std::nullopt},
         {"products", &EnnIteration::products, "operator products of the projection", std::nullopt},
         {"eig_converged", &EnnIteration::eig_converged, "1 when the projection's eigensolve met its tolerance",

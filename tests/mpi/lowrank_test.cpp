@@ -753,6 +753,18 @@ TEST(CompressedFit, RelaxedEnnLeavesLessMassAtAnyRankCount) {
     const EnnResult alone = run(self, truth.docs, 1.9);
     EXPECT_LT(relative(relaxed.Y * relaxed.Y.transpose(), alone.Y * alone.Y.transpose()), 1e-9);
     for (const double omega : {0.0, 2.0, -1.0}) EXPECT_THROW(run(world, deal(truth.docs, world), omega), StageFailed) << omega;
+    // Two iterations are two ends, both plain: ω changes nothing, to the bit.
+    const auto two = [&](double omega) {
+        const DocumentOperator op(world, 300, deal(truth.docs, world), cooc::CoocOptions{});
+        const Compression c = compress(op, 4, default_eig_options(4, 1));
+        EnnOptions e;
+        e.iterations = 2;
+        e.checked_rows = 60;
+        e.relaxation = omega;
+        e.eig = default_eig_options(4, 1);
+        return rectify_enn(world, op.rows(), c.Y, e).Y;
+    };
+    EXPECT_EQ(two(1.9), two(1.0));
 }
 
 // F kept as dense panels (GEMMs) or sparse (CSR/CSC) is the same E: the same iterations,

@@ -37,7 +37,7 @@ struct LocalQR {
 LocalQR thin_qr(Eigen::MatrixXd A);
 
 /// Local. The r largest eigenpairs of the symmetric n × n matrix A (its upper triangle is
-/// read; A is overwritten) by LAPACK's dsyevr (MRRR, the selected pairs only): values
+/// read; A is overwritten) by LAPACK's dsyevr (every pair, range 'A': MRRR; the top r kept): values
 /// descending, vectors (n × r) in the same order. Eigen's SelfAdjointEigenSolver
 /// tridiagonalizes by level-2 updates on baseline kernels and forms all n vectors: at
 /// n = 3,000 it took 24 s where this takes a few (jobs/BENCHMARKS.md, the sketch).

@@ -152,9 +152,11 @@ struct EnnOptions {
 
 /// One ENN iteration, as the trace records it.
 struct EnnIteration {
-    double negative_mass = 0;     ///< 1ᵀE1: the mass E added, = −Σ of YYᵀ's negatives among checked pairs
+    /// 1ᵀE1: the mass E added, = −Σ of YYᵀ's negatives among checked pairs (over-relaxed
+    /// projections, EnnOptions::relaxation, add ω times it)
+    double negative_mass = 0;
     Index corrections = 0;        ///< nonzeros of E
-    double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − 1ᵀE1)/N²
+    double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − ω·1ᵀE1)/N², ω = 1 but where relaxed
     double change = 0;            ///< ‖Y_newY_newᵀ − YYᵀ‖_F / ‖YYᵀ‖_F
     int products = 0;             ///< operator products of the projection
     Index columns = 0;            ///< their columns in all (the solver applies its unlocked columns)
@@ -220,7 +222,8 @@ double factor_change(const mpi::Comm& comm, const Eigen::MatrixXd& Y, const Eige
 /// Collective. ENN: at most `iterations` times (exactly, without options.stop), L = the l rows of Y of largest norm (ties: the
 /// earlier in a fixed shuffled order of the rows, below), E = max(F, Fᵀ) with
 /// F = −min(Y Y_Lᵀ, 0) placed at columns L, r = (1 − ‖Yᵀ1‖² − 1ᵀE1)/N², Y ← the top-K
-/// PSD part of YYᵀ + E + r·11ᵀ, applied as an operator (never formed). E is kept sparse on
+/// PSD part of YYᵀ + E + r·11ᵀ (ωE and ω·1ᵀE1 in r between the first and the last projection,
+/// options.relaxation), applied as an operator (never formed). E is kept sparse on
 /// the rows' owners, F's rows in L supply the L × L block.
 /// Per-rank memory: Y (N/P × K); F, at most 8 bytes per checked pair of its rows (N/P · l:
 /// dense panels 8 bytes a pair, sparse ones 12 bytes per nonzero in CSR, kept sparse only
