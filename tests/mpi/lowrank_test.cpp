@@ -728,11 +728,11 @@ TEST(CompressedFit, EnnCorrectsNegativesAndCountsUncheckedPairs) {
 TEST(CompressedFit, RelaxedEnnLeavesLessMassAtAnyRankCount) {
     const mpi::Comm world = mpi::Comm::world();
     const synth::SynthCorpus truth = noisy_corpus(400, 300, 15);
-    const auto run = [&](const mpi::Comm& comm, const corpus::Shard& docs, double omega) {
+    const auto run = [&](const mpi::Comm& comm, const corpus::Shard& docs, double omega, int iterations = 30) {
         const DocumentOperator op(comm, 300, docs, cooc::CoocOptions{});
         const Compression c = compress(op, 4, default_eig_options(4, 1));
         EnnOptions e;
-        e.iterations = 30;
+        e.iterations = iterations;
         e.checked_rows = 60;
         e.relaxation = omega;
         e.eig = default_eig_options(4, 1);
@@ -754,17 +754,7 @@ TEST(CompressedFit, RelaxedEnnLeavesLessMassAtAnyRankCount) {
     EXPECT_LT(relative(relaxed.Y * relaxed.Y.transpose(), alone.Y * alone.Y.transpose()), 1e-9);
     for (const double omega : {0.0, 2.0, -1.0}) EXPECT_THROW(run(world, deal(truth.docs, world), omega), StageFailed) << omega;
     // Two iterations are two ends, both plain: ω changes nothing, to the bit.
-    const auto two = [&](double omega) {
-        const DocumentOperator op(world, 300, deal(truth.docs, world), cooc::CoocOptions{});
-        const Compression c = compress(op, 4, default_eig_options(4, 1));
-        EnnOptions e;
-        e.iterations = 2;
-        e.checked_rows = 60;
-        e.relaxation = omega;
-        e.eig = default_eig_options(4, 1);
-        return rectify_enn(world, op.rows(), c.Y, e).Y;
-    };
-    EXPECT_EQ(two(1.9), two(1.0));
+    EXPECT_EQ(run(world, deal(truth.docs, world), 1.9, 2).Y, run(world, deal(truth.docs, world), 1.0, 2).Y);
 }
 
 // F kept as dense panels (GEMMs) or sparse (CSR/CSC) is the same E: the same iterations,
