@@ -247,7 +247,8 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
         const std::vector<std::pair<std::string, std::string>> added_later{{"enn_relaxation", "1"}};
         for (const auto& [name, value] : settings) {
             const auto at = std::find(names.begin(), names.end(), name);
-            const auto earlier = std::find_if(added_later.begin(), added_later.end(), [&](const auto& a) { return a.first == name; });
+            const std::string& key = name;  // (a structured binding is not captured in C++17)
+            const auto earlier = std::find_if(added_later.begin(), added_later.end(), [&](const auto& a) { return a.first == key; });
             if (at == names.end() && earlier == added_later.end())
                 throw InputError(path, "the checkpoint does not record " + name);
             const std::string& saved = at != names.end() ? values[static_cast<std::size_t>(at - names.begin())] : earlier->second;
