@@ -111,6 +111,14 @@ refused_here() {
     rm -f "$output"
     run "$np" "$@" </dev/null >/dev/null 2>r.err
     got=$?
+    # MPI's start failing under load (PMIx "Unreachable" in MPI_Init, seen once in CI beside
+    # the sanitized build) is the launcher, not the check: once more (as options_e2e).
+    if [[ $got -ne $code ]] && grep -q "MPI_Init\|OPAL ERROR: Unreachable" r.err; then
+      sleep 1
+      rm -f "$output"
+      run "$np" "$@" </dev/null >/dev/null 2>r.err
+      got=$?
+    fi
     lines=$(grep -c "error" r.err)
     if [[ $got -ne $code || $lines -ne 1 || -e $output ]] || ! grep "error" r.err | grep -q -- "$named"; then
       echo "FAIL: $what at $np ranks: exit code $got (want $code), $lines error lines, output $([[ -e $output ]] && echo left || echo absent): $(head -3 r.err)"
