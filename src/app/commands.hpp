@@ -118,7 +118,7 @@ struct FitCommand {
     fit::Pipeline pipeline = fit::FitOptions{}.pipeline;
     int enn_iterations = fit::CompressedOptions{}.iterations;
     Index checked_rows = fit::CompressedOptions{}.checked_rows;
-    double enn_relaxation = fit::CompressedOptions{}.enn_relaxation;
+    double enn_relaxation = 1;   ///< given only: unset, the mode's (fit::enn_relaxation_of)
     double product_buffer_mb = fit::CompressedOptions{}.product_buffer_bytes / (1 << 20);
     std::string checkpoint;      ///< --pipeline compressed: checkpoint file
     double checkpoint_seconds = fit::CheckpointOptions{}.seconds;

@@ -104,20 +104,20 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)");
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
-                    "150). Unset: at most 150, stopping once the model's measures have settled (looks at the topics "
-                    "every 10 iterations) or ENN reaches a fixed point, the projections between the first and the "
-                    "last solved to 0.01 x the last change of the factor (at most 1e-6 of the largest eigenvalue)")
+                    "150). Unset: at most 75, over-relaxed (--enn-relaxation 1.9), stopping sooner once the model's "
+                    "measures have settled (looks at the topics every 10 iterations) or ENN reaches a fixed point, "
+                    "the projections between the first and the last solved to 0.01 x the last change of the factor "
+                    "(at most 1e-6 of the largest eigenvalue)")
         ->capture_default_str();
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
     sub->add_option("--enn-relaxation", c.enn_relaxation,
                     "--pipeline compressed: ENN's projections between the first and the last correct the negative "
-                    "pairs by this multiple of their correction (over-relaxation, in (0, 2); 1: the authors' ENN). On "
-                    "KOS and Brown at K = 100, 1.9 with --enn-iterations 75 left the negative mass of 150 plain "
-                    "iterations in 43-66 % of their time (jobs/BENCHMARKS.md); it moves the point ENN approaches, and with the default stop it "
-                    "did not stop sooner")
-        ->capture_default_str();
+                    "pairs by this multiple of their correction (over-relaxation, in (0, 2); 1: the authors' ENN). "
+                    "Unset: 1.9 with the default stop, 1 with --enn-iterations. On KOS, Brown, SpamAssassin, 20 "
+                    "Newsgroups and a planted corpus at K = 10-100, 75 iterations at 1.9 left about the negative mass "
+                    "of 150 plain ones in half their time (jobs/BENCHMARKS.md); it moves the point ENN approaches");
     sub->add_option("--product-buffer-mb", c.product_buffer_mb,
                     "--pipeline compressed: per rank, the most a product's row exchange holds at once, in MiB "
                     "(the rows of X a rank's documents use, and the rows it serves to others, twice each); a wider "
@@ -194,7 +194,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
     options.compressed.stop_when_settled = !given("enn_iterations");
     options.compressed.checked_rows = c.checked_rows;
-    options.compressed.enn_relaxation = c.enn_relaxation;
+    if (given("enn_relaxation")) options.compressed.enn_relaxation = c.enn_relaxation;
     options.compressed.product_buffer_bytes = c.product_buffer_mb * (1 << 20);
     // --seed also starts the range finder (the result depends on it only to its tolerance); unset, its own default.
     if (given("seed")) options.compressed.seed = c.rectify.options.seed;

@@ -68,12 +68,12 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
             {"range_tolerance", fmt::format("{:.17g}", o.stop_when_settled ? std::max(o.eig_tolerance, o.range_tolerance)
                                                                             : o.eig_tolerance)},
-            {"enn_iterations", std::to_string(o.iterations)},
+            {"enn_iterations", std::to_string(enn_most_iterations(o))},
             {"enn_stop", o.stop_when_settled ? "settled" : "iterations"},
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
             {"enn_loosest_tolerance", fmt::format("{:.17g}", lowrank::EnnOptions{}.loosest_tolerance)},
             {"checked_rows", std::to_string(o.checked_rows)},
-            {"enn_relaxation", fmt::format("{:.17g}", o.enn_relaxation)},
+            {"enn_relaxation", fmt::format("{:.17g}", enn_relaxation_of(o))},
             {"sketch_rank", std::to_string(o.sketch_rank)},
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}});
     return settings;
@@ -266,9 +266,10 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     lowrank::EnnOptions enn;
-    enn.iterations = o.iterations;
+    const int most = enn_most_iterations(o);
+    enn.iterations = most;
     enn.checked_rows = o.checked_rows;
-    enn.relaxation = o.enn_relaxation;
+    enn.relaxation = enn_relaxation_of(o);
     enn.eig = eig;
     // The settled mode's projections are inexact in the middle (EnnOptions::forcing); a
     // fixed count runs the authors' exact projections.
@@ -292,7 +293,7 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
             enn_checkpoint.enn = {};
         }
         progress.agreed().stop_if_requested(
-            fmt::format("in ENN after {} of {} iterations", state.iterations_done, o.iterations));
+            fmt::format("in ENN after {} of {} iterations", state.iterations_done, most));
     };
     if (progress.agreed().enabled() && !progress.enn()) {  // the range finder done
         enn_checkpoint.enn.Y = y0.Y;
@@ -328,15 +329,15 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
         };
     }
     const lowrank::EnnState* resume_enn = progress.enn() ? &progress.enn()->enn : nullptr;
-    const int every = o.stop_when_settled ? 10 : std::max(1, o.iterations / 10);
+    const int every = o.stop_when_settled ? 10 : std::max(1, most / 10);
     const lowrank::EnnResult r = lowrank::rectify_enn(
         world, C.rows(), y0.Y, enn, [&](int t, const lowrank::EnnIteration& it) {
-            if (t % every == 0 || t == o.iterations)
+            if (t % every == 0 || t == most)
                 say(report, Level::info,
                     fmt::format("enn: iteration {}/{}: corrected mass {:.3e} in {} entries, r = {:.2e}, change {:.2e}, "
                                 "{} products, {:.3f} s ({:.3f} s forming E, {:.0f} % of rank 0's rows dense, largest rank's share of "
                                 "F's entries {:.2f}x the mean)",
-                                t, o.iterations, it.negative_mass, it.corrections, it.r, it.change, it.products,
+                                t, most, it.negative_mass, it.corrections, it.r, it.change, it.products,
                                 it.seconds, it.check_seconds, 100 * it.dense_share, it.imbalance));
         },
         enn_hook, resume_enn);
@@ -351,7 +352,7 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
                                     : std::string()));
     if (r.stop_reason != rectify::StopReason::iterations)
         say(report, Level::info,
-            fmt::format("enn: stopped after {} of at most {} iterations: {}", r.trace.size(), o.iterations,
+            fmt::format("enn: stopped after {} of at most {} iterations: {}", r.trace.size(), most,
                         r.stop_reason == rectify::StopReason::fixed_point
                             ? "a fixed point (no negative checked pair left; the factor no longer moves)"
                             : "the model's measures settled (the last looks at the topics agree)"));
@@ -525,7 +526,7 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
     m.num_topics = K;
     CompressedCheckpoints progress(C, doc_freq, source, K, options, report);
     const StopScope stoppable;  // signals from here on are requests this fit looks at
-    progress.resume_from(options.checkpoint.resume, o.iterations, report);
+    progress.resume_from(options.checkpoint.resume, enn_most_iterations(o), report);
 
     const Index columns_before = C.column_products();
     lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report, sketch);

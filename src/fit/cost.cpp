@@ -384,8 +384,8 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     for (std::size_t l = 1; l < options.hierarchy.size(); ++l) s.level_topics += options.hierarchy[l];
     s.metric_probes = options.compressed.metric_probes;
     s.product_buffer_bytes = options.compressed.product_buffer_bytes;
-    // The most ENN runs (the settled stop ends it earlier: KOS, K = 10, 141 of 150).
-    s.enn_iterations = options.compressed.iterations;
+    // The most ENN runs (the settled stop may end it earlier).
+    s.enn_iterations = enn_most_iterations(options.compressed);
     s.enn_looks = options.compressed.stop_when_settled;
     s.sketch_rank = options.compressed.sketch_rank;
     s.old_sketch_rank = options.compressed.old_sketch ? static_cast<double>(options.compressed.old_sketch->rank()) : 0;

@@ -562,10 +562,10 @@ FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings
     const Entries model = model_entries(options.model, job.anchor_words_file);
     settings.insert(settings.end(), model.begin(), model.end());
     settings.emplace_back("pipeline", name_of(options.pipeline));
-    settings.emplace_back("enn_iterations", std::to_string(options.compressed.iterations));
+    settings.emplace_back("enn_iterations", std::to_string(enn_most_iterations(options.compressed)));
     settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
-    settings.emplace_back("enn_relaxation", fmt::format("{}", options.compressed.enn_relaxation));
+    settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed)));
     settings.emplace_back("metrics", options.metrics ? "yes" : "no");
     return result;
 }

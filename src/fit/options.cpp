@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "jsmf/lowrank/enn.hpp"
+
 namespace jsmf::fit {
 
 RectifyOptions resolve(const RectifyOptions& given) {
@@ -113,6 +115,15 @@ void check(const ModelOptions& c) {
     }
 }
 
+int enn_most_iterations(const CompressedOptions& o) {
+    return o.stop_when_settled ? std::min(o.iterations, lowrank::kSettledIterations) : o.iterations;
+}
+
+double enn_relaxation_of(const CompressedOptions& o) {
+    if (o.enn_relaxation) return *o.enn_relaxation;
+    return o.stop_when_settled ? lowrank::kSettledRelaxation : 1.0;
+}
+
 void check(const FitOptions& o) {
     const std::vector<int>& topics = o.hierarchy.empty() ? o.topics : o.hierarchy;
     const std::string name = o.hierarchy.empty() ? "{topics}" : "{hierarchy}";
@@ -141,7 +152,7 @@ void check(const FitOptions& o) {
         throw OptionError("{checkpoint} and {resume} apply to one {topics} value at a time");
     if (!(o.checkpoint.seconds >= 0)) throw OptionError("{checkpoint_seconds} must be at least 0");
     if (o.compressed.checked_rows < 0) throw OptionError("{checked_rows} must be at least 0");
-    if (!(o.compressed.enn_relaxation > 0 && o.compressed.enn_relaxation < 2))
+    if (o.compressed.enn_relaxation && !(*o.compressed.enn_relaxation > 0 && *o.compressed.enn_relaxation < 2))
         throw OptionError("{enn_relaxation} must lie in (0, 2) (1: the authors' ENN)");
     if (!(o.compressed.product_buffer_bytes == 0 ||
           (o.compressed.product_buffer_bytes >= 1 << 20 && o.compressed.product_buffer_bytes <= 1e15)))

@@ -147,22 +147,26 @@ run 2 fit --corpus "$work/docword.s.txt" --vocab "$work/vocab.s.txt" --topics 5 
   --out "$work/enn.h5" >/dev/null 2>"$work/err"
 grep -q "the compressed pipeline: --enn-iterations is a setting of the compressed pipeline" "$work/err" \
   && ok "--enn-iterations makes auto compressed" || fail "--enn-iterations under auto: $(cat "$work/err")"
-# ENN's stop: given, --enn-iterations runs exactly that many; unset (auto.h5, step 1), at most
-# 150, stopping where the looks at the topics (every 10th iteration) settle or at a fixed
-# point, each said in the file and the log.
+# ENN's stop: given, --enn-iterations runs exactly that many, plain (ω = 1); unset (auto.h5,
+# step 1), at most 75, over-relaxed (ω = 1.9), stopping where the looks at the topics (every
+# 10th iteration) settle or at a fixed point, each said in the file and the log.
 "$python" - "$work/enn.h5" "$work/auto.h5" <<'PY' && ok "ENN: --enn-iterations exact, the default stops by its rule, said in the file" \
   || fail "ENN's stop in the files"
 import sys, h5py, math
 with h5py.File(sys.argv[1], "r") as f:
     r = f["/K5/rectification"].attrs
     assert r["stop_reason"].decode() == "iterations" and r["iterations"] == 10, dict(r)
+    setting = lambda name: f.attrs[name].decode() if isinstance(f.attrs[name], bytes) else str(f.attrs[name])
+    assert setting("enn_relaxation") == "1" and setting("enn_iterations") == "10", "the fixed count's settings"
     assert len(f["/K5/compressed/enn/change"]) == 10
     assert all(math.isnan(v) for v in f["/K5/compressed/enn/look_specificity"][()]), "looks without the rule"
 with h5py.File(sys.argv[2], "r") as f:
     r = f["/K5/rectification"].attrs
+    setting = lambda name: f.attrs[name].decode() if isinstance(f.attrs[name], bytes) else str(f.attrs[name])
+    assert setting("enn_relaxation") == "1.9" and setting("enn_iterations") == "75", "the settled mode's settings"
     reason, n = r["stop_reason"].decode(), int(r["iterations"])
     looks = [(t + 1, v) for t, v in enumerate(f["/K5/compressed/enn/look_specificity"][()]) if not math.isnan(v)]
-    assert n == len(f["/K5/compressed/enn/change"]) and n <= 150, n
+    assert n == len(f["/K5/compressed/enn/change"]) and n <= 75, n
     assert all(t % 10 == 0 for t, _ in looks) and all(v > 0 for _, v in looks), looks
     if reason == "quality":  # two windows of three looks, then one more projection
         assert len(looks) >= 6 and looks[-1][0] == n - 1, (n, looks)
@@ -170,9 +174,9 @@ with h5py.File(sys.argv[2], "r") as f:
         assert f["/K5/compressed/enn/corrections"][-1] == 0 and f["/K5/compressed/enn/change"][-1] <= 1e-10, \
             "a fixed point with corrections or a move"
     else:
-        assert reason == "iterations" and n == 150, (reason, n)
+        assert reason == "iterations" and n == 75, (reason, n)
 PY
-grep -q "enn: stopped after\|enn: 150 iterations" "$work/auto.err" && ok "the log says why ENN stopped" \
+grep -q "enn: stopped after\|enn: 75 iterations" "$work/auto.err" && ok "the log says why ENN stopped" \
   || fail "ENN's stop not said: $(grep enn: "$work/auto.err" | tail -3)"
 reason=$("$python" -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r")["/K5/rectification"].attrs["stop_reason"].decode())' "$work/auto.h5")
 run 1 show "$work/auto.h5" >"$work/show.txt" 2>&1 && grep -q "rectification: enn, [0-9]* iterations (stopped: $reason)" "$work/show.txt" \

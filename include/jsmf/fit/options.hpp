@@ -136,12 +136,14 @@ inline const Names<Pipeline, 3>& names(Pipeline) {
 
 /// The compressed pipeline's settings (lowrank/).
 struct CompressedOptions {
-    int iterations = 150;                ///< ENN iterations (the authors' runs: 150): the most, or exactly these
+    int iterations = 150;                ///< ENN iterations (the authors' runs: 150): exactly these, or a cap (enn_most_iterations)
     /// Stop ENN once the model's measures have settled (lowrank::EnnStop), after at most
-    /// `iterations`; false (--enn-iterations given): exactly `iterations`, as the authors.
+    /// enn_most_iterations; false (--enn-iterations given): exactly `iterations`, as the authors.
     bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
-    double enn_relaxation = 1;           ///< ENN's over-relaxation ω (lowrank::EnnOptions::relaxation); 1: the authors'
+    /// ENN's over-relaxation ω (lowrank::EnnOptions::relaxation); unset: the mode's
+    /// (enn_relaxation_of). 1: the authors'.
+    std::optional<double> enn_relaxation;
     /// The most a product's exchange buffers take per rank, in bytes (lowrank::DocumentOperator:
     /// wider products run in column panels, with the same bits); 0: four of the factor's
     /// N/P × p blocks, at least 64 MiB (falls like 1/P).
@@ -189,6 +191,13 @@ struct CompressedOptions {
     /// same sketches ends within 0.1 % and 0.6 %; jobs/BENCHMARKS.md). Empty: ENN from Y₀.
     Eigen::MatrixXd old_factor;
 };
+
+/// ENN's iterations: exactly o.iterations for a fixed count; settled, at most
+/// min(o.iterations, lowrank::kSettledIterations).
+int enn_most_iterations(const CompressedOptions& o);
+/// ENN's over-relaxation ω: the one given, or the mode's: lowrank::kSettledRelaxation in the
+/// settled mode, 1 (the authors' ENN) for a fixed count.
+double enn_relaxation_of(const CompressedOptions& o);
 
 /// Checkpoints of a fit in progress, for one K. The long stages' state is written to
 /// `path` atomically every `seconds` (0: at every chance) and when a stop signal arrives
