@@ -104,10 +104,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)");
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
-                    "150). Unset: at most 75, over-relaxed (--enn-relaxation 1.9), stopping sooner once the model's "
-                    "measures have settled (looks at the topics every 10 iterations) or ENN reaches a fixed point, "
-                    "the projections between the first and the last solved to 0.01 x the last change of the factor "
-                    "(at most 1e-6 of the largest eigenvalue)")
+                    "150). Unset: 75, over-relaxed (--enn-relaxation 1.9), which leave about the negative mass of the "
+                    "authors' 150 plain ones (sooner at a fixed point, and a warm --update's looks at the topics), the "
+                    "projections between the first and the last solved to 0.01 x the last change of the factor (at "
+                    "most 1e-6 of the largest eigenvalue)")
         ->capture_default_str();
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")

@@ -49,10 +49,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
         ->capture_default_str();
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
-                    "150). Unset: at most 75, over-relaxed (ω = 1.9, as fit's --enn-relaxation), stopping sooner "
-                    "once the model's measures have settled (looks at the topics every 10 iterations) or ENN reaches "
-                    "a fixed point, the projections between the first and the last solved to 0.01 x the last change "
-                    "of the factor (at most 1e-6 of the largest eigenvalue)")
+                    "150). Unset: 75, over-relaxed (ω = 1.9, as fit's --enn-relaxation), which leave about the "
+                    "negative mass of the authors' 150 plain ones (sooner at a fixed point), the projections between "
+                    "the first and the last solved to 0.01 x the last change of the factor (at most 1e-6 of the "
+                    "largest eigenvalue)")
         ->capture_default_str();
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")

@@ -231,11 +231,6 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
     return y0;
 }
 
-/// Whether ENN starts warm (a sketch update asked to, in the settled mode, its base's factor of this K).
-bool warm_enn(const CompressedOptions& o, int K) {
-    return o.stop_when_settled && o.old_sketch && o.old_factor.cols() == K && o.old_sketch->rank() >= K;
-}
-
 /// LAW's settings, the same for the stopping rule's looks and the final model.
 lowrank::LawOptions law_options_of(const FitOptions& options) {
     lowrank::LawOptions law;
@@ -316,8 +311,17 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     law_options.solver = recover::Solver::active_set;
     if (o.stop_when_settled) {
         enn.stop = lowrank::EnnStop{};
-        // From a warm start (a sketch update's) the model starts settled: look more often.
-        if (warm_enn(o, K)) enn.stop->look_every = lowrank::kWarmLookEvery;
+        // From Y₀ no looks: the fixed point is the only early stop. The quality rule could
+        // end ENN at the earliest after 61 of the 75 iterations (two windows of three looks,
+        // one every 10th), and its 7 looks cost more than the 14 iterations (KOS, K = 100:
+        // a look 0.37 s, an iteration 0.13 s); over-relaxed, the looks never agreed before
+        // the 75th on the 12 corpora and K measured (jobs/BENCHMARKS.md, "The settled mode
+        // relaxed"). From a warm start (a sketch update's) the model starts settled: look
+        // every kWarmLookEvery iterations.
+        enn.stop->look_every = warm_enn(o, K) ? lowrank::kWarmLookEvery : 0;
+        if (!warm_enn(o, K)) enn.stop->window = 0;
+    }
+    if (o.stop_when_settled && warm_enn(o, K)) {
         enn.look = [&](const Eigen::MatrixXd& Y) {
             Stopwatch clock;
             const lowrank::EnnLook seen =
@@ -557,7 +561,7 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
     for (std::size_t i = 0; i < anchor_doc_freq.size(); ++i)
         if (!(word_mass(static_cast<Index>(i)) > 0)) anchor_doc_freq[i] = 0;
     LookWords looks;
-    if (o.stop_when_settled) {
+    if (warm_enn(o, K)) {  // the stopping rule's looks
         const Index N = C.rows().size();
         const Index l = std::min<Index>(N, o.checked_rows > 0 ? o.checked_rows : 10 * Index{K} + 1000);  // as ENN's
         looks.words = lowrank::most_frequent_words(world, C.rows(), doc_freq, l);

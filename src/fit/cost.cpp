@@ -123,8 +123,9 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
     // the metrics also index them by word (12 bytes an entry, 12 more at the anchors'
     // rows), and they move into the model file's record after the metrics, to the write.
     const std::pair<std::string, double> triplets{"E′'s triplets, this rank's (24 bytes an entry)", 24 * law_entries};
-    // the settled stop's looks, LAW's work each: after every 10th iteration but the last
-    const double looks = s.enn_looks ? std::floor(std::max(0.0, s.enn_iterations - 1) / 10) : 0;
+    // the settled stop's looks from a warm start, LAW's work each: after every
+    // kWarmLookEvery-th iteration but the last
+    const double looks = s.enn_looks ? std::floor(std::max(0.0, s.enn_iterations - 1) / lowrank::kWarmLookEvery) : 0;
     const double reductions = std::ceil(std::log2(P));       // a reduction's messages per rank (a tree)
     const double kept = 16 * n * std::max(1.0, s.kept_topics);  // B and B̆ of every K, by rows (as Y)
 
@@ -386,7 +387,7 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     s.product_buffer_bytes = options.compressed.product_buffer_bytes;
     // The most ENN runs (the settled stop may end it earlier).
     s.enn_iterations = enn_most_iterations(options.compressed);
-    s.enn_looks = options.compressed.stop_when_settled;
+    s.enn_looks = warm_enn(options.compressed, static_cast<int>(s.topics));
     s.sketch_rank = options.compressed.sketch_rank;
     s.old_sketch_rank = options.compressed.old_sketch ? static_cast<double>(options.compressed.old_sketch->rank()) : 0;
     s.anchorfree = options.model.method != Method::anchors;

@@ -115,6 +115,10 @@ void check(const ModelOptions& c) {
     }
 }
 
+bool warm_enn(const CompressedOptions& o, int K) {
+    return o.stop_when_settled && o.old_sketch && o.old_factor.cols() == K && o.old_sketch->rank() >= K;
+}
+
 int enn_most_iterations(const CompressedOptions& o) {
     return o.stop_when_settled ? std::min(o.iterations, lowrank::kSettledIterations) : o.iterations;
 }

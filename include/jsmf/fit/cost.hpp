@@ -51,7 +51,7 @@ struct CompressedShape {
     /// < 0: 3 (K + 5) per iteration (ENN's block; KOS, K = 10: 47 a projection).
     double enn_columns = -1;
     double enn_iterations = 150;  ///< ENN's iterations (the dry run: the most it runs)
-    bool enn_looks = true;        ///< the settled stop's looks at the topics, every 10th iteration
+    bool enn_looks = false;       ///< the settled stop's looks at the topics (a warm ENN's), every lowrank::kWarmLookEvery-th iteration
     /// The most nonzeros of E (F's corrections over all ranks) in an iteration, times their
     /// imbalance over the ranks; < 0: K/500 of the N × l checked pairs, at least 2 % and at
     /// most a half (measured: KOS, K = 10: 1 %; K = 100: 36 %; 20 Newsgroups, K = 100: 55 %).

@@ -192,6 +192,9 @@ struct CompressedOptions {
     Eigen::MatrixXd old_factor;
 };
 
+/// Whether ENN starts warm: a sketch update asked to (old_factor), in the settled mode, with
+/// its base's factor of this K.
+bool warm_enn(const CompressedOptions& o, int K);
 /// ENN's iterations: exactly o.iterations for a fixed count; settled, at most
 /// min(o.iterations, lowrank::kSettledIterations).
 int enn_most_iterations(const CompressedOptions& o);
