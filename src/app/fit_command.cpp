@@ -61,9 +61,11 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
         ->capture_default_str();
     sub->add_flag("--warm-enn", c.warm_enn,
                   "With --update-mode sketch: start ENN from OLD's rectified factor moved by the new documents, not "
-                  "from C's top K as a fresh fit: often fewer ENN iterations (KOS, K = 100: 0.9 of the time), but the "
-                  "model then depends on the path (ten chained warm updates: 4 % lower coherence, 11 % lower "
-                  "specificity than the fresh fit; from C's top K: within 0.1 % and 0.6 %). Not with --enn-iterations");
+                  "from C's top K as a fresh fit, plain (ω = 1) until its looks at the topics (every 5th iteration) "
+                  "settle, at most 150 iterations. The model then depends on the path (ten chained warm updates: 4 % "
+                  "lower coherence, 11 % lower specificity than the fresh fit; from C's top K: within 0.1 % and "
+                  "0.6 %), and since the default ENN became 75 relaxed iterations it is also slower (KOS, K = 100, "
+                  "half the documents added: ENN 23.7 s against 14.1 s). Not with --enn-iterations");
     CLI::Option* sketch = sub->add_flag(
         "--sketch", c.sketch,
         "Keep a sketch of C of the default rank 2K (K: the largest of --topics, or OLD's; at most N) for a later "
@@ -104,20 +106,20 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                     "costs cross), compressed when C would not fit in memory or N is larger (the log says which and why)");
     sub->add_option("--enn-iterations", c.enn_iterations,
                     "--pipeline compressed: run exactly this many ENN iterations of exact projections (the authors: "
-                    "150). Unset: 75, over-relaxed (--enn-relaxation 1.9), which leave about the negative mass of the "
-                    "authors' 150 plain ones (sooner at a fixed point, and a warm --update's looks at the topics), the "
-                    "projections between the first and the last solved to 0.01 x the last change of the factor (at "
-                    "most 1e-6 of the largest eigenvalue)")
-        ->capture_default_str();
+                    "150). Unset: 75 over-relaxed iterations (--enn-relaxation 1.9), which leave about the negative "
+                    "mass of the authors' 150 plain ones, sooner at a fixed point (with --warm-enn: at most 150 plain "
+                    "ones, stopping once its looks at the topics settle), the projections between the first and the "
+                    "last solved to 0.01 x the last change of the factor (at most 1e-6 of the largest eigenvalue)");
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
     sub->add_option("--enn-relaxation", c.enn_relaxation,
                     "--pipeline compressed: ENN's projections between the first and the last correct the negative "
                     "pairs by this multiple of their correction (over-relaxation, in (0, 2); 1: the authors' ENN). "
-                    "Unset: 1.9 with the default stop, 1 with --enn-iterations. On KOS, Brown, SpamAssassin, 20 "
+                    "Unset: 1.9 with the default stop, 1 with --enn-iterations or --warm-enn. On KOS, Brown, SpamAssassin, 20 "
                     "Newsgroups and a planted corpus at K = 10-100, 75 iterations at 1.9 left about the negative mass "
-                    "of 150 plain ones in half their time (jobs/BENCHMARKS.md); it moves the point ENN approaches");
+                    "of 150 plain ones in a quarter to a half of their time (jobs/BENCHMARKS.md); it moves the point "
+                    "ENN approaches");
     sub->add_option("--product-buffer-mb", c.product_buffer_mb,
                     "--pipeline compressed: per rank, the most a product's row exchange holds at once, in MiB "
                     "(the rows of X a rank's documents use, and the rows it serves to others, twice each); a wider "
@@ -191,7 +193,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     job.given = c.given;
     const auto given = [&](const char* setting) { return std::find(c.given.begin(), c.given.end(), setting) != c.given.end(); };
     options.compressed.iterations = c.enn_iterations;
-    // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
+    // Given, ENN runs exactly that many plain iterations; unset, the settled mode (fit::enn_most_iterations).
     options.compressed.stop_when_settled = !given("enn_iterations");
     options.compressed.checked_rows = c.checked_rows;
     if (given("enn_relaxation")) options.compressed.enn_relaxation = c.enn_relaxation;

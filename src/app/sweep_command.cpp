@@ -52,8 +52,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
                     "150). Unset: 75, over-relaxed (ω = 1.9, as fit's --enn-relaxation), which leave about the "
                     "negative mass of the authors' 150 plain ones (sooner at a fixed point), the projections between "
                     "the first and the last solved to 0.01 x the last change of the factor (at most 1e-6 of the "
-                    "largest eigenvalue)")
-        ->capture_default_str();
+                    "largest eigenvalue)");
     sub->add_option("--checked-rows", c.checked_rows,
                     "--pipeline compressed: ENN checks the pairs of the l words of largest norm (0: min(N, 10K + 1000))")
         ->capture_default_str();
@@ -116,7 +115,7 @@ fit::SweepJob job_of(const SweepCommand& c, int ranks, const std::string& comman
     job.task = c.task;
     if (!c.list) job.cooc_file = c.cooc_file;  // --list prints the grid, whatever the source
     job.compressed.iterations = c.enn_iterations;
-    // Given, ENN runs exactly that many iterations; unset, at most that many, stopping once settled.
+    // Given, ENN runs exactly that many plain iterations; unset, the settled mode (fit::enn_most_iterations).
     job.compressed.stop_when_settled = std::find(c.given.begin(), c.given.end(), "enn_iterations") == c.given.end();
     job.compressed.checked_rows = c.checked_rows;
     job.metrics = !c.no_metrics;

@@ -46,7 +46,7 @@ namespace {
 std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowrank::CoocOperator& C,
                                                                      const std::vector<std::int64_t>& doc_freq,
                                                                      const SourceSettings& source,
-                                                                     const CompressedOptions& o) {
+                                                                     const CompressedOptions& o, int K) {
     std::uint64_t local = 0;
     const Index begin = C.rows().begin(C.comm().rank());
     for (std::size_t i = 0; i < doc_freq.size(); ++i) {  // Σ over words of a mix of (word, df)
@@ -68,12 +68,13 @@ std::vector<std::pair<std::string, std::string>> checkpoint_settings(const lowra
             {"eig_tolerance", fmt::format("{:.17g}", o.eig_tolerance)},
             {"range_tolerance", fmt::format("{:.17g}", o.stop_when_settled ? std::max(o.eig_tolerance, o.range_tolerance)
                                                                             : o.eig_tolerance)},
-            {"enn_iterations", std::to_string(enn_most_iterations(o))},
+            {"enn_iterations", std::to_string(enn_most_iterations(o, K))},
             {"enn_stop", o.stop_when_settled ? "settled" : "iterations"},
             {"enn_forcing", fmt::format("{:.17g}", o.stop_when_settled ? lowrank::kEnnForcing : 0.0)},
             {"enn_loosest_tolerance", fmt::format("{:.17g}", lowrank::EnnOptions{}.loosest_tolerance)},
             {"checked_rows", std::to_string(o.checked_rows)},
-            {"enn_relaxation", fmt::format("{:.17g}", enn_relaxation_of(o))},
+            {"enn_relaxation", fmt::format("{:.17g}", enn_relaxation_of(o, K))},
+            {"enn_look_every", std::to_string(enn_look_every(o, K))},
             {"sketch_rank", std::to_string(o.sketch_rank)},
             {"enn_oversampling", std::to_string(lowrank::kEnnOversampling)}});
     return settings;
@@ -88,7 +89,7 @@ public:
     CompressedCheckpoints(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq,
                           const SourceSettings& source, int K, const FitOptions& options, const Report& report)
         : C_(C), K_(K), checkpoints_(C.comm(), options.checkpoint.path, options.checkpoint.seconds, report),
-          settings_(checkpoint_settings(C, doc_freq, source, options.compressed)) {}
+          settings_(checkpoint_settings(C, doc_freq, source, options.compressed, K)) {}
 
     /// Collective. Reads the checkpoint to resume from (none: nothing) and says where it stands.
     void resume_from(const std::string& resume, int enn_iterations, const Report& report) {
@@ -252,8 +253,9 @@ struct LookWords {
     Eigen::VectorXd mass;
 };
 
-/// Collective. ENN from Y₀ (lowrank::rectify_enn): a fixed count, or until the model's
-/// measures settle (looks at the topics on `looks`); checkpoints between iterations.
+/// Collective. ENN (lowrank::rectify_enn): a fixed count; settled from Y₀, the relaxed budget
+/// (enn_most_iterations); from a warm start, until the model's measures settle (looks at the
+/// topics on `looks`); checkpoints between iterations.
 lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<std::int64_t>& doc_freq, int K,
                              const lowrank::Compression& y0, const distmat::EigOptions& eig, const LookWords& looks,
                              const FitOptions& options, CompressedCheckpoints& progress, const Report& report,
@@ -261,10 +263,10 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
     const mpi::Comm& world = C.comm();
     const CompressedOptions& o = options.compressed;
     lowrank::EnnOptions enn;
-    const int most = enn_most_iterations(o);
+    const int most = enn_most_iterations(o, K);
     enn.iterations = most;
     enn.checked_rows = o.checked_rows;
-    enn.relaxation = enn_relaxation_of(o);
+    enn.relaxation = enn_relaxation_of(o, K);
     enn.eig = eig;
     // The settled mode's projections are inexact in the middle (EnnOptions::forcing); a
     // fixed count runs the authors' exact projections.
@@ -313,13 +315,12 @@ lowrank::EnnResult enn_stage(const lowrank::CoocOperator& C, const std::vector<s
         enn.stop = lowrank::EnnStop{};
         // From Y₀ no looks: the fixed point is the only early stop. The quality rule could
         // end ENN at the earliest after 61 of the 75 iterations (two windows of three looks,
-        // one every 10th), and its 7 looks cost more than the 14 iterations (KOS, K = 100:
-        // a look 0.37 s, an iteration 0.13 s); over-relaxed, the looks never agreed before
-        // the 75th on the 12 corpora and K measured (jobs/BENCHMARKS.md, "The settled mode
+        // one every 10th), and its 7 looks cost more than the 14 iterations could (KOS,
+        // K = 100: a look 0.37 s, an iteration 0.13 s; jobs/BENCHMARKS.md, "The settled mode
         // relaxed"). From a warm start (a sketch update's) the model starts settled: look
         // every kWarmLookEvery iterations.
-        enn.stop->look_every = warm_enn(o, K) ? lowrank::kWarmLookEvery : 0;
-        if (!warm_enn(o, K)) enn.stop->window = 0;
+        enn.stop->look_every = enn_look_every(o, K);
+        if (enn.stop->look_every == 0) enn.stop->window = 0;
     }
     if (o.stop_when_settled && warm_enn(o, K)) {
         enn.look = [&](const Eigen::MatrixXd& Y) {
@@ -530,7 +531,7 @@ model::Model fit_k(const lowrank::CoocOperator& C, const std::vector<std::int64_
     m.num_topics = K;
     CompressedCheckpoints progress(C, doc_freq, source, K, options, report);
     const StopScope stoppable;  // signals from here on are requests this fit looks at
-    progress.resume_from(options.checkpoint.resume, enn_most_iterations(o), report);
+    progress.resume_from(options.checkpoint.resume, enn_most_iterations(o, K), report);
 
     const Index columns_before = C.column_products();
     lowrank::Compression y0 = compress_stage(C, K, eig, options, progress, report, sketch);

@@ -255,7 +255,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
           f_bytes},
          {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
          {"the rows' order and the looks' masses (replicated)", 24 * N},
-         {"a look at the topics (every 10th iteration; LAW without E′'s triplets, F freed before it): what its "
+         {"a look at the topics (a warm ENN's, every 5th iteration; LAW without E′'s triplets, F freed before it): what its "
           "F at S′'s rows (N/P × |S′|, dense), Y_S′, Q_S′ and its N/P × K blocks (Y's copy, P₀, Q, P, B̆, B) take "
           "beyond F's freed arrays",
           look_beyond_f}},
@@ -264,7 +264,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
         // iteration: Y_L summed everywhere (l × K) and the offered rows' norms and ids
         // gathered (2 l); per product the solver's three p × p reductions. Y dealt out and
         // back (its rows and their ids, K + 1 doubles a row), and once more at each look at
-        // the topics (the settled stop: every 10th iteration).
+        // the topics (a warm ENN's settled stop: every 5th iteration).
         (2 + looks) * 8 * n * (K + 1) * (P - 1) / P +
             enn_columns * 8 * (P > 1 ? l + K + 1 : l) +
             (P > 1 ? s.enn_iterations * 8 * l * (K + 2) + enn_products * 3 * 8 * enn_block * enn_block : 0),
@@ -386,8 +386,8 @@ CompressedShape compressed_shape(const FitOptions& options, double words, double
     s.metric_probes = options.compressed.metric_probes;
     s.product_buffer_bytes = options.compressed.product_buffer_bytes;
     // The most ENN runs (the settled stop may end it earlier).
-    s.enn_iterations = enn_most_iterations(options.compressed);
-    s.enn_looks = warm_enn(options.compressed, static_cast<int>(s.topics));
+    s.enn_iterations = enn_most_iterations(options.compressed, s.topics);
+    s.enn_looks = enn_look_every(options.compressed, s.topics) > 0;
     s.sketch_rank = options.compressed.sketch_rank;
     s.old_sketch_rank = options.compressed.old_sketch ? static_cast<double>(options.compressed.old_sketch->rank()) : 0;
     s.anchorfree = options.model.method != Method::anchors;

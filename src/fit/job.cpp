@@ -562,10 +562,12 @@ FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings
     const Entries model = model_entries(options.model, job.anchor_words_file);
     settings.insert(settings.end(), model.begin(), model.end());
     settings.emplace_back("pipeline", name_of(options.pipeline));
-    settings.emplace_back("enn_iterations", std::to_string(enn_most_iterations(options.compressed)));
+    // One K where ENN may start warm (an update takes one); else the settings are every K's.
+    const int K = options.topics.size() == 1 ? options.topics.front() : 0;
+    settings.emplace_back("enn_iterations", std::to_string(enn_most_iterations(options.compressed, K)));
     settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
-    settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed)));
+    settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed, K)));
     settings.emplace_back("metrics", options.metrics ? "yes" : "no");
     return result;
 }

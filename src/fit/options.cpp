@@ -116,17 +116,22 @@ void check(const ModelOptions& c) {
 }
 
 bool warm_enn(const CompressedOptions& o, int K) {
-    return o.stop_when_settled && o.old_sketch && o.old_factor.cols() == K && o.old_sketch->rank() >= K;
+    return K > 0 && o.stop_when_settled && o.old_sketch && o.old_factor.cols() == K && o.old_sketch->rank() >= K;
 }
 
-int enn_most_iterations(const CompressedOptions& o) {
-    return o.stop_when_settled ? std::min(o.iterations, lowrank::kSettledIterations) : o.iterations;
+// The relaxed budget is for ENN from Y₀, where it was measured; a warm start keeps the
+// settings its own measurements were made with (ω = 1, its looks, at most o.iterations).
+int enn_most_iterations(const CompressedOptions& o, int K) {
+    const bool from_y0 = o.stop_when_settled && !warm_enn(o, K);
+    return from_y0 ? std::min(o.iterations, lowrank::kSettledIterations) : o.iterations;
 }
 
-double enn_relaxation_of(const CompressedOptions& o) {
+double enn_relaxation_of(const CompressedOptions& o, int K) {
     if (o.enn_relaxation) return *o.enn_relaxation;
-    return o.stop_when_settled ? lowrank::kSettledRelaxation : 1.0;
+    return o.stop_when_settled && !warm_enn(o, K) ? lowrank::kSettledRelaxation : 1.0;
 }
+
+int enn_look_every(const CompressedOptions& o, int K) { return warm_enn(o, K) ? lowrank::kWarmLookEvery : 0; }
 
 void check(const FitOptions& o) {
     const std::vector<int>& topics = o.hierarchy.empty() ? o.topics : o.hierarchy;

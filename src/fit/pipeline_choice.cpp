@@ -126,7 +126,10 @@ PipelineChoice choose_pipeline(const FitOptions& options, Index num_words, int r
                 {}};
     if (!fits) return {Pipeline::compressed, short_of_memory, {}};
     const int K = options.topics.empty() ? 10 : *std::max_element(options.topics.begin(), options.topics.end());
-    const Index boundary = dense_words_at_most(K, enn_most_iterations(options.compressed));
+    // The cost fit's iterations are the count it was measured with (the settled default then
+    // capped at 150), not the relaxed default's 75: the boundary was not measured again (at
+    // K = 10 and 100 it is the 1,000-word floor either way).
+    const Index boundary = dense_words_at_most(K, options.compressed.iterations);
     if (num_words <= boundary)
         return dense(boundary <= 1000 && num_words <= 1000
                          ? fmt::format("N = {} words: up to 1000 words both fits take about a second, and the dense "

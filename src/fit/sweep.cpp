@@ -224,10 +224,10 @@ int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat:
     Entries settings = source_entries(job.corpus, job.cooc_file);
     for (const Entries& more : {model_entries(options.model, "")}) settings.insert(settings.end(), more.begin(), more.end());
     settings.emplace_back("pipeline", "compressed");
-    settings.emplace_back("enn_iterations", std::to_string(enn_most_iterations(options.compressed)));
+    settings.emplace_back("enn_iterations", std::to_string(enn_most_iterations(options.compressed, 0)));
     settings.emplace_back("enn_stop", options.compressed.stop_when_settled ? "settled" : "iterations");
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
-    settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed)));
+    settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed, 0)));
     settings.emplace_back("metrics", job.metrics ? "yes" : "no");
     std::vector<Entries> rows;
     for (std::size_t k = 0; k < group.size(); ++k)

@@ -243,8 +243,10 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
         if (names.size() != values.size()) throw InputError(path, "the checkpoint's settings are torn");
         c.settings.clear();  // the checksum covers what was stored
         for (std::size_t i = 0; i < names.size(); ++i) c.settings.emplace_back(names[i], values[i]);
-        // Settings added after the format's version, with the value every earlier checkpoint had.
-        const std::vector<std::pair<std::string, std::string>> added_later{{"enn_relaxation", "1"}};
+        // Settings added after the format's version, with the value every earlier checkpoint had
+        // (enn_look_every: a fixed count's 0; an earlier settled run's looks differed, and its
+        // enn_iterations or the warm start's 5 tell it apart: refused, not misread).
+        const std::vector<std::pair<std::string, std::string>> added_later{{"enn_relaxation", "1"}, {"enn_look_every", "0"}};
         for (const auto& [name, value] : settings) {
             const auto at = std::find(names.begin(), names.end(), name);
             const std::string& key = name;  // (a structured binding is not captured in C++17)

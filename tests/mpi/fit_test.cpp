@@ -39,6 +39,7 @@
 #include "jsmf/fit/semi_synthetic.hpp"
 #include "jsmf/fit/sweep.hpp"
 #include "jsmf/infer/corpus.hpp"
+#include "jsmf/lowrank/enn.hpp"
 #include "jsmf/model/topic_rows.hpp"
 #include "jsmf/io/result_file.hpp"
 #include "jsmf/io/schema.hpp"
@@ -628,6 +629,46 @@ TEST(Fit, CompressedMetricsMatchTheDenseOnes) {
     EXPECT_NE(m.metrics_note.find("estimated by 1024 random probes"), std::string::npos) << m.metrics_note;
 }
 
+// The default (settled) ENN resumed from a checkpoint: over-relaxed, its middle projections
+// inexact, no looks: the uninterrupted model bit for bit; a resume asking for the plain
+// correction (ω = 1) is refused, naming the setting.
+TEST(Fit, CompressedSettledResumesExactly) {
+    const mpi::Comm world = mpi::Comm::world();
+    test::SharedTempDir dir(world);
+    const int K = 4;
+    const Planted p = plant(world, dir, K, 5, 400, 15, 300);  // short documents: negative pairs stay
+    FitOptions options = compressed_options(K);
+    options.compressed.iterations = 20;  // settled: at most min(20, kSettledIterations)
+    options.metrics = false;
+    options.checkpoint.path = dir.file("ck.h5");
+    options.checkpoint.seconds = 0;
+    int copied = 0;
+    const Report keep = [&](Level, const std::string& line) {
+        if (line.find("checkpoint: ENN after 7 iterations written") != std::string::npos) {
+            ++copied;
+            if (world.is_root()) std::filesystem::copy_file(options.checkpoint.path, dir.file("ck_enn7.h5"));
+        }
+    };
+    const FitResult whole = fit(p.source, square_grid(world), options, keep);
+    MPI_Barrier(world.raw());
+    ASSERT_EQ(copied, 1);
+    const model::Model w = everywhere(world, whole.models.front());
+    ASSERT_EQ(w.compressed->enn.size(), 20u) << "a fixed point: the corpus does not test the relaxed middle";
+    for (const lowrank::EnnIteration& it : w.compressed->enn) EXPECT_TRUE(std::isnan(it.look_specificity));
+    FitOptions again = options;
+    again.checkpoint.path.clear();
+    again.checkpoint.resume = dir.file("ck_enn7.h5");
+    const model::Model r = everywhere(world, fit(p.source, square_grid(world), again).models.front());
+    EXPECT_EQ(r.anchors, w.anchors);
+    EXPECT_EQ(r.B, w.B);
+    EXPECT_EQ(r.A, w.A);
+    EXPECT_EQ(r.compressed->Y, w.compressed->Y);
+    FitOptions plain = again;
+    plain.compressed.enn_relaxation = 1.0;
+    test::expect_stage_failed(world, [&] { (void)fit(p.source, square_grid(world), plain); },
+                              {"made with enn_relaxation = 1.8999999999999999, this run has 1"});
+}
+
 // A compressed fit killed and resumed from its checkpoint gives the uninterrupted fit's
 // model: exactly from an ENN checkpoint (the state is all an iteration reads), to the
 // eigensolver's tolerance from one taken mid-solve (the continuation redoes a
@@ -951,7 +992,7 @@ TEST(Fit, CompressedPipelineRecoversPlantedTopics) {
     // ENN's default stop: on this well-separated planted corpus every checked pair is
     // nonnegative after a few iterations, and ENN ends at that fixed point.
     EXPECT_EQ(m.rectification.stop_reason.value_or(rectify::StopReason::none), rectify::StopReason::fixed_point);
-    EXPECT_LT(m.rectification.iterations, 150);
+    EXPECT_LT(m.rectification.iterations, lowrank::kSettledIterations);
     EXPECT_EQ(result.info.vocab, p.truth.vocab);
     EXPECT_EQ(result.info.stats.num_docs, 3000);
     EXPECT_NEAR(result.info.stats.unigram.sum(), 1.0, 1e-12);

@@ -166,7 +166,7 @@ struct StageCost {
 /// eigensolver's blocks (10 of N/P × p), the products' exchange (N/P + 2 (served + own) +
 /// 2 |V_r| + a block of documents rows, per column of a panel), ENN's F (24 bytes a
 /// correction with Fᵀ's copy, at most 12 a checked pair, N/P × l) and its l × p blocks, with the
-/// settled stop's looks at the topics beside them (LAW without E′'s triplets), the factors (a few
+/// a warm ENN's looks at the topics beside them (LAW without E′'s triplets), the factors (a few
 /// N/P × K), the probes (ten N/P × w, w = lowrank::probe_batch_width), and B and B̆ by
 /// rows, 2 N/P × ΣK (written by rows, as Y; for the write moved to blocks of whole chunks,
 /// 2 N/P × K more at P > 1, and the rows moved sent). Bytes sent (as core/traffic.hpp counts them: the
@@ -193,7 +193,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& shape, doub
 
 /// Local. The shape of a compressed fit of `options` from the headers' sizes (N, D, nnz)
 /// at `ranks` ranks: K the largest, the kept models', l, the metrics, the budget; ENN's
-/// iterations the most it runs (the settled stop ends earlier: KOS, K = 10, 141 of 150).
+/// iterations the most it runs (enn_most_iterations: a fixed point or a warm start's looks end it earlier).
 CompressedShape compressed_shape(const FitOptions& options, double words, double docs, double nonzeros, int ranks);
 
 }  // namespace jsmf::fit

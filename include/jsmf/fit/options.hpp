@@ -137,8 +137,10 @@ inline const Names<Pipeline, 3>& names(Pipeline) {
 /// The compressed pipeline's settings (lowrank/).
 struct CompressedOptions {
     int iterations = 150;                ///< ENN iterations (the authors' runs: 150): exactly these, or a cap (enn_most_iterations)
-    /// Stop ENN once the model's measures have settled (lowrank::EnnStop), after at most
-    /// enn_most_iterations; false (--enn-iterations given): exactly `iterations`, as the authors.
+    /// The default ("settled") mode: from Y₀, lowrank::kSettledIterations over-relaxed
+    /// iterations with inexact middle projections, sooner at a fixed point; from a warm start,
+    /// until its looks at the topics settle (lowrank::EnnStop). False (--enn-iterations
+    /// given): exactly `iterations` plain, exact ones, as the authors.
     bool stop_when_settled = true;
     Index checked_rows = 0;              ///< ENN's l; 0: min(N, 10K + 1000)
     /// ENN's over-relaxation ω (lowrank::EnnOptions::relaxation); unset: the mode's
@@ -192,15 +194,19 @@ struct CompressedOptions {
     Eigen::MatrixXd old_factor;
 };
 
-/// Whether ENN starts warm: a sketch update asked to (old_factor), in the settled mode, with
-/// its base's factor of this K.
+/// Whether ENN of this K starts warm: a sketch update asked to (old_factor), in the settled
+/// mode, with its base's factor of this K.
 bool warm_enn(const CompressedOptions& o, int K);
-/// ENN's iterations: exactly o.iterations for a fixed count; settled, at most
-/// min(o.iterations, lowrank::kSettledIterations).
-int enn_most_iterations(const CompressedOptions& o);
-/// ENN's over-relaxation ω: the one given, or the mode's: lowrank::kSettledRelaxation in the
-/// settled mode, 1 (the authors' ENN) for a fixed count.
-double enn_relaxation_of(const CompressedOptions& o);
+/// ENN's iterations for K: settled from Y₀, at most min(o.iterations,
+/// lowrank::kSettledIterations); a fixed count exactly o.iterations, and a warm start (its
+/// looks may stop it) at most o.iterations, as measured for it.
+int enn_most_iterations(const CompressedOptions& o, int K);
+/// ENN's over-relaxation ω for K: the one given, or lowrank::kSettledRelaxation settled
+/// from Y₀, or 1 (the authors' ENN) for a fixed count and a warm start.
+double enn_relaxation_of(const CompressedOptions& o, int K);
+/// The iterations between a settled ENN's looks at the topics: lowrank::kWarmLookEvery from a
+/// warm start, 0 (none) from Y₀ or for a fixed count.
+int enn_look_every(const CompressedOptions& o, int K);
 
 /// Checkpoints of a fit in progress, for one K. The long stages' state is written to
 /// `path` atomically every `seconds` (0: at every chance) and when a stop signal arrives
