@@ -54,7 +54,8 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                "refused): the fresh fit's model; sketch reads "
                "the new documents only and takes the old ones' C from OLD's sketch (fit OLD with --sketch or --sketch-rank): C = "
                "(γ W V Λ Vᵀ + M C_new) / (γ W + M), exact on the new documents, rank r on the old, the cost the new "
-               "documents' (the compressed pipeline; counts' C, not tf-idf)");
+               "documents' (the compressed pipeline; counts' C, not tf-idf); coherence counts the new documents, and a "
+               "topic with a top word in none of them is not measured (NaN, left out of the mean)");
     sub->add_option("--decay", c.decay,
                     "With --update-mode sketch: γ in (0, 1], the old documents' weight before the sum (a sliding window "
                     "over a stream: after n updates a batch weighs γ^n); 1: the plain sum")

@@ -824,7 +824,9 @@ void fit_with_sketch(const lowrank::CoocOperator& C, const std::vector<std::int6
                                  {"sketch_values", fmt::format("{:016x}", bits)},
                                  {"decay", fmt::format("{:.17g}", o.decay)}});
     const SketchTotals totals{S.weight(), old.num_docs + new_docs, old.num_tokens + new_tokens};
-    fit_on_operator(S, all_doc_freq, source, shape, base_bytes, counting, block_size, options, totals, report, result);
+    CountingCorpus the_new = counting;  // coherence over the documents read: a part of the model's
+    the_new.other_documents = old.num_docs;
+    fit_on_operator(S, all_doc_freq, source, shape, base_bytes, the_new, block_size, options, totals, report, result);
 }
 
 }  // namespace

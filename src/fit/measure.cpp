@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include <fmt/core.h>
 
@@ -18,12 +19,45 @@
 #include "jsmf/eval/codoc.hpp"
 #include "jsmf/eval/dist_metrics.hpp"
 #include "jsmf/eval/evaluate.hpp"
+#include "jsmf/eval/metrics.hpp"
 #include "jsmf/infer/infer.hpp"
 #include "jsmf/model/topic_rows.hpp"
 #include "jsmf/mpi/agree.hpp"
 #include "jsmf/mpi/collectives.hpp"
 
 namespace jsmf::fit {
+namespace {
+
+/// The topics of `top` (K × n) with a top word in none of the counted documents (d1 = 0):
+/// their coherence divides by zero (the authors' formula and gensim's give +inf).
+std::vector<Index> topics_with_an_unseen_word(const Eigen::MatrixXi& top, const std::vector<std::int64_t>& d1) {
+    std::vector<Index> topics;
+    for (Eigen::Index k = 0; k < top.rows(); ++k)
+        for (Eigen::Index j = 0; j < top.cols(); ++j)
+            if (d1[static_cast<std::size_t>(top(k, j))] == 0) {
+                topics.push_back(k);
+                break;
+            }
+    return topics;
+}
+
+/// Marks `topics` of the per-topic metric `name` not measured (NaN) and summarizes the rest.
+void leave_out_topics(eval::MetricSet& set, const std::string& name, const std::vector<Index>& topics) {
+    const eval::Metric* found = set.find(name);
+    if (!found || topics.empty()) return;
+    eval::Metric metric = *found;
+    for (const Index k : topics) metric.values(k) = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> measured;
+    for (Index k = 0; k < metric.values.size(); ++k)
+        if (!std::isnan(metric.values(k))) measured.push_back(metric.values(k));
+    const eval::Summary s =
+        eval::summarize(Eigen::Map<const Eigen::VectorXd>(measured.data(), static_cast<Index>(measured.size())));
+    metric.mean = s.mean;
+    metric.std = s.std;
+    set.put(std::move(metric));
+}
+
+}  // namespace
 
 CountingCorpus counting_corpus(const mpi::Comm& world, const std::vector<std::string>& files,
                                const cooc::CoocOptions& filter, const std::string& cooc_file,
@@ -153,12 +187,28 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
         auto* m = models[k];
         const std::vector<std::int64_t> d2(counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k]),
                                            counts.d2.begin() + static_cast<std::ptrdiff_t>(first_pair[k + 1]));
+        // Over a part of the model's documents (an update's new ones), a topic whose top
+        // word is in none of them is not measured there: NaN, and the mean over the others.
+        const std::vector<Index> unmeasured =
+            corpus.other_documents > 0 ? topics_with_an_unseen_word(tops[k], counts.d1) : std::vector<Index>{};
         mpi::check_on_root(world, "codoc", [&] {
             eval::add_coherence(m->metrics, tops[k], counts.d1, d2, counts.num_docs);
+            for (const char* name : {"coherence", "npmi"}) leave_out_topics(m->metrics, name, unmeasured);
             eval::sort_metrics(m->metrics);
         });
         eval::broadcast(world, m->metrics, 0);
-        m->metrics_note = "coherence over the " + std::to_string(counts.num_docs) + " documents that built C";
+        m->metrics_note = corpus.other_documents > 0
+                              ? fmt::format("coherence over the {} documents read, not the {} kept as the old model's "
+                                            "sketch",
+                                            counts.num_docs, corpus.other_documents)
+                              : "coherence over the " + std::to_string(counts.num_docs) + " documents that built C";
+        if (!unmeasured.empty()) {
+            std::string ids;
+            for (const Index t : unmeasured) ids += (ids.empty() ? "" : ", ") + std::to_string(t + 1);
+            m->metrics_note += fmt::format("; {} of {} topics not measured there (a top word is in none of those "
+                                           "documents: NaN, left out of the mean): {}",
+                                           unmeasured.size(), tops[k].rows(), ids);
+        }
         m->times.add("codoc", seconds, codoc_peak);  // one count for every K: the same peak
     }
     say(report, Level::info, fmt::format("eval: coherence counts of {} word pairs over {} documents in {:.2f} s",

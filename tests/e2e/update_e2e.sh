@@ -196,6 +196,43 @@ PY
 else
   fail "sketch update with --decay and a checkpoint: $(tail -2 "$work/err") $(grep -E "resume|sketch's top|error" "$work/resume.log" | head -3)"
 fi
+# (c2) Coherence of a sketch update counts the documents read, not the old ones (kept only as
+# the sketch): the second third with the base's two leading top words taken out of every
+# document, so a topic that keeps one of them among its top 20 has a word in none of the
+# documents counted. Exactly those topics are not measured (NaN, as their coherence divides
+# by zero), the mean is over the others, and the note says so.
+/usr/bin/python3 - "$work/s1.h5" "$work/third2.txt" "$work/third2_cut.txt" <<'PY' || fail "cut the base's top words"
+import sys, h5py, numpy as np
+B = h5py.File(sys.argv[1], "r")["K5/model/B"][:]
+cut = {int(np.argmax(B[:, 0])) + 1, int(np.argmax(B[:, 1])) + 1}  # UCI ids, 1-based
+lines = open(sys.argv[2]).read().split("\n")
+body = [l for l in lines[3:] if l and int(l.split()[1]) not in cut]
+open(sys.argv[3], "w").write("\n".join(lines[:2] + [str(len(body))] + body) + "\n")
+PY
+if run_quiet 2 fit --corpus "$work/third2_cut.txt" --vocab "$work/vocab.f.txt" --update "$work/s1.h5" --update-mode sketch \
+     --out "$work/s2cut.h5" >/dev/null 2>"$work/err"; then
+  /usr/bin/python3 - "$work/s2cut.h5" "$work/third2_cut.txt" <<'PY' && ok "a sketch update's coherence: over the new documents, a topic with an unseen top word not measured" || fail "sketch update coherence"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+N, d1 = f["K5/model/B"].shape[0], None
+d1 = np.zeros(N, dtype=np.int64)
+for l in open(sys.argv[2]).read().split("\n")[3:]:
+    if l: d1[int(l.split()[1]) - 1] += 1
+B = f["K5/model/B"][:]
+top = np.argsort(-B, axis=0, kind="stable")[:20]
+unseen = sorted(k for k in range(5) if (d1[top[:, k]] == 0).any())
+for name in ("coherence", "npmi"):
+    values, (mean, std) = f["K5/metrics/" + name][:], f["K5/metrics"].attrs[name]
+    assert sorted(np.flatnonzero(np.isnan(values)).tolist()) == unseen, (name, values, unseen)
+    assert 1 <= len(unseen) < 5, unseen  # the cut words are still top words of some topic, not of all
+    assert np.isfinite(values[~np.isnan(values)]).all() and abs(mean - np.nanmean(values)) <= 1e-9 * abs(mean), (values, mean)
+note = f["K5/metrics"].attrs["note"]
+note = note.decode() if isinstance(note, bytes) else note
+assert "not the 2667 kept as the old model's sketch" in note and f"{len(unseen)} of 5 topics not measured" in note, note
+PY
+else
+  fail "sketch update of a cut third: $(tail -2 "$work/err")"
+fi
 # (d) Refused, each with one message, exit 2, nothing written.
 expect_refusal 2 "holds no sketch of its C" $(third 2) --update "$work/m1.h5" --update-mode sketch
 expect_refusal 2 "keeps a sketch of rank 10, below K = 12" $(third 2) --update "$work/s1.h5" --update-mode sketch --topics 12

@@ -23,6 +23,10 @@ struct CountingCorpus {
     cooc::CoocOptions filter;        ///< the document filter that built C
     /// D1 as counted when C was built; the pass must count the same (same corpus, same filter).
     Eigen::Matrix<std::int64_t, Eigen::Dynamic, 1> doc_freq;
+    /// The model's documents that `files` do not hold (an update's old documents, kept as
+    /// a sketch only): coherence is then over a part of the model's documents, and a topic
+    /// with a top word in none of that part is not measured (NaN, left out of the mean).
+    std::int64_t other_documents = 0;
 };
 
 /// Collective on `world`. The counting corpus of C: the corpus `files` that built it with
