@@ -38,6 +38,35 @@ endif()
 # is in the library's code, not their own.
 set(JSMF_TEST_COMPILE_OPTIONS -O1)
 
+# jsmf_add_test(NAME COMMAND ...): add_test, keeping the command for
+# jsmf_add_kernel_copies (CMake cannot read a test's command back).
+function(jsmf_add_test name)
+  add_test(NAME ${name} COMMAND ${ARGN})
+  set_property(GLOBAL PROPERTY JSMF_TEST_COMMAND_${name} "${ARGN}")
+endfunction()
+
+# jsmf_add_kernel_copies(CORETYPE TEST ...): each test again as TEST.CORETYPE, with
+# OpenBLAS's CORETYPE kernels forced (labels "kernels" and CORETYPE; its other properties
+# the test's), in the same ctest run, scheduled beside the others, not after them.
+function(jsmf_add_kernel_copies coretype)
+  foreach(t IN LISTS ARGN)
+    get_property(command GLOBAL PROPERTY JSMF_TEST_COMMAND_${t})
+    if(NOT command)
+      message(FATAL_ERROR "test ${t} was not added by jsmf_add_test: no copy under ${coretype}")
+    endif()
+    add_test(NAME ${t}.${coretype} COMMAND ${command})
+    foreach(property TIMEOUT PROCESSORS COST)
+      get_test_property(${t} ${property} value)
+      if(value)
+        set_tests_properties(${t}.${coretype} PROPERTIES ${property} ${value})
+      endif()
+    endforeach()
+    get_test_property(${t} ENVIRONMENT environment)
+    set_tests_properties(${t}.${coretype} PROPERTIES LABELS "kernels;${coretype}"
+                         ENVIRONMENT "${environment};OPENBLAS_CORETYPE=${coretype}")
+  endforeach()
+endfunction()
+
 function(jsmf_add_unit_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES" ${ARGN})
   if(NOT ARG_TIMEOUT)
@@ -46,7 +75,7 @@ function(jsmf_add_unit_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE jsmf_core GTest::gtest GTest::gtest_main jsmf_warnings)
   target_compile_options(${name} PRIVATE ${JSMF_TEST_COMPILE_OPTIONS})
-  add_test(NAME ${name} COMMAND ${name})
+  jsmf_add_test(${name} ${name})
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS unit
                        ENVIRONMENT "${JSMF_TEST_ENVIRONMENT}")
 endfunction()
@@ -69,8 +98,8 @@ function(jsmf_add_mpi_test name)
       list(JOIN ARG_LOCAL_ONLY_AT_2 ":" excluded)
       set(filter "--gtest_filter=-${excluded}")
     endif()
-    add_test(NAME ${name}.np${np}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${JSMF_OVERSUBSCRIBE}
+    jsmf_add_test(${name}.np${np}
+      ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${JSMF_OVERSUBSCRIBE}
               ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS} ${filter})
     set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${ARG_TIMEOUT} PROCESSORS ${np}
                          LABELS mpi ENVIRONMENT "${JSMF_TEST_ENVIRONMENT}")

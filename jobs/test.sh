@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what is missing, builds, and runs every test: unit, MPI at 1-4 ranks, end to
-# end, SLURM (build/); the numerical tests again with OpenBLAS forced to another CPU's
-# kernels (label "kernels"); then the sanitized build's tests (build-san/: ASan + UBSan,
+# end, SLURM (build/), and the numerical tests (label "kernels") again with OpenBLAS forced
+# to another CPU's kernels, in the same ctest run; then the sanitized build's tests (build-san/: ASan + UBSan,
 # clang) and a short run of each fuzz harness. Arguments go to every ctest run (e.g. -R
 # fit). JSMF_SANITIZE_TESTS=0 skips the sanitized part; JSMF_KERNEL_TESTS=0 the second
 # kernel. Prints how long each part took (tests/README.md has the figures).
@@ -24,9 +24,30 @@ took() {
 
 bash "$root/jobs/setup.sh" tests
 took "setup (jobs/setup.sh tests)"
-JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON
-took "build (build/: library, binary, tests)"
 source "$root/jobs/env.sh"
+
+# Another CPU's BLAS kernels: the tests that compare with stored files or across rank
+# counts must hold there too (a file written under SkylakeX's kernels once failed under
+# Haswell's). Sandybridge's (AVX) unless those are this run's, then Prescott's (SSE3);
+# both run on any x86-64 CPU that has the instructions. Elsewhere, said and skipped. The
+# build registers each test of label "kernels" again as TEST.KERNEL with that kernel forced
+# (tests/CMakeLists.txt), so they run in the one ctest run below, beside the rest.
+other_kernel() {
+  [[ $(uname -m) == x86_64 ]] || return 1
+  if grep -qw avx /proc/cpuinfo && [[ ${OPENBLAS_CORETYPE:-} != Sandybridge ]]; then echo Sandybridge; else echo Prescott; fi
+}
+kernel=
+if [[ ${JSMF_KERNEL_TESTS:-1} == 1 ]]; then
+  if kernel=$(other_kernel); then
+    echo "jsmf test: the numerical tests (label kernels) also run as TEST.$kernel, under OpenBLAS's $kernel kernels"
+  else
+    kernel=
+    echo "jsmf test: no second BLAS kernel to force on $(uname -m); the kernels' copies are skipped"
+  fi
+fi
+JSMF_BUILD_DIR=$root/build JSMF_TARGETS= bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON \
+  "-DJSMF_KERNEL_CORETYPE=$kernel"
+took "build (build/: library, binary, tests)"
 
 # The sanitized build goes on in the background at the lowest priority while the tests
 # run: it takes the cores only when the tests leave them idle (the SLURM test mostly waits).
@@ -45,7 +66,7 @@ if [[ $sanitize == 1 ]]; then
   trap 'kill -- -$san_build 2>/dev/null || true' EXIT
 fi
 
-# One ctest slot more than the cores (here and in the two runs after it): the SLURM, signal
+# One ctest slot more than the cores (here and in the sanitized run): the SLURM, signal
 # and hostile-input tests, and the MPI tests' ranks in MPI's start and end, mostly wait
 # (on their jobs, their signals, MPI's start) and take a slot each, so that with slots =
 # cores they left the cores idle for minutes; ranks waiting in MPI yield their core
@@ -53,25 +74,8 @@ fi
 # 1,023 s (in CI, beside the sanitized build) with slots = cores.
 status=0
 (cd "$root/build" && ctest --output-on-failure -j "$((cores + 1))" "$@") || status=$?
-took "tests (ctest, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset})"
+took "tests (ctest, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}; the copies ${kernel:-none})"
 
-# Another CPU's BLAS kernels: the tests that compare with stored files or across rank
-# counts must hold there too (a file written under SkylakeX's kernels once failed under
-# Haswell's). Sandybridge's (AVX) unless those are this run's, then Prescott's (SSE3);
-# both run on any x86-64 CPU that has the instructions. Elsewhere, said and skipped.
-other_kernel() {
-  [[ $(uname -m) == x86_64 ]] || return 1
-  if grep -qw avx /proc/cpuinfo && [[ ${OPENBLAS_CORETYPE:-} != Sandybridge ]]; then echo Sandybridge; else echo Prescott; fi
-}
-if [[ ${JSMF_KERNEL_TESTS:-1} == 1 ]]; then
-  if kernel=$(other_kernel); then
-    echo "jsmf test: the numerical tests again under OpenBLAS's $kernel kernels (label kernels)"
-    (cd "$root/build" && OPENBLAS_CORETYPE=$kernel ctest --output-on-failure -j "$((cores + 1))" -L kernels "$@") || status=$?
-    took "tests under OPENBLAS_CORETYPE=$kernel (-L kernels)"
-  else
-    echo "jsmf test: no second BLAS kernel to force on $(uname -m); the kernels run is skipped"
-  fi
-fi
 
 if [[ $sanitize == 1 ]]; then
   if ! wait "$san_build"; then
