@@ -23,7 +23,8 @@ void print_metrics(const model::Model& m) {
             std::printf("  %-32s %14.6g\n", info.name, metric->mean);
         else
             std::printf("  %-32s %14.6g  (std %.4g over %lld %ss)\n", info.name, metric->mean, metric->std,
-                        static_cast<long long>(metric->values.size()), info.per);
+                        static_cast<long long>((metric->values.array() == metric->values.array()).count()),
+                        info.per);  // (the measured ones: NaN marks a topic not measured)
     }
     if (m.has_truth) {
         const auto& t = m.truth;

@@ -29,7 +29,9 @@ namespace jsmf::fit {
 namespace {
 
 /// The topics of `top` (K × n) with a top word in none of the counted documents (d1 = 0):
-/// their coherence divides by zero (the authors' formula and gensim's give +inf).
+/// their NPMI divides by zero, and so does their coherence unless that word is the last
+/// (the authors' formula and gensim's give +inf; a last word's pairs add ln(ε / d1), a
+/// penalty for a word the documents do not have, not a measure).
 std::vector<Index> topics_with_an_unseen_word(const Eigen::MatrixXi& top, const std::vector<std::int64_t>& d1) {
     std::vector<Index> topics;
     for (Eigen::Index k = 0; k < top.rows(); ++k)
@@ -47,9 +49,9 @@ void leave_out_topics(eval::MetricSet& set, const std::string& name, const std::
     if (!found || topics.empty()) return;
     eval::Metric metric = *found;
     for (const Index k : topics) metric.values(k) = std::numeric_limits<double>::quiet_NaN();
-    std::vector<double> measured;
+    std::vector<double> measured;  // the others (a NaN among them still makes the mean NaN)
     for (Index k = 0; k < metric.values.size(); ++k)
-        if (!std::isnan(metric.values(k))) measured.push_back(metric.values(k));
+        if (std::find(topics.begin(), topics.end(), k) == topics.end()) measured.push_back(metric.values(k));
     const eval::Summary s =
         eval::summarize(Eigen::Map<const Eigen::VectorXd>(measured.data(), static_cast<Index>(measured.size())));
     metric.mean = s.mean;
@@ -202,13 +204,10 @@ bool measure_coherence(const mpi::Comm& world, const std::vector<model::Model*>&
                                             "sketch",
                                             counts.num_docs, corpus.other_documents)
                               : "coherence over the " + std::to_string(counts.num_docs) + " documents that built C";
-        if (!unmeasured.empty()) {
-            std::string ids;
-            for (const Index t : unmeasured) ids += (ids.empty() ? "" : ", ") + std::to_string(t + 1);
+        if (!unmeasured.empty())  // (not named by id: an update renumbers the topics after this; NaN moves with them)
             m->metrics_note += fmt::format("; {} of {} topics not measured there (a top word is in none of those "
-                                           "documents: NaN, left out of the mean): {}",
-                                           unmeasured.size(), tops[k].rows(), ids);
-        }
+                                           "documents): NaN in their coherence and npmi, left out of the means",
+                                           unmeasured.size(), tops[k].rows());
         m->times.add("codoc", seconds, codoc_peak);  // one count for every K: the same peak
     }
     say(report, Level::info, fmt::format("eval: coherence counts of {} word pairs over {} documents in {:.2f} s",

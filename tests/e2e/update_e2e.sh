@@ -199,8 +199,9 @@ fi
 # (c2) Coherence of a sketch update counts the documents read, not the old ones (kept only as
 # the sketch): the second third with the base's two leading top words taken out of every
 # document, so a topic that keeps one of them among its top 20 has a word in none of the
-# documents counted. Exactly those topics are not measured (NaN, as their coherence divides
-# by zero), the mean is over the others, and the note says so.
+# documents counted. Exactly those topics are not measured (NaN: their NPMI divides by zero,
+# and their coherence too but where the word is the last), the mean and std are over the
+# others, and the note says so.
 /usr/bin/python3 - "$work/s1.h5" "$work/third2.txt" "$work/third2_cut.txt" <<'PY' || fail "cut the base's top words"
 import sys, h5py, numpy as np
 B = h5py.File(sys.argv[1], "r")["K5/model/B"][:]
@@ -215,9 +216,15 @@ if run_quiet 2 fit --corpus "$work/third2_cut.txt" --vocab "$work/vocab.f.txt" -
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 N, d1 = f["K5/model/B"].shape[0], None
-d1 = np.zeros(N, dtype=np.int64)
+docs = {}  # the documents the fit counts: at least min_tokens = 2 tokens (the default filter)
 for l in open(sys.argv[2]).read().split("\n")[3:]:
-    if l: d1[int(l.split()[1]) - 1] += 1
+    if l:
+        d, w, c = (int(v) for v in l.split())
+        docs.setdefault(d, []).append((w, c))
+d1 = np.zeros(N, dtype=np.int64)
+for words in docs.values():
+    if sum(c for _, c in words) >= 2:
+        for w, _ in words: d1[w - 1] += 1
 B = f["K5/model/B"][:]
 top = np.argsort(-B, axis=0, kind="stable")[:20]
 unseen = sorted(k for k in range(5) if (d1[top[:, k]] == 0).any())
@@ -225,10 +232,12 @@ for name in ("coherence", "npmi"):
     values, (mean, std) = f["K5/metrics/" + name][:], f["K5/metrics"].attrs[name]
     assert sorted(np.flatnonzero(np.isnan(values)).tolist()) == unseen, (name, values, unseen)
     assert 1 <= len(unseen) < 5, unseen  # the cut words are still top words of some topic, not of all
-    assert np.isfinite(values[~np.isnan(values)]).all() and abs(mean - np.nanmean(values)) <= 1e-9 * abs(mean), (values, mean)
+    measured = values[~np.isnan(values)]
+    assert np.isfinite(measured).all() and abs(mean - measured.mean()) <= 1e-9 * abs(mean), (values, mean)
+    assert len(measured) < 2 or abs(std - measured.std(ddof=1)) <= 1e-9 * abs(std), (values, std)
 note = f["K5/metrics"].attrs["note"]
 note = note.decode() if isinstance(note, bytes) else note
-assert "not the 2667 kept as the old model's sketch" in note and f"{len(unseen)} of 5 topics not measured" in note, note
+assert "not the 2667 kept as the old model's sketch" in note and f"{len(unseen)} of 5 topics not measured there" in note, note
 PY
 else
   fail "sketch update of a cut third: $(tail -2 "$work/err")"

@@ -24,6 +24,7 @@
 #include "jsmf/model/model.hpp"
 #include "jsmf/mpi/comm.hpp"
 #include "jsmf/report/report.hpp"
+#include "test_support.hpp"
 
 using namespace jsmf;
 
@@ -265,7 +266,8 @@ TEST(Sweep, RunsGroupedByTheSettingsThatTellThemApartOrderedByK) {
 }
 
 TEST(Sweep, TheCsvReaderTakesQuotedFieldsAndRefusesRaggedRows) {
-    const std::string path = "report_test_" + std::to_string(mpi::Comm::world().rank()) + ".csv";
+    const test::TempDir dir;  // its own: the copies of this test under another kernel run beside it
+    const std::string path = dir.file("table.csv");
     std::ofstream(path) << "a,b,c\r\n1,\"x, \"\"y\"\"\",3\n4,,\"two\nlines\"\n";
     const io::CsvTable t = io::read_csv_file(path);
     EXPECT_EQ(t.header, (std::vector<std::string>{"a", "b", "c"}));
