@@ -3,10 +3,17 @@
 # folder removed on exit, the corpus paths, the machine header, and two small helpers.
 # Expects: root, corpus_dir, name.
 bash "$root/jobs/setup.sh" bench >/dev/null   # the build's packages and the baselines (gensim)
-bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON >/dev/null
+# JSMF_BENCH_BUILD=DIR: benchmark the build tree DIR as it is, not build/ built from the
+# sources (a binary kept while the sources move on, two builds side by side in one session).
+if [[ -n ${JSMF_BENCH_BUILD:-} ]]; then
+  build=$(cd "$JSMF_BENCH_BUILD" && pwd) || exit 2
+  [[ -x $build/jsmf ]] || { echo "JSMF_BENCH_BUILD=$JSMF_BENCH_BUILD: no jsmf binary there" >&2; exit 2; }
+else
+  bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON >/dev/null
+  build=$root/build
+fi
 source "$root/jobs/env.sh"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1   # ranks x threads <= cores
-build=$root/build
 jsmf=$build/jsmf
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,7 +40,7 @@ PY
 
 echo "== machine"
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores; memory: $(free -g | awk '/Mem:/ {print $2}') GiB; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
-echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "jsmf: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)${JSMF_BENCH_BUILD:+ (the sources; the binary: $build/jsmf, built $(date -u -r "$build/jsmf" +%Y-%m-%dT%H:%M:%SZ))}; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 # split_heldout: every 10th document of $docword held out: $work/docword.train.txt and
 # $work/docword.test.txt (UCI, the header's D and W kept, the NNZ of each part).
 split_heldout() {
