@@ -6,7 +6,7 @@ bash "$root/jobs/setup.sh" bench >/dev/null   # the build's packages and the bas
 # JSMF_BENCH_BUILD=DIR: benchmark the build tree DIR as it is, not build/ built from the
 # sources (a binary kept while the sources move on, two builds side by side in one session).
 if [[ -n ${JSMF_BENCH_BUILD:-} ]]; then
-  build=$(cd "$JSMF_BENCH_BUILD" && pwd) || exit 2
+  build=$(cd -- "$JSMF_BENCH_BUILD" >/dev/null && pwd) || exit 2
   [[ -x $build/jsmf ]] || { echo "JSMF_BENCH_BUILD=$JSMF_BENCH_BUILD: no jsmf binary there" >&2; exit 2; }
 else
   bash "$root/jobs/build.sh" -DJSMF_BUILD_TESTS=ON -DJSMF_BUILD_BENCHMARKS=ON >/dev/null
