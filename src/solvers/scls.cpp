@@ -109,26 +109,86 @@ ThinQr thin_qr(const Eigen::MatrixXd& U) {
     return factors;
 }
 
+namespace detail {
+
+FaceQr::FaceQr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b) : R_(R), T_(R.rows(), R.cols()), qb_(b) {
+    JSMF_REQUIRE(b.size() == R.rows(), "FaceQr: b must have R's rows");
+}
+
+void FaceQr::join(Eigen::Index column) {
+    const Eigen::Index M = R_.rows(), m = static_cast<Eigen::Index>(F_.size());
+    JSMF_REQUIRE(column >= 0 && column < R_.cols() && m < R_.cols(), "FaceQr: no such column, or every column joined");
+    Eigen::VectorXd w = R_.col(column);
+    for (const Step& step : steps_) apply(step, w);
+    if (M - m > 1) {  // a reflector on rows m.. zeroes w below row m
+        Step step;
+        step.row = m;
+        double beta = 0;
+        Eigen::VectorXd tail = w.tail(M - m);
+        tail.makeHouseholderInPlace(step.tau, beta);
+        step.v.resize(M - m);
+        step.v(0) = 1;
+        step.v.tail(M - m - 1) = tail.tail(M - m - 1);
+        w(m) = beta;
+        w.tail(M - m - 1).setZero();
+        apply(step, qb_);
+        steps_.push_back(std::move(step));
+    }
+    T_.col(m).head(m + 1) = w.head(m + 1);
+    F_.push_back(column);
+}
+
+void FaceQr::leave(std::size_t position) {
+    const Eigen::Index m = static_cast<Eigen::Index>(F_.size()), a = static_cast<Eigen::Index>(position);
+    JSMF_REQUIRE(a < m, "FaceQr: no such position");
+    for (Eigen::Index k = a; k + 1 < m; ++k) T_.col(k).head(k + 2) = T_.col(k + 1).head(k + 2);
+    T_.col(m - 1).setZero();
+    F_.erase(F_.begin() + static_cast<std::ptrdiff_t>(position));
+    for (Eigen::Index k = a; k + 1 < m; ++k) {
+        const double x = T_(k, k), y = T_(k + 1, k), r = std::hypot(x, y);
+        if (y == 0 || !(r > 0)) continue;
+        Step step;
+        step.row = k;
+        step.c = x / r;
+        step.s = y / r;
+        for (Eigen::Index j = k; j + 1 < m; ++j) rotate(step, T_(k, j), T_(k + 1, j));
+        T_(k + 1, k) = 0;
+        apply(step, qb_);
+        steps_.push_back(std::move(step));
+    }
+}
+
+Eigen::VectorXd FaceQr::solve() const {
+    const Eigen::Index m = static_cast<Eigen::Index>(F_.size());
+    const auto T = T_.topLeftCorner(m, m).triangularView<Eigen::Upper>();
+    const Eigen::VectorXd b2 = qb_.head(m);
+    const Eigen::VectorXd c = T.transpose().solve(Eigen::VectorXd::Ones(m));
+    const double l = (1.0 - c.dot(b2)) / c.squaredNorm();
+    return T.solve(b2 + l * c);
+}
+
+void FaceQr::rotate(const Step& step, double& upper, double& lower) {
+    const double u = upper, l = lower;
+    upper = step.c * u + step.s * l;
+    lower = step.c * l - step.s * u;
+}
+
+void FaceQr::apply(const Step& step, Eigen::VectorXd& w) {
+    if (step.v.size() == 0) {
+        rotate(step, w(step.row), w(step.row + 1));
+        return;
+    }
+    auto segment = w.segment(step.row, step.v.size());
+    segment -= (step.tau * step.v.dot(segment)) * step.v;
+}
+
+}  // namespace detail
+
 namespace {
 
 int active_set_limit(const SclsOptions& options, Eigen::Index K) {
     // solveSCLS_activeSet.m (Bindel & Dong) caps the inner iterations at 30n.
     return options.active_set_max_iterations > 0 ? options.active_set_max_iterations : 30 * static_cast<int>(K);
-}
-
-/// min ‖R_F s − b‖² s.t. 1ᵀs = 1 over the columns F of R, without forming R_FᵀR_F: with
-/// R_F = Q₂R₂, c = R₂⁻ᵀ1, l = (1 − cᵀQ₂ᵀb)/cᵀc and s = R₂⁻¹(Q₂ᵀb + l c)
-/// (the equality-constrained step of solveSCLS_activeSet.m). Non-finite if R_F is singular.
-Eigen::VectorXd solve_on_face(const Eigen::MatrixXd& R, const Eigen::VectorXd& b, const std::vector<Eigen::Index>& F) {
-    const auto m = static_cast<Eigen::Index>(F.size());
-    Eigen::MatrixXd R_F(R.rows(), m);
-    for (Eigen::Index a = 0; a < m; ++a) R_F.col(a) = R.col(F[static_cast<std::size_t>(a)]);
-    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(R_F);
-    const Eigen::VectorXd b2 = (qr.householderQ().transpose() * b).head(m);
-    const auto R2 = qr.matrixQR().topLeftCorner(m, m).triangularView<Eigen::Upper>();
-    const Eigen::VectorXd c = R2.transpose().solve(Eigen::VectorXd::Ones(m));
-    const double l = (1.0 - c.dot(b2)) / c.squaredNorm();
-    return R2.solve(b2 + l * c);
 }
 
 std::vector<Eigen::Index> members(const std::vector<bool>& in_set) {
@@ -148,8 +208,11 @@ struct Norms {
 };
 
 Eigen::Index entering_coordinate(const Eigen::MatrixXd& R, const Norms& norms, const Eigen::VectorXd& b,
-                                 const Eigen::VectorXd& y, const std::vector<bool>& in_F, const std::vector<bool>& excluded) {
-    const Eigen::VectorXd gradient = 2.0 * (R.transpose() * (R * y - b));
+                                 const Eigen::VectorXd& y, const std::vector<Eigen::Index>& free_columns,
+                                 const std::vector<bool>& in_F, const std::vector<bool>& excluded) {
+    Eigen::VectorXd residual = -b;  // R y − b over y's support, the free columns
+    for (const Eigen::Index k : free_columns) residual += y(k) * R.col(k);
+    const Eigen::VectorXd gradient = 2.0 * (R.transpose() * residual);
     const double mu = gradient.dot(y);
     // Rounding level of the multipliers, from solveSCLS_activeSet.m (Bindel & Dong):
     // 2n·eps·‖R‖₁(2‖R‖_∞‖y‖_∞ + ‖b‖_∞), doubled for our 2× gradient.
@@ -181,24 +244,27 @@ SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd
     s.y = Eigen::VectorXd::Unit(K, start);
     std::vector<bool> in_F(static_cast<std::size_t>(K), false), excluded(in_F);
     in_F[static_cast<std::size_t>(start)] = true;
+    detail::FaceQr face(R, b);
+    face.join(start);
     bool failed = false;  // the cap was reached or a face was singular
     const Norms norms(R);
     // Invariant at the top: y minimizes ‖Ry − b‖² on its face F with y_F > 0.
     while (!failed) {
-        const Eigen::Index entering = entering_coordinate(R, norms, b, s.y, in_F, excluded);
+        const Eigen::Index entering = entering_coordinate(R, norms, b, s.y, face.columns(), in_F, excluded);
         if (entering < 0) {
             s.converged = true;  // every multiplier is >= −(rounding level): KKT holds
             break;
         }
         in_F[static_cast<std::size_t>(entering)] = true;
+        face.join(entering);
         for (bool first = true;; first = false) {
             if (s.iterations >= limit) {
                 failed = true;
                 break;
             }
             ++s.iterations;
-            const std::vector<Eigen::Index> F = members(in_F);
-            const Eigen::VectorXd z = solve_on_face(R, b, F);
+            const std::vector<Eigen::Index>& F = face.columns();
+            const Eigen::VectorXd z = face.solve();
             if (!z.allFinite()) {
                 failed = true;
                 break;
@@ -209,12 +275,13 @@ SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd
                 std::fill(excluded.begin(), excluded.end(), false);
                 break;
             }
-            const auto entering_at = static_cast<Eigen::Index>(std::find(F.begin(), F.end(), entering) - F.begin());
-            if (first && !(z(entering_at) > 0)) {
+            const auto entering_at = static_cast<std::size_t>(std::find(F.begin(), F.end(), entering) - F.begin());
+            if (first && !(z(static_cast<Eigen::Index>(entering_at)) > 0)) {
                 // Exactly, a negative multiplier makes the entering coordinate positive; if it
                 // is not, the multiplier was rounding: leave it out (Lawson & Hanson's guard).
                 in_F[static_cast<std::size_t>(entering)] = false;
                 excluded[static_cast<std::size_t>(entering)] = true;
+                face.leave(entering_at);
                 break;
             }
             // Move toward z until the first coordinate reaches 0; drop it (and any other at 0).
@@ -223,14 +290,17 @@ SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd
                 const double y_i = s.y(F[a]), z_i = z(static_cast<Eigen::Index>(a));
                 if (!(z_i > 0)) alpha = std::min(alpha, y_i / (y_i - z_i));
             }
+            std::vector<std::size_t> leaving;
             for (std::size_t a = 0; a < F.size(); ++a) {
                 double& y_i = s.y(F[a]);
                 y_i += alpha * (z(static_cast<Eigen::Index>(a)) - y_i);
                 if (!(y_i > 0)) {
                     y_i = 0;
                     in_F[static_cast<std::size_t>(F[a])] = false;
+                    leaving.push_back(a);
                 }
             }
+            for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) face.leave(*it);  // later positions first
         }
     }
     s.y = s.y.cwiseMax(0.0);

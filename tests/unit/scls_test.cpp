@@ -101,6 +101,101 @@ TEST(ActiveSet, SatisfiesTheKktConditions) {
     }
 }
 
+// LAW's shape: R square (K = 100, from the QR of a K × K block), free sets of tens of
+// columns, so each face's QR is one updated through tens of joins. Checked against KKT
+// from scratch and against the Gram variant, an independent solver that is accurate here
+// (U well conditioned). FaceQr's removals are checked directly below.
+TEST(ActiveSet, AtLawsShapeSatisfiesKktAndAgreesWithTheGramSolver) {
+    std::mt19937_64 engine(41);
+    std::normal_distribution<double> normal(0, 1);
+    const int K = 100;
+    int largest_support = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+        Eigen::MatrixXd U(K, K);
+        const Eigen::VectorXd common = random_simplex_point(engine, K);
+        for (int k = 0; k < K; ++k) U.col(k) = common + 0.3 * random_simplex_point(engine, K) + 0.05 * Eigen::VectorXd::Unit(K, k);
+        Eigen::VectorXd x = Eigen::VectorXd::Zero(K);
+        for (int q = 0; q < 40; ++q) x(static_cast<Eigen::Index>(engine() % K)) += std::abs(normal(engine)) - 0.2;
+        Eigen::VectorXd noise(K);
+        for (int i = 0; i < K; ++i) noise(i) = normal(engine);
+        const Eigen::VectorXd v = U * x / std::max(1.0, std::abs(x.sum())) + 0.002 * noise;
+        const ThinQr qr = thin_qr(U);
+        const SclsSolution s = solve_active_set_qr(qr.R, qr.Q.transpose() * v);
+        ASSERT_TRUE(s.converged) << "trial " << trial;
+        ASSERT_NEAR(s.y.sum(), 1.0, 1e-12);
+        ASSERT_GE(s.y.minCoeff(), 0.0);
+        const Eigen::MatrixXd G = U.transpose() * U;
+        const Eigen::VectorXd f = U.transpose() * v, g = G * s.y - f;
+        const double scale = G.cwiseAbs().maxCoeff();
+        double support_value = 0;
+        int support = 0;
+        for (int k = 0; k < K; ++k)
+            if (s.y(k) > 0) support_value += g(k), ++support;
+        support_value /= support;
+        for (int k = 0; k < K; ++k) {
+            if (s.y(k) > 0) EXPECT_NEAR(g(k), support_value, 1e-12 * scale) << "trial " << trial;
+            else EXPECT_GE(g(k), support_value - 1e-12 * scale) << "trial " << trial;
+        }
+        const SclsSolution gram = solve_active_set_gram(G, f);
+        ASSERT_TRUE(gram.converged);
+        EXPECT_LE((s.y - gram.y).cwiseAbs().maxCoeff(), 1e-9) << "trial " << trial;
+        largest_support = std::max(largest_support, support);
+    }
+    EXPECT_GE(largest_support, 25) << "the cases must grow faces of tens of columns";
+}
+
+// FaceQr through joins and removals from anywhere in F (the active set drops the
+// coordinates a step blocks at; removals rotate the factor): after every change its solve
+// equals the equality-constrained minimizer computed afresh from R's columns F (by the
+// KKT system's complete orthogonal decomposition, another method).
+TEST(FaceQr, JoinsAndRemovalsKeepTheFaceSolveExact) {
+    std::mt19937_64 engine(43);
+    std::normal_distribution<double> normal(0, 1);
+    for (const int M : {12, 60}) {
+        const int K = M == 12 ? 12 : 40;
+        Eigen::MatrixXd R(M, K);
+        for (Eigen::Index i = 0; i < R.size(); ++i) R.data()[i] = normal(engine);
+        Eigen::VectorXd b(M);
+        for (int i = 0; i < M; ++i) b(i) = normal(engine);
+        detail::FaceQr face(R, b);
+        std::vector<Eigen::Index> outside(static_cast<std::size_t>(K));
+        for (int k = 0; k < K; ++k) outside[static_cast<std::size_t>(k)] = k;
+        std::shuffle(outside.begin(), outside.end(), engine);
+        int removals = 0;
+        for (int change = 0; change < 6 * K; ++change) {
+            const auto m = face.columns().size();
+            const bool join = m == 0 || (!outside.empty() && engine() % 3 != 0);
+            if (join) {
+                face.join(outside.back());
+                outside.pop_back();
+            } else {
+                const std::size_t position = static_cast<std::size_t>(engine() % m);
+                outside.push_back(face.columns()[position]);
+                std::shuffle(outside.begin(), outside.end(), engine);
+                face.leave(position);
+                ++removals;
+            }
+            const std::vector<Eigen::Index>& F = face.columns();
+            if (F.empty()) continue;
+            const auto f = static_cast<Eigen::Index>(F.size());
+            Eigen::MatrixXd R_F(M, f);
+            for (Eigen::Index a = 0; a < f; ++a) R_F.col(a) = R.col(F[static_cast<std::size_t>(a)]);
+            // [R_FᵀR_F 1; 1ᵀ 0][s; −λ] = [R_Fᵀb; 1]
+            Eigen::MatrixXd kkt = Eigen::MatrixXd::Zero(f + 1, f + 1);
+            kkt.topLeftCorner(f, f) = R_F.transpose() * R_F;
+            kkt.col(f).head(f).setOnes();
+            kkt.row(f).head(f).setOnes();
+            Eigen::VectorXd rhs(f + 1);
+            rhs << R_F.transpose() * b, 1.0;
+            const Eigen::VectorXd expected = kkt.completeOrthogonalDecomposition().solve(rhs).head(f);
+            const Eigen::VectorXd got = face.solve();
+            ASSERT_LE((got - expected).cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, expected.cwiseAbs().maxCoeff()))
+                << "M = " << M << ", change " << change << ", |F| = " << f;
+        }
+        EXPECT_GE(removals, K) << "the sequence must remove from the face";
+    }
+}
+
 TEST(ActiveSet, AnAnchorRowGivesItsUnitVector) {
     std::mt19937_64 engine(3);
     const Problem p = random_problem(engine, 5);

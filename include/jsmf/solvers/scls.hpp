@@ -4,6 +4,9 @@
 
 #include <Eigen/Core>
 
+#include <cstddef>
+#include <vector>
+
 #include "jsmf/core/names.hpp"
 
 namespace jsmf::solvers {
@@ -78,15 +81,53 @@ struct ThinQr {
 };
 ThinQr thin_qr(const Eigen::MatrixXd& U);
 
+namespace detail {
+/// The thin QR of R's free columns F (in the order they joined), kept up to date as F
+/// changes, for solve_active_set_qr: R_F = Q T with T upper triangular and Qᵀ the recorded
+/// steps applied in order, a Householder reflector per joined column and Givens rotations
+/// per removed one; Qᵀb is kept alongside. A join costs O(M) per step recorded before it,
+/// a removal O(m²), where factoring R_F afresh for every solve costs O(M·m²): with tens of
+/// free columns at K = 100 that was most of LAW's time (jobs/BENCHMARKS.md). Holds a
+/// reference to R. Local.
+class FaceQr {
+public:
+    FaceQr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b);
+    const std::vector<Eigen::Index>& columns() const { return F_; }  ///< F, in the order they joined
+    void join(Eigen::Index column);                                 ///< F ← F ∪ {column}
+    void leave(std::size_t position);                               ///< drops F's member at `position`
+    /// min ‖R_F s − b‖² s.t. 1ᵀs = 1 (the equality-constrained step of solveSCLS_activeSet.m),
+    /// s in F's order: with b₂ = (Qᵀb)₁..ₘ, c = T⁻ᵀ1, l = (1 − cᵀb₂)/cᵀc, s = T⁻¹(b₂ + l c).
+    /// Non-finite if R_F is singular.
+    Eigen::VectorXd solve() const;
+
+private:
+    struct Step {
+        Eigen::Index row = 0;
+        Eigen::VectorXd v;    // a reflector I − τvvᵀ on rows row.. (v(0) = 1); empty: a rotation
+        double tau = 0;
+        double c = 1, s = 0;  // a rotation of rows (row, row + 1)
+    };
+    static void rotate(const Step& step, double& upper, double& lower);
+    static void apply(const Step& step, Eigen::VectorXd& w);
+
+    const Eigen::MatrixXd& R_;
+    Eigen::MatrixXd T_;
+    Eigen::VectorXd qb_;
+    std::vector<Eigen::Index> F_;
+    std::vector<Step> steps_;
+};
+}  // namespace detail
+
 /// The exact solution of min_{y ∈ Δ} ‖R y − b‖² by a primal active set working on R, never
 /// on RᵀR (so errors grow with cond(R), not cond(R)²). With U = QR and b = Qᵀv this is
 /// min ‖Uy − v‖² (they differ by the constant ‖v‖² − ‖b‖²); the authors do the same
 /// (solveSCLS_activeSet.m, by Bindel & Dong). R may be any M × K matrix (U itself, too).
 /// Lawson–Hanson-like: from the best vertex, the free set grows by the coordinate with the
 /// most negative multiplier and shrinks at blocking constraints; each step solves the
-/// equality-constrained problem on the free set by a QR of R's free columns. Converged
-/// means no multiplier is below the rounding level of the authors' tolerance; reaching
-/// options.active_set_max_iterations solves means not converged. Local; thread-safe.
+/// equality-constrained problem on the free set by a QR of R's free columns, updated as
+/// the set changes (detail::FaceQr). Converged means no multiplier is below the rounding
+/// level of the authors' tolerance; reaching options.active_set_max_iterations solves means
+/// not converged. Local; thread-safe.
 SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b, const SclsOptions& options = {});
 
 /// The same problem on (G, f) (Nocedal & Wright, Alg. 16.3, KKT systems in G): errors grow
