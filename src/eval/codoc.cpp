@@ -3,6 +3,8 @@
 #include "jsmf/eval/codoc.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <string>
 
 #include "jsmf/core/error.hpp"
@@ -32,57 +34,79 @@ void check_word_ids(const corpus::Document& doc, Index num_words) {
     }
 }
 
-/// The requested pairs grouped by their higher-ranked word (compressed rows): the pairs
-/// whose `higher` is w are pair_ids[first[w] .. first[w + 1]). Memory: N + 1 + pairs int64.
-class PairsByWord {
+/// The requested pairs, each distinct (higher, lower) once, grouped by their higher word
+/// (compressed rows): word w heads the distinct pairs first[w] .. first[w + 1], whose lower
+/// words are lower[...] (contiguous, so a document's test of them reads one run). Top-word
+/// lists share words (a frequent word heads pairs in many topics: at the NYTimes shape one
+/// document tested thousands of requested pairs, most of them repeats), so each distinct
+/// pair is tested once per document and its count handed to every request of it.
+/// Memory: N + 1 + 2·pairs int64-sized entries.
+class DistinctPairs {
 public:
-    PairsByWord(const std::vector<WordPair>& pairs, Index num_words)
-        : first_(static_cast<std::size_t>(num_words) + 1, 0), pair_ids_(pairs.size()) {
-        for (const WordPair& pair : pairs) ++first_[static_cast<std::size_t>(pair.higher) + 1];
+    DistinctPairs(const std::vector<WordPair>& pairs, Index num_words)
+        : first_(static_cast<std::size_t>(num_words) + 1, 0), distinct_of_(pairs.size()) {
+        std::vector<std::size_t> order(pairs.size());
+        for (std::size_t p = 0; p < order.size(); ++p) order[p] = p;
+        const auto key = [&](std::size_t p) { return std::make_pair(pairs[p].higher, pairs[p].lower); };
+        std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key(x) < key(y); });
+        for (std::size_t at = 0; at < order.size(); ++at) {
+            const std::size_t p = order[at];
+            if (at == 0 || key(order[at - 1]) != key(p)) {
+                lower_.push_back(static_cast<std::uint32_t>(pairs[p].lower));
+                ++first_[static_cast<std::size_t>(pairs[p].higher) + 1];
+            }
+            distinct_of_[p] = static_cast<std::int64_t>(lower_.size()) - 1;
+        }
         for (std::size_t w = 0; w + 1 < first_.size(); ++w) first_[w + 1] += first_[w];
-        std::vector<std::int64_t> next(first_.begin(), first_.end() - 1);
-        for (std::size_t p = 0; p < pairs.size(); ++p)
-            pair_ids_[static_cast<std::size_t>(next[static_cast<std::size_t>(pairs[p].higher)]++)] =
-                static_cast<std::int64_t>(p);
     }
-    const std::int64_t* begin(std::uint32_t word) const { return pair_ids_.data() + first_[word]; }
-    const std::int64_t* end(std::uint32_t word) const { return pair_ids_.data() + first_[word + 1]; }
+    std::size_t size() const { return lower_.size(); }
+    std::int64_t first(std::uint32_t word) const { return first_[word]; }
+    std::int64_t last(std::uint32_t word) const { return first_[word + 1]; }
+    std::uint32_t lower(std::int64_t distinct) const { return lower_[static_cast<std::size_t>(distinct)]; }
+    std::int64_t distinct_of(std::size_t pair) const { return distinct_of_[pair]; }
 
 private:
     std::vector<std::int64_t> first_;
-    std::vector<std::int64_t> pair_ids_;
+    std::vector<std::uint32_t> lower_;
+    std::vector<std::int64_t> distinct_of_;  // per requested pair: its distinct pair
 };
 
-/// This rank's counts, laid out for one reduction: D1 (N), then D2 (one per pair), then
-/// the number of documents counted.
+/// This rank's counts, laid out for one reduction: D1 (N), then D2 (one per requested
+/// pair), then the number of documents counted.
 class CodocTally {
 public:
     CodocTally(const std::vector<WordPair>& pairs, Index num_words)
-        : pairs_(pairs), by_word_(pairs, num_words), num_words_(num_words), present_(static_cast<std::size_t>(num_words), 0),
-          counts_(static_cast<std::size_t>(num_words) + pairs.size() + 1, 0) {}
+        : pairs_(pairs), distinct_(pairs, num_words), present_(static_cast<std::size_t>(num_words), 0),
+          d1_(static_cast<std::size_t>(num_words), 0), both_(distinct_.size(), 0) {}
 
     /// Adds one document that passed the filters (its word ids checked).
     void add(const corpus::Document& doc) {
         for (const auto word : doc.words) present_[word] = 1;
-        std::int64_t* d1 = counts_.data();
-        std::int64_t* d2 = counts_.data() + num_words_;
         for (const auto word : doc.words) {
-            ++d1[word];
-            for (const std::int64_t* p = by_word_.begin(word); p != by_word_.end(word); ++p)
-                if (present_[static_cast<std::size_t>(pairs_[static_cast<std::size_t>(*p)].lower)]) ++d2[*p];
+            ++d1_[word];
+            for (std::int64_t q = distinct_.first(word), end = distinct_.last(word); q < end; ++q)
+                both_[static_cast<std::size_t>(q)] += present_[distinct_.lower(q)];
         }
         for (const auto word : doc.words) present_[word] = 0;
-        ++counts_.back();
+        ++num_docs_;
     }
 
-    std::vector<std::int64_t>& counts() { return counts_; }
+    /// D1, then D2 per requested pair, then the documents counted.
+    std::vector<std::int64_t> counts() const {
+        std::vector<std::int64_t> out(d1_.begin(), d1_.end());
+        out.reserve(d1_.size() + pairs_.size() + 1);
+        for (std::size_t p = 0; p < pairs_.size(); ++p)
+            out.push_back(both_[static_cast<std::size_t>(distinct_.distinct_of(p))]);
+        out.push_back(num_docs_);
+        return out;
+    }
 
 private:
     const std::vector<WordPair>& pairs_;
-    PairsByWord by_word_;
-    Index num_words_;
+    DistinctPairs distinct_;
     std::vector<char> present_;  // the current document's words (all zero between documents)
-    std::vector<std::int64_t> counts_;
+    std::vector<std::int64_t> d1_, both_;
+    std::int64_t num_docs_ = 0;
 };
 
 /// Collective on `comm`. Element-wise sums of `data` to rank 0 (`root_only`; the other
@@ -113,7 +137,7 @@ CodocCounts count_codocuments(const mpi::Comm& comm, corpus::DocumentStream& doc
             if (cooc::contributes(doc, filter)) tally.add(doc);
         }
     });
-    std::vector<std::int64_t>& counts = tally.counts();
+    std::vector<std::int64_t> counts = tally.counts();
     sum_counts(comm, counts, root_only);
 
     CodocCounts out;

@@ -21,10 +21,10 @@ struct CodocCounts {
 /// Collective on `comm`. One pass over this rank's documents: the documents that pass
 /// `filter` (cooc::contributes, the rule that built C) add to D1 of each word and to D2
 /// of each requested pair whose two words they both contain. Only the requested pairs
-/// are counted (the pairs grouped by their higher word; per document, a bitmap of its
-/// words, and for each of its words the pairs it heads test their lower word), so memory
-/// is O(N + pairs) per rank whatever the corpus: about 2N + 2·pairs int64 (N more while
-/// grouping the pairs) and N bytes.
+/// are counted, each distinct pair once (the distinct pairs grouped by their higher word;
+/// per document, a bitmap of its words, and for each of its words the pairs it heads test
+/// their lower word), so memory is O(N + pairs) per rank whatever the corpus: about
+/// 2N + 3·pairs int64 and N bytes.
 /// Input errors (the stream's, a word id outside the vocabulary, a pair outside it) are
 /// agreed on: every rank throws StageFailed, stage "codoc". The counts are summed in one
 /// reduction of N + pairs + 1 int64 to rank 0 (`root_only`) or to every rank
