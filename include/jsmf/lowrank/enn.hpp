@@ -129,11 +129,13 @@ struct EnnOptions {
     /// pairs computed in double (the same F as computing every pair in double, to
     /// rounding) while the last iteration's negative checked pairs were below this share
     /// of the pairs; a panel of rows with more than twice this share of candidates is
-    /// computed whole by DGEMM. Above ~2 % negatives the dot products cost more than
-    /// DGEMM saves (measured, jobs/BENCHMARKS.md). The first iteration screens (no trace
-    /// yet; where Y₀ has many negative pairs its panels then go to DGEMM). 0: never (every
-    /// pair by DGEMM); 1: always.
-    double screen_below = 0.01;
+    /// computed whole by DGEMM. Measured (jobs/BENCHMARKS.md): at N = 10⁶, K = 100 with
+    /// 1.6–1.8 % of the pairs negative, forming E took 4.2–4.8 s screened against 6.1–6.4 s
+    /// by DGEMM (the same iterates); on KOS, K = 100 (2–7 % negative) 3, 5 and 10 % gave ENN
+    /// times within the runs' spread of 1 %'s. The first iteration screens (no trace yet;
+    /// where Y₀ has many negative pairs its panels then go to DGEMM). 0: never (every pair
+    /// by DGEMM); 1: always.
+    double screen_below = 0.03;
     /// For each projection (num_eigenpairs = K); default_eig_options. Its oversampling,
     /// where unset (−1), is kEnnOversampling.
     distmat::EigOptions eig;
