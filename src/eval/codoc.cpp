@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "jsmf/core/error.hpp"
 #include "jsmf/mpi/agree.hpp"
@@ -35,12 +35,13 @@ void check_word_ids(const corpus::Document& doc, Index num_words) {
 }
 
 /// The requested pairs, each distinct (higher, lower) once, grouped by their higher word
-/// (compressed rows): word w heads the distinct pairs first[w] .. first[w + 1], whose lower
+/// (compressed rows): word w heads the distinct pairs [first[w], first[w + 1]), whose lower
 /// words are lower[...] (contiguous, so a document's test of them reads one run). Top-word
 /// lists share words (a frequent word heads pairs in many topics: at the NYTimes shape one
 /// document tested thousands of requested pairs, most of them repeats), so each distinct
 /// pair is tested once per document and its count handed to every request of it.
-/// Memory: N + 1 + 2·pairs int64-sized entries.
+/// Memory: N + 1 int64, a uint32 per distinct pair and an int64 per requested pair (and
+/// pairs × 8 bytes more while sorting).
 class DistinctPairs {
 public:
     DistinctPairs(const std::vector<WordPair>& pairs, Index num_words)
@@ -61,7 +62,7 @@ public:
     }
     std::size_t size() const { return lower_.size(); }
     std::int64_t first(std::uint32_t word) const { return first_[word]; }
-    std::int64_t last(std::uint32_t word) const { return first_[word + 1]; }
+    std::int64_t end(std::uint32_t word) const { return first_[word + 1]; }
     std::uint32_t lower(std::int64_t distinct) const { return lower_[static_cast<std::size_t>(distinct)]; }
     std::int64_t distinct_of(std::size_t pair) const { return distinct_of_[pair]; }
 
@@ -76,33 +77,35 @@ private:
 class CodocTally {
 public:
     CodocTally(const std::vector<WordPair>& pairs, Index num_words)
-        : pairs_(pairs), distinct_(pairs, num_words), present_(static_cast<std::size_t>(num_words), 0),
-          d1_(static_cast<std::size_t>(num_words), 0), both_(distinct_.size(), 0) {}
+        : pairs_(pairs.size()), distinct_(pairs, num_words), present_(static_cast<std::size_t>(num_words), 0),
+          both_(distinct_.size(), 0) {
+        d1_.reserve(static_cast<std::size_t>(num_words) + pairs_ + 1);  // room for take_counts: no copy of N there
+        d1_.assign(static_cast<std::size_t>(num_words), 0);
+    }
 
     /// Adds one document that passed the filters (its word ids checked).
     void add(const corpus::Document& doc) {
         for (const auto word : doc.words) present_[word] = 1;
         for (const auto word : doc.words) {
             ++d1_[word];
-            for (std::int64_t q = distinct_.first(word), end = distinct_.last(word); q < end; ++q)
+            for (std::int64_t q = distinct_.first(word), end = distinct_.end(word); q < end; ++q)
                 both_[static_cast<std::size_t>(q)] += present_[distinct_.lower(q)];
         }
         for (const auto word : doc.words) present_[word] = 0;
         ++num_docs_;
     }
 
-    /// D1, then D2 per requested pair, then the documents counted.
-    std::vector<std::int64_t> counts() const {
-        std::vector<std::int64_t> out(d1_.begin(), d1_.end());
-        out.reserve(d1_.size() + pairs_.size() + 1);
-        for (std::size_t p = 0; p < pairs_.size(); ++p)
-            out.push_back(both_[static_cast<std::size_t>(distinct_.distinct_of(p))]);
+    /// D1, then D2 per requested pair, then the documents counted: the buffer of the
+    /// reduction, D1's own storage grown in place (the tally is spent).
+    std::vector<std::int64_t> take_counts() {
+        std::vector<std::int64_t> out = std::move(d1_);  // its capacity reserved for the rest
+        for (std::size_t p = 0; p < pairs_; ++p) out.push_back(both_[static_cast<std::size_t>(distinct_.distinct_of(p))]);
         out.push_back(num_docs_);
         return out;
     }
 
 private:
-    const std::vector<WordPair>& pairs_;
+    std::size_t pairs_;  // requested
     DistinctPairs distinct_;
     std::vector<char> present_;  // the current document's words (all zero between documents)
     std::vector<std::int64_t> d1_, both_;
@@ -137,7 +140,7 @@ CodocCounts count_codocuments(const mpi::Comm& comm, corpus::DocumentStream& doc
             if (cooc::contributes(doc, filter)) tally.add(doc);
         }
     });
-    std::vector<std::int64_t> counts = tally.counts();
+    std::vector<std::int64_t> counts = tally.take_counts();
     sum_counts(comm, counts, root_only);
 
     CodocCounts out;

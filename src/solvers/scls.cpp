@@ -111,13 +111,27 @@ ThinQr thin_qr(const Eigen::MatrixXd& U) {
 
 namespace detail {
 
-FaceQr::FaceQr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b) : R_(R), T_(R.rows(), R.cols()), qb_(b) {
-    JSMF_REQUIRE(b.size() == R.rows(), "FaceQr: b must have R's rows");
+FaceQr::FaceQr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b) : R_(R), b_(b), T_(R.cols(), R.cols()), qb_(b) {
+    JSMF_REQUIRE(b.size() == R.rows() && R.rows() >= R.cols(), "FaceQr: R must be M x K with M >= K, b of length M");
+}
+
+void FaceQr::refactor() {
+    const std::vector<Eigen::Index> F = std::move(F_);
+    F_.clear();
+    steps_.clear();
+    qb_ = b_;
+    T_.setZero();
+    for (const Eigen::Index column : F) join(column);
 }
 
 void FaceQr::join(Eigen::Index column) {
+    JSMF_REQUIRE(column >= 0 && column < R_.cols() && std::find(F_.begin(), F_.end(), column) == F_.end(),
+                 "FaceQr: no such column, or it is already free");
+    // Each join applies every step recorded since the last factorization, and rounding
+    // accumulates with them: past 4K steps (a long path of joins and removals), factor the
+    // free columns afresh.
+    if (static_cast<Eigen::Index>(steps_.size()) > 4 * R_.cols()) refactor();
     const Eigen::Index M = R_.rows(), m = static_cast<Eigen::Index>(F_.size());
-    JSMF_REQUIRE(column >= 0 && column < R_.cols() && m < R_.cols(), "FaceQr: no such column, or every column joined");
     Eigen::VectorXd w = R_.col(column);
     for (const Step& step : steps_) apply(step, w);
     if (M - m > 1) {  // a reflector on rows m.. zeroes w below row m
@@ -131,8 +145,10 @@ void FaceQr::join(Eigen::Index column) {
         step.v.tail(M - m - 1) = tail.tail(M - m - 1);
         w(m) = beta;
         w.tail(M - m - 1).setZero();
-        apply(step, qb_);
-        steps_.push_back(std::move(step));
+        if (step.tau != 0) {  // τ = 0: w had nothing below row m, the reflector is I
+            apply(step, qb_);
+            steps_.push_back(std::move(step));
+        }
     }
     T_.col(m).head(m + 1) = w.head(m + 1);
     F_.push_back(column);
@@ -198,8 +214,6 @@ std::vector<Eigen::Index> members(const std::vector<bool>& in_set) {
     return F;
 }
 
-/// The coordinate (not in F, not excluded) with the most negative multiplier
-/// λ_i = ∇_i − ∇ᵀy, ∇ = 2Rᵀ(Ry − b), if one is below −tol; else −1.
 /// ‖R‖₁ and ‖R‖_∞, for the multipliers' rounding level (once per solve: R does not change).
 struct Norms {
     double one = 0, inf = 0;
@@ -207,6 +221,10 @@ struct Norms {
         : one(R.cwiseAbs().colwise().sum().maxCoeff()), inf(R.cwiseAbs().rowwise().sum().maxCoeff()) {}
 };
 
+/// The coordinate (not in F, not excluded) with the most negative multiplier
+/// λ_i = ∇_i − ∇ᵀy, ∇ = 2Rᵀ(Ry − b), if one is below −tol; else −1. y is zero outside
+/// `free_columns` (the solver's invariant: a coordinate that leaves F is set to 0), so Ry
+/// is summed over them alone.
 Eigen::Index entering_coordinate(const Eigen::MatrixXd& R, const Norms& norms, const Eigen::VectorXd& b,
                                  const Eigen::VectorXd& y, const std::vector<Eigen::Index>& free_columns,
                                  const std::vector<bool>& in_F, const std::vector<bool>& excluded) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Simplex projection, the three simplex-constrained least-squares solvers, and RecoverKL's
-// per-word solver (against a transcription of Arora et al.'s loop and a grid search).
+// Simplex projection, the three simplex-constrained least-squares solvers (the active set's
+// updated face QR on its own too), and RecoverKL's per-word solver (against a transcription
+// of Arora et al.'s loop and a grid search).
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -162,6 +163,7 @@ TEST(FaceQr, JoinsAndRemovalsKeepTheFaceSolveExact) {
         for (int k = 0; k < K; ++k) outside[static_cast<std::size_t>(k)] = k;
         std::shuffle(outside.begin(), outside.end(), engine);
         int removals = 0;
+        std::size_t widest = 0;
         for (int change = 0; change < 6 * K; ++change) {
             const auto m = face.columns().size();
             const bool join = m == 0 || (!outside.empty() && engine() % 3 != 0);
@@ -176,6 +178,7 @@ TEST(FaceQr, JoinsAndRemovalsKeepTheFaceSolveExact) {
                 ++removals;
             }
             const std::vector<Eigen::Index>& F = face.columns();
+            widest = std::max(widest, F.size());
             if (F.empty()) continue;
             const auto f = static_cast<Eigen::Index>(F.size());
             Eigen::MatrixXd R_F(M, f);
@@ -193,6 +196,10 @@ TEST(FaceQr, JoinsAndRemovalsKeepTheFaceSolveExact) {
                 << "M = " << M << ", change " << change << ", |F| = " << f;
         }
         EXPECT_GE(removals, K) << "the sequence must remove from the face";
+        // Square R: the last join has one row left below the face (no reflector).
+        if (M == K) {
+            EXPECT_EQ(widest, static_cast<std::size_t>(K)) << "the face must fill R";
+        }
     }
 }
 

@@ -24,7 +24,7 @@ struct CodocCounts {
 /// are counted, each distinct pair once (the distinct pairs grouped by their higher word;
 /// per document, a bitmap of its words, and for each of its words the pairs it heads test
 /// their lower word), so memory is O(N + pairs) per rank whatever the corpus: about
-/// 2N + 3·pairs int64 and N bytes.
+/// 2N + 4·pairs int64 at the most and N bytes.
 /// Input errors (the stream's, a word id outside the vocabulary, a pair outside it) are
 /// agreed on: every rank throws StageFailed, stage "codoc". The counts are summed in one
 /// reduction of N + pairs + 1 int64 to rank 0 (`root_only`) or to every rank

@@ -83,17 +83,19 @@ ThinQr thin_qr(const Eigen::MatrixXd& U);
 
 namespace detail {
 /// The thin QR of R's free columns F (in the order they joined), kept up to date as F
-/// changes, for solve_active_set_qr: R_F = Q T with T upper triangular and Qᵀ the recorded
-/// steps applied in order, a Householder reflector per joined column and Givens rotations
-/// per removed one; Qᵀb is kept alongside. A join costs O(M) per step recorded before it,
-/// a removal O(m²), where factoring R_F afresh for every solve costs O(M·m²): with tens of
-/// free columns at K = 100 that was most of LAW's time (jobs/BENCHMARKS.md). Holds a
-/// reference to R. Local.
+/// changes, for solve_active_set_qr: QᵀR_F = [T; 0] with T upper triangular and Qᵀ the
+/// recorded steps applied in order, a Householder reflector per joined column and Givens
+/// rotations per removed one; Qᵀb is kept alongside. A join costs O(M) per reflector and
+/// O(1) per rotation recorded before it, a removal O(m²), where factoring R_F afresh for
+/// every solve costs O(M·m²): with tens of free columns at K = 100 that was most of LAW's
+/// time (jobs/BENCHMARKS.md). Past 4K recorded steps a join factors F afresh (the cost and
+/// the rounding of a long path stay bounded). Holds a reference to R. Local.
 class FaceQr {
 public:
     FaceQr(const Eigen::MatrixXd& R, const Eigen::VectorXd& b);
+    FaceQr(Eigen::MatrixXd&&, const Eigen::VectorXd&) = delete;  // R must outlive the factor
     const std::vector<Eigen::Index>& columns() const { return F_; }  ///< F, in the order they joined
-    void join(Eigen::Index column);                                 ///< F ← F ∪ {column}
+    void join(Eigen::Index column);                                 ///< F ← F ∪ {column}; not already in F
     void leave(std::size_t position);                               ///< drops F's member at `position`
     /// min ‖R_F s − b‖² s.t. 1ᵀs = 1 (the equality-constrained step of solveSCLS_activeSet.m),
     /// s in F's order: with b₂ = (Qᵀb)₁..ₘ, c = T⁻ᵀ1, l = (1 − cᵀb₂)/cᵀc, s = T⁻¹(b₂ + l c).
@@ -107,11 +109,13 @@ private:
         double tau = 0;
         double c = 1, s = 0;  // a rotation of rows (row, row + 1)
     };
+    void refactor();
     static void rotate(const Step& step, double& upper, double& lower);
     static void apply(const Step& step, Eigen::VectorXd& w);
 
     const Eigen::MatrixXd& R_;
-    Eigen::MatrixXd T_;
+    Eigen::VectorXd b_;
+    Eigen::MatrixXd T_;  // K × K; its top-left m × m is T
     Eigen::VectorXd qb_;
     std::vector<Eigen::Index> F_;
     std::vector<Step> steps_;
