@@ -303,16 +303,23 @@ SclsSolution solve_active_set_qr(const Eigen::MatrixXd& R, const Eigen::VectorXd
                 break;
             }
             // Move toward z until the first coordinate reaches 0; drop it (and any other at 0).
+            // The blocking one is set to 0, not left to y + α(z − y): rounding can leave it a
+            // hair above 0, and the same face would be solved again until the cap.
             double alpha = 1;
+            std::size_t blocking = F.size();
             for (std::size_t a = 0; a < F.size(); ++a) {
                 const double y_i = s.y(F[a]), z_i = z(static_cast<Eigen::Index>(a));
-                if (!(z_i > 0)) alpha = std::min(alpha, y_i / (y_i - z_i));
+                if (z_i > 0) continue;
+                if (const double reach = y_i / (y_i - z_i); blocking == F.size() || reach < alpha) {
+                    alpha = std::min(1.0, reach);
+                    blocking = a;
+                }
             }
             std::vector<std::size_t> leaving;
             for (std::size_t a = 0; a < F.size(); ++a) {
                 double& y_i = s.y(F[a]);
                 y_i += alpha * (z(static_cast<Eigen::Index>(a)) - y_i);
-                if (!(y_i > 0)) {
+                if (a == blocking || !(y_i > 0)) {
                     y_i = 0;
                     in_F[static_cast<std::size_t>(F[a])] = false;
                     leaving.push_back(a);
