@@ -423,10 +423,11 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
     auto fresh_bound = [&](Seed seed) {
         const LanczosEnds ends = lanczos_ends(op, space, options.lanczos_steps, seed);
         result.lanczos_products += ends.products;
-        return ends.lower_bound();
+        return std::max(ends.lower_bound(), options.spectrum_floor);
     };
     // Estimated when a filter first needs it: a warm solve that converges at once never does.
-    result.lower_bound = options.lower_bound;
+    result.lower_bound = std::isfinite(options.lower_bound) ? std::max(options.lower_bound, options.spectrum_floor)
+                                                            : options.lower_bound;
 
     auto residual_norms = [&] {
         return space.column_norms(W - X * theta.asDiagonal());
@@ -446,7 +447,7 @@ EigResult solve(const SymmetricOperator& op, const Space& space, const EigOption
             const LanczosEnds outside =
                 lanczos_ends(op, space, options.verify_steps, options.seed + 1 + static_cast<Seed>(it), &found);
             result.lanczos_products += outside.products;
-            result.next_lower_bound = outside.lower_bound();
+            result.next_lower_bound = std::max(outside.lower_bound(), options.spectrum_floor);  // a restriction's λ_min is no lower
             const double slack = residuals.head(K).norm() + 1e-12 * scale();
             if (!mpi::root_decides(comm, outside.highest > theta(K - 1) + slack)) {
                 result.verified = true;

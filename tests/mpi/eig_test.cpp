@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include "jsmf/cooc/cooc.hpp"
@@ -227,6 +228,33 @@ TEST(Eig, AWrongBoundUnderAWarmBlockIsCaughtAfterTheFilter) {
     EXPECT_GE(result.bound_corrections, 1);
     EXPECT_LT(result.lower_bound, dense.eigenvalues()(0));
     expect_matches_dense(t.M, result, K, "wrong bound under a warm block");
+}
+
+// A proven floor of the spectrum (EigOptions::spectrum_floor, ENN's Gershgorin bound)
+// overrides a looser estimate: the filter damps [floor, θ_p] instead of a wider interval,
+// so it needs fewer products, and it finds the same top K. Here the given estimate is 20×
+// too low (as a short Lanczos run's was on ENN's operator) and the floor is λ_min itself.
+TEST(Eig, AProvenFloorOverridesALooserEstimate) {
+    IndefiniteCase t(17);
+    const int K = t.K;
+    const double lambda_min = t.dense.eigenvalues()(0);
+    EigOptions options;
+    options.num_eigenpairs = K;
+    options.lower_bound = 20 * lambda_min;
+    const EigResult loose = top_eigenpairs(t.C, options);
+    options.spectrum_floor = lambda_min;
+    const EigResult floored = top_eigenpairs(t.C, options);
+    expect_matches_dense(t.M, loose, K, "loose estimate");
+    expect_matches_dense(t.M, floored, K, "floored");
+    EXPECT_EQ(loose.lower_bound, 20 * lambda_min);
+    EXPECT_EQ(floored.lower_bound, lambda_min);
+    EXPECT_EQ(floored.bound_corrections, 0);
+    EXPECT_LT(floored.block_products, loose.block_products);
+    // Without a given estimate the Lanczos one is never taken below the floor either.
+    options.lower_bound = std::numeric_limits<double>::quiet_NaN();
+    const EigResult estimated = top_eigenpairs(t.C, options);
+    expect_matches_dense(t.M, estimated, K, "estimated, floored");
+    EXPECT_GE(estimated.lower_bound, lambda_min);
 }
 
 // A warm start that holds exact eigenvectors, but not the top one: every residual is

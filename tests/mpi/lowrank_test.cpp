@@ -879,6 +879,80 @@ TEST(CompressedFit, EnnResumesExactly) {
     }
 }
 
+/// ENN's corrected operator at a whole factor Y, formed (the definitions of rectify_enn's
+/// comment, written out densely): L the l rows of largest norm, F = −min(Y Y_Lᵀ, 0) at
+/// columns L, E = max(F, Fᵀ), r = (1 − ‖Yᵀ1‖² − ω·1ᵀE1)/N², YYᵀ + ωE + r·11ᵀ. Also the
+/// floor its Gershgorin bound gives, −max row sum of ωE + min(r·N, 0).
+struct FormedEnnOperator {
+    Eigen::MatrixXd op;
+    double r = 0, floor = 0;
+};
+FormedEnnOperator formed_enn_operator(const Eigen::MatrixXd& Y, Index l, double omega) {
+    const Index N = Y.rows();
+    const Eigen::VectorXd norms = Y.rowwise().squaredNorm();
+    std::vector<Index> order(static_cast<std::size_t>(N));
+    std::iota(order.begin(), order.end(), Index{0});
+    std::partial_sort(order.begin(), order.begin() + l, order.end(), [&](Index a, Index b) { return norms(a) > norms(b); });
+    const Eigen::MatrixXd G = Y * Y.transpose();
+    Eigen::MatrixXd F = Eigen::MatrixXd::Zero(N, N);
+    for (Index q = 0; q < l; ++q) {
+        const Index j = order[static_cast<std::size_t>(q)];
+        for (Index i = 0; i < N; ++i) F(i, j) = std::max(-G(i, j), 0.0);
+    }
+    const Eigen::MatrixXd E = F.cwiseMax(F.transpose());
+    FormedEnnOperator out;
+    const double NN = static_cast<double>(N) * static_cast<double>(N);
+    out.r = (1 - Y.colwise().sum().squaredNorm() - omega * E.sum()) / NN;
+    out.op = G + omega * E + Eigen::MatrixXd::Constant(N, N, out.r);
+    out.floor = -(omega * E).rowwise().sum().maxCoeff() + std::min(out.r * static_cast<double>(N), 0.0);
+    return out;
+}
+
+// The floor ENN gives each projection's filter (EnnIteration::spectrum_floor) is the
+// Gershgorin bound of the operator formed here, and lies below its smallest eigenvalue:
+// at the first iteration (ω = 1) and at a relaxed one (ω = 1.9), at any rank count.
+TEST(CompressedFit, EnnSpectrumFloorBoundsTheCorrectedOperator) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 240, K = 5, l = 50;
+    std::mt19937_64 rng(21);
+    std::normal_distribution<double> normal;
+    // Mostly positive rows, as a factor of C is, with enough sign changes for many negative pairs.
+    const Eigen::MatrixXd Y0 = Eigen::MatrixXd::NullaryExpr(N, K, [&] { return 0.01 * (normal(rng) + 0.7); });
+    const distmat::RowPartition rows = distmat::RowPartition::balanced(N, world.size());
+    const auto mine = [&](const Eigen::MatrixXd& A) {
+        return Eigen::MatrixXd(A.middleRows(rows.begin(world.rank()), rows.rows(world.rank())));
+    };
+    EnnOptions e;
+    e.checked_rows = l;
+    e.eig = default_eig_options(static_cast<int>(K), 1);
+    e.relaxation = 1.9;
+    e.iterations = 1;
+    const EnnResult first = rectify_enn(world, rows, mine(Y0), e);
+    e.iterations = 3;
+    const EnnResult three = rectify_enn(world, rows, mine(Y0), e);
+    ASSERT_EQ(first.trace.size(), 1u);
+    ASSERT_EQ(three.trace.size(), 3u);
+    // The factor after the first iteration, whole, for the second (relaxed) iteration's operator.
+    Eigen::MatrixXd Y1 = Eigen::MatrixXd::Zero(N, K);
+    Y1.middleRows(rows.begin(world.rank()), rows.rows(world.rank())) = first.Y;
+    distmat::sum_on_all_ranks(world, Y1.data(), static_cast<std::size_t>(Y1.size()));
+    const struct {
+        const Eigen::MatrixXd& Y;
+        double omega;
+        const EnnIteration& it;
+    } cases[] = {{Y0, 1.0, three.trace[0]}, {Y1, 1.9, three.trace[1]}};
+    for (const auto& c : cases) {
+        const FormedEnnOperator formed = formed_enn_operator(c.Y, l, c.omega);
+        const double lambda_min = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(formed.op).eigenvalues()(0);
+        const double scale = formed.op.cwiseAbs().maxCoeff();
+        ASSERT_GT(c.it.corrections, 0) << "ω = " << c.omega;
+        EXPECT_NEAR(c.it.r, formed.r, 1e-12 * scale) << "ω = " << c.omega;
+        EXPECT_NEAR(c.it.spectrum_floor, formed.floor, 1e-12 * std::abs(formed.floor)) << "ω = " << c.omega;
+        EXPECT_LT(c.it.spectrum_floor, 0.0) << "ω = " << c.omega;
+        EXPECT_LE(c.it.spectrum_floor, lambda_min + 1e-12 * scale) << "ω = " << c.omega;
+    }
+}
+
 /// ENN with the stopping rule, looks every `look_every` iterations in windows of two, on
 /// the noisy corpus's settings (K = 4, l = 300). The look is the caller's.
 EnnOptions stopping_enn(int iterations, int look_every) {

@@ -53,6 +53,10 @@ struct EigOptions {
     /// A known lower bound of λ_min (e.g. from the previous AP iteration); NaN: estimate
     /// it with `lanczos_steps` Lanczos steps.
     double lower_bound = std::numeric_limits<double>::quiet_NaN();
+    /// A bound λ_min is known to satisfy (from the operator's structure, e.g. Gershgorin):
+    /// no estimate of λ_min, given or computed, is taken below it. −∞: none known. The
+    /// same on every rank.
+    double spectrum_floor = -std::numeric_limits<double>::infinity();
     /// Lanczos steps of the check, after convergence, that no eigenvalue above θ_K was
     /// missed (on the operator deflated by the K vectors found); 0: no check.
     int verify_steps = 10;

@@ -175,6 +175,9 @@ struct EnnIteration {
     double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − ω·1ᵀE1)/N², ω = 1 but where relaxed
     double change = 0;            ///< ‖Y_newY_newᵀ − YYᵀ‖_F / ‖YYᵀ‖_F
     int products = 0;             ///< operator products of the projection
+    /// The corrected operator's proven lower spectral bound, −ρ(E) + min(r·N, 0) with ρ(E) at
+    /// most E's largest row sum (Gershgorin); the projection's filter damps down to no lower
+    double spectrum_floor = 0;
     Index columns = 0;            ///< their columns in all (the solver applies its unlocked columns)
     double check_seconds = 0;     ///< finding L and forming F (the rest: the projection)
     double dense_share = 0;       ///< of this rank's rows, those whose F is kept dense (rank 0's)
