@@ -174,8 +174,8 @@ lowrank::Compression compress_stage(const lowrank::CoocOperator& C, int K, const
     // end up. After 24 Lanczos steps that end was estimated at −4.4e-7 (the lowest Ritz
     // value minus its residual and its gap to the next, both wide while unresolved); 48
     // steps, single-column products, tighten it and the range finder's block rounds
-    // converge sooner: 102.5 → 89.9 s at the NYTimes shape, K = 100, one session; 72 steps
-    // were no better (95.5 s).
+    // converge sooner: 3,216 → 2,774 column-products at the NYTimes shape, K = 100 (102.5 →
+    // 89.9 s in one timed pair; 72 steps, timed once, 95.5 s: not better within the noise).
     compress_eig.lanczos_steps = std::max(compress_eig.lanczos_steps, 48);
     Stopwatch compress_clock, since_print;
     const int products_before = saved ? saved->products : 0;

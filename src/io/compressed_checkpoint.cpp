@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <cmath>
 #include <cinttypes>
 #include <cstdio>
@@ -24,7 +25,8 @@ namespace {
 constexpr const char* kFormat = "jsmf-compressed-checkpoint";
 constexpr std::int64_t kVersion = 2;  // 2: the ENN trace holds the stopping rule's looks
 constexpr const char* kGroup = "compressed_checkpoint";
-constexpr int kTraceFields = 12;
+constexpr int kTraceFields = 13;
+constexpr int kTraceFieldsBeforeFloor = 12;  // written before the trace held the spectrum floor
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -81,7 +83,7 @@ Eigen::MatrixXd trace_matrix(const std::vector<lowrank::EnnIteration>& trace) {
         const lowrank::EnnIteration& it = trace[t];
         T.row(static_cast<Index>(t)) << it.negative_mass, static_cast<double>(it.corrections), it.r, it.change,
             it.products, it.check_seconds, it.dense_share, it.imbalance, it.eig_converged ? 1.0 : 0.0, it.seconds,
-            it.look_specificity, it.look_dissimilarity;
+            it.look_specificity, it.look_dissimilarity, it.spectrum_floor;
     }
     return T;
 }
@@ -102,6 +104,7 @@ std::vector<lowrank::EnnIteration> trace_of(const Eigen::MatrixXd& T) {
         it.seconds = T(t, 9);
         it.look_specificity = T(t, 10);
         it.look_dissimilarity = T(t, 11);
+        it.spectrum_floor = T.cols() > 12 ? T(t, 12) : std::numeric_limits<double>::quiet_NaN();
     }
     return trace;
 }
@@ -125,8 +128,10 @@ std::uint64_t meta_hash(const CompressedCheckpoint& c) {
     f.value(static_cast<std::int64_t>(c.compress_converged));
     f.value(static_cast<std::int64_t>(c.enn.iterations_done));
     f.value(c.enn.lower_bound);
+    // The fields before the floor only (column-major: the leading columns are contiguous): the
+    // floor is a record, not read by the run, and a checkpoint written before it still checks.
     const Eigen::MatrixXd T = trace_matrix(c.enn.trace);
-    f.bytes(T.data(), static_cast<std::size_t>(T.size()) * sizeof(double));
+    f.bytes(T.data(), static_cast<std::size_t>(T.rows() * kTraceFieldsBeforeFloor) * sizeof(double));
     return f.h;
 }
 
@@ -280,9 +285,11 @@ CompressedCheckpoint read_compressed_checkpoint(const mpi::Comm& comm, const dis
         c.eigenvalues = Eigen::Map<const Eigen::VectorXd>(ev.data(), static_cast<Index>(ev.size()));
         c.residuals = Eigen::Map<const Eigen::VectorXd>(res.data(), static_cast<Index>(res.size()));
         const std::vector<hsize_t> dims = h5::dataset_dims(group, "enn_trace");
-        if (dims.size() != 2 || dims[1] != kTraceFields) throw InputError(path, "the checkpoint's ENN trace is malformed");
+        if (dims.size() != 2 || (dims[1] != kTraceFields && dims[1] != kTraceFieldsBeforeFloor))
+            throw InputError(path, "the checkpoint's ENN trace is malformed");
         const std::vector<double> t = h5::read_doubles(group, "enn_trace");
-        T = Eigen::Map<const RowMajor>(t.data(), static_cast<Index>(dims[0]), kTraceFields);
+        T = Eigen::MatrixXd::Constant(static_cast<Index>(dims[0]), kTraceFields, std::numeric_limits<double>::quiet_NaN());
+        T.leftCols(static_cast<Index>(dims[1])) = Eigen::Map<const RowMajor>(t.data(), static_cast<Index>(dims[0]), static_cast<Index>(dims[1]));
         if (T.rows() != static_cast<Index>(scalars[6])) throw InputError(path, "the checkpoint's ENN trace is torn");
         for (Index row = 0; row < T.rows(); ++row)  // the corrections and products columns are counts
             for (const Index column : {Index{1}, Index{4}})

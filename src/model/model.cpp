@@ -80,6 +80,10 @@ const std::vector<Column<lowrank::EnnIteration>>& enn_columns() {
          std::nan("")},
         {"look_dissimilarity", &EnnIteration::look_dissimilarity,
          "the same look: mean hard dissimilarity of the top 20 words (NaN: no look)", std::nan("")},
+        {"spectrum_floor", &EnnIteration::spectrum_floor,
+         "the corrected operator's lower spectral bound by Gershgorin, −(largest row sum of ωE) + min(r·N, 0): the "
+         "projection's filter took no estimate of λ_min below it (NaN: not recorded)",
+         std::nan("")},
     };
     return columns;
 }

@@ -250,11 +250,15 @@ TEST(Eig, AProvenFloorOverridesALooserEstimate) {
     EXPECT_EQ(floored.lower_bound, lambda_min);
     EXPECT_EQ(floored.bound_corrections, 0);
     EXPECT_LT(floored.block_products, loose.block_products);
-    // Without a given estimate the Lanczos one is never taken below the floor either.
+    // Without a given estimate the Lanczos one is never taken below the floor either, nor
+    // the check's estimate for the next solve (a correction could go below: none here).
     options.lower_bound = std::numeric_limits<double>::quiet_NaN();
     const EigResult estimated = top_eigenpairs(t.C, options);
     expect_matches_dense(t.M, estimated, K, "estimated, floored");
+    ASSERT_EQ(estimated.bound_corrections, 0);
     EXPECT_GE(estimated.lower_bound, lambda_min);
+    ASSERT_TRUE(std::isfinite(estimated.next_lower_bound));
+    EXPECT_GE(estimated.next_lower_bound, lambda_min);
 }
 
 // A warm start that holds exact eigenvectors, but not the top one: every residual is

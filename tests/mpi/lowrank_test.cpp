@@ -908,49 +908,82 @@ FormedEnnOperator formed_enn_operator(const Eigen::MatrixXd& Y, Index l, double 
     return out;
 }
 
-// The floor ENN gives each projection's filter (EnnIteration::spectrum_floor) is the
-// Gershgorin bound of the operator formed here, and lies below its smallest eigenvalue:
-// at the first iteration (ω = 1) and at a relaxed one (ω = 1.9), at any rank count.
-TEST(CompressedFit, EnnSpectrumFloorBoundsTheCorrectedOperator) {
-    const mpi::Comm world = mpi::Comm::world();
-    const Index N = 240, K = 5, l = 50;
-    std::mt19937_64 rng(21);
-    std::normal_distribution<double> normal;
-    // Mostly positive rows, as a factor of C is, with enough sign changes for many negative pairs.
-    const Eigen::MatrixXd Y0 = Eigen::MatrixXd::NullaryExpr(N, K, [&] { return 0.01 * (normal(rng) + 0.7); });
+/// The checks of EnnSpectrumFloorBoundsTheCorrectedOperator for one starting factor Y0
+/// (whole, N × K) with l checked rows.
+void check_enn_spectrum_floor(const mpi::Comm& world, const Eigen::MatrixXd& Y0, Index l) {
+    const Index N = Y0.rows(), K = Y0.cols();
     const distmat::RowPartition rows = distmat::RowPartition::balanced(N, world.size());
     const auto mine = [&](const Eigen::MatrixXd& A) {
         return Eigen::MatrixXd(A.middleRows(rows.begin(world.rank()), rows.rows(world.rank())));
     };
-    EnnOptions e;
-    e.checked_rows = l;
-    e.eig = default_eig_options(static_cast<int>(K), 1);
-    e.relaxation = 1.9;
-    e.iterations = 1;
-    const EnnResult first = rectify_enn(world, rows, mine(Y0), e);
-    e.iterations = 3;
-    const EnnResult three = rectify_enn(world, rows, mine(Y0), e);
-    ASSERT_EQ(first.trace.size(), 1u);
-    ASSERT_EQ(three.trace.size(), 3u);
-    // The factor after the first iteration, whole, for the second (relaxed) iteration's operator.
-    Eigen::MatrixXd Y1 = Eigen::MatrixXd::Zero(N, K);
-    Y1.middleRows(rows.begin(world.rank()), rows.rows(world.rank())) = first.Y;
-    distmat::sum_on_all_ranks(world, Y1.data(), static_cast<std::size_t>(Y1.size()));
-    const struct {
-        const Eigen::MatrixXd& Y;
-        double omega;
-        const EnnIteration& it;
-    } cases[] = {{Y0, 1.0, three.trace[0]}, {Y1, 1.9, three.trace[1]}};
-    for (const auto& c : cases) {
-        const FormedEnnOperator formed = formed_enn_operator(c.Y, l, c.omega);
-        const double lambda_min = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(formed.op).eigenvalues()(0);
-        const double scale = formed.op.cwiseAbs().maxCoeff();
-        ASSERT_GT(c.it.corrections, 0) << "ω = " << c.omega;
-        EXPECT_NEAR(c.it.r, formed.r, 1e-12 * scale) << "ω = " << c.omega;
-        EXPECT_NEAR(c.it.spectrum_floor, formed.floor, 1e-12 * std::abs(formed.floor)) << "ω = " << c.omega;
-        EXPECT_LT(c.it.spectrum_floor, 0.0) << "ω = " << c.omega;
-        EXPECT_LE(c.it.spectrum_floor, lambda_min + 1e-12 * scale) << "ω = " << c.omega;
+    for (const double density : {0.0, 2.0}) {  // every panel of F dense, then every one sparse
+        EnnOptions e;
+        e.checked_rows = l;
+        e.eig = default_eig_options(static_cast<int>(K), 1);
+        // Crude Lanczos estimates of λ_min (one step each), as 24 steps were at N = 10⁵ where
+        // they do not reach the bottom: the floor is then the tighter bound.
+        e.eig.lanczos_steps = 1;
+        e.eig.verify_steps = 1;
+        e.relaxation = 1.9;
+        e.dense_panel_density = density;
+        e.iterations = 1;
+        const EnnResult first = rectify_enn(world, rows, mine(Y0), e);
+        e.iterations = 3;
+        e.checkpoint_due = [](int) { return true; };
+        std::vector<EnnState> states;
+        const EnnResult three = rectify_enn(world, rows, mine(Y0), e, {}, [&](const EnnState& s) { states.push_back(s); });
+        ASSERT_EQ(first.trace.size(), 1u);
+        ASSERT_EQ(three.trace.size(), 3u);
+        ASSERT_EQ(states.size(), 2u);  // after the first and the second
+        // The factor after the first iteration, whole: the second (relaxed) iteration's operator's.
+        Eigen::MatrixXd Y1 = Eigen::MatrixXd::Zero(N, K);
+        Y1.middleRows(rows.begin(world.rank()), rows.rows(world.rank())) = first.Y;
+        distmat::sum_on_all_ranks(world, Y1.data(), static_cast<std::size_t>(Y1.size()));
+        const struct {
+            const Eigen::MatrixXd& Y;
+            double omega;
+            const EnnIteration& it;
+            const EnnState& after;
+        } cases[] = {{Y0, 1.0, three.trace[0], states[0]}, {Y1, 1.9, three.trace[1], states[1]}};
+        for (const auto& c : cases) {
+            const std::string what = "K = " + std::to_string(K) + ", ω = " + std::to_string(c.omega) + ", density " +
+                                     std::to_string(density);
+            const FormedEnnOperator formed = formed_enn_operator(c.Y, l, c.omega);
+            const double lambda_min = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(formed.op).eigenvalues()(0);
+            const double scale = formed.op.cwiseAbs().maxCoeff();
+            ASSERT_GT(c.it.corrections, 0) << what;
+            EXPECT_NEAR(c.it.r, formed.r, 1e-12 * scale) << what;
+            EXPECT_NEAR(c.it.spectrum_floor, formed.floor, 1e-12 * std::abs(formed.floor)) << what;
+            EXPECT_LT(c.it.spectrum_floor, 0.0) << what;
+            EXPECT_LE(c.it.spectrum_floor, lambda_min + 1e-12 * scale) << what;
+            EXPECT_GE(c.after.lower_bound, c.it.spectrum_floor) << what;
+        }
     }
+}
+
+// The floor ENN gives each projection's filter (EnnIteration::spectrum_floor) is the
+// Gershgorin bound of the operator formed here, and lies below its smallest eigenvalue: at
+// the first iteration (ω = 1) and at a relaxed one (ω = 1.9), with F kept dense and kept
+// sparse, at any rank count. And the projection took no estimate below it: the bound it
+// carries on (the checkpoint's) is at least that iteration's floor.
+TEST(CompressedFit, EnnSpectrumFloorBoundsTheCorrectedOperator) {
+    const mpi::Comm world = mpi::Comm::world();
+    const Index N = 240, l = 50;
+    std::mt19937_64 rng(21);
+    std::normal_distribution<double> normal;
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    // Two factors, each scaled so that 1ᵀYYᵀ1 = 1 as C's factor has (r·11ᵀ then small
+    // beside E). K = 5, mostly positive rows with many sign changes: E large (an early
+    // iteration). K = 30, positive rows but a few of mixed sign: E small and the top K more
+    // than a short Lanczos run resolves (a late iteration at K = 100), where the floor is the
+    // tighter bound and the projection must use it.
+    Eigen::MatrixXd early = Eigen::MatrixXd::NullaryExpr(N, 5, [&] { return normal(rng) + 0.7; });
+    Eigen::MatrixXd late = Eigen::MatrixXd::NullaryExpr(N, 30, [&] { return uniform(rng); });
+    // (The mixed rows short, so that E's row sums stay far below λ_K.)
+    for (Index i = 0; i < N; i += 24) late.row(i) = Eigen::RowVectorXd::NullaryExpr(30, [&] { return 0.02 * normal(rng); });
+    for (Eigen::MatrixXd* Y : {&early, &late}) *Y /= Y->colwise().sum().norm();
+    for (const Eigen::MatrixXd& Y0 : {early, late})
+        check_enn_spectrum_floor(world, Y0, l);
 }
 
 /// ENN with the stopping rule, looks every `look_every` iterations in windows of two, on

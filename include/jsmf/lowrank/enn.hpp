@@ -175,9 +175,12 @@ struct EnnIteration {
     double r = 0;                 ///< the constant r of r·11ᵀ (1 − ‖Yᵀ1‖² − ω·1ᵀE1)/N², ω = 1 but where relaxed
     double change = 0;            ///< ‖Y_newY_newᵀ − YYᵀ‖_F / ‖YYᵀ‖_F
     int products = 0;             ///< operator products of the projection
-    /// The corrected operator's proven lower spectral bound, −ρ(E) + min(r·N, 0) with ρ(E) at
-    /// most E's largest row sum (Gershgorin); the projection's filter damps down to no lower
-    double spectrum_floor = 0;
+    /// The corrected operator's lower spectral bound by its structure, −(largest row sum of
+    /// ωE) + min(r·N, 0) (YYᵀ is PSD, ωE nonnegative with a zero diagonal: Gershgorin): the
+    /// projection takes no estimate of λ_min below it (EigOptions::spectrum_floor). Its one
+    /// single-column product through E is not in `products`. NaN: not recorded (a trace
+    /// read from an older checkpoint)
+    double spectrum_floor = std::numeric_limits<double>::quiet_NaN();
     Index columns = 0;            ///< their columns in all (the solver applies its unlocked columns)
     double check_seconds = 0;     ///< finding L and forming F (the rest: the projection)
     double dense_share = 0;       ///< of this rank's rows, those whose F is kept dense (rank 0's)
