@@ -113,6 +113,7 @@ struct FitCommand {
     ModelSettings model;
     int top_words = 20;
     bool no_metrics = false;
+    int metric_probes = fit::CompressedOptions{}.metric_probes;  ///< --metric-probes (compressed)
     int block_size = 64;
     std::string grid;
     fit::Pipeline pipeline = fit::FitOptions{}.pipeline;

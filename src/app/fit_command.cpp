@@ -98,6 +98,13 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
     sub->add_option("--top-words", c.top_words, "Words per topic kept in /K<K>/topics")->capture_default_str();
     sub->add_flag("--no-metrics", c.no_metrics,
                   "Skip the evaluation (the papers' metrics in /K<K>/metrics; measuring keeps one more copy of C)");
+    sub->add_option("--metric-probes", c.metric_probes,
+                    "--pipeline compressed: random probes of the metrics against the original C (recovery_original, "
+                    "approximation_original), which are exact on the 2K directions of [Y B] and estimated beyond them: "
+                    "a word's recovery_original within (1/(2p))^1/2 of its value times the share of its square beyond "
+                    "them (1 standard error; the model's metrics note gives the share), the approximation and the mean "
+                    "over words far closer")
+        ->capture_default_str();
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");
     add_choice(sub, "--pipeline", c.pipeline,
@@ -197,6 +204,7 @@ fit::Job job_of(FitCommand c, int ranks, const std::string& command_line) {
     // Given, ENN runs exactly that many plain iterations; unset, the settled mode (fit::enn_most_iterations).
     options.compressed.stop_when_settled = !given("enn_iterations");
     options.compressed.checked_rows = c.checked_rows;
+    options.compressed.metric_probes = c.metric_probes;
     if (given("enn_relaxation")) options.compressed.enn_relaxation = c.enn_relaxation;
     options.compressed.product_buffer_bytes = c.product_buffer_mb * (1 << 20);
     // --seed also starts the range finder (the result depends on it only to its tolerance); unset, its own default.

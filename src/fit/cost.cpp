@@ -302,7 +302,10 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             n * K * K * rate.solve * (P > 1 ? rate.law_imbalance : 1.0));
     }
     if (s.metrics) {
-        const double probes = std::max(1, s.metric_probes);
+        // the probes and the exact directions of [Y B] (at most 2K) (lowrank::factor_metrics): both
+        // are products of C, in batches of w columns
+        const double exact_directions = std::min(N, 2.0 * K);
+        const double probes = std::max(1, s.metric_probes) + exact_directions;
         const double width = std::min<double>(lowrank::probe_batch_width(static_cast<Index>(N)), probes);
         add("metrics",
             {libraries, vocabulary, shard, documents, factors, models, triplets,
@@ -311,6 +314,7 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
              // the probes, their product, its residual and the recovery's three terms, and
              // the product's own row-major copies: ten N/P × width blocks
              {"ten N/P × w blocks of probes and products (w = 128 up to N = 250,000)", 10 * 8 * n * width},
+             {"Q, the exact directions (N/P × at most 2K)", 8 * n * exact_directions},
              {"a product's exchange (one panel)", exchange_buffers(width)}},
             // the probes' products; the per-word values (entropy) broadcast from rank 0
             probes * per_column_sent + (P > 1 ? 8 * N : 0),

@@ -569,6 +569,7 @@ FitResult fit_compressed_job(Job& job, const mpi::Comm& world, Entries& settings
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
     settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed, K)));
     settings.emplace_back("metrics", options.metrics ? "yes" : "no");
+    if (options.metrics) settings.emplace_back("metric_probes", std::to_string(options.compressed.metric_probes));
     return result;
 }
 
@@ -596,6 +597,7 @@ std::vector<UnusedSetting> unused_settings(const Job& job) {
     needs(!job.update_from.empty(), {"match_distance", "update_mode"}, "{update}");
     needs(job.update_mode == UpdateMode::sketch, {"decay", "warm_enn"}, "{update_mode} sketch");
     needs(!job.options.checkpoint.path.empty(), {"checkpoint_seconds"}, "{checkpoint}");
+    needs(job.options.metrics, {"metric_probes"}, "the metrics, which {no_metrics} skips");
     return unused;
 }
 

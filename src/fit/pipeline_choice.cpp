@@ -31,7 +31,7 @@ const std::vector<std::string>& dense_only_settings() {
 
 const std::vector<std::string>& compressed_only_settings() {
     static const std::vector<std::string> names = {"enn_iterations", "checked_rows", "enn_relaxation", "product_buffer_mb",
-                                                   "sketch_rank", "sketch", "decay", "warm_enn"};
+                                                   "sketch_rank", "sketch", "decay", "warm_enn", "metric_probes"};
     return names;
 }
 

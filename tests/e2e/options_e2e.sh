@@ -74,7 +74,7 @@ scoped=(
   "update-mode|exact||--update $work/base.h5"
 )
 dense=(rectify exchange buffer-mb block-size grid)
-compressed=(enn-iterations checked-rows enn-relaxation product-buffer-mb sketch-rank sketch decay warm-enn)
+compressed=(enn-iterations checked-rows enn-relaxation product-buffer-mb sketch-rank sketch decay warm-enn metric-probes)
 
 # Every option of the help is classified.
 listed=" ${general[*]} ${dense[*]} ${compressed[*]} "
@@ -153,10 +153,13 @@ check "--sketch-rank accepted on the compressed pipeline" 0 sketch-rank --pipeli
 check "--enn-relaxation accepted on the compressed pipeline" 0 enn-relaxation --pipeline compressed --enn-relaxation 1.9
 check "--enn-relaxation outside (0, 2) refused" 1 enn-relaxation --pipeline compressed --enn-relaxation 2
 check "--sketch accepted on the compressed pipeline" 0 sketch --pipeline compressed --sketch
+check "--metric-probes accepted on the compressed pipeline" 0 metric-probes --pipeline compressed --metric-probes 64
+check "--metric-probes refused with --no-metrics" 1 metric-probes --pipeline compressed --metric-probes 64 --no-metrics
+check "--metric-probes 0 refused" 1 metric-probes --pipeline compressed --metric-probes 0
 check "--sketch refused on the dense pipeline" 1 sketch --pipeline dense --sketch
 check "--decay refused on the dense pipeline" 1 decay --pipeline dense --update "$work/base_sketch.h5" \
   --update-mode sketch --decay 0.5
-for pair in enn-iterations=5 checked-rows=100 enn-relaxation=1.5 product-buffer-mb=64 sketch-rank=10; do
+for pair in enn-iterations=5 checked-rows=100 enn-relaxation=1.5 product-buffer-mb=64 sketch-rank=10 metric-probes=64; do
   option=${pair%%=*}
   check "--$option refused on the dense pipeline" 1 "$option" --pipeline dense --"$option" "${pair#*=}"
 done

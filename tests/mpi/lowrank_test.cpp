@@ -1376,6 +1376,75 @@ TEST(CompressedFit, GivenAnchorsArePivotsAndDependentOnesAreRefused) {
         {"(word id " + std::to_string(w) + ") depends on the anchor words before it"});
 }
 
+// The metrics against the documents' C split R = C − BABᵀ (and the recovery's residual R̃,
+// by word) at Q, an orthonormal basis of [Y B]: the part on Q exact, the rest by probes
+// projected off Q. Against C formed densely from the operator: with no probes the estimate
+// is ‖RQ‖²_F and ‖r̃_i Q‖² to rounding (a wrong or missing exact part fails here); with
+// many, the whole ‖R‖_F and every word's ‖r̃_i‖ within the estimate's own error (a part
+// counted twice, or the probes not projected, fails here).
+TEST(FactorMetrics, TheExactDirectionsAreExactAndTheProbesMeasureTheRest) {
+    const mpi::Comm world = mpi::Comm::world();
+    const synth::SynthCorpus truth = planted(5, 11);
+    const corpus::Shard mine = deal(truth.docs, world);
+    const Index N = 300;
+    const int K = 5;
+    const CompressedFit f = fit_compressed(world, mine, N, K, 1, 3);
+    const DocumentOperator op(world, N, mine, cooc::CoocOptions{});
+    const distmat::RowPartition& rows = op.rows();
+    const Eigen::MatrixXd identity_rows = Eigen::MatrixXd::Identity(N, N).middleRows(rows.begin(world.rank()),
+                                                                                      rows.rows(world.rank()));
+    const Eigen::MatrixXd C = distmat::gather_rows(world, rows, op.apply(identity_rows));
+    const Eigen::MatrixXd Y = distmat::gather_rows(world, rows, f.enn.Y);
+    const Eigen::MatrixXd B = distmat::gather_rows(world, rows, f.law.B);
+    const Eigen::MatrixXd B_breve = distmat::gather_rows(world, rows, f.law.B_breve.transpose()).transpose();
+    const Eigen::MatrixXd R = C - B * f.law.A * B.transpose();
+    const Eigen::VectorXd c = C.rowwise().sum();
+    Eigen::MatrixXd C_S(K, N);
+    for (int k = 0; k < K; ++k) C_S.row(k) = C.row(f.law.anchors[static_cast<std::size_t>(k)]) / c(f.law.anchors[static_cast<std::size_t>(k)]);
+    const Eigen::MatrixXd R_tilde = c.cwiseInverse().asDiagonal() * C - B_breve.transpose() * C_S;
+    Eigen::MatrixXd YB(N, 2 * K);
+    YB << Y, B;
+    // Q: [Y B]'s left singular vectors above 1e-6 of the largest. Here [Y B] has rank 2K − 1
+    // (its singular values 0.15 … 5.7e-5, then 1.8e-17): a basis completed by rounding
+    // would make the split (not the estimate's mean) depend on the rank count.
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(YB, Eigen::ComputeThinU);
+    Index rank = 0;
+    while (rank < 2 * K && svd.singularValues()(rank) > 1e-6 * svd.singularValues()(0)) ++rank;
+    EXPECT_EQ(rank, 2 * K - 1);
+    const Eigen::MatrixXd Q = svd.matrixU().leftCols(rank);
+    const double exact = (R * Q).squaredNorm();
+    const Eigen::VectorXd word_exact = (R_tilde * Q).rowwise().squaredNorm();
+    ASSERT_GT(exact, 0.01 * R.squaredNorm());  // the split is not trivial here (1.8 %): both parts count
+    ASSERT_LT(exact, 0.95 * R.squaredNorm());
+
+    const FactorModel model{f.enn.Y, f.law.correction, f.law.word_mass, f.law.B, f.law.B_breve, f.law.A, f.law.anchors};
+    const auto local = [&](const Eigen::VectorXd& v) {
+        return Eigen::VectorXd(v.segment(rows.begin(world.rank()), rows.rows(world.rank())));
+    };
+    const FactorMetrics none = factor_metrics(op, model, 0);
+    EXPECT_EQ(none.exact_directions, rank);
+    EXPECT_NEAR(none.approximation_original * none.approximation_original, exact, 1e-9 * exact);
+    EXPECT_LT((none.recovery_original.array().square() - local(word_exact).array()).abs().maxCoeff(),
+              1e-9 * word_exact.maxCoeff());
+
+    const int probes = 8192;
+    const FactorMetrics many = factor_metrics(op, model, probes);
+    const double whole = R.squaredNorm();
+    const double estimate = many.approximation_original * many.approximation_original;
+    // (a part counted twice or left out would move the estimate by the exact part's 1.8 %)
+    EXPECT_LT(4 * many.approximation_original_relative_error, exact / whole);
+    EXPECT_NEAR(estimate, whole, 4 * many.approximation_original_relative_error * whole);
+    // per word: its probed part's standard error is (2/p)^½ of that part (a Gaussian
+    // probe's square has variance 2): within 5 of them
+    const Eigen::VectorXd word_whole = local(R_tilde.rowwise().squaredNorm());
+    const Eigen::VectorXd probed = word_whole - local(word_exact);
+    const Eigen::ArrayXd off = (many.recovery_original.array().square() - word_whole.array()).abs();
+    EXPECT_TRUE((off <= 5 * std::sqrt(2.0 / probes) * probed.array() + 1e-12 * word_whole.maxCoeff()).all())
+        << "worst: " << (off / probed.array().max(1e-300)).maxCoeff() / std::sqrt(2.0 / probes) << " standard errors";
+    const double share = mpi::allreduce_sum(world, probed.sum()) / mpi::allreduce_sum(world, word_whole.sum());
+    EXPECT_NEAR(many.recovery_original_probed_share, share, 5 * std::sqrt(2.0 / probes) * share);
+}
+
 // A broken E′ on one rank only (an entry whose row is outside S′, on the last rank) stops
 // every rank with the agreed failure, before any collective that rank would skip: no rank
 // waits alone.

@@ -34,7 +34,7 @@ struct CompressedShape {
     bool metrics = true;
     bool labels = false;         ///< ClustAcc (--labels): each rank's documents' rows of B while it runs
     double level_topics = 0;     ///< --hierarchy: ΣK of the levels above the first (their words, N × K_l, by rows)
-    int metric_probes = 1024;
+    int metric_probes = 256;
     double product_buffer_bytes = 0;  ///< DocumentOperator's exchange budget (0: its default)
     /// The largest rank's local vocabulary |V_r| (the rows its documents use); < 0: the
     /// distinct words among nnz/P draws under Zipf's law (s = 1) over the N words, which

@@ -32,15 +32,20 @@ struct FactorMetrics {
     /// row-normalized by d; ‖Ĉ − BABᵀ‖_F and its off-diagonal part.
     Eigen::VectorXd recovery;
     double approximation = 0, approximation_offdiag = 0;
-    /// Estimated, against the original C (its operator), by `probes` Gaussian probes G (N × p, the
-    /// same at any rank count): ‖C − BABᵀ‖²_F ≈ ‖(C − BABᵀ)G‖²_F / p (Hutchinson), its
-    /// diagonal part exact (C_ii from the operator); per word ‖r_i‖² ≈ ‖(RG)_i‖² / p, R
-    /// the recovery residual with C's row sums.
+    /// Against the original C (its operator), R = C − BABᵀ and R̃ the recovery residual with
+    /// C's row sums: exactly on the span of [Y B] (Q, its rank's orthonormal columns, at most
+    /// 2K), estimated beyond it by `probes` Gaussian probes G (N × p, the same at any rank
+    /// count) projected off Q: ‖R‖²_F = ‖RQ‖²_F + E ‖R(I − QQᵀ)g‖² (Hutchinson on what Q
+    /// leaves), its diagonal part exact (C_ii from the operator); per word likewise.
     Eigen::VectorXd recovery_original;
     double approximation_original = 0, approximation_offdiag_original = 0;
     /// The standard error of approximation_original² over the probes, relative to it.
     double approximation_original_relative_error = 0;
+    /// The probes' share of Σ_i recovery_original_i² (the rest is exact): a word's
+    /// standard error is at most (1/(2p))^½ of its recovery, times its own probed share.
+    double recovery_original_probed_share = 1;
     int probes = 0;
+    int exact_directions = 0;  ///< Q's columns: [Y B]'s numerical rank
 };
 
 /// Local. The metrics' probes per batch at N words: 128 up to N = 250,000, narrower above
@@ -49,11 +54,11 @@ int probe_batch_width(Index num_words);
 
 /// Collective on C.comm(). Per-rank memory: this rank's F entries (16 bytes each, by
 /// local word), the |S′| × |S′| block of E′ and the rows of Y, B, B̆ and z at S′
-/// (|S′| × K each) replicated, about five N/P × w blocks of probes (w = 128 up to
-/// N = 250,000, 32 at N = 10⁶); communication: operator products of p columns in all,
-/// K × p, |S′| × K and |S′|² reductions. Cost O(N/P·K² + nnz(E′)·K
-/// + the product).
-FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& model, int probes = 1024, Seed seed = 7);
+/// (|S′| × K each) replicated, Q (N/P × at most 2K), about five N/P × w blocks of probes (w = 128
+/// up to N = 250,000, 32 at N = 10⁶); communication: operator products of 2K + p columns in
+/// all, K × p, 2K × p, |S′| × K and |S′|² reductions. Cost O(N/P·K² + nnz(E′)·K
+/// + the products). probes = 0: the exact part alone (a lower bound; tests check it).
+FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& model, int probes = 256, Seed seed = 7);
 
 /// Collective on `comm`. Arora et al.'s A on the compressed pipeline (fit --recover-a ls):
 /// argmin_A ‖Ĉ − B A Bᵀ‖_F = B⁺ Ĉ B⁺ᵀ, B⁺ = (BᵀB)⁻¹Bᵀ, with the rectified Ĉ = YYᵀ + E′,
