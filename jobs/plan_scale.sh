@@ -6,7 +6,7 @@
 # header lines only; the vocabulary, N lines, is counted). Prints, per corpus, K and P: the largest rank's peak memory, the
 # stage that peaks, and the bytes each stage hands to MPI per rank (range finder, ENN,
 # metrics). Iteration counts are the model's typical ones (the range finder 30 p
-# column-products, ENN 150 iterations of 3 (K + 5) columns, 1,024 metric probes) and the
+# column-products, ENN 150 iterations of 3 (K + 5) columns, the metrics' 2K exact columns and 256 probes) and the
 # local vocabulary Zipf's estimate: said as such. Seconds: each stage's compute at the
 # per-rank rates measured on this project's machine (fit/cost.hpp's RankRates: a rank is
 # one core of it), plus its bytes and messages over a cluster's network, NET_GBS GB/s and

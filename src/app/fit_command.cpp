@@ -100,10 +100,10 @@ CLI::App* add_fit_command(CLI::App& app, FitCommand& c) {
                   "Skip the evaluation (the papers' metrics in /K<K>/metrics; measuring keeps one more copy of C)");
     sub->add_option("--metric-probes", c.metric_probes,
                     "--pipeline compressed: random probes of the metrics against the original C (recovery_original, "
-                    "approximation_original), which are exact on the 2K directions of [Y B] and estimated beyond them: "
-                    "a word's recovery_original within (1/(2p))^1/2 of its value times the share of its square beyond "
-                    "them (1 standard error; the model's metrics note gives the share), the approximation and the mean "
-                    "over words far closer")
+                    "approximation_original), which are exact on the span of [Y B] (at most 2K directions) and estimated "
+                    "beyond it: a word's recovery_original within (1/(2p))^1/2 of its value times the share of its "
+                    "square beyond that span (1 standard error; the model's metrics note gives the share over all "
+                    "words), the approximation and the mean over words far closer. At least 2")
         ->capture_default_str();
     sub->add_option("--block-size", c.block_size, "Block size of C's block-cyclic layout")->capture_default_str();
     sub->add_option("--grid", c.grid, "Process grid RxC (default: most square)");

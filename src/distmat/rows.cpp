@@ -148,11 +148,31 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X) {
     return result;
 }
 
+namespace {
+
+// Q ← Q R⁻¹ with RᵀR = L Lᵀ the root's Cholesky factor (the same bits on every rank): R⁻¹ =
+// L⁻ᵀ formed (p × p), then one TRMM, which runs at twice TRSM's rate on a tall block.
+void divide_by_cholesky_factor(const mpi::Comm& comm, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::MatrixXd& Q) {
+    const Index m = Q.rows(), p = Q.cols();
+    Eigen::MatrixXd L = Eigen::MatrixXd::Zero(p, p);
+    if (llt.info() == Eigen::Success && llt.rows() == p) L = llt.matrixL();
+    mpi::adopt_root_copy(comm, L.data(), static_cast<std::size_t>(L.size()));
+    if (m > 0 && p > 0) {
+        const Eigen::MatrixXd R_inverse = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(p, p)).transpose();
+        const int mi = static_cast<int>(m), pi = static_cast<int>(p);
+        const double one = 1.0;
+        dtrmm_("R", "U", "N", "N", &mi, &pi, &one, R_inverse.data(), &pi, Q.data(), &mi);
+    }
+}
+
+}  // namespace
+
 Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd& X, double max_condition,
                                     bool* by_cholesky) {
-    const Index m = X.rows(), p = X.cols();
+    const Index p = X.cols();
     if (by_cholesky) *by_cholesky = false;
     Eigen::MatrixXd Q = X;
+    bool shifted = false;
     for (int pass = 0; pass < 2; ++pass) {
         const Eigen::MatrixXd G = gram(comm, Q);  // the same bits on every rank
         // Nearly orthonormal already (a warm start, or the first pass's result): one pass
@@ -174,19 +194,29 @@ Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd
             llt.compute(G);
             cholesky = llt.info() == Eigen::Success;
         }
-        if (!mpi::root_decides(comm, cholesky)) return tall_qr(comm, X).Q;
-        // The root's factor everywhere (the same bits anyway; this keeps it so whatever a
-        // rank's own factorization said).
-        Eigen::MatrixXd L = Eigen::MatrixXd::Zero(p, p);
-        if (llt.info() == Eigen::Success && llt.rows() == p) L = llt.matrixL();
-        mpi::adopt_root_copy(comm, L.data(), static_cast<std::size_t>(L.size()));
-        if (m > 0 && p > 0) {  // Q ← Q R⁻¹, R⁻¹ = L⁻ᵀ formed (p × p): TRMM runs at twice TRSM's rate on a tall block
-            const Eigen::MatrixXd R_inverse =
-                L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(p, p)).transpose();
-            const int mi = static_cast<int>(m), pi = static_cast<int>(p);
-            const double one = 1.0;
-            dtrmm_("R", "U", "N", "N", &mi, &pi, &one, R_inverse.data(), &pi, Q.data(), &mi);
+        if (!mpi::root_decides(comm, cholesky)) {
+            if (shifted) return tall_qr(comm, X).Q;
+            // Too ill-conditioned for CholeskyQR2 (a Chebyshev filter's output, whose top
+            // directions it grew 10⁴-fold and more): first one shifted CholeskyQR pass
+            // (Fukaya, Kannan, Nakatsukasa, Zhang, Yamamoto, SIAM J. Sci. Comput. 2020),
+            // G + sI with s = 11 (N p + p(p + 1)) u ‖X‖², which leaves κ(Q) below about
+            // (11 (N p + p(p + 1)) u)^(−1/2) (tested at κ(X) = 1e10), then the two passes
+            // again (CholeskyQR3). Householder (tall_qr) was the way here before: its
+            // panels are level-2 BLAS on the tall block (dger in dgeqr2), 15 % of ENN's
+            // time at the NYTimes shape (perf, rank 0). What the shift cannot take (a
+            // zero or dependent column: the next Gram matrix singular) goes to Householder.
+            const double rows = static_cast<double>(mpi::allreduce_sum(comm, static_cast<std::int64_t>(Q.rows())));
+            const double pp = static_cast<double>(p);
+            const double shift = 11.0 * (rows * pp + pp * (pp + 1)) * std::numeric_limits<double>::epsilon() * G.trace();
+            Eigen::LLT<Eigen::MatrixXd> shifted_llt(G + shift * Eigen::MatrixXd::Identity(p, p));
+            if (!mpi::root_decides(comm, shifted_llt.info() == Eigen::Success && shift > 0 && std::isfinite(shift)))
+                return tall_qr(comm, X).Q;
+            divide_by_cholesky_factor(comm, shifted_llt, Q);
+            shifted = true;
+            pass = -1;  // the two passes again, on the shifted pass's Q
+            continue;
         }
+        divide_by_cholesky_factor(comm, llt, Q);
         if (last) break;
     }
     if (by_cholesky) *by_cholesky = true;

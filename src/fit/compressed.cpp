@@ -399,8 +399,9 @@ void measure_factor(model::Model& m, const lowrank::CoocOperator& C, const lowra
         "compressed pipeline: recovery and approximation are exact against the rectified C = YYᵀ + E′ (never "
         "formed); recovery_original and approximation_original compare with the original C (the documents' or the "
         "file's), exact on the {} directions of [Y B] and estimated beyond them by {} random probes "
-        "(approximation_original² within a relative standard error of {:.1e}; recovery_original per word within "
-        "about {:.1f} % (one standard error) of the {:.0f} % of its square the probes measure, over all words)",
+        "(approximation_original² within a relative standard error of {:.1e}; a word's recovery_original within "
+        "about {:.1f} % of it (one standard error) times the share of its square beyond those directions, {:.0f} % "
+        "over all words)",
         f.exact_directions, f.probes, f.approximation_original_relative_error, 100 * std::sqrt(0.5 / f.probes),
         100 * f.recovery_original_probed_share);
     m.times.add("metrics", clock.seconds());
@@ -648,7 +649,7 @@ void check_compressed(const FitOptions& options) {
     if (options.model.solver == recover::Solver::kl)
         throw OptionError("{pipeline} compressed has each word's row of C-bar only in projection: {solver} kl "
                           "(RecoverKL, on whole rows) needs the dense pipeline");
-    if (options.compressed.metric_probes < 1) throw OptionError("{metric_probes} must be at least 1");
+    if (options.compressed.metric_probes < 2) throw OptionError("{metric_probes} must be at least 2 (their spread is the estimate's error)");
     if (options.compressed.iterations < 0) throw OptionError("{enn_iterations} must be at least 0");
     if (!(options.compressed.eig_tolerance > 0)) throw OptionError("the compressed pipeline's eigensolver tolerance must be positive");
     const std::vector<int>& topics = options.hierarchy.empty() ? options.topics : options.hierarchy;

@@ -319,12 +319,17 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
             // the probes' products; the per-word values (entropy) broadcast from rank 0
             probes * per_column_sent + (P > 1 ? 8 * N : 0),
             // the probes' exchanges and reductions; the measures on B's a dozen reductions
-            std::ceil(probes / width) * (exchange_messages(width) + 4 * reductions) + 12 * reductions,
+            (std::ceil(exact_directions / width) + std::ceil((probes - exact_directions) / width)) *
+                    (exchange_messages(width) + 5 * reductions) +
+                12 * reductions,
             // each probe's product, its rows through the blocks and the factors' part (Y, E′
             // and B's terms); the measures on B by rows: each of the rank's K columns sorted
             // (the basis measures) and Bᵀ log B (soft dissimilarity, 2 n K² flops)
             probes * ((s.cooc_file ? 2 * n * N * rate.flop : local_nnz * rate.product_nonzero) + n * rate.probe_row +
                       n * K * rate.probe_factor + 4 * n * r_old * rate.flop) +
+                // the probes projected off Q, and Q from [Y B] (its Gram, the scaling, CholeskyQR2)
+                (probes - exact_directions) * 4 * n * exact_directions * rate.flop +
+                12 * n * exact_directions * exact_directions * rate.flop +
                 law_entries * K * rate.metric_entry + n * K * std::log2(std::max(2.0, n)) * rate.measure_entry +
                 2 * n * K * K * rate.flop);
     }

@@ -229,6 +229,7 @@ int sweep_compressed(const mpi::Comm& world, const SweepJob& job, const distmat:
     settings.emplace_back("checked_rows", std::to_string(options.compressed.checked_rows));
     settings.emplace_back("enn_relaxation", fmt::format("{}", enn_relaxation_of(options.compressed, 0)));
     settings.emplace_back("metrics", job.metrics ? "yes" : "no");
+    if (job.metrics) settings.emplace_back("metric_probes", std::to_string(options.compressed.metric_probes));
     std::vector<Entries> rows;
     for (std::size_t k = 0; k < group.size(); ++k)
         write_run(world, job, grid, group[k], result.info, result.models[k], settings, result.times, result.times,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Recovery and approximation errors of a compressed fit: exact against YYᵀ + E′ (K × K
-// Gram matrices plus E′'s few entries), estimated against the documents' C by probes.
+// Gram matrices plus E′'s few entries); against the documents' C exact on span([Y B]) and
+// estimated beyond it by probes.
 #include "jsmf/lowrank/factor_metrics.hpp"
 
 #include <Eigen/Cholesky>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <utility>
 
@@ -60,8 +62,10 @@ double inverse(double x) { return x > 0 ? 1.0 / x : 0.0; }
 
 /// An orthonormal basis (this rank's rows) of the span of a row-distributed block W, from
 /// its Gram matrix WᵀW (the same bits on every rank): W T, T from WᵀW's eigenpairs above
-/// 1e-12 of the largest (singular values above 1e-6 of the largest), then one CholeskyQR
-/// pass, which leaves QᵀQ = I to rounding. Not W's Householder Q: [Y B] can be rank
+/// 1e-12 of the largest (singular values above 1e-6 of the largest; the root's count and
+/// T, adopted by every rank), then distmat::orthonormal_columns (CholeskyQR2 on a block
+/// whose κ the scaling left near 1, with its checks and fallbacks), which leaves QᵀQ = I to
+/// rounding. Not W's Householder Q: [Y B] can be rank
 /// deficient (lowrank_test's planted fit after 3 ENN iterations: rank 2K − 1, its last
 /// singular value 1e-16 of the first), and Householder completes a deficient block with a
 /// direction that rounding picks, another at each rank count; here such directions are
@@ -70,14 +74,14 @@ Eigen::MatrixXd span_basis(const mpi::Comm& comm, const Eigen::MatrixXd& W, cons
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(gram);
     const Eigen::VectorXd& values = eig.eigenvalues();  // ascending
     const double largest = values.size() > 0 ? values(values.size() - 1) : 0.0;
-    Index first = 0;
+    std::int64_t first = 0;
     while (first < values.size() && !(values(first) > 1e-12 * largest)) ++first;
+    mpi::broadcast(comm, first, 0);  // the root's count: it sets every collective below
     const Index kept = values.size() - first;
-    Eigen::MatrixXd Q = W * (eig.eigenvectors().rightCols(kept) *
-                             values.tail(kept).cwiseSqrt().cwiseInverse().asDiagonal());
-    const Eigen::LLT<Eigen::MatrixXd> llt(distmat::gram(comm, Q));  // ≈ I: Q ← Q R⁻¹, QᵀQ = RᵀR
-    if (kept > 0) llt.matrixU().solveInPlace<Eigen::OnTheRight>(Q);
-    return Q;
+    Eigen::MatrixXd T = eig.eigenvectors().rightCols(kept) * values.tail(kept).cwiseSqrt().cwiseInverse().asDiagonal();
+    mpi::adopt_root_copy(comm, T.data(), static_cast<std::size_t>(T.size()));
+    if (kept == 0) return Eigen::MatrixXd(W.rows(), 0);
+    return distmat::orthonormal_columns(comm, W * T);
 }
 
 }  // namespace
@@ -295,8 +299,10 @@ FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& m, int pr
     // projected off Q (Hutchinson: E ‖M (I − QQᵀ) g‖² = ‖M (I − QQᵀ)‖²_F, Q fixed before the
     // probes are drawn). C's dominant part lies in span(Y) and BABᵀ's in span(B), so what the
     // probes see is C's flat tail, which they measure with little spread (Hutch++'s idea with
-    // the fit's own subspace; Meyer et al. 2021). Measured on KOS, K = 100: a probe's spread
-    // 0.45 of ‖R‖² without Q and 0.015 with it (77 % of ‖R‖² in the exact part), and 30 % of
+    // the fit's own subspace; Meyer et al. 2021). Measured on KOS, K = 100 (a formed C, one
+    // draw of 64 probes): a probe's spread 0.45 of ‖R‖² without Q and 0.015 with it (77 %
+    // of ‖R‖² in the exact part); in the fit, the standard error 1.9e-2 at 1,024 bare probes
+    // and 1.0e-3 at 256 beyond Q; and 30 % of
     // the words' squares (70 % left to the probes); at the NYTimes shape the approximation's
     // standard error fell from 4.3e-2 (1,024 bare probes) to 3.5e-9, nearly all of ‖R‖²
     // lying on Q. A word's own residual beyond Q is one row, whose probe squares have a
@@ -307,6 +313,7 @@ FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& m, int pr
     // N/P × width blocks besides the operator's buffers, and at N = 10⁶, 2 ranks, 128
     // columns took the run past 24 GB (measured).
     const Eigen::MatrixXd exact_directions = span_basis(comm, YB, G);
+    YB.resize(0, 0);  // (N/P × 2K: not held through the products)
     out.probes = probes;
     out.exact_directions = static_cast<int>(exact_directions.cols());
     const Eigen::VectorXd c = C.row_sums();
@@ -350,7 +357,9 @@ FactorMetrics factor_metrics(const CoocOperator& C, const FactorModel& m, int pr
     const double original = exact_squares + mean;
     out.approximation_original = std::sqrt(original);
     out.approximation_offdiag_original = std::sqrt(std::max(0.0, original - diagonal));
-    out.approximation_original_relative_error = original > 0 ? spread / std::sqrt(probes) / original : 0.0;
+    // (unknown below 2 probes: NaN, as the note then prints)
+    out.approximation_original_relative_error = probes < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                                : original > 0 ? spread / std::sqrt(probes) / original : 0.0;
     const Eigen::VectorXd word_total = probes > 0 ? Eigen::VectorXd(word_exact + word_squares / probes) : word_exact;
     out.recovery_original = word_total.cwiseSqrt();
     double shares[2] = {word_total.sum() - word_exact.sum(), word_total.sum()};  // the probes' part, of all words' squares

@@ -260,10 +260,11 @@ Eigen::MatrixXd tall_block_with_condition(Index n, Index p, double kappa, Seed s
     return U * sigma.asDiagonal() * V.transpose();
 }
 
-// CholeskyQR2 where the Gram matrix allows it, Householder TSQR where it does not: either
-// way an orthonormal basis of the same columns, at any rank count. (One CholeskyQR pass at
-// κ = 1e5 leaves QᵀQ off by ~κ²u = 1e-6; CholeskyQR at κ = 1e10 breaks down or loses
-// orthogonality entirely: the 1e-13 bounds catch both.)
+// CholeskyQR2 where the Gram matrix allows it, shifted CholeskyQR3 where it does not (κ =
+// 1e10 here), Householder TSQR where a column is zero: every way an orthonormal basis of the
+// same columns, at any rank count. (One CholeskyQR pass at κ = 1e5 leaves QᵀQ off by
+// ~κ²u = 1e-6; plain CholeskyQR at κ = 1e10 breaks down or loses orthogonality entirely:
+// the 1e-13 bounds catch both.)
 TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
     const auto world = mpi::Comm::world();
     // (n, p, κ, CholeskyQR2 expected): 700 rows, all ranks with more than p; 20 rows, every
@@ -274,13 +275,16 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
         bool cholesky;
     };
     // κ = 1 and 1.03 are nearly orthonormal (‖XᵀX − I‖_F <= 0.5: one pass), κ = 2 is not.
+    // κ = 0 stands for a block whose last column is zero (rank p − 1): Householder.
     for (const Case& c : {Case{700, 14, 1.0, true}, Case{700, 14, 1.03, true}, Case{700, 14, 2.0, true},
-                          Case{700, 14, 1e5, true}, Case{700, 14, 1e10, false},
-                          Case{20, 14, 10.0, true}, Case{3, 2, 10.0, true}, Case{3, 2, 1e10, false}}) {
+                          Case{700, 14, 1e5, true}, Case{700, 14, 1e10, true},
+                          Case{20, 14, 10.0, true}, Case{3, 2, 10.0, true}, Case{3, 2, 1e10, true},
+                          Case{700, 14, 0.0, false}}) {
         const Index n = c.n, p = c.p;
         const double kappa = c.kappa;
         const RowPartition rows = RowPartition::balanced(n, world.size());
-        const Eigen::MatrixXd whole = tall_block_with_condition(n, p, kappa, 5);
+        Eigen::MatrixXd whole = tall_block_with_condition(n, p, kappa > 0 ? kappa : 10.0, 5);
+        if (kappa == 0) whole.col(p - 1).setZero();
         const Eigen::MatrixXd X = local_rows(rows, world.rank(), whole);
         bool by_cholesky = !c.cholesky;
         const Eigen::MatrixXd Q = orthonormal_columns(world, X, 1e6, &by_cholesky);
@@ -298,8 +302,10 @@ TEST(TallBlocks, OrthonormalColumnsWhateverTheConditioning) {
         const Eigen::MatrixXd Q_whole = gather_rows(world, rows, Q);
         const Eigen::MatrixXd H = thin_qr(whole).Q;
         const double u = std::numeric_limits<double>::epsilon();
-        EXPECT_LE((Q_whole * Q_whole.transpose() - H * H.transpose()).norm(), std::max(1e-12, 100 * kappa * u))
-            << "n " << n << " kappa " << kappa;
+        if (kappa > 0) {  // (a zero column leaves one direction of Q free)
+            EXPECT_LE((Q_whole * Q_whole.transpose() - H * H.transpose()).norm(), std::max(1e-12, 100 * kappa * u))
+                << "n " << n << " kappa " << kappa;
+        }
     }
 }
 

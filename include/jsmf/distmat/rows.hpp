@@ -89,7 +89,9 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X);
 /// Q ← Q R⁻¹ with G = QᵀQ = RᵀR, each one Gram (dsyrk), one p × p reduction and a TRMM by
 /// the formed R⁻¹ (twice TRSM's rate on a tall block; its error, ~κ(R)·u, is the Gram's
 /// order) — when the Gram matrix shows κ(X) <= max_condition and the first pass leaves
-/// ‖QᵀQ − I‖_F <= 0.5, else the Q of tall_qr (Householder). A block nearly orthonormal
+/// ‖QᵀQ − I‖_F <= 0.5; else one shifted CholeskyQR pass first (G + sI, Fukaya et al. 2020)
+/// and the two passes again (CholeskyQR3: a Chebyshev filter's output, κ far above 1e6);
+/// else (a zero or dependent column) the Q of tall_qr (Householder). A block nearly orthonormal
 /// already (‖XᵀX − I‖_F <= 0.5, so κ² <= 3, as a warm start is) takes one pass: it leaves
 /// ‖QᵀQ − I‖ at rounding, as the second pass does. The check after the first pass is what
 /// makes it safe: the textbook bound (Yamamoto et al. 2015, 8κ√(mnu + n(n+1)u) <= 1) is
@@ -97,7 +99,7 @@ TallQR tall_qr(const mpi::Comm& comm, const Eigen::MatrixXd& X);
 /// Warm-started solves (ENN's: the previous block, orthonormal already) and low-degree
 /// filters take the fast path; Householder's panel updates are several times slower on tall
 /// blocks (measured: 50,000 × 120, LAPACK 0.38 s, CholeskyQR2 ~0.1 s). `by_cholesky`, if
-/// given, says which way it went (the same on every rank).
+/// given, says whether a CholeskyQR way (2 or 3) made Q (the same on every rank).
 Eigen::MatrixXd orthonormal_columns(const mpi::Comm& comm, const Eigen::MatrixXd& X, double max_condition = 1e6,
                                     bool* by_cholesky = nullptr);
 

@@ -77,7 +77,8 @@ void check_compressed(const FitOptions& options);
 /// A, the anchors and p(word) = (YYᵀ + E′)1; rectification.method is enn. Metrics: the
 /// model's own (specificity, dissimilarity, …), coherence from a second pass over the
 /// corpus, and those that compare with C (lowrank::factor_metrics): exact against YYᵀ + E′,
-/// estimated by options.compressed.metric_probes probes against the documents' C. Refuses what it
+/// against the documents' C exact on span([Y B]) and estimated beyond it by
+/// options.compressed.metric_probes probes. Refuses what it
 /// cannot do (check_compressed).
 /// Per-rank memory: the rank's documents (≈ 24 bytes per nonzero), O(N/P · (K + l))
 /// for Y, the blocks, E and the models (B and B̆ per K, by rows: FitResult).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The papers' metrics that compare a model with C, for the compressed pipeline: against
 // the rectified Ĉ = YYᵀ + E′ exactly (from K × K Gram matrices and E′'s entries), against
-// the original C (its operator: the documents', or a file's rows) estimated by random
-// probes — never forming either.
+// the original C (its operator: the documents', or a file's rows) exactly on span([Y B])
+// and estimated beyond it by random probes — never forming either.
 #pragma once
 
 #include <Eigen/Core>
@@ -39,7 +39,8 @@ struct FactorMetrics {
     /// leaves), its diagonal part exact (C_ii from the operator); per word likewise.
     Eigen::VectorXd recovery_original;
     double approximation_original = 0, approximation_offdiag_original = 0;
-    /// The standard error of approximation_original² over the probes, relative to it.
+    /// The standard error of approximation_original² over the probes, relative to it (NaN
+    /// below 2 probes).
     double approximation_original_relative_error = 0;
     /// The probes' share of Σ_i recovery_original_i² (the rest is exact): a word's
     /// standard error is at most (1/(2p))^½ of its recovery, times its own probed share.
