@@ -1443,6 +1443,14 @@ TEST(FactorMetrics, TheExactDirectionsAreExactAndTheProbesMeasureTheRest) {
         << "worst: " << (off / probed.array().max(1e-300)).maxCoeff() / std::sqrt(2.0 / probes) << " standard errors";
     const double share = mpi::allreduce_sum(world, probed.sum()) / mpi::allreduce_sum(world, word_whole.sum());
     EXPECT_NEAR(many.recovery_original_probed_share, share, 5 * std::sqrt(2.0 / probes) * share);
+    // Over all words: the probed sum's standard error is (2/p)^½ ‖MᵀM‖_F, M = R̃(I − QQᵀ)
+    // (Gaussian probes), far below each word's; within 5 of it, and the exact part above
+    // 5 of it, so that an exact part counted twice, or left out, fails here.
+    const Eigen::MatrixXd M = R_tilde - (R_tilde * Q) * Q.transpose();
+    const double sum_error = std::sqrt(2.0 / probes) * (M.transpose() * M).norm();
+    const double estimated_sum = mpi::allreduce_sum(world, many.recovery_original.squaredNorm());
+    EXPECT_NEAR(estimated_sum, R_tilde.squaredNorm(), 5 * sum_error);
+    EXPECT_GT(word_exact.sum(), 5 * sum_error);
 }
 
 // A broken E′ on one rank only (an entry whose row is outside S′, on the last rank) stops
