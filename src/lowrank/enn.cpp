@@ -138,6 +138,11 @@ Eigen::MatrixXd move_rows(const mpi::Comm& comm, const distmat::RowPartition& ro
 // stays a dense m × l block (two GEMMs per product run at a large fraction of DGEMM
 // peak), a sparser one goes into CSR (its rows also give Fᵀ, by scattering). Early iterations have ~40 % of the
 // checked pairs negative, late ones a few percent (measured on KOS), so both occur.
+// Fᵀ X's blocks of local rows: 512 rows of a 105-column block are 430 KB, within a core's
+// L2 (512 KB here). (row_kernel_bench's BM_EnnCorrection measures it.)
+constexpr Index kTransposeBlockRows = 512;
+Index transpose_blocks(Index local) { return (local + kTransposeBlockRows - 1) / kTransposeBlockRows; }
+
 struct CheckedPairs {
     std::vector<Index> L;                   // global rows, ascending
     std::vector<Index> position;            // per local row: its index in L, or −1
@@ -147,11 +152,14 @@ struct CheckedPairs {
     std::vector<std::uint32_t> row_cols;
     std::vector<double> row_values;
     std::vector<char> outside;              // per local row: not in L (its F row also gives Fᵀ's)
-    // ... and the sparse panels' F transposed, over the rows outside L only (CSC: per
-    // column j of L, the local rows ascending): Fᵀ X as a gather, each of its rows summed
-    // over the local rows in ascending order, as scattering F's rows would (the same
-    // bits), 1.4–1.5 times faster (the output row stays in registers; row_kernel_bench's
-    // BM_EnnCorrection). 12 more bytes per nonzero of those rows.
+    // ... and the sparse panels' F transposed, over the rows outside L only, by blocks of
+    // kTransposeBlockRows local rows (per block, per column j of L, the block's rows
+    // ascending: block b's column j is CSR row b·l + j): Fᵀ X as a gather, each of its rows
+    // summed over the local rows in ascending order, block after block, as scattering F's
+    // rows would (the same bits), 1.4–1.5 times faster (the output row stays in registers;
+    // row_kernel_bench's BM_EnnCorrection). By blocks, the gathered rows of X come from a
+    // block that stays in cache; whole, each column read its rows of X from memory, every
+    // row of X ~60 times per product at N = 10⁶. 12 more bytes per nonzero of those rows.
     std::vector<std::int64_t> col_offsets;
     std::vector<std::uint32_t> col_rows;
     std::vector<double> col_values;
@@ -259,23 +267,26 @@ Eigen::MatrixXf unit_rows_single(const RowMajor& rows) {
     return out;
 }
 
-// Local. c's col_* from its sparse rows outside L (a counting sort by column; rows are
-// visited ascending, so each column's rows ascend).
+// Local. c's col_* from its sparse rows outside L (a counting sort by block and column;
+// rows are visited ascending, so each block's column's rows ascend).
 void transpose_outside(CheckedPairs& c, Index l) {
     const Index local = static_cast<Index>(c.outside.size());
-    c.col_offsets.assign(static_cast<std::size_t>(l) + 1, 0);
+    const auto slot_of = [l](Index i, std::uint32_t j) {
+        return static_cast<std::size_t>((i / kTransposeBlockRows) * l + static_cast<Index>(j));
+    };
+    c.col_offsets.assign(static_cast<std::size_t>(transpose_blocks(local) * l) + 1, 0);
     for (Index i = 0; i < local; ++i)
         if (c.outside[static_cast<std::size_t>(i)])
             for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k)
-                ++c.col_offsets[static_cast<std::size_t>(c.row_cols[static_cast<std::size_t>(k)]) + 1];
-    for (Index j = 0; j < l; ++j) c.col_offsets[static_cast<std::size_t>(j) + 1] += c.col_offsets[static_cast<std::size_t>(j)];
+                ++c.col_offsets[slot_of(i, c.row_cols[static_cast<std::size_t>(k)]) + 1];
+    for (std::size_t s = 1; s < c.col_offsets.size(); ++s) c.col_offsets[s] += c.col_offsets[s - 1];
     c.col_rows.resize(static_cast<std::size_t>(c.col_offsets.back()));
     c.col_values.resize(c.col_rows.size());
     std::vector<std::int64_t> at(c.col_offsets.begin(), c.col_offsets.end() - 1);
     for (Index i = 0; i < local; ++i)
         if (c.outside[static_cast<std::size_t>(i)])
             for (auto k = c.row_offsets[static_cast<std::size_t>(i)]; k < c.row_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
-                const auto slot = static_cast<std::size_t>(at[c.row_cols[static_cast<std::size_t>(k)]]++);
+                const auto slot = static_cast<std::size_t>(at[slot_of(i, c.row_cols[static_cast<std::size_t>(k)])]++);
                 c.col_rows[slot] = static_cast<std::uint32_t>(i);
                 c.col_values[slot] = c.row_values[static_cast<std::size_t>(k)];
             }
@@ -416,11 +427,11 @@ void relax(CheckedPairs& c, double omega) {
 // out row r += Σ_k values[k] · X row cols[k] for the CSR's `rows` rows, the threads taking
 // blocks of `block` rows (each row summed by one thread, in its nonzeros' order: the same
 // bits at any thread count).
-void gather_in_blocks(const std::vector<std::int64_t>& offsets, const std::vector<std::uint32_t>& cols,
+void gather_in_blocks(const std::int64_t* offsets, const std::vector<std::uint32_t>& cols,
                       const std::vector<double>& values, Index rows, Index block, const double* X, Index p, double* out) {
 #pragma omp parallel for schedule(dynamic) num_threads(distmat::threads())
     for (Index b = 0; b < rows; b += block)
-        detail::csr_gather(offsets.data(), cols.data(), values.data(), b, std::min(rows, b + block), X, p, out);
+        detail::csr_gather(offsets, cols.data(), values.data(), b, std::min(rows, b + block), X, p, out);
 }
 
 // X ↦ (YYᵀ + E + r·11ᵀ) X on this rank's rows. Three collectives: [Y 1]ᵀX summed on
@@ -451,7 +462,8 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
     mpi::allgather_blocks(comm, X_L.data(), blocks);
 
     RowMajor FtX = RowMajor::Zero(l, p);
-    gather_in_blocks(c.col_offsets, c.col_rows, c.col_values, l, 64, Xr.data(), p, FtX.data());
+    for (Index b = 0; b < transpose_blocks(local); ++b)  // block b's rows of Fᵀ are CSR rows b·l … b·l + l − 1
+        gather_in_blocks(c.col_offsets.data() + b * l, c.col_rows, c.col_values, l, 64, Xr.data(), p, FtX.data());
     if (!c.dense.empty()) {
         // Dense panels' Fᵀ X over their rows outside L: X with the rows in L zeroed. In
         // column-major terms a row-major block is its transpose: FtXᵀ += X̃ᵀ F.
@@ -486,7 +498,7 @@ Eigen::MatrixXd apply_corrected(const mpi::Comm& comm, const Eigen::MatrixXd& Y,
         distmat::gemm('N', 'N', static_cast<int>(p), static_cast<int>(d.Ft.cols()), static_cast<int>(l), 1.0, X_L.data(),
                       static_cast<int>(p), d.Ft.data(), static_cast<int>(l), 1.0, out.data() + d.begin * p,
                       static_cast<int>(p));
-    gather_in_blocks(c.row_offsets, c.row_cols, c.row_values, local, 256, X_L.data(), p, out.data());
+    gather_in_blocks(c.row_offsets.data(), c.row_cols, c.row_values, local, 256, X_L.data(), p, out.data());
     for (Index i = 0; i < local; ++i)
         if (const Index j = c.position[static_cast<std::size_t>(i)]; j >= 0) out.row(i) += mine.row(j - first_owned);
     return Eigen::MatrixXd(out);

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <cstdint>
@@ -189,20 +190,25 @@ BENCHMARK(BM_DocumentProduct)
 // local rows, l = 2,000 checked columns, p = 105, a given share of the pairs negative (late
 // iterations ~2.5 %, early ones ~20 %). Two products: F X_L (a gather from the l × p block,
 // which stays in cache; with and without the prefetch) and Fᵀ X as a gather over F's
-// transpose (CSC, as ENN keeps it). Args: local rows, negative pairs per mille, mode (0
-// gather, 1 gather without prefetch, 2 transposed gather).
+// transpose, whole (CSC: each column reads its rows of X from wherever they are) or by
+// blocks of 512 rows (as ENN keeps it: the block's rows of X stay in cache). And at the
+// N = 10⁶ shape's: 500,000 local rows, 3.1 % of the pairs negative (~31 M entries, as
+// at that fit's 12th iteration), where X is 420 MB. Args: local rows, negative pairs per
+// mille, mode (0 gather, 1 gather without prefetch, 2 transposed gather, 3 by blocks).
 void BM_EnnCorrection(benchmark::State& state) {
     const Index rows = state.range(0), l = 2000, p = 105;
     const double density = static_cast<double>(state.range(1)) / 1000.0;
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> u(0, 1);
     Csr F;
+    // Each row's columns by geometric gaps (the same law as a draw per pair, far faster at 10⁶ rows).
+    const double log_miss = std::log1p(-density);
     for (Index i = 0; i < rows; ++i) {
-        for (Index j = 0; j < l; ++j)
-            if (u(rng) < density) {
-                F.cols.push_back(static_cast<std::uint32_t>(j));
-                F.values.push_back(1e-4 * u(rng));
-            }
+        for (Index j = static_cast<Index>(std::log(1 - u(rng)) / log_miss); j < l;
+             j += 1 + static_cast<Index>(std::log(1 - u(rng)) / log_miss)) {
+            F.cols.push_back(static_cast<std::uint32_t>(j));
+            F.values.push_back(1e-4 * u(rng));
+        }
         F.offsets.push_back(static_cast<std::int64_t>(F.cols.size()));
     }
     Csr Ft;  // the transpose: l rows, columns = local rows ascending
@@ -220,27 +226,53 @@ void BM_EnnCorrection(benchmark::State& state) {
                 Ft.values[slot] = F.values[static_cast<std::size_t>(k)];
             }
     }
+    // Fᵀ by blocks of rows (mode 3): per block, its columns' rows ascending; a column's
+    // sum continues from block to block, so each is over all rows in ascending order.
+    constexpr Index kBlockRows = 512;
+    const Index blocks = (rows + kBlockRows - 1) / kBlockRows;
+    Csr Fb;
+    Fb.offsets.assign(static_cast<std::size_t>(blocks * l) + 1, 0);
+    for (Index i = 0; i < rows; ++i)
+        for (auto k = F.offsets[static_cast<std::size_t>(i)]; k < F.offsets[static_cast<std::size_t>(i) + 1]; ++k)
+            ++Fb.offsets[static_cast<std::size_t>((i / kBlockRows) * l + F.cols[static_cast<std::size_t>(k)]) + 1];
+    for (std::size_t s = 1; s < Fb.offsets.size(); ++s) Fb.offsets[s] += Fb.offsets[s - 1];
+    Fb.cols.resize(F.cols.size());
+    Fb.values.resize(F.cols.size());
+    {
+        std::vector<std::int64_t> at(Fb.offsets.begin(), Fb.offsets.end() - 1);
+        for (Index i = 0; i < rows; ++i)
+            for (auto k = F.offsets[static_cast<std::size_t>(i)]; k < F.offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+                const auto slot = static_cast<std::size_t>(at[static_cast<std::size_t>((i / kBlockRows) * l + F.cols[static_cast<std::size_t>(k)])]++);
+                Fb.cols[slot] = static_cast<std::uint32_t>(i);
+                Fb.values[slot] = F.values[static_cast<std::size_t>(k)];
+            }
+    }
     std::vector<double> X(static_cast<std::size_t>(rows * p)), XL(static_cast<std::size_t>(l * p));
     for (auto& v : X) v = u(rng);
     for (auto& v : XL) v = u(rng);
-    std::vector<double> out(static_cast<std::size_t>((state.range(2) == 2 ? l : rows) * p));
+    std::vector<double> out(static_cast<std::size_t>((state.range(2) >= 2 ? l : rows) * p));
     const int mode = static_cast<int>(state.range(2));
     for (auto _ : state) {
         std::fill(out.begin(), out.end(), 0.0);
         if (mode == 0 || mode == 1)
             jsmf::lowrank::detail::csr_gather(F.offsets.data(), F.cols.data(), F.values.data(), 0, rows, XL.data(), p,
                                               out.data(), mode == 1 ? 0 : 8);
-        else
+        else if (mode == 2)
             jsmf::lowrank::detail::csr_gather(Ft.offsets.data(), Ft.cols.data(), Ft.values.data(), 0, l, X.data(), p,
                                               out.data());
+        else
+            for (Index b = 0; b < blocks; ++b)
+                jsmf::lowrank::detail::csr_gather(Fb.offsets.data() + b * l, Fb.cols.data(), Fb.values.data(), 0, l,
+                                                  X.data(), p, out.data());
         benchmark::DoNotOptimize(out.data());
     }
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(F.cols.size()));  // nonzeros
-    state.SetLabel(std::string(mode == 0 ? "F X_L, gather" : mode == 1 ? "F X_L, gather without prefetch" : "F^T X, transposed gather") +
+    state.SetLabel(std::string(mode == 0 ? "F X_L, gather" : mode == 1 ? "F X_L, gather without prefetch" : mode == 2 ? "F^T X, transposed gather" : "F^T X, by blocks of 512 rows") +
                    ", " + std::to_string(F.cols.size()) + " nonzeros");
 }
 BENCHMARK(BM_EnnCorrection)
-    ->ArgsProduct({{3453}, {25, 200}, {0, 1, 2}})
+    ->ArgsProduct({{3453}, {25, 200}, {0, 1, 2, 3}})
+    ->ArgsProduct({{500000}, {31}, {0, 2, 3}})
     ->Unit(benchmark::kMillisecond);
 }  // namespace
 
