@@ -254,7 +254,8 @@ std::vector<StageCost> compressed_stage_costs(const CompressedShape& s, double b
           "arrays grow (at most N/P × l × 12)",
           f_bytes},
          {"X_L, FᵀX and a panel of 1,024 rows × l", 8 * (2 * l * p + 1024 * l)},
-         {"Fᵀ's offsets by blocks of 512 rows (l per block)", 8 * l * std::ceil(n / 512)},
+         {"Fᵀ's offsets by blocks of rows (l per block, twice while they are built)",
+          16 * l * std::ceil(n / static_cast<double>(lowrank::kEnnTransposeBlockRows))},
          {"the rows' order and the looks' masses (replicated)", 24 * N},
          {"a look at the topics (a warm ENN's, every 5th iteration; LAW without E′'s triplets, F freed before it): what its "
           "F at S′'s rows (N/P × |S′|, dense), Y_S′, Q_S′ and its N/P × K blocks (Y's copy, P₀, Q, P, B̆, B) take "

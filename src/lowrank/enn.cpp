@@ -138,10 +138,9 @@ Eigen::MatrixXd move_rows(const mpi::Comm& comm, const distmat::RowPartition& ro
 // stays a dense m × l block (two GEMMs per product run at a large fraction of DGEMM
 // peak), a sparser one goes into CSR (its rows also give Fᵀ, by scattering). Early iterations have ~40 % of the
 // checked pairs negative, late ones a few percent (measured on KOS), so both occur.
-// Fᵀ X's blocks of local rows: 512 rows of a 105-column block are 430 KB, within a core's
-// L2 (512 KB here). (row_kernel_bench's BM_EnnCorrection measures it.)
-constexpr Index kTransposeBlockRows = 512;
-Index transpose_blocks(Index local) { return (local + kTransposeBlockRows - 1) / kTransposeBlockRows; }
+// Fᵀ X's blocks of local rows (kEnnTransposeBlockRows; row_kernel_bench's BM_EnnCorrection
+// measures them).
+Index transpose_blocks(Index local) { return (local + kEnnTransposeBlockRows - 1) / kEnnTransposeBlockRows; }
 
 struct CheckedPairs {
     std::vector<Index> L;                   // global rows, ascending
@@ -153,13 +152,14 @@ struct CheckedPairs {
     std::vector<double> row_values;
     std::vector<char> outside;              // per local row: not in L (its F row also gives Fᵀ's)
     // ... and the sparse panels' F transposed, over the rows outside L only, by blocks of
-    // kTransposeBlockRows local rows (per block, per column j of L, the block's rows
+    // kEnnTransposeBlockRows local rows (per block, per column j of L, the block's rows
     // ascending: block b's column j is CSR row b·l + j): Fᵀ X as a gather, each of its rows
     // summed over the local rows in ascending order, block after block, as scattering F's
     // rows would (the same bits), 1.4–1.5 times faster (the output row stays in registers;
     // row_kernel_bench's BM_EnnCorrection). By blocks, the gathered rows of X come from a
     // block that stays in cache; whole, each column read its rows of X from memory, every
-    // row of X ~60 times per product at N = 10⁶. 12 more bytes per nonzero of those rows.
+    // row of X ~60 times per product at N = 10⁶. 12 more bytes per nonzero of those rows,
+    // and 8 l bytes of offsets per block (16 l while they are built).
     std::vector<std::int64_t> col_offsets;
     std::vector<std::uint32_t> col_rows;
     std::vector<double> col_values;
@@ -272,7 +272,7 @@ Eigen::MatrixXf unit_rows_single(const RowMajor& rows) {
 void transpose_outside(CheckedPairs& c, Index l) {
     const Index local = static_cast<Index>(c.outside.size());
     const auto slot_of = [l](Index i, std::uint32_t j) {
-        return static_cast<std::size_t>((i / kTransposeBlockRows) * l + static_cast<Index>(j));
+        return static_cast<std::size_t>((i / kEnnTransposeBlockRows) * l + static_cast<Index>(j));
     };
     c.col_offsets.assign(static_cast<std::size_t>(transpose_blocks(local) * l) + 1, 0);
     for (Index i = 0; i < local; ++i)

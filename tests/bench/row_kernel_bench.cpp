@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "jsmf/lowrank/enn.hpp"
 #include "row_kernels.hpp"
 #include "triad.hpp"
 
@@ -194,7 +195,8 @@ BENCHMARK(BM_DocumentProduct)
 // blocks of 512 rows (as ENN keeps it: the block's rows of X stay in cache). And at the
 // N = 10⁶ shape's: 500,000 local rows, 3.1 % of the pairs negative (~31 M entries, as
 // at that fit's 12th iteration), where X is 420 MB. Args: local rows, negative pairs per
-// mille, mode (0 gather, 1 gather without prefetch, 2 transposed gather, 3 by blocks).
+// mille, mode (0 gather, 1 gather without prefetch, 2 transposed gather, 3 by blocks). The
+// 10⁶ case holds F, its transpose and the blocked transpose: ~1.2 GB.
 void BM_EnnCorrection(benchmark::State& state) {
     const Index rows = state.range(0), l = 2000, p = 105;
     const double density = static_cast<double>(state.range(1)) / 1000.0;
@@ -228,7 +230,7 @@ void BM_EnnCorrection(benchmark::State& state) {
     }
     // Fᵀ by blocks of rows (mode 3): per block, its columns' rows ascending; a column's
     // sum continues from block to block, so each is over all rows in ascending order.
-    constexpr Index kBlockRows = 512;
+    constexpr Index kBlockRows = jsmf::lowrank::kEnnTransposeBlockRows;
     const Index blocks = (rows + kBlockRows - 1) / kBlockRows;
     Csr Fb;
     Fb.offsets.assign(static_cast<std::size_t>(blocks * l) + 1, 0);
@@ -267,7 +269,7 @@ void BM_EnnCorrection(benchmark::State& state) {
         benchmark::DoNotOptimize(out.data());
     }
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(F.cols.size()));  // nonzeros
-    state.SetLabel(std::string(mode == 0 ? "F X_L, gather" : mode == 1 ? "F X_L, gather without prefetch" : mode == 2 ? "F^T X, transposed gather" : "F^T X, by blocks of 512 rows") +
+    state.SetLabel(std::string(mode == 0 ? "F X_L, gather" : mode == 1 ? "F X_L, gather without prefetch" : mode == 2 ? "F^T X, transposed gather" : "F^T X, by blocks of rows") +
                    ", " + std::to_string(F.cols.size()) + " nonzeros");
 }
 BENCHMARK(BM_EnnCorrection)
